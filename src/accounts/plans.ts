@@ -1,0 +1,42 @@
+// Plans, quotas and hourly rate limits (interface spec §8).
+export const planNames = ['free', 'pro', 'business'] as const;
+export type Plan = (typeof planNames)[number];
+
+export const rateLimitedOperations = ['POST /documents', 'POST /signatures', 'GET /templates', 'POST /webhooks'] as const;
+export type RateLimitedOperation = (typeof rateLimitedOperations)[number];
+
+export interface PlanLimits {
+  /** null = unlimited */
+  documentsPerMonth: number | null;
+  templates: number | null;
+  webhooks: boolean;
+  rateLimitsPerHour: Record<RateLimitedOperation, number>;
+}
+
+export const plans: Record<Plan, PlanLimits> = {
+  free: {
+    documentsPerMonth: 5,
+    templates: 3,
+    webhooks: false,
+    rateLimitsPerHour: { 'POST /documents': 10, 'POST /signatures': 10, 'GET /templates': 30, 'POST /webhooks': 5 },
+  },
+  pro: {
+    documentsPerMonth: 25,
+    templates: 10,
+    webhooks: false,
+    rateLimitsPerHour: { 'POST /documents': 100, 'POST /signatures': 100, 'GET /templates': 300, 'POST /webhooks': 50 },
+  },
+  business: {
+    documentsPerMonth: null,
+    templates: null,
+    webhooks: true,
+    rateLimitsPerHour: { 'POST /documents': 1000, 'POST /signatures': 1000, 'GET /templates': 3000, 'POST /webhooks': 500 },
+  },
+};
+
+/** Monthly quotas reset at the start of each calendar month, UTC. */
+export function monthWindow(now = new Date()) {
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  return { start, end };
+}

@@ -1,0 +1,51 @@
+import type { Context } from 'koa';
+import { pickErrors } from '../api/openapi';
+import type { RouteDeps } from '../api/routeDeps';
+import { z } from '../api/validation';
+import { plans, planNames, rateLimitedOperations } from './plans';
+import { describeUsage, type Account } from './service';
+
+const quota = z.object({ used: z.number().int(), limit: z.number().int().nullable().openapi({ description: 'null = unlimited' }) });
+
+export const AccountSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    plan: z.enum(planNames),
+    usage: z.object({
+      periodResetsAt: z.string().openapi({ format: 'date-time' }),
+      documents: quota,
+      templates: quota,
+    }),
+    features: z.object({ webhooks: z.boolean() }),
+    rateLimits: z.array(z.object({ operation: z.enum(rateLimitedOperations), limit: z.number().int(), window: z.literal('1h') })),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('Account');
+
+export function accountRoutes({ router, db, config, openapi }: RouteDeps) {
+  openapi.registerPath({
+    method: 'get',
+    path: '/account',
+    tags: ['Account'],
+    summary: 'Your plan, this month’s usage against its quotas, and the rate limits that apply',
+    responses: { 200: { description: 'The account', content: { 'application/json': { schema: AccountSchema } } }, ...pickErrors(401) },
+  });
+  router.get('/account', async (ctx: Context) => {
+    const account: Account = ctx.state.account;
+    const usage = await describeUsage(db, account);
+    ctx.body = {
+      id: account.id,
+      email: account.email,
+      plan: account.plan,
+      usage,
+      features: { webhooks: plans[account.plan].webhooks },
+      rateLimits: rateLimitedOperations.map((operation) => ({
+        operation,
+        limit: Math.ceil(plans[account.plan].rateLimitsPerHour[operation] * config.RATE_LIMIT_MULTIPLIER),
+        window: '1h',
+      })),
+      createdAt: account.createdAt.toISOString(),
+    };
+  });
+}

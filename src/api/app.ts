@@ -1,0 +1,53 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Config } from '../config';
+import type { Db } from '../db';
+import type { Logger } from '../logger';
+import { accountRoutes } from '../accounts/routes';
+import { documentRoutes } from '../documents/routes';
+import { docsRoutes } from '../docs/routes';
+import { healthRoutes, type ReadinessChecks } from '../health/routes';
+import { authenticate } from './middleware/authenticate';
+import { createRateLimiter } from './middleware/rateLimit';
+import { requestContext } from './middleware/requestContext';
+import { buildOpenApiDocument, createOpenApiRegistry } from './openapi';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  readinessChecks: ReadinessChecks;
+}
+
+export function createApp({ config, db, logger, readinessChecks }: AppDeps) {
+  const app = new Koa({ proxy: true });
+  const openapi = createOpenApiRegistry();
+  const api = new Router({ prefix: '/api/v1' });
+  const rateLimit = createRateLimiter(db, config.RATE_LIMIT_MULTIPLIER);
+
+  let openApiDocument: unknown;
+  api.get('/openapi.json', (ctx) => {
+    openApiDocument ??= buildOpenApiDocument(openapi, config.publicUrl);
+    ctx.body = openApiDocument;
+  });
+  api.use(authenticate(db));
+  const deps = { router: api, db, config, rateLimit, openapi };
+  accountRoutes(deps);
+  documentRoutes(deps);
+
+  const health = healthRoutes(readinessChecks);
+  const docs = docsRoutes();
+  app.use(requestContext(logger));
+  // /api/… is the current version: the same handlers as /api/v1/….
+  app.use(async (ctx, next) => {
+    if (ctx.path === '/api' || (ctx.path.startsWith('/api/') && !ctx.path.startsWith('/api/v1/') && ctx.path !== '/api/v1')) {
+      ctx.path = `/api/v1${ctx.path.slice('/api'.length)}`;
+    }
+    await next();
+  });
+  app.use(health.routes());
+  app.use(docs.routes());
+  app.use(api.routes());
+  app.use(api.allowedMethods({ throw: false }));
+  return app;
+}

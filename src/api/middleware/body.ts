@@ -1,0 +1,52 @@
+import fs from 'node:fs/promises';
+import type { Context, Middleware } from 'koa';
+import { koaBody } from 'koa-body';
+import getRawBody from 'raw-body';
+import { payloadTooLarge, unsupportedMediaType } from '../../errors';
+
+// Base64 makes a file 4/3 larger; JSON bodies may carry one file of up to maxFileBytes plus its fields.
+const jsonLimitFor = (maxFileBytes: number) => Math.ceil((maxFileBytes * 4) / 3) + 64 * 1024;
+
+/** JSON bodies only; anything else with a body is a 415. */
+export function jsonBody(maxFileBytes = 0): Middleware {
+  const parse = koaBody({ json: true, text: false, urlencoded: false, multipart: false, jsonLimit: jsonLimitFor(maxFileBytes) || '1mb' });
+  return async (ctx, next) => {
+    if (ctx.request.length && !ctx.is('application/json')) {
+      throw unsupportedMediaType('Send a JSON body with Content-Type: application/json.');
+    }
+    await parse(ctx, next);
+  };
+}
+
+/** JSON or multipart/form-data; uploaded parts land in temporary files that are removed after the request. */
+export function jsonOrMultipartBody(maxFileBytes: number): Middleware {
+  const parse = koaBody({
+    json: true,
+    text: false,
+    urlencoded: false,
+    multipart: true,
+    jsonLimit: jsonLimitFor(maxFileBytes),
+    formidable: { maxFileSize: maxFileBytes, maxTotalFileSize: maxFileBytes, maxFiles: 1, maxFields: 20, allowEmptyFiles: true, minFileSize: 0 },
+  });
+  return async (ctx, next) => {
+    if (!ctx.is('application/json', 'multipart/form-data')) {
+      throw unsupportedMediaType('Send JSON (application/json) or a multipart/form-data upload with a file part.');
+    }
+    try {
+      await parse(ctx, next);
+    } finally {
+      const files = Object.values(ctx.request.files ?? {}).flat();
+      await Promise.all(files.map((file) => fs.rm(file.filepath, { force: true })));
+    }
+  };
+}
+
+/** The whole raw body of a PDF upload, refusing anything over the limit before reading it all. */
+export async function readPdfBody(ctx: Context, maxFileBytes: number): Promise<Buffer> {
+  if (!ctx.is('application/pdf', 'application/octet-stream')) {
+    throw unsupportedMediaType('Send the PDF bytes with Content-Type: application/pdf.');
+  }
+  const declared = Number(ctx.get('Content-Length'));
+  if (declared > maxFileBytes) throw payloadTooLarge(maxFileBytes);
+  return getRawBody(ctx.req, { length: ctx.get('Content-Length') || undefined, limit: maxFileBytes });
+}

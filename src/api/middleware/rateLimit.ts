@@ -1,0 +1,63 @@
+import type { Middleware } from 'koa';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Db } from '../../db';
+import { plans, type Plan, type RateLimitedOperation } from '../../accounts/plans';
+import type { Account } from '../../accounts/service';
+import { rateLimitExceeded } from '../../errors';
+
+const HOUR_SECONDS = 3600;
+
+// Hourly fixed windows per account and operation (spec §8), counted in PostgreSQL so that every
+// api process shares them. `multiplier` lets operators (and the benchmark) raise every limit.
+export function createRateLimiter(db: Db, multiplier: number) {
+  const limiters = new Map<string, RateLimiterPostgres>();
+  const limiterFor = (operation: RateLimitedOperation, plan: Plan) => {
+    const key = `${operation}|${plan}`;
+    let limiter = limiters.get(key);
+    if (!limiter) {
+      limiter = new RateLimiterPostgres({
+        storeClient: db,
+        storeType: 'knex',
+        tableName: 'rate_limits',
+        tableCreated: true,
+        keyPrefix: `${operation}|${plan}`,
+        points: Math.ceil(plans[plan].rateLimitsPerHour[operation] * multiplier),
+        duration: HOUR_SECONDS,
+      });
+      limiters.set(key, limiter);
+    }
+    return limiter;
+  };
+
+  return function rateLimit(operation: RateLimitedOperation): Middleware {
+    return async (ctx, next) => {
+      const account: Account = ctx.state.account;
+      const limiter = limiterFor(operation, account.plan);
+      let result: RateLimiterRes;
+      let limited = false;
+      try {
+        result = await limiter.consume(account.id);
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        result = rejection;
+        limited = true;
+      }
+      const headers: Record<string, string> = {
+        'X-RateLimit-Limit': String(limiter.points),
+        'X-RateLimit-Remaining': String(Math.max(0, result.remainingPoints)),
+        'X-RateLimit-Reset': String(Math.ceil((Date.now() + result.msBeforeNext) / 1000)),
+      };
+      if (limited) {
+        const retryAfter = String(Math.max(1, Math.ceil(result.msBeforeNext / 1000)));
+        throw rateLimitExceeded(
+          `Rate limit of ${limiter.points} requests per hour for ${operation} exceeded on the ${account.plan} plan. Retry in ${retryAfter} s.`,
+          { ...headers, 'Retry-After': retryAfter },
+        );
+      }
+      ctx.set(headers);
+      await next();
+    };
+  };
+}
+
+export type RateLimit = ReturnType<typeof createRateLimiter>;

@@ -1,0 +1,55 @@
+import crypto from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from '../../logger';
+import { AppError } from '../../errors';
+
+// Gives every request an id (X-Request-Id, echoed when the caller sent a sane one), a child logger,
+// one access log line, and the error rendering: {error, message, details?}, never a stack.
+export function requestContext(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    const incoming = ctx.get('X-Request-Id');
+    const requestId = /^[\w.-]{1,64}$/.test(incoming) ? incoming : `req_${crypto.randomBytes(8).toString('hex')}`;
+    const log = logger.child({ requestId });
+    ctx.state.requestId = requestId;
+    ctx.state.log = log;
+    ctx.set('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+      if (ctx.body === undefined && ctx.status === 404) throw new AppError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}.`);
+      if (ctx.body === undefined && ctx.status === 405) throw new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed here.`);
+    } catch (error) {
+      renderError(ctx, error, requestId, log);
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, accountId: ctx.state.account?.id }, 'request');
+    }
+  };
+}
+
+function renderError(ctx: Parameters<Middleware>[0], error: unknown, requestId: string, log: Logger) {
+  const appError = toAppError(error);
+  if (!appError) log.error({ err: error }, 'unhandled error');
+  const { status, code, message, details, headers, extra } = appError ?? new AppError(500, 'internal_error', 'Something went wrong on our side.');
+  ctx.status = status;
+  ctx.set(headers);
+  ctx.body = { error: code, message, ...(details ? { details } : {}), ...extra, requestId };
+}
+
+// Errors thrown by koa-body (co-body, formidable) carry an HTTP status of their own.
+function toAppError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  const status = (error as { status?: number; httpCode?: number })?.status ?? (error as { httpCode?: number })?.httpCode;
+  const type = (error as { type?: string })?.type;
+  if (status === 413 || type === 'entity.too.large') return new AppError(413, 'payload_too_large', 'The request body is too large.');
+  if (type === 'entity.parse.failed' || (error instanceof SyntaxError && status === 400)) {
+    return new AppError(400, 'validation_error', 'The request is invalid.', { details: ['body must be valid JSON'] });
+  }
+  if (status === 415 || type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    return new AppError(415, 'unsupported_media_type', 'The request body encoding is not supported.');
+  }
+  if (status === 400 && typeof (error as Error).message === 'string') {
+    return new AppError(400, 'validation_error', 'The request is invalid.', { details: [(error as Error).message] });
+  }
+  return undefined;
+}

@@ -1,0 +1,53 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from './validation';
+
+// Each app has one registry: every route file describes its paths there with the same zod schemas it validates with.
+export function createOpenApiRegistry() {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key: `Authorization: Bearer sk_live_…`.',
+  });
+  return registry;
+}
+
+export const ErrorBody = z
+  .object({
+    error: z.string().openapi({ example: 'validation_error' }),
+    message: z.string(),
+    details: z.array(z.string()).optional().openapi({ example: ['fileName is required', 'fileSize must be a positive number'] }),
+    requestId: z.string().optional(),
+  })
+  .openapi('Error');
+
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBody } } });
+
+export const errorResponses = {
+  400: errorResponse('Bad Request: validation_error, one details string per violated rule.'),
+  401: errorResponse('Unauthorized: missing, malformed, unknown or revoked API key.'),
+  403: errorResponse('Forbidden: quota_exceeded or plan_upgrade_required.'),
+  404: errorResponse('Not Found (also for other accounts’ resources).'),
+  409: errorResponse('Conflict with the resource’s current state.'),
+  413: errorResponse('Payload Too Large.'),
+  429: errorResponse('Too Many Requests: rate_limit_exceeded; see Retry-After.'),
+};
+
+export function pickErrors(...statuses: (keyof typeof errorResponses)[]) {
+  return Object.fromEntries(statuses.map((status) => [status, errorResponses[status]]));
+}
+
+export function buildOpenApiDocument(registry: OpenAPIRegistry, serverUrl: string) {
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Signet API',
+      version: '1.0.0',
+      description:
+        'Upload PDFs, send them to signers, and get back a sealed PDF with an audit trail. ' +
+        'Every path is served under /api/v1 (canonical) and /api (the current version).',
+    },
+    servers: [{ url: `${serverUrl}/api/v1` }],
+    security: [{ bearerAuth: [] }],
+  });
+}

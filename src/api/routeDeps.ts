@@ -1,0 +1,14 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type Router from '@koa/router';
+import type { Config } from '../config';
+import type { Db } from '../db';
+import type { RateLimit } from './middleware/rateLimit';
+
+/** What every resource's route file is given. */
+export interface RouteDeps {
+  router: Router;
+  db: Db;
+  config: Config;
+  rateLimit: RateLimit;
+  openapi: OpenAPIRegistry;
+}

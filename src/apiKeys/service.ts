@@ -1,0 +1,106 @@
+import crypto from 'node:crypto';
+import type { Db } from '../db';
+import { notFound } from '../errors';
+import { newId } from '../ids';
+import type { Account } from '../accounts/service';
+
+// Keys look like sk_live_<43 base62 chars>. The first 16 characters are a non-secret prefix used
+// to find the row; the whole key is stored only as its SHA-256 and compared in constant time.
+const KEY_START = 'sk_live_';
+const PREFIX_LENGTH = 16;
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export interface ApiKey {
+  id: string;
+  accountId: string;
+  name: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+interface ApiKeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const toApiKey = (row: ApiKeyRow): ApiKey => ({
+  id: row.id,
+  accountId: row.account_id,
+  name: row.name,
+  prefix: row.prefix,
+  createdAt: row.created_at,
+  lastUsedAt: row.last_used_at,
+  revokedAt: row.revoked_at,
+});
+
+function randomBase62(length: number): string {
+  const bytes = crypto.randomBytes(length * 2);
+  let out = '';
+  // 248 = 4 * 62: rejecting bytes above it keeps every character equally likely.
+  for (const byte of bytes) {
+    if (byte < 248) out += BASE62[byte % 62];
+    if (out.length === length) return out;
+  }
+  return out + randomBase62(length - out.length);
+}
+
+const hashKey = (key: string) => crypto.createHash('sha256').update(key).digest('hex');
+
+export async function createApiKey(db: Db, accountId: string, name = 'default') {
+  const secret = `${KEY_START}${randomBase62(43)}`;
+  const [row] = await db<ApiKeyRow>('api_keys')
+    .insert({ id: newId('apiKey'), account_id: accountId, name, prefix: secret.slice(0, PREFIX_LENGTH), key_hash: hashKey(secret) })
+    .returning('*');
+  return { apiKey: toApiKey(row), secret };
+}
+
+export async function listApiKeys(db: Db, accountId: string) {
+  const rows = await db<ApiKeyRow>('api_keys').where({ account_id: accountId }).orderBy('created_at');
+  return rows.map(toApiKey);
+}
+
+export async function revokeApiKey(db: Db, id: string) {
+  const [row] = await db<ApiKeyRow>('api_keys')
+    .where({ id })
+    .update({ revoked_at: db.raw('coalesce(revoked_at, now())') })
+    .returning('*');
+  if (!row) throw notFound('API key');
+  return toApiKey(row);
+}
+
+/** The account a presented key belongs to, or null for a malformed, unknown or revoked key. */
+export async function authenticateApiKey(db: Db, presented: string): Promise<{ account: Account; keyId: string } | null> {
+  if (!presented.startsWith(KEY_START) || presented.length !== KEY_START.length + 43) return null;
+  const row = await db('api_keys')
+    .join('accounts', 'accounts.id', 'api_keys.account_id')
+    .where('api_keys.prefix', presented.slice(0, PREFIX_LENGTH))
+    .whereNull('api_keys.revoked_at')
+    .first(
+      'api_keys.id as key_id',
+      'api_keys.key_hash',
+      'api_keys.last_used_at',
+      'accounts.id',
+      'accounts.email',
+      'accounts.name',
+      'accounts.plan',
+      'accounts.created_at',
+    );
+  if (!row) return null;
+  const expected = Buffer.from(row.key_hash, 'hex');
+  if (!crypto.timingSafeEqual(expected, Buffer.from(hashKey(presented), 'hex'))) return null;
+  if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > 60_000) {
+    await db('api_keys').where({ id: row.key_id }).update({ last_used_at: db.fn.now() });
+  }
+  return {
+    keyId: row.key_id,
+    account: { id: row.id, email: row.email, name: row.name, plan: row.plan, createdAt: row.created_at },
+  };
+}

@@ -1,0 +1,91 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { createAccount, setAccountPlan } from '../accounts/service';
+import { planNames, type Plan } from '../accounts/plans';
+import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
+import { loadConfig } from '../config';
+import { migrateLatest, openDatabase, type Db } from '../db';
+import { AppError } from '../errors';
+
+// The operator's CLI. It reaches the same database as the server: DATABASE_URL, else the embedded
+// PGlite in DATA_DIR — through the running server's socket when `npm start` is up, directly otherwise.
+// Results go to stdout as JSON (one line), everything else to stderr.
+
+const parsePlan = (value: string): Plan => {
+  if (!(planNames as readonly string[]).includes(value)) throw new InvalidArgumentError(`plan must be one of: ${planNames.join(', ')}`);
+  return value as Plan;
+};
+
+async function withDatabase(work: (db: Db) => Promise<unknown>) {
+  const database = await openDatabase(loadConfig());
+  try {
+    await migrateLatest(database.knex);
+    const result = await work(database.knex);
+    if (result !== undefined) process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await database.close();
+  }
+}
+
+const program = new Command('signet').description('Signet operator commands').showHelpAfterError();
+
+program.command('migrate').description('apply database migrations').action(() =>
+  withDatabase(async (db) => {
+    const applied = await migrateLatest(db);
+    process.stderr.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');
+  }),
+);
+
+const account = program.command('account').description('manage accounts');
+account
+  .command('create')
+  .requiredOption('--email <email>', 'account owner e-mail')
+  .option('--plan <plan>', `${planNames.join(' | ')}`, parsePlan, 'free')
+  .option('--name <name>', 'sender name shown to signers')
+  .description('create an account and its first API key')
+  .action((options: { email: string; plan: Plan; name?: string }) =>
+    withDatabase(async (db) => {
+      const created = await createAccount(db, options);
+      const { secret } = await createApiKey(db, created.id);
+      return { accountId: created.id, apiKey: secret };
+    }),
+  );
+account
+  .command('plan <accountId> <plan>')
+  .description('change the plan of an account')
+  .action((accountId: string, plan: string) =>
+    withDatabase(async (db) => {
+      const updated = await setAccountPlan(db, accountId, parsePlan(plan));
+      return { accountId: updated.id, plan: updated.plan };
+    }),
+  );
+
+const key = program.command('key').description('manage API keys');
+key
+  .command('create')
+  .requiredOption('--account <accountId>')
+  .option('--name <name>', 'a label for the key', 'default')
+  .description('create an API key; it is shown only once')
+  .action((options: { account: string; name: string }) =>
+    withDatabase(async (db) => {
+      const { apiKey, secret } = await createApiKey(db, options.account, options.name);
+      return { keyId: apiKey.id, name: apiKey.name, apiKey: secret };
+    }),
+  );
+key
+  .command('list')
+  .requiredOption('--account <accountId>')
+  .description('list the API keys of an account (never the keys themselves)')
+  .action((options: { account: string }) => withDatabase((db) => listApiKeys(db, options.account)));
+key
+  .command('revoke <keyId>')
+  .description('revoke an API key at once')
+  .action((keyId: string) => withDatabase(async (db) => {
+    const revoked = await revokeApiKey(db, keyId);
+    return { keyId: revoked.id, revokedAt: revoked.revokedAt };
+  }));
+
+program.parseAsync().catch((error) => {
+  const message = error instanceof AppError ? error.message : error instanceof Error ? error.message : String(error);
+  process.stderr.write(`signet: ${message}\n`);
+  process.exit(1);
+});

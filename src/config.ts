@@ -1,0 +1,50 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+// Every environment variable Signet reads. docker-compose.yml and the README are checked against this list.
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  PUBLIC_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
+  TEMPORAL_ADDRESS: z.string().optional(),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().default('signet'),
+  TEMPORAL_CLI_PATH: z.string().optional(),
+  TEMPORAL_PORT: z.coerce.number().int().positive().default(7233),
+  TEMPORAL_UI_PORT: z.coerce.number().int().positive().default(8233),
+  ELASTICSEARCH_URL: z.string().url().optional(),
+  SIGNET_PROCESSES: z.string().default('api,worker'),
+  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
+  RATE_LIMIT_MULTIPLIER: z.coerce.number().positive().default(1),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Env = z.infer<typeof configSchema>;
+
+export interface Config extends Env {
+  dataDir: string;
+  publicUrl: string;
+  runApi: boolean;
+  runWorker: boolean;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  const values = parsed.data;
+  const processes = values.SIGNET_PROCESSES.split(',').map((name) => name.trim());
+  return {
+    ...values,
+    dataDir: path.resolve(values.DATA_DIR),
+    publicUrl: (values.PUBLIC_URL ?? `http://localhost:${values.PORT}`).replace(/\/$/, ''),
+    runApi: processes.includes('api'),
+    runWorker: processes.includes('worker'),
+  };
+}

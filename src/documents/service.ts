@@ -1,0 +1,161 @@
+import type { Db } from '../db';
+import { conflict, notFound, quotaExceeded, validationError } from '../errors';
+import { newId } from '../ids';
+import { monthWindow, plans } from '../accounts/plans';
+import { countDocumentsThisMonth, type Account } from '../accounts/service';
+import { recordEvent } from '../events/service';
+import { inspectPdf, type PdfFacts } from '../pdf/inspect';
+import type { DocumentListQuery, documentStatuses } from './schema';
+
+export interface Document {
+  id: string;
+  accountId: string;
+  fileName: string;
+  fileSize: number;
+  status: (typeof documentStatuses)[number];
+  pageCount: number | null;
+  sha256: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface DocumentRow {
+  id: string;
+  account_id: string;
+  file_name: string;
+  file_size: number;
+  status: Document['status'];
+  page_count: number | null;
+  sha256: string | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+const toDocument = (row: DocumentRow): Document => ({
+  id: row.id,
+  accountId: row.account_id,
+  fileName: row.file_name,
+  fileSize: row.file_size,
+  status: row.status,
+  pageCount: row.page_count,
+  sha256: row.sha256,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const liveDocuments = (db: Db, accountId: string) => db<DocumentRow>('documents').where({ account_id: accountId }).whereNull('deleted_at');
+
+/** Validates PDF bytes against the declared size; every problem found becomes a details string. */
+async function checkContent(content: Uint8Array, fileSize: number): Promise<PdfFacts> {
+  const problems: string[] = [];
+  if (content.length !== fileSize) problems.push(`fileSize must equal the size of the content (${content.length} bytes)`);
+  const { facts, problem } = await inspectPdf(content);
+  if (problem) problems.push(problem);
+  if (problems.length > 0 || !facts) throw validationError(problems);
+  return facts;
+}
+
+async function assertDocumentQuota(trx: Db, account: Account) {
+  const limit = plans[account.plan].documentsPerMonth;
+  if (limit === null) return;
+  // Locking the account row serialises concurrent creations, so two requests cannot both take the last slot.
+  await trx('accounts').where({ id: account.id }).forUpdate().first('id');
+  const used = await countDocumentsThisMonth(trx, account.id);
+  if (used >= limit) {
+    const resetsAt = monthWindow().end.toISOString();
+    throw quotaExceeded(`The ${account.plan} plan allows ${limit} documents per month; the quota resets at ${resetsAt}.`, {
+      limit,
+      used,
+      resetsAt,
+    });
+  }
+}
+
+export async function createDocument(
+  db: Db,
+  account: Account,
+  input: { fileName: string; fileSize: number; content?: Uint8Array },
+): Promise<Document> {
+  const facts = input.content ? await checkContent(input.content, input.fileSize) : undefined;
+  return db.transaction(async (trx) => {
+    await assertDocumentQuota(trx, account);
+    const [row] = await trx<DocumentRow>('documents')
+      .insert({
+        id: newId('document'),
+        account_id: account.id,
+        file_name: input.fileName,
+        file_size: input.fileSize,
+        status: facts ? 'ready' : 'awaiting_file',
+        page_count: facts?.pageCount ?? null,
+        sha256: facts?.sha256 ?? null,
+      })
+      .returning('*');
+    if (input.content) await trx('document_files').insert({ document_id: row.id, content: Buffer.from(input.content) });
+    const document = toDocument(row);
+    await recordEvent(trx, account.id, 'document.created', {
+      documentId: document.id,
+      fileName: document.fileName,
+      fileSize: document.fileSize,
+      status: document.status,
+      createdAt: document.createdAt.toISOString(),
+    });
+    return document;
+  });
+}
+
+/** Uploads the PDF of a document created without content. The original is immutable once uploaded. */
+export async function uploadDocumentFile(db: Db, accountId: string, id: string, content: Uint8Array): Promise<Document> {
+  const document = await getDocument(db, accountId, id);
+  if (document.status !== 'awaiting_file') throw conflict('This document already has its file; originals cannot be replaced.');
+  const facts = await checkContent(content, document.fileSize);
+  return db.transaction(async (trx) => {
+    const [row] = await liveDocuments(trx, accountId)
+      .where({ id, status: 'awaiting_file' })
+      .update({ status: 'ready', page_count: facts.pageCount, sha256: facts.sha256, updated_at: trx.fn.now() })
+      .returning('*');
+    if (!row) throw conflict('This document already has its file; originals cannot be replaced.');
+    await trx('document_files').insert({ document_id: id, content: Buffer.from(content) });
+    return toDocument(row);
+  });
+}
+
+export async function getDocument(db: Db, accountId: string, id: string): Promise<Document> {
+  const row = await liveDocuments(db, accountId).where({ id }).first();
+  if (!row) throw notFound('Document');
+  return toDocument(row);
+}
+
+/** Newest first. The cursor is the last id of the previous page: TypeIDs sort by creation time. */
+export async function listDocuments(db: Db, accountId: string, query: DocumentListQuery) {
+  const rows = await liveDocuments(db, accountId)
+    .modify((builder) => {
+      if (query.cursor) builder.where('id', '<', query.cursor);
+      if (query.status) builder.where('status', query.status);
+      if (query.createdAfter) builder.where('created_at', '>=', query.createdAfter);
+      if (query.createdBefore) builder.where('created_at', '<', query.createdBefore);
+    })
+    .orderBy('id', 'desc')
+    .limit(query.limit + 1);
+  const hasMore = rows.length > query.limit;
+  const page = rows.slice(0, query.limit).map(toDocument);
+  return { data: page, hasMore, nextCursor: hasMore ? page[page.length - 1].id : null };
+}
+
+export async function renameDocument(db: Db, accountId: string, id: string, fileName: string): Promise<Document> {
+  const [row] = await liveDocuments(db, accountId).where({ id }).update({ file_name: fileName, updated_at: db.fn.now() }).returning('*');
+  if (!row) throw notFound('Document');
+  return toDocument(row);
+}
+
+export async function deleteDocument(db: Db, accountId: string, id: string): Promise<void> {
+  const updated = await liveDocuments(db, accountId).where({ id }).update({ deleted_at: db.fn.now() });
+  if (updated === 0) throw notFound('Document');
+}
+
+export async function getDocumentFile(db: Db, accountId: string, id: string): Promise<{ document: Document; content: Buffer }> {
+  const document = await getDocument(db, accountId, id);
+  const file = await db('document_files').where({ document_id: id }).first('content');
+  if (!file) throw conflict('This document has no file yet: upload it with PUT /documents/{id}/file.');
+  return { document, content: file.content };
+}

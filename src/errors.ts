@@ -1,0 +1,37 @@
+// One error type: a code mapped to an HTTP status, rendered by the error middleware as {error, message, details?}.
+export class AppError extends Error {
+  readonly details?: string[];
+  readonly headers: Record<string, string>;
+  /** Extra top-level fields of the error body, e.g. the limit and reset time of a quota. */
+  readonly extra: Record<string, unknown>;
+
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    options: { details?: string[]; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+  ) {
+    super(message);
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+    this.extra = options.extra ?? {};
+  }
+}
+
+export const validationError = (details: string[]) =>
+  new AppError(400, 'validation_error', 'The request is invalid.', { details });
+export const badRequest = (message: string) => new AppError(400, 'bad_request', message);
+export const unauthorized = (message = 'A valid API key is required: Authorization: Bearer <API_KEY>.') =>
+  new AppError(401, 'unauthorized', message);
+export const forbidden = (message: string) => new AppError(403, 'forbidden', message);
+export const planUpgradeRequired = (message: string) => new AppError(403, 'plan_upgrade_required', message);
+export const quotaExceeded = (message: string, extra: Record<string, unknown>) =>
+  new AppError(403, 'quota_exceeded', message, { extra });
+export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found.`);
+export const conflict = (message: string) => new AppError(409, 'conflict', message);
+export const payloadTooLarge = (limitBytes: number) =>
+  new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`);
+export const unsupportedMediaType = (message: string) => new AppError(415, 'unsupported_media_type', message);
+export const rateLimitExceeded = (message: string, headers: Record<string, string>) =>
+  new AppError(429, 'rate_limit_exceeded', message, { headers });
+export const serviceUnavailable = (code: string, message: string) => new AppError(503, code, message);

@@ -1,0 +1,31 @@
+import type { Db } from '../db';
+import { newId } from '../ids';
+
+/** The event types Signet emits: the six of interface spec §6 and the extra ones below them. */
+export const eventTypes = [
+  'document.created',
+  'document.signed',
+  'signing_request.created',
+  'signing_request.completed',
+  'signer.signed',
+  'signer.declined',
+] as const;
+export type EventType = (typeof eventTypes)[number];
+
+export interface SignetEvent {
+  id: string;
+  type: EventType;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Records an event. Always call it with the transaction that makes the change it reports
+ * (the transactional outbox): the change and its event commit together or not at all.
+ */
+export async function recordEvent(trx: Db, accountId: string, type: EventType, data: Record<string, unknown>): Promise<SignetEvent> {
+  const createdAt = new Date();
+  const id = newId('event');
+  await trx('events').insert({ id, account_id: accountId, type, data: JSON.stringify(data), created_at: createdAt });
+  return { id, type, timestamp: createdAt.toISOString(), data };
+}

@@ -1,0 +1,24 @@
+import { typeid } from 'typeid-js';
+
+// Prefixed, time-sortable identifiers (TypeID): the prefix tells what a thing is at a glance.
+export const idPrefixes = {
+  account: 'acct',
+  apiKey: 'key',
+  document: 'doc',
+  signingRequest: 'sr',
+  signer: 'sgr',
+  template: 'tpl',
+  webhook: 'wh',
+  delivery: 'whd',
+  event: 'evt',
+} as const;
+
+export type IdKind = keyof typeof idPrefixes;
+
+export function newId(kind: IdKind): string {
+  return typeid(idPrefixes[kind]).toString();
+}
+
+export function isId(kind: IdKind, value: string): boolean {
+  return new RegExp(`^${idPrefixes[kind]}_[0-7][0-9a-hjkmnp-tv-z]{25}$`).test(value);
+}

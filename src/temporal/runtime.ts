@@ -1,0 +1,22 @@
+import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
+import type { Logger } from '../logger';
+
+const pinoLevels: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
+
+/**
+ * Sends the Temporal SDK's logs through our JSON logger (warnings and up: its info level prints the
+ * whole webpack report), and leaves signal handling to us so that shutdown happens in our order.
+ */
+export function installTemporalRuntime(logger: Logger) {
+  const temporalLogger = logger.child({ component: 'temporal' });
+  Runtime.install({
+    shutdownSignals: [],
+    logger: new DefaultLogger('WARN', ({ level, message, meta }) => temporalLogger[pinoLevels[level]](meta ?? {}, message)),
+  });
+}
