@@ -28,7 +28,7 @@ export async function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DATABA
   const knex = knexFactory({
     client: 'pg',
     connection: { host: embedded.socketDir, user: 'postgres', database: 'postgres' },
-    pool: { min: 0, max: Math.min(config.DATABASE_POOL_MAX, 8) },
+    pool: { min: 0, max: Math.min(config.DATABASE_POOL_MAX, 8), afterCreate: unnamePreparedStatements },
   });
   return {
     knex,
@@ -38,6 +38,16 @@ export async function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DATABA
       await embedded.close();
     },
   };
+}
+
+// pglite-socket runs every connection in PGlite's one session, where a named prepared statement can
+// exist only once; a second connection preparing the same name (rate-limiter-flexible does) would fail.
+// Unnamed statements behave the same on one session or many.
+function unnamePreparedStatements(connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) {
+  const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
+  (connection as { query: unknown }).query = (config: unknown, ...rest: unknown[]) =>
+    query(config && typeof config === 'object' && 'name' in config ? { ...config, name: undefined } : config, ...rest);
+  done(null, connection);
 }
 
 export async function migrateLatest(knex: Knex) {

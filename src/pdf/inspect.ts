@@ -22,7 +22,16 @@ export async function inspectPdf(bytes: Uint8Array): Promise<{ facts?: PdfFacts;
     if (pageCount < 1) return { problem: 'content must be a PDF with at least one page' };
     return { facts: { pageCount, sha256: crypto.createHash('sha256').update(bytes).digest('hex') } };
   } catch (error) {
-    if (error instanceof EncryptedPDFError) return { problem: 'content must not be an encrypted PDF' };
+    if (error instanceof EncryptedPDFError || (await isEncrypted(bytes))) return { problem: 'content must not be an encrypted PDF' };
     return { problem: 'content is not a parsable PDF' };
+  }
+}
+
+// Encrypted object streams can make the strict parse fail before pdf-lib looks at the trailer's /Encrypt.
+async function isEncrypted(bytes: Uint8Array) {
+  try {
+    return (await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false })).isEncrypted;
+  } catch {
+    return false;
   }
 }

@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Connection } from '@temporalio/client';
+import { createApp } from './api/app';
+import type { Config } from './config';
+import { migrateLatest, openDatabase, type Database } from './db';
+import type { Logger } from './logger';
+import { createElasticsearchClient } from './search/elasticsearch';
+import { startTemporalDevServer } from './temporal/devServer';
+import { installTemporalRuntime } from './temporal/runtime';
+import { createWorker } from './temporal/worker';
+
+export interface RunningSystem {
+  /** Base URL of the api, when it runs in this process. */
+  url?: string;
+  temporalUiUrl?: string;
+  database: Database;
+  temporal: Connection;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts what `config` asks for — api, worker, or both — on the configured services, and on the
+ * embedded defaults for whatever is not configured. Everything started is stopped in reverse order.
+ */
+export async function startSystem(config: Config, logger: Logger): Promise<RunningSystem> {
+  const stops: (() => Promise<unknown>)[] = [];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step().catch((error) => logger.error({ err: error }, 'error while stopping'));
+  };
+  try {
+    fs.mkdirSync(config.dataDir, { recursive: true });
+    const database = await openDatabase(config);
+    stops.push(() => database.close());
+    await migrateLatest(database.knex);
+
+    let temporalAddress = config.TEMPORAL_ADDRESS;
+    let temporalUiUrl: string | undefined;
+    if (!temporalAddress) {
+      const devServer = await startTemporalDevServer({
+        cliPath: config.TEMPORAL_CLI_PATH,
+        dataDir: config.dataDir,
+        port: config.TEMPORAL_PORT,
+        uiPort: config.TEMPORAL_UI_PORT,
+        logger,
+      });
+      stops.push(() => devServer.stop());
+      temporalAddress = devServer.address;
+      temporalUiUrl = devServer.uiUrl;
+    }
+    const temporal = await Connection.connect({ address: temporalAddress });
+    stops.push(() => temporal.close());
+
+    if (config.runWorker) {
+      installTemporalRuntime(logger);
+      const { worker, connection } = await createWorker({
+        address: temporalAddress,
+        namespace: config.TEMPORAL_NAMESPACE,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        deps: { db: database.knex },
+      });
+      const running = worker.run();
+      stops.push(async () => {
+        worker.shutdown();
+        await running;
+        await connection.close();
+      });
+    }
+
+    let url: string | undefined;
+    if (config.runApi) {
+      const search = config.ELASTICSEARCH_URL ? createElasticsearchClient(config.ELASTICSEARCH_URL) : undefined;
+      if (search) stops.push(() => search.close());
+      const app = createApp({
+        config,
+        db: database.knex,
+        logger,
+        readinessChecks: {
+          database: () => database.knex.raw('select 1'),
+          temporal: () => temporal.workflowService.getSystemInfo({}),
+          ...(search ? { search: () => search.cluster.health() } : {}),
+        },
+      });
+      const server: Server = await new Promise((resolve, reject) => {
+        const listening = app.listen(config.PORT, config.HOST, () => resolve(listening)).once('error', reject);
+      });
+      stops.push(() => new Promise((resolve) => server.close(resolve)));
+      url = config.PUBLIC_URL ?? `http://localhost:${(server.address() as AddressInfo).port}`;
+    }
+    return { url, temporalUiUrl, database, temporal, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,47 @@
+import { expect } from 'chai';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { client } from '../support/http';
+import { sharedSystem } from '../support/system';
+
+describe('GET /healthz and /readyz', () => {
+  it('healthz answers while the process is up', async () => {
+    const request = client((await sharedSystem()).url!);
+    const response = await request('GET', '/healthz');
+    expect(response.status).to.equal(200);
+    expect(response.body).to.deep.equal({ status: 'ok' });
+  });
+
+  it('readyz checks the database, Temporal and, when configured, Elasticsearch', async () => {
+    const request = client((await sharedSystem()).url!);
+    const response = await request('GET', '/readyz');
+    expect(response.status).to.equal(200);
+    expect(response.body.status).to.equal('ready');
+    expect(response.body.checks).to.include({ database: 'ok', temporal: 'ok' });
+    if (process.env.ELASTICSEARCH_URL) expect(response.body.checks.search).to.equal('ok');
+  });
+});
+
+describe('GET /api/v1/openapi.json and /docs', () => {
+  it('is a valid OpenAPI 3.1 document (checked by swagger-parser) describing every endpoint', async () => {
+    const request = client((await sharedSystem()).url!);
+    const response = await request('GET', '/api/v1/openapi.json');
+    expect(response.status).to.equal(200);
+    expect(response.body.openapi).to.equal('3.1.0');
+    await SwaggerParser.validate(structuredClone(response.body));
+    expect(Object.keys(response.body.paths)).to.include.members(['/documents', '/documents/{id}', '/documents/{id}/file', '/account']);
+    expect(response.body.paths['/documents'].post.responses).to.have.keys('201', '400', '401', '403', '413', '429');
+  });
+
+  it('serves a readable reference page with its assets, without a CDN', async () => {
+    const request = client((await sharedSystem()).url!);
+    const page = await request('GET', '/docs');
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-type')).to.contain('text/html');
+    expect(page.headers.get('content-security-policy')).to.contain("default-src 'self'");
+    expect(page.body).to.contain('/docs/swagger-ui-bundle.js');
+    const script = await request('GET', '/docs/swagger-ui-bundle.js');
+    expect(script.status).to.equal(200);
+    expect(script.bytes.length).to.be.greaterThan(100_000);
+    expect((await request('GET', '/docs/init.js')).body).to.contain('/api/v1/openapi.json');
+  });
+});

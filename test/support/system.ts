@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, type Config } from '../../src/config';
+import { createLogger } from '../../src/logger';
+import { startSystem, type RunningSystem } from '../../src/system';
+import { createAccount } from '../../src/accounts/service';
+import type { Plan } from '../../src/accounts/plans';
+import { createApiKey } from '../../src/apiKeys/service';
+import { client } from './http';
+
+// Integration tests run twice: against the real PostgreSQL server (SIGNET_TEST_DB=postgres, DATABASE_URL)
+// and against the embedded PGlite (SIGNET_TEST_DB=pglite). Both use the real Temporal server at TEMPORAL_ADDRESS.
+export const databaseKind = process.env.SIGNET_TEST_DB ?? 'postgres';
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  if (!process.env.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set: run the tests with `npm test`, which starts the services.');
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'signet-test-')),
+    ...overrides,
+  };
+  if (databaseKind === 'pglite') delete env.DATABASE_URL;
+  else if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set for SIGNET_TEST_DB=postgres.');
+  delete env.PUBLIC_URL;
+  return loadConfig(env);
+}
+
+let shared: Promise<RunningSystem> | undefined;
+
+/** One running api + worker for the whole integration run (fresh accounts per test keep tests apart). */
+export function sharedSystem(): Promise<RunningSystem> {
+  shared ??= startSystem(testConfig(), createLogger(process.env.LOG_LEVEL ?? 'silent'));
+  return shared;
+}
+
+export async function stopSharedSystem() {
+  if (shared) await (await shared).stop();
+  shared = undefined;
+}
+
+/** A fresh account with an API key, and a request function bound to that key. */
+export async function createTestAccount(plan: Plan = 'business') {
+  const system = await sharedSystem();
+  const db = system.database.knex;
+  const account = await createAccount(db, { email: `owner-${Math.random().toString(36).slice(2)}@example.com`, plan });
+  const { secret, apiKey } = await createApiKey(db, account.id);
+  return { account, apiKey: secret, apiKeyId: apiKey.id, request: client(system.url!, secret), db, system };
+}
