@@ -75,7 +75,7 @@ async function assertDocumentQuota(trx: Db, account: Account) {
 export async function createDocument(
   db: Db,
   account: Account,
-  input: { fileName: string; fileSize: number; content?: Uint8Array },
+  input: { fileName: string; fileSize: number; content?: Buffer },
 ): Promise<Document> {
   const facts = input.content ? await checkContent(input.content, input.fileSize) : undefined;
   return db.transaction(async (trx) => {
@@ -91,7 +91,7 @@ export async function createDocument(
         sha256: facts?.sha256 ?? null,
       })
       .returning('*');
-    if (input.content) await trx('document_files').insert({ document_id: row.id, content: Buffer.from(input.content) });
+    if (input.content) await trx('document_files').insert({ document_id: row.id, content: input.content });
     const document = toDocument(row);
     await recordEvent(trx, account.id, 'document.created', {
       documentId: document.id,
@@ -105,7 +105,7 @@ export async function createDocument(
 }
 
 /** Uploads the PDF of a document created without content. The original is immutable once uploaded. */
-export async function uploadDocumentFile(db: Db, accountId: string, id: string, content: Uint8Array): Promise<Document> {
+export async function uploadDocumentFile(db: Db, accountId: string, id: string, content: Buffer): Promise<Document> {
   const document = await getDocument(db, accountId, id);
   if (document.status !== 'awaiting_file') throw conflict('This document already has its file; originals cannot be replaced.');
   const facts = await checkContent(content, document.fileSize);
@@ -115,7 +115,7 @@ export async function uploadDocumentFile(db: Db, accountId: string, id: string, 
       .update({ status: 'ready', page_count: facts.pageCount, sha256: facts.sha256, updated_at: trx.fn.now() })
       .returning('*');
     if (!row) throw conflict('This document already has its file; originals cannot be replaced.');
-    await trx('document_files').insert({ document_id: id, content: Buffer.from(content) });
+    await trx('document_files').insert({ document_id: id, content });
     return toDocument(row);
   });
 }

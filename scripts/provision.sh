@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Provision the real services the test suite needs (Debian 12, run as root on CI).
+#
+#   scripts/provision.sh [all|postgres|temporal|elasticsearch|browser]...   (default: all)
+#
+# Idempotent; downloads and builds are cached under <repo>/.cache. Logs go to stderr.
+# `temporal` prints the absolute path of the temporal binary as the last stdout line:
+#   bash scripts/provision.sh temporal | tail -1
+# Only the ordinary package clients are used (apt-get, go install, mvn), which know
+# where their registries are. Can also be sourced (services.sh does) for its functions.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+CACHE="$REPO/.cache"
+ES_VERSION=8.17.4
+ES_HOME="$CACHE/elasticsearch-$ES_VERSION"
+TEMPORAL_CLI_VERSION=v1.5.1
+
+log() { printf '[provision] %s\n' "$*" >&2; }
+die() { printf '[provision] ERROR: %s\n' "$*" >&2; exit 1; }
+
+APT_UPDATED=0
+apt_install() { # apt_install PKG... ; `apt-get update` at most once per run
+  [[ $EUID -eq 0 ]] || die "need root to apt-get install $* (or install it yourself)"
+  command -v apt-get >/dev/null || die "no apt-get: install $* yourself"
+  export DEBIAN_FRONTEND=noninteractive
+  if [[ $APT_UPDATED -eq 0 ]]; then
+    log "apt-get update"
+    timeout 600 apt-get -o DPkg::Lock::Timeout=300 update -q >&2 || die "apt-get update failed"
+    APT_UPDATED=1
+  fi
+  log "apt-get install $*"
+  # (Lock::Timeout: wait for a concurrent apt/dpkg instead of failing at once.)
+  timeout 1800 apt-get -o DPkg::Lock::Timeout=300 install -y -q "$@" >&2 || die "apt-get install $* failed"
+}
+
+# ---------------------------------------------------------------- postgres
+# Sets PG_BIN to a directory holding initdb, pg_ctl and postgres.
+find_pg_bin() {
+  local d
+  if command -v initdb >/dev/null && command -v pg_ctl >/dev/null && command -v postgres >/dev/null; then
+    PG_BIN="$(dirname "$(readlink -f "$(command -v postgres)")")"; return 0
+  fi
+  # Debian keeps the server binaries off PATH; pick the highest version.
+  for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -V -r); do
+    if [[ -x $d/initdb && -x $d/pg_ctl && -x $d/postgres ]]; then PG_BIN="$d"; return 0; fi
+  done
+  return 1
+}
+
+provision_postgres() {
+  if ! find_pg_bin; then
+    # Don't let the Debian package create and start its own cluster on :5432.
+    if [[ $EUID -eq 0 && ! -e /etc/postgresql-common/createcluster.conf ]]; then
+      mkdir -p /etc/postgresql-common
+      echo 'create_main_cluster = false' > /etc/postgresql-common/createcluster.conf
+    fi
+    apt_install postgresql
+    find_pg_bin || die "postgresql installed but initdb/pg_ctl/postgres not found"
+  fi
+  command -v psql >/dev/null || [[ -x $PG_BIN/psql ]] || apt_install postgresql-client
+  log "postgres: $PG_BIN"
+}
+
+# ---------------------------------------------------------------- temporal
+find_go() {
+  if command -v go >/dev/null; then command -v go; return 0; fi
+  if [[ -x /usr/local/go/bin/go ]]; then echo /usr/local/go/bin/go; return 0; fi
+  return 1
+}
+
+# Sets TEMPORAL_BIN.
+provision_temporal() {
+  if [[ -n ${TEMPORAL_CLI_PATH:-} ]]; then
+    [[ -x $TEMPORAL_CLI_PATH ]] || die "TEMPORAL_CLI_PATH=$TEMPORAL_CLI_PATH is not executable"
+    TEMPORAL_BIN="$(readlink -f "$TEMPORAL_CLI_PATH")"
+  elif command -v temporal >/dev/null; then
+    TEMPORAL_BIN="$(readlink -f "$(command -v temporal)")"
+  elif [[ -x $CACHE/bin/temporal ]]; then
+    TEMPORAL_BIN="$CACHE/bin/temporal"
+  else
+    local go
+    go="$(find_go)" || { apt_install golang-go; go="$(find_go)"; } || die "no Go toolchain available to build temporal"
+    mkdir -p "$CACHE/bin"
+    log "building temporal CLI $TEMPORAL_CLI_VERSION with $go ($("$go" version)); takes a few minutes when cold"
+    # GOTOOLCHAIN=auto lets an older (>=1.21) go fetch the toolchain the module asks for.
+    GOBIN="$CACHE/bin" GOTOOLCHAIN=auto timeout 1800 \
+      "$go" install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION" >&2 \
+      || die "go install of temporal CLI failed (Debian's golang-go may be too old: it needs a recent Go)"
+    TEMPORAL_BIN="$CACHE/bin/temporal"
+  fi
+  log "temporal: $TEMPORAL_BIN"
+}
+
+# ---------------------------------------------------------------- elasticsearch
+java_major() { # prints the major version of `java` on PATH (0 if unknown)
+  local v; v="$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1)"
+  echo "${v:-0}"
+}
+
+# Sets JAVA_HOME and ES_HOME (unless ELASTICSEARCH_URL is set: an external ES is used).
+provision_elasticsearch() {
+  if [[ -n ${ELASTICSEARCH_URL:-} ]]; then log "elasticsearch: using ELASTICSEARCH_URL=$ELASTICSEARCH_URL"; return 0; fi
+  if ! command -v java >/dev/null || (( $(java_major) < 17 )); then
+    apt_install openjdk-17-jre-headless
+    hash -r
+    command -v java >/dev/null && (( $(java_major) >= 17 )) || die "java 17+ not on PATH after install"
+  fi
+  JAVA_HOME="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"
+  export JAVA_HOME
+
+  if [[ ! -x $ES_HOME/bin/elasticsearch ]]; then
+    local zip="$CACHE/downloads/elasticsearch-$ES_VERSION.zip"
+    if [[ ! -s $zip ]]; then
+      command -v mvn >/dev/null || apt_install maven
+      mkdir -p "$CACHE/downloads"
+      # The integ-test-zip is the only Elasticsearch distribution published to Maven Central.
+      log "fetching elasticsearch $ES_VERSION (integ-test-zip) with mvn"
+      timeout 1200 mvn -B -q -Dstyle.color=never dependency:copy \
+        -Dartifact="org.elasticsearch.distribution.integ-test-zip:elasticsearch:$ES_VERSION:zip" \
+        -DoutputDirectory="$CACHE/downloads" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >&2 \
+        || die "mvn dependency:copy of elasticsearch failed"   # (sed: mvn emits colour resets even with -B)
+      [[ -s $zip ]] || die "mvn did not produce $zip"
+    fi
+    command -v unzip >/dev/null || apt_install unzip
+    local tmp="$CACHE/elasticsearch-$ES_VERSION.tmp"
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    unzip -q "$zip" -d "$tmp" || { rm -f "$zip"; die "unzip failed: removed $zip, re-run to fetch it again"; }
+    [[ -x $tmp/elasticsearch-$ES_VERSION/bin/elasticsearch ]] || die "unexpected layout in $zip"
+    chmod -R a+rX "$tmp"          # the service runs as a non-root user
+    rm -rf "$ES_HOME"
+    mv "$tmp/elasticsearch-$ES_VERSION" "$ES_HOME" && rmdir "$tmp"
+  fi
+  log "elasticsearch: $ES_HOME (java: $JAVA_HOME)"
+}
+
+# ---------------------------------------------------------------- browser
+provision_browser() {
+  local pkgs=()
+  command -v chromium >/dev/null || pkgs+=(chromium)
+  command -v pdfsig >/dev/null || pkgs+=(poppler-utils)
+  command -v qpdf >/dev/null || pkgs+=(qpdf)
+  if (( ${#pkgs[@]} )); then apt_install "${pkgs[@]}"; fi
+  command -v chromium pdfsig qpdf >/dev/null || die "chromium/pdfsig/qpdf still missing"
+  log "browser: chromium, pdfsig, qpdf present"
+}
+
+# Serialise concurrent provisioning (e.g. parallel test workers) so builds/unzips don't race.
+provision_lock() {
+  mkdir -p "$CACHE"
+  exec 8>"$CACHE/provision.lock"
+  flock -w 1800 8 || die "timed out waiting for $CACHE/provision.lock"
+}
+
+main() {
+  (( $# )) || set -- all
+  provision_lock
+  local t print_temporal=0
+  for t in "$@"; do
+    case $t in
+      all) provision_postgres; provision_temporal; provision_elasticsearch; provision_browser ;;
+      postgres) provision_postgres ;;
+      temporal) provision_temporal; print_temporal=1 ;;
+      elasticsearch) provision_elasticsearch ;;
+      browser) provision_browser ;;
+      *) die "unknown target '$t' (want: all postgres temporal elasticsearch browser)" ;;
+    esac
+  done
+  if (( print_temporal )); then echo "$TEMPORAL_BIN"; fi
+}
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then main "$@"; fi
