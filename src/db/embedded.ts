@@ -6,8 +6,8 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 // The embedded default: PGlite, served on a Unix socket inside DATA_DIR so that every client
 // (the server's pool, the CLI while the server runs) talks the ordinary PostgreSQL protocol.
-// pglite-socket queues queries and, while one client is inside a transaction, runs only that
-// client's queries, so transactions from different connections never interleave.
+// pglite-socket queues protocol messages from all connections onto PGlite's one session and, while
+// one client is inside a transaction, runs only that client's messages (see keepPipelinesWhole).
 
 export interface EmbeddedDatabase {
   /** Directory holding the socket; pass as `host` to pg. */
@@ -40,7 +40,7 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<EmbeddedDat
     fs.rmSync(socket); // left behind by a process that died
   }
   const db = await PGlite.create(path.join(dataDir, 'pg'));
-  const server = new PGLiteSocketServer({ db, path: socket, maxConnections: 64 });
+  const server = new PGLiteSocketServer({ db: keepPipelinesWhole(db), path: socket, maxConnections: 64 });
   await server.start();
   return {
     socketDir: dataDir,
@@ -51,4 +51,32 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<EmbeddedDat
       fs.rmSync(socket, { force: true });
     },
   };
+}
+
+// Extended-protocol message types that continue a pipeline which only Sync ends: Parse, Bind,
+// Describe, Execute, Close, Flush, and CopyData.
+const PIPELINE_MESSAGES = new Set(['P', 'B', 'D', 'E', 'C', 'H', 'd'].map((type) => type.charCodeAt(0)));
+
+/**
+ * pglite-socket keeps a client's turn only while PGlite is inside a transaction. Outside one, it
+ * would let another client's Parse run between this client's Parse and Bind, replacing the unnamed
+ * statement of the shared session ("unnamed prepared statement does not exist"). This view of the
+ * database reports "in a transaction" from a pipeline's first message until its Sync, so every
+ * query runs whole.
+ */
+function keepPipelinesWhole(db: PGlite): PGlite {
+  let pipelineOpen = false;
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'isInTransaction') return () => pipelineOpen || target.isInTransaction();
+      if (property === 'execProtocolRawStream') {
+        return (message: Uint8Array, options: Parameters<PGlite['execProtocolRawStream']>[1]) => {
+          pipelineOpen = PIPELINE_MESSAGES.has(message[0]);
+          return target.execProtocolRawStream(message, options);
+        };
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }

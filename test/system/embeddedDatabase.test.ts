@@ -44,6 +44,20 @@ describe('embedded PGlite shared over its socket', () => {
     expect(await read).to.deep.equal([]);
   });
 
+  it('parameterised queries and transactions from many connections at once each get their own answer', async () => {
+    // Each query is Parse, Bind, Execute, Sync on the one shared session; another connection's Parse
+    // between them would replace the unnamed statement ("unnamed prepared statement does not exist").
+    const work = Array.from({ length: 120 }, (_, i) => {
+      const db = (i % 2 ? server : cli).knex;
+      if (i % 3) return db.raw('select ?::int + 1 as n', [i]).then((result) => result.rows[0].n);
+      return db.transaction(async (trx) => {
+        await trx('counters').insert({ name: `t${i}`, value: i });
+        return (await trx('counters').where({ name: `t${i}` }).first('value')).value + 1;
+      });
+    });
+    expect(await Promise.all(work)).to.deep.equal(Array.from({ length: 120 }, (_, i) => i + 1));
+  });
+
   it('a rollback on one connection does not undo another connection’s committed write', async () => {
     const failing = cli.knex.transaction(async (trx) => {
       await trx('counters').insert({ name: 'doomed', value: 1 });
