@@ -21,6 +21,12 @@ export const configSchema = z.object({
   MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
   RATE_LIMIT_MULTIPLIER: z.coerce.number().positive().default(1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  MAIL_FROM: z.string().min(1).default('Signet <no-reply@signet.local>'),
+  SENDGRID_API_KEY: z.string().optional(),
+  SENDGRID_API_URL: z.string().url().optional(),
+  SMTP_URL: z.string().optional(),
+  SEAL_P12_PATH: z.string().optional(),
+  SEAL_P12_PASSWORD: z.string().default(''),
 });
 
 export type Env = z.infer<typeof configSchema>;

@@ -6,6 +6,7 @@ import type { Logger } from '../logger';
 import { accountRoutes } from '../accounts/routes';
 import { documentRoutes } from '../documents/routes';
 import { docsRoutes } from '../docs/routes';
+import { mailDevRoutes } from '../mail/devRoutes';
 import { healthRoutes, type ReadinessChecks } from '../health/routes';
 import { authenticate } from './middleware/authenticate';
 import { createRateLimiter } from './middleware/rateLimit';
@@ -47,6 +48,7 @@ export function createApp({ config, db, logger, readinessChecks }: AppDeps) {
   });
   app.use(health.routes());
   app.use(docs.routes());
+  if (config.NODE_ENV !== 'production') app.use(mailDevRoutes(db).routes());
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: false }));
   return app;

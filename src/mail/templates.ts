@@ -1,0 +1,223 @@
+// The e-mails of the signing-request workflow. Names, titles, messages and reasons are user input:
+// every value interpolated into HTML goes through the `html` tag, which escapes it.
+
+export interface RenderedMail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+class SafeHtml {
+  constructor(readonly value: string) {}
+}
+
+export function escapeHtml(value: string) {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+function renderValue(value: unknown): string {
+  if (value instanceof SafeHtml) return value.value;
+  if (Array.isArray(value)) return value.map(renderValue).join('');
+  if (value === undefined || value === null || value === false) return '';
+  return escapeHtml(String(value));
+}
+
+/** A template literal whose interpolations are escaped, unless they are themselves `html` fragments. */
+function html(strings: TemplateStringsArray, ...values: unknown[]) {
+  let out = strings[0];
+  values.forEach((value, index) => {
+    out += renderValue(value) + strings[index + 1];
+  });
+  return new SafeHtml(out);
+}
+
+const fonts = "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
+
+interface Layout {
+  heading: string;
+  paragraphs: SafeHtml[];
+  quote?: string;
+  button?: { label: string; url: string };
+  footer?: string;
+}
+
+function layout({ heading, paragraphs, quote, button, footer }: Layout): string {
+  return html`<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${heading}</title></head>
+<body style="margin:0;padding:0;background:#f4f4f5;${fonts};color:#18181b;">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f4f4f5;"><tr><td align="center" style="padding:24px 12px;">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:560px;background:#ffffff;border-radius:8px;">
+<tr><td style="padding:28px 24px;font-size:16px;line-height:1.5;">
+<h1 style="margin:0 0 16px;font-size:20px;line-height:1.3;">${heading}</h1>
+${paragraphs.map((paragraph) => html`<p style="margin:0 0 16px;">${paragraph}</p>`)}
+${quote ? html`<blockquote style="margin:0 0 16px;padding:12px 16px;background:#f4f4f5;border-left:4px solid #a1a1aa;white-space:pre-wrap;">${quote}</blockquote>` : ''}
+${button ? html`<p style="margin:24px 0;"><a href="${button.url}" style="display:inline-block;padding:12px 20px;background:#2563eb;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600;">${button.label}</a></p>
+<p style="margin:0 0 16px;font-size:13px;color:#52525b;word-break:break-all;">Or open this link: <a href="${button.url}" style="color:#2563eb;">${button.url}</a></p>` : ''}
+</td></tr>
+${footer ? html`<tr><td style="padding:16px 24px;border-top:1px solid #e4e4e7;font-size:13px;color:#71717a;">${footer}</td></tr>` : ''}
+</table>
+</td></tr></table>
+</body>
+</html>`.value;
+}
+
+function text(lines: (string | undefined | false)[]) {
+  return `${lines.filter((line): line is string => typeof line === 'string').join('\n')}\n`;
+}
+
+const sentBySignet = 'Sent by Signet on behalf of the sender. If you did not expect this e-mail, you can ignore it.';
+
+export function formatDate(date: Date) {
+  return `${new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(date)} UTC`;
+}
+
+/** The sender as signers see it: the account name, with the e-mail so it can be checked. */
+function senderLabel(sender: { name?: string | null; email: string }) {
+  return sender.name ? `${sender.name} (${sender.email})` : sender.email;
+}
+
+export interface InvitationInput {
+  signerName: string;
+  sender: { name?: string | null; email: string };
+  title: string;
+  message?: string | null;
+  signingUrl: string;
+  expiresAt: Date;
+}
+
+// Invitations and reminders differ only in their wording: one template serves both.
+function signingLinkMail(input: InvitationInput, wording: { subject: string; heading: string; lead: string }): RenderedMail {
+  const from = senderLabel(input.sender);
+  const expires = formatDate(input.expiresAt);
+  return {
+    subject: wording.subject,
+    text: text([
+      `Hello ${input.signerName},`,
+      '',
+      `${from} ${wording.lead} "${input.title}".`,
+      input.message ? `\nTheir message:\n${input.message}\n` : '',
+      `Review and sign: ${input.signingUrl}`,
+      `The link expires on ${expires}.`,
+      '',
+      sentBySignet,
+    ]),
+    html: layout({
+      heading: wording.heading,
+      paragraphs: [html`Hello ${input.signerName},`, html`<strong>${from}</strong> ${wording.lead} <strong>${input.title}</strong>.`],
+      quote: input.message ?? undefined,
+      button: { label: 'Review and sign', url: input.signingUrl },
+      footer: `The link expires on ${expires}. ${sentBySignet}`,
+    }),
+  };
+}
+
+export function invitationMail(input: InvitationInput): RenderedMail {
+  return signingLinkMail(input, {
+    subject: `${input.sender.name || input.sender.email} asks you to sign: ${input.title}`,
+    heading: `Please sign: ${input.title}`,
+    lead: 'asks you to sign',
+  });
+}
+
+export type ReminderInput = InvitationInput;
+
+export function reminderMail(input: ReminderInput): RenderedMail {
+  return signingLinkMail(input, {
+    subject: `Reminder: ${input.title} is waiting for your signature`,
+    heading: `Reminder: ${input.title}`,
+    lead: 'is still waiting for your signature on',
+  });
+}
+
+export interface DeclinedInput {
+  recipientName: string;
+  title: string;
+  decliner: { name: string; email: string };
+  reason?: string | null;
+}
+
+export function declinedMail(input: DeclinedInput): RenderedMail {
+  const who = `${input.decliner.name} (${input.decliner.email})`;
+  return {
+    subject: `${input.decliner.name} declined to sign: ${input.title}`,
+    text: text([
+      `Hello ${input.recipientName},`,
+      '',
+      `${who} declined to sign "${input.title}". The signing request is closed; no one else needs to sign it.`,
+      input.reason ? `\nTheir reason:\n${input.reason}` : '',
+      '',
+      'Sent by Signet.',
+    ]),
+    html: layout({
+      heading: `Declined: ${input.title}`,
+      paragraphs: [
+        html`Hello ${input.recipientName},`,
+        html`<strong>${who}</strong> declined to sign <strong>${input.title}</strong>. The signing request is closed; no one else needs to sign it.`,
+        ...(input.reason ? [html`Their reason:`] : []),
+      ],
+      quote: input.reason ?? undefined,
+      footer: 'Sent by Signet.',
+    }),
+  };
+}
+
+export interface CancelledInput {
+  recipientName: string;
+  title: string;
+  sender: { name?: string | null; email: string };
+  reason?: string | null;
+}
+
+export function cancelledMail(input: CancelledInput): RenderedMail {
+  const from = senderLabel(input.sender);
+  return {
+    subject: `Cancelled: ${input.title}`,
+    text: text([
+      `Hello ${input.recipientName},`,
+      '',
+      `${from} cancelled the signing request for "${input.title}". You no longer need to sign it, and its link no longer works.`,
+      input.reason ? `\nTheir reason:\n${input.reason}` : '',
+      '',
+      sentBySignet,
+    ]),
+    html: layout({
+      heading: `Cancelled: ${input.title}`,
+      paragraphs: [
+        html`Hello ${input.recipientName},`,
+        html`<strong>${from}</strong> cancelled the signing request for <strong>${input.title}</strong>. You no longer need to sign it, and its link no longer works.`,
+        ...(input.reason ? [html`Their reason:`] : []),
+      ],
+      quote: input.reason ?? undefined,
+      footer: sentBySignet,
+    }),
+  };
+}
+
+export interface CompletedInput {
+  recipientName: string;
+  title: string;
+  /** When set, the sealed PDF is linked; otherwise the caller attaches it. */
+  downloadUrl?: string;
+}
+
+export function completedMail(input: CompletedInput): RenderedMail {
+  const where = input.downloadUrl ? 'Download the sealed PDF, with its audit trail, from the link below.' : 'The sealed PDF, with its audit trail, is attached.';
+  return {
+    subject: `Completed: ${input.title}`,
+    text: text([
+      `Hello ${input.recipientName},`,
+      '',
+      `Everyone has signed "${input.title}". ${where}`,
+      input.downloadUrl ? `\nDownload: ${input.downloadUrl}` : '',
+      '',
+      'Sent by Signet.',
+    ]),
+    html: layout({
+      heading: `Completed: ${input.title}`,
+      paragraphs: [html`Hello ${input.recipientName},`, html`Everyone has signed <strong>${input.title}</strong>. ${where}`],
+      button: input.downloadUrl ? { label: 'Download the signed PDF', url: input.downloadUrl } : undefined,
+      footer: 'Sent by Signet.',
+    }),
+  };
+}

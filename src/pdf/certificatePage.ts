@@ -1,0 +1,56 @@
+import { PDFDocument } from 'pdf-lib';
+import { PageWriter } from './pageWriter';
+import { formatTimestamp } from './stamp';
+
+export interface CertificateSigner {
+  name: string;
+  email: string;
+  ipAddress?: string;
+  userAgent?: string;
+  viewedAt?: Date;
+  signedAt?: Date;
+}
+
+export interface CertificateEvent {
+  at: Date;
+  type: string;
+  /** Who or what caused it, e.g. an e-mail address or "system". */
+  actor?: string;
+}
+
+export interface CertificateInfo {
+  requestId: string;
+  title: string;
+  documentName: string;
+  originalSha256: string;
+  events: CertificateEvent[];
+  signers: CertificateSigner[];
+}
+
+/** Appends the certificate of completion, flowing onto further pages when the signers or events need them. */
+export async function appendCertificatePage(pdf: PDFDocument, info: CertificateInfo): Promise<void> {
+  const writer = await PageWriter.start(pdf, 'Certificate of completion');
+  writer.field('Request', info.requestId);
+  writer.field('Title', info.title);
+  writer.field('Document', info.documentName);
+  writer.field('Original SHA-256', info.originalSha256);
+
+  writer.space(12);
+  writer.line('Signers', { size: 13, font: writer.bold });
+  for (const signer of info.signers) {
+    writer.keepTogether(80);
+    writer.space(6);
+    writer.field('Name', signer.name);
+    writer.field('E-mail', signer.email);
+    writer.field('IP address', signer.ipAddress ?? '');
+    writer.field('User agent', signer.userAgent ?? '');
+    writer.field('Viewed at', signer.viewedAt ? formatTimestamp(signer.viewedAt) : '');
+    writer.field('Signed at', signer.signedAt ? formatTimestamp(signer.signedAt) : '');
+  }
+
+  writer.space(12);
+  writer.line('Events', { size: 13, font: writer.bold });
+  for (const event of info.events) {
+    writer.line(`${formatTimestamp(event.at)}  ${event.type}${event.actor ? `  ${event.actor}` : ''}`, { size: 9 });
+  }
+}

@@ -1,0 +1,53 @@
+import crypto from 'node:crypto';
+import { PDFDocument } from 'pdf-lib';
+import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
+import { SignPdf } from '@signpdf/signpdf';
+import { P12Signer } from '@signpdf/signer-p12';
+import { appendCertificatePage, type CertificateInfo } from './certificatePage';
+import type { SealCertificate } from './sealCertificate';
+import { stampSignaturesInto, type SignatureStamp } from './stamp';
+
+// Bytes reserved for the PKCS#7 signature: a 2048-bit key's signature and certificate chain need about 3 KB.
+const SIGNATURE_LENGTH = 16384;
+
+export interface SealDocumentInput {
+  original: Uint8Array;
+  signatures: SignatureStamp[];
+  certificate: Omit<CertificateInfo, 'originalSha256'>;
+  sealCertificate: SealCertificate;
+}
+
+export function sha256Of(bytes: Uint8Array): string {
+  return crypto.createHash('sha256').update(bytes).digest('hex');
+}
+
+/** True when bytes are exactly the original the signers saw. */
+export function matchesOriginal(bytes: Uint8Array, originalSha256: string): boolean {
+  return sha256Of(bytes) === originalSha256.toLowerCase();
+}
+
+/** Stamps the signatures, appends the certificate of completion and signs the whole file. */
+export async function sealDocument(input: SealDocumentInput): Promise<{ pdf: Buffer; sha256: string }> {
+  const pdf = await PDFDocument.load(input.original, { updateMetadata: false });
+  await stampSignaturesInto(pdf, input.signatures);
+  await appendCertificatePage(pdf, { ...input.certificate, originalSha256: sha256Of(input.original) });
+  const sealed = await sealPdf(await pdf.save({ useObjectStreams: false }), input.sealCertificate);
+  return { pdf: sealed, sha256: sha256Of(sealed) };
+}
+
+/** Signs the whole PDF with the seal certificate, so any later change to it shows as an invalid signature. */
+export async function sealPdf(bytes: Uint8Array, certificate: SealCertificate): Promise<Buffer> {
+  const pdfDoc = await PDFDocument.load(bytes, { updateMetadata: false });
+  pdflibAddPlaceholder({
+    pdfDoc,
+    reason: 'Sealed by Signet',
+    contactInfo: '',
+    name: 'Signet',
+    location: '',
+    signatureLength: SIGNATURE_LENGTH,
+    appName: 'Signet',
+  });
+  const withPlaceholder = await pdfDoc.save({ useObjectStreams: false });
+  const signer = new P12Signer(certificate.p12, { passphrase: certificate.password });
+  return new SignPdf().sign(Buffer.from(withPlaceholder), signer);
+}

@@ -1,0 +1,120 @@
+import { PDFDocument, PDFFont, PDFImage, PDFPage, StandardFonts, rgb } from 'pdf-lib';
+import { PageWriter, encodableText } from './pageWriter';
+
+export type SignatureMark = { type: 'typed'; value: string } | { type: 'drawn'; pngDataUrl: string };
+
+export interface StampField {
+  /** 1-based page number. */
+  page: number;
+  /** PDF points from the page's bottom-left corner. */
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  type: 'signature' | 'initials' | 'date' | 'text';
+  value?: string;
+}
+
+export interface SignatureStamp {
+  signerName: string;
+  signerEmail: string;
+  signedAt: Date;
+  signature: SignatureMark;
+  fields?: StampField[];
+}
+
+interface Fonts {
+  regular: PDFFont;
+  italic: PDFFont;
+}
+
+/**
+ * Draws each signer's signature into their fields, or, for signers without fields,
+ * lists them on an appended "Signatures" page.
+ */
+export async function stampSignatures(original: Uint8Array, signatures: SignatureStamp[]): Promise<Uint8Array> {
+  const pdf = await PDFDocument.load(original, { updateMetadata: false });
+  await stampSignaturesInto(pdf, signatures);
+  return pdf.save({ useObjectStreams: false });
+}
+
+export async function stampSignaturesInto(pdf: PDFDocument, signatures: SignatureStamp[]): Promise<void> {
+  const fonts = { regular: await pdf.embedFont(StandardFonts.Helvetica), italic: await pdf.embedFont(StandardFonts.TimesRomanItalic) };
+  const pages = pdf.getPages();
+  const withoutFields: SignatureStamp[] = [];
+  for (const stamp of signatures) {
+    if (!stamp.fields?.length) {
+      withoutFields.push(stamp);
+      continue;
+    }
+    const image = stamp.signature.type === 'drawn' ? await embedSignatureImage(pdf, stamp.signature.pngDataUrl) : undefined;
+    for (const field of stamp.fields) {
+      const page = pages[field.page - 1];
+      if (!page) throw new Error(`field on page ${field.page}, but the document has ${pages.length} pages`);
+      drawField(page, field, stamp, image, fonts);
+    }
+  }
+  if (withoutFields.length) await appendSignaturesPage(pdf, withoutFields, fonts);
+}
+
+function drawField(page: PDFPage, field: StampField, stamp: SignatureStamp, image: PDFImage | undefined, fonts: Fonts) {
+  if (field.type === 'date') return drawTextInBox(page, field, formatDate(stamp.signedAt), fonts.regular);
+  if (field.type === 'text') return drawTextInBox(page, field, field.value ?? '', fonts.regular);
+  if (image) return drawImageInBox(page, field, image);
+  const typed = stamp.signature.type === 'typed' ? stamp.signature.value : stamp.signerName;
+  drawTextInBox(page, field, field.type === 'initials' ? initialsOf(typed) : typed, fonts.italic);
+}
+
+/** The text on one line, as large as fits the box (at most 24pt), shortened when even 6pt is too wide. */
+function drawTextInBox(page: PDFPage, box: StampField, value: string, font: PDFFont) {
+  let text = encodableText(value, font);
+  let size = Math.min(24, (box.height * 0.8) / font.heightAtSize(1));
+  while (size > 6 && font.widthOfTextAtSize(text, size) > box.width) size -= 0.5;
+  while (text && font.widthOfTextAtSize(text, size) > box.width) text = text.slice(0, -1);
+  if (!text || size <= 0) return;
+  const y = box.y + (box.height - font.heightAtSize(size, { descender: false })) / 2;
+  page.drawText(text, { x: box.x + 2, y, size, font, color: rgb(0.05, 0.1, 0.4) });
+}
+
+function drawImageInBox(page: PDFPage, box: StampField, image: PDFImage) {
+  const scale = Math.min(box.width / image.width, box.height / image.height);
+  const width = image.width * scale;
+  const height = image.height * scale;
+  page.drawImage(image, { x: box.x + (box.width - width) / 2, y: box.y + (box.height - height) / 2, width, height });
+}
+
+async function appendSignaturesPage(pdf: PDFDocument, signatures: SignatureStamp[], fonts: Fonts) {
+  const writer = await PageWriter.start(pdf, 'Signatures');
+  for (const stamp of signatures) {
+    writer.keepTogether(110);
+    writer.space(10);
+    if (stamp.signature.type === 'drawn') writer.image(await embedSignatureImage(pdf, stamp.signature.pngDataUrl), 220, 60);
+    else writer.line(stamp.signature.value, { size: 22, font: fonts.italic });
+    writer.space(4);
+    writer.field('Name', stamp.signerName);
+    writer.field('E-mail', stamp.signerEmail);
+    writer.field('Signed at', formatTimestamp(stamp.signedAt));
+  }
+}
+
+async function embedSignatureImage(pdf: PDFDocument, dataUrl: string) {
+  const match = /^data:image\/png;base64,(.+)$/s.exec(dataUrl.trim());
+  if (!match) throw new Error('a drawn signature must be a PNG data URL');
+  return pdf.embedPng(Buffer.from(match[1], 'base64'));
+}
+
+function initialsOf(name: string) {
+  return name
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word) => Array.from(word)[0].toUpperCase())
+    .join('');
+}
+
+export function formatDate(date: Date) {
+  return date.toISOString().slice(0, 10);
+}
+
+export function formatTimestamp(date: Date) {
+  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}

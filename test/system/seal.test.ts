@@ -1,0 +1,207 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { expect } from 'chai';
+import { PDFDocument } from 'pdf-lib';
+import { sealDocument, sha256Of, type SealDocumentInput } from '../../src/pdf/seal';
+import { loadSealCertificate, type SealCertificate } from '../../src/pdf/sealCertificate';
+import { stampSignatures } from '../../src/pdf/stamp';
+import { makePdf } from '../support/pdfs';
+
+/** A real PNG: a dark diagonal stroke on white, width x height pixels, 8-bit greyscale. */
+function makePng(width = 40, height = 12): string {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(zlib.crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 0, 0, 0, 0], 8); // bit depth 8, greyscale, deflate, no filter, no interlace
+  const rows = Array.from({ length: height }, (_, y) =>
+    Buffer.from([0, ...Array.from({ length: width }, (_, x) => (Math.abs(x - (y * width) / height) < 2 ? 0 : 255))]),
+  );
+  const png = Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', zlib.deflateSync(Buffer.concat(rows))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+  return `data:image/png;base64,${png.toString('base64')}`;
+}
+
+function pdfsig(file: string) {
+  const result = spawnSync('pdfsig', [file], { encoding: 'utf8' });
+  return `${result.stdout}${result.stderr}`;
+}
+
+function input(original: Buffer, sealCertificate: SealCertificate, overrides: Partial<SealDocumentInput> = {}): SealDocumentInput {
+  const signedAt = new Date('2026-03-04T10:20:30Z');
+  return {
+    original,
+    sealCertificate,
+    signatures: [
+      {
+        signerName: 'Ada Lovelace',
+        signerEmail: 'ada@example.com',
+        signedAt,
+        signature: { type: 'typed', value: 'Ada Lovelace' },
+        fields: [
+          { page: 1, x: 50, y: 100, width: 200, height: 40, type: 'signature' },
+          { page: 2, x: 300, y: 100, width: 60, height: 30, type: 'initials' },
+          { page: 2, x: 50, y: 60, width: 120, height: 20, type: 'date' },
+          { page: 2, x: 50, y: 30, width: 200, height: 20, type: 'text', value: 'Head of Engines' },
+        ],
+      },
+      { signerName: 'Grace Hopper', signerEmail: 'grace@example.com', signedAt, signature: { type: 'drawn', pngDataUrl: makePng() } },
+    ],
+    certificate: {
+      requestId: 'req_01jabcdefghjkmnpqrstvwxyz0',
+      title: 'Engine contract',
+      documentName: 'contract.pdf',
+      events: [
+        { at: new Date('2026-03-04T09:00:00Z'), type: 'request.sent', actor: 'owner@example.com' },
+        { at: signedAt, type: 'request.completed', actor: 'system' },
+      ],
+      signers: [
+        {
+          name: 'Ada Lovelace',
+          email: 'ada@example.com',
+          ipAddress: '203.0.113.7',
+          userAgent: `Mozilla/5.0 ${'VeryLongUserAgentToken'.repeat(40)}`,
+          viewedAt: new Date('2026-03-04T10:00:00Z'),
+          signedAt,
+        },
+        { name: 'Grace Hopper', email: 'grace@example.com', ipAddress: '2001:db8::1', userAgent: 'curl/8.0', signedAt },
+      ],
+    },
+    ...overrides,
+  };
+}
+
+describe('sealing a completed signing request', () => {
+  let dir: string;
+  let sealCertificate: SealCertificate;
+  let original: Buffer;
+  let sealedFile: string;
+  let sealed: Buffer;
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-seal-'));
+    sealCertificate = await loadSealCertificate({ dataDir: dir });
+    original = await makePdf(['Page one', 'Page two']);
+    sealed = (await sealDocument(input(original, sealCertificate))).pdf;
+    sealedFile = path.join(dir, 'sealed.pdf');
+    fs.writeFileSync(sealedFile, sealed);
+  });
+
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('pdfsig finds one valid signature covering the whole document', () => {
+    const report = pdfsig(sealedFile);
+    expect(report).to.include('Signature Validation: Signature is Valid.');
+    expect(report).to.include('Total document signed');
+    expect(report).to.include('Signer Certificate Common Name: Signet document seal');
+  });
+
+  it('qpdf --check accepts the sealed file', () => {
+    expect(spawnSync('qpdf', ['--check', sealedFile]).status).to.equal(0);
+  });
+
+  it('changing one byte inside the signed range makes the signature invalid', () => {
+    const byteRange = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/.exec(sealed.toString('latin1'));
+    expect(byteRange).to.not.equal(null);
+    const firstRangeLength = Number(byteRange![2]);
+    const tampered = Buffer.from(sealed);
+    const offset = Math.floor(firstRangeLength / 2);
+    tampered[offset] = tampered[offset] === 0x41 ? 0x42 : 0x41;
+    const tamperedFile = path.join(dir, 'tampered.pdf');
+    fs.writeFileSync(tamperedFile, tampered);
+    const report = pdfsig(tamperedFile);
+    expect(report).to.not.include('Signature is Valid.');
+    expect(report).to.match(/Signature Validation: (Digest Mismatch|Signature is Invalid)/);
+  });
+
+  it('keeps the original pages and adds a signatures page and a certificate page', async () => {
+    expect((await PDFDocument.load(sealed)).getPageCount()).to.equal(2 + 1 + 1);
+  });
+
+  it('prints the signers and the original SHA-256 on the certificate page', () => {
+    const text = execFileSync('pdftotext', ['-f', '4', '-l', '4', '-layout', sealedFile, '-'], { encoding: 'utf8' });
+    expect(text).to.include('Certificate of completion');
+    expect(text).to.include(sha256Of(original));
+    expect(text).to.include('grace@example.com');
+    expect(text).to.include('203.0.113.7');
+  });
+
+  it('stamps typed signatures into their fields and lists signers without fields on the signatures page', () => {
+    const all = execFileSync('pdftotext', ['-layout', sealedFile, '-'], { encoding: 'utf8' }).split('\f');
+    expect(all[0]).to.include('Ada Lovelace');
+    expect(all[1]).to.include('2026-03-04');
+    expect(all[1]).to.include('Head of Engines');
+    expect(all[1]).to.include('AL');
+    expect(all[2]).to.include('Signatures');
+    expect(all[2]).to.include('Grace Hopper');
+    expect(all[2]).to.include('2026-03-04 10:20:30 UTC');
+    expect(all[2]).to.not.include('ada@example.com');
+  });
+
+  it('flows many signers onto further certificate pages', async () => {
+    const base = input(original, sealCertificate);
+    const signers = Array.from({ length: 30 }, (_, i) => ({ ...base.certificate.signers[0], name: `Signer ${i}`, email: `s${i}@example.com` }));
+    const { pdf } = await sealDocument({ ...base, certificate: { ...base.certificate, signers } });
+    expect((await PDFDocument.load(pdf)).getPageCount()).to.be.greaterThan(4 + 1);
+  });
+
+  it('replaces characters the standard fonts cannot encode instead of throwing', async () => {
+    const base = input(original, sealCertificate);
+    const name = 'Zoë 李 \u{1F58A}';
+    const { pdf } = await sealDocument({
+      ...base,
+      signatures: [{ ...base.signatures[0], signerName: name, signature: { type: 'typed', value: name } }, base.signatures[1]],
+      certificate: { ...base.certificate, title: 'Contrat été 合同', signers: [{ ...base.certificate.signers[0], name }] },
+    });
+    const file = path.join(dir, 'unicode.pdf');
+    fs.writeFileSync(file, pdf);
+    expect(execFileSync('pdftotext', ['-l', '1', file, '-'], { encoding: 'utf8' })).to.include('Zoë ?');
+    expect(pdfsig(file)).to.include('Signature is Valid.');
+  });
+
+  it('stampSignatures alone returns a loadable PDF', async () => {
+    const stamped = await stampSignatures(original, input(original, sealCertificate).signatures);
+    expect((await PDFDocument.load(stamped)).getPageCount()).to.equal(3);
+  });
+});
+
+describe('the seal certificate', () => {
+  let dir: string;
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-seal-cert-'));
+  });
+
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('is generated once, private to its owner, and the same on later and concurrent calls', async () => {
+    const [first, racing] = await Promise.all([loadSealCertificate({ dataDir: dir }), loadSealCertificate({ dataDir: dir })]);
+    const later = await loadSealCertificate({ dataDir: dir });
+    expect(racing.p12.equals(first.p12)).to.equal(true);
+    expect(later.p12.equals(first.p12)).to.equal(true);
+    expect(fs.statSync(path.join(dir, 'seal.p12')).mode & 0o777).to.equal(0o600);
+    expect(fs.readdirSync(dir)).to.deep.equal(['seal.p12']);
+  });
+
+  it('uses an explicit p12Path as given, with its password', async () => {
+    const elsewhere = path.join(dir, 'elsewhere');
+    const generated = await loadSealCertificate({ dataDir: elsewhere });
+    const explicit = await loadSealCertificate({ dataDir: dir, p12Path: path.join(elsewhere, 'seal.p12'), p12Password: 'secret' });
+    expect(explicit).to.deep.equal({ p12: generated.p12, password: 'secret' });
+    expect(fs.existsSync(path.join(dir, 'seal.p12'))).to.equal(false);
+  });
+});
