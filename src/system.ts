@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { createApp } from './api/app';
 import type { Config } from './config';
 import { migrateLatest, openDatabase, type Database } from './db';
 import type { Logger } from './logger';
+import { createMailTransport } from './mail';
 import { createElasticsearchClient } from './search/elasticsearch';
 import { startTemporalDevServer } from './temporal/devServer';
 import { installTemporalRuntime } from './temporal/runtime';
@@ -17,6 +18,7 @@ export interface RunningSystem {
   temporalUiUrl?: string;
   database: Database;
   temporal: Connection;
+  client: Client;
   stop(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     }
     const temporal = await Connection.connect({ address: temporalAddress });
     stops.push(() => temporal.close());
+    const client = new Client({ connection: temporal, namespace: config.TEMPORAL_NAMESPACE });
 
     if (config.runWorker) {
       installTemporalRuntime(logger);
@@ -58,7 +61,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         address: temporalAddress,
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueue: config.TEMPORAL_TASK_QUEUE,
-        deps: { db: database.knex },
+        deps: { db: database.knex, config, mail: createMailTransport(config, database.knex) },
       });
       const running = worker.run();
       stops.push(async () => {
@@ -76,6 +79,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         config,
         db: database.knex,
         logger,
+        temporal: client,
         readinessChecks: {
           database: () => database.knex.raw('select 1'),
           temporal: () => temporal.workflowService.getSystemInfo({}),
@@ -88,7 +92,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       stops.push(() => new Promise((resolve) => server.close(resolve)));
       url = config.PUBLIC_URL ?? `http://localhost:${(server.address() as AddressInfo).port}`;
     }
-    return { url, temporalUiUrl, database, temporal, stop };
+    return { url, temporalUiUrl, database, temporal, client, stop };
   } catch (error) {
     await stop();
     throw error;

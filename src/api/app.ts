@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import Router from '@koa/router';
+import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
@@ -7,6 +8,8 @@ import { accountRoutes } from '../accounts/routes';
 import { documentRoutes } from '../documents/routes';
 import { docsRoutes } from '../docs/routes';
 import { mailDevRoutes } from '../mail/devRoutes';
+import { signatureRoutes } from '../signatures/routes';
+import { signingRoutes } from '../signing/routes';
 import { healthRoutes, type ReadinessChecks } from '../health/routes';
 import { authenticate } from './middleware/authenticate';
 import { createRateLimiter } from './middleware/rateLimit';
@@ -18,9 +21,10 @@ export interface AppDeps {
   db: Db;
   logger: Logger;
   readinessChecks: ReadinessChecks;
+  temporal: Client;
 }
 
-export function createApp({ config, db, logger, readinessChecks }: AppDeps) {
+export function createApp({ config, db, logger, readinessChecks, temporal }: AppDeps) {
   const app = new Koa({ proxy: true });
   const openapi = createOpenApiRegistry();
   const api = new Router({ prefix: '/api/v1' });
@@ -32,9 +36,11 @@ export function createApp({ config, db, logger, readinessChecks }: AppDeps) {
     ctx.body = openApiDocument;
   });
   api.use(authenticate(db));
-  const deps = { router: api, db, config, rateLimit, openapi };
+  const deps = { router: api, db, config, rateLimit, openapi, temporal };
   accountRoutes(deps);
   documentRoutes(deps);
+  signatureRoutes(deps);
+  const signing = signingRoutes({ db, temporal, openapi, config, logger });
 
   const health = healthRoutes(readinessChecks);
   const docs = docsRoutes();
@@ -48,6 +54,7 @@ export function createApp({ config, db, logger, readinessChecks }: AppDeps) {
   });
   app.use(health.routes());
   app.use(docs.routes());
+  app.use(signing.routes());
   if (config.NODE_ENV !== 'production') app.use(mailDevRoutes(db).routes());
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: false }));

@@ -1,5 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type Router from '@koa/router';
+import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import type { RateLimit } from './middleware/rateLimit';
@@ -11,4 +12,5 @@ export interface RouteDeps {
   config: Config;
   rateLimit: RateLimit;
   openapi: OpenAPIRegistry;
+  temporal: Client;
 }

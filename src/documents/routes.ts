@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { File } from 'formidable';
 import type { Account } from '../accounts/service';
 import { jsonOrMultipartBody, jsonBody, readPdfBody } from '../api/middleware/body';
+import { uploadGate } from '../api/middleware/uploadGate';
 import { pickErrors } from '../api/openapi';
 import type { RouteDeps } from '../api/routeDeps';
 import { parseInput, z } from '../api/validation';
@@ -40,6 +41,8 @@ async function readCreateInput(ctx: Context) {
 export function documentRoutes({ router, db, config, rateLimit, openapi }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
   const maxBytes = config.MAX_UPLOAD_BYTES;
+  // One gate for both upload routes: together they process at most MAX_CONCURRENT_UPLOADS large bodies.
+  const gate = uploadGate(config.MAX_CONCURRENT_UPLOADS);
 
   openapi.registerPath({
     method: 'post',
@@ -50,7 +53,7 @@ export function documentRoutes({ router, db, config, rateLimit, openapi }: Route
     request: { body: { content: { 'application/json': { schema: DocumentCreateSchema }, 'multipart/form-data': { schema: DocumentUploadSchema } } } },
     responses: { 201: { description: 'Created', ...json(DocumentSchema) }, ...pickErrors(400, 401, 403, 413, 429) },
   });
-  router.post('/documents', rateLimit('POST /documents'), jsonOrMultipartBody(maxBytes), async (ctx) => {
+  router.post('/documents', rateLimit('POST /documents'), gate, jsonOrMultipartBody(maxBytes), async (ctx) => {
     const document = await createDocument(db, account(ctx), await readCreateInput(ctx));
     ctx.status = 201;
     ctx.body = presentDocument(document);
@@ -116,7 +119,7 @@ export function documentRoutes({ router, db, config, rateLimit, openapi }: Route
     request: { params: DocumentIdParams, body: pdf },
     responses: { 200: { description: 'The document, now ready', ...json(DocumentSchema) }, ...pickErrors(400, 401, 404, 409, 413) },
   });
-  router.put('/documents/:id/file', async (ctx) => {
+  router.put('/documents/:id/file', gate, async (ctx) => {
     await getDocument(db, account(ctx).id, ctx.params.id); // 404 before reading a body for someone else's document
     const content = await readPdfBody(ctx, maxBytes);
     ctx.body = presentDocument(await uploadDocumentFile(db, account(ctx).id, ctx.params.id, content));

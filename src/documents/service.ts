@@ -149,6 +149,9 @@ export async function renameDocument(db: Db, accountId: string, id: string, file
 }
 
 export async function deleteDocument(db: Db, accountId: string, id: string): Promise<void> {
+  await getDocument(db, accountId, id);
+  const active = await db('signing_requests').where({ document_id: id, status: 'pending' }).first('id');
+  if (active) throw conflict(`The document is out for signature (${active.id}); cancel that request first.`);
   const updated = await liveDocuments(db, accountId).where({ id }).update({ deleted_at: db.fn.now() });
   if (updated === 0) throw notFound('Document');
 }

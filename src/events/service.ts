@@ -9,6 +9,10 @@ export const eventTypes = [
   'signing_request.completed',
   'signer.signed',
   'signer.declined',
+  'signer.viewed',
+  'signing_request.cancelled',
+  'signing_request.declined',
+  'signing_request.expired',
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 
@@ -23,9 +27,19 @@ export interface SignetEvent {
  * Records an event. Always call it with the transaction that makes the change it reports
  * (the transactional outbox): the change and its event commit together or not at all.
  */
-export async function recordEvent(trx: Db, accountId: string, type: EventType, data: Record<string, unknown>): Promise<SignetEvent> {
+export async function recordEvent(
+  trx: Db,
+  accountId: string,
+  type: EventType,
+  data: Record<string, unknown>,
+  idempotencyKey?: string,
+): Promise<SignetEvent> {
   const createdAt = new Date();
   const id = newId('event');
-  await trx('events').insert({ id, account_id: accountId, type, data: JSON.stringify(data), created_at: createdAt });
+  // An activity passes the key of its step: a retry finds the event already written and adds none.
+  await trx('events')
+    .insert({ id, account_id: accountId, type, data: JSON.stringify(data), created_at: createdAt, idempotency_key: idempotencyKey ?? null })
+    .onConflict('idempotency_key')
+    .ignore();
   return { id, type, timestamp: createdAt.toISOString(), data };
 }

@@ -22,6 +22,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'signet-test-')),
+    // A task queue of its own, so workflows left on the shared Temporal server by another run never reach this worker.
+    TEMPORAL_TASK_QUEUE: `signet-test-${databaseKind}-${process.pid}`,
     ...overrides,
   };
   if (databaseKind === 'pglite') delete env.DATABASE_URL;

@@ -8,7 +8,7 @@ import { AppError } from '../../errors';
 export function requestContext(logger: Logger): Middleware {
   return async (ctx, next) => {
     const incoming = ctx.get('X-Request-Id');
-    const requestId = /^[\w.-]{1,64}$/.test(incoming) ? incoming : `req_${crypto.randomBytes(8).toString('hex')}`;
+    const requestId = /^[\w.-]{1,64}$/.test(incoming) ? incoming : `req_${crypto.randomUUID().replaceAll('-', '')}`;
     const log = logger.child({ requestId });
     ctx.state.requestId = requestId;
     ctx.state.log = log;
@@ -30,6 +30,7 @@ export function requestContext(logger: Logger): Middleware {
 function renderError(ctx: Parameters<Middleware>[0], error: unknown, requestId: string, log: Logger) {
   const appError = toAppError(error);
   if (!appError) log.error({ err: error }, 'unhandled error');
+  else if (appError.code === 'request_aborted') log.info({ reason: (error as Error).message }, 'client closed the request');
   const { status, code, message, details, headers, extra } = appError ?? new AppError(500, 'internal_error', 'Something went wrong on our side.');
   ctx.status = status;
   ctx.set(headers);
@@ -41,6 +42,10 @@ function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
   const status = (error as { status?: number; httpCode?: number })?.status ?? (error as { httpCode?: number })?.httpCode;
   const type = (error as { type?: string })?.type;
+  // The client hung up mid-body: raw-body (JSON, raw PDF) and formidable (multipart, FormidableError code 1002).
+  if (type === 'request.aborted' || type === 'stream.not.readable' || isFormidableAbort(error) || (error as { code?: string })?.code === 'ECONNRESET') {
+    return new AppError(400, 'request_aborted', 'The client closed the request before its body arrived.');
+  }
   if (status === 413 || type === 'entity.too.large') return new AppError(413, 'payload_too_large', 'The request body is too large.');
   if (type === 'entity.parse.failed' || (error instanceof SyntaxError && status === 400)) {
     return new AppError(400, 'validation_error', 'The request is invalid.', { details: ['body must be valid JSON'] });
@@ -52,4 +57,9 @@ function toAppError(error: unknown): AppError | undefined {
     return new AppError(400, 'validation_error', 'The request is invalid.', { details: [(error as Error).message] });
   }
   return undefined;
+}
+
+function isFormidableAbort(error: unknown) {
+  const { code, httpCode } = (error ?? {}) as { code?: unknown; httpCode?: unknown };
+  return code === 1002 && typeof httpCode === 'number';
 }

@@ -1,12 +1,14 @@
 import type { Knex } from 'knex';
 import * as accountsAndApiKeys from './20261121000000_accounts_and_api_keys';
 import * as documentsAndEvents from './20261121000100_documents_and_events';
+import * as signingRequests from './20261121000200_signing_requests';
 import * as mailOutbox from './20261121000900_mail_outbox';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 const migrations: Record<string, Knex.Migration> = {
   '20261121000000_accounts_and_api_keys': accountsAndApiKeys,
   '20261121000100_documents_and_events': documentsAndEvents,
+  '20261121000200_signing_requests': signingRequests,
   '20261121000900_mail_outbox': mailOutbox,
 };
 

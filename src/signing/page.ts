@@ -1,0 +1,124 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Context } from 'koa';
+
+// The page a signer opens from their link: a static HTML shell; /sign-assets/signing.js fills it from the JSON endpoints.
+// The PDF is drawn by pdf.js, served from the pdfjs-dist package (no CDN) like Swagger UI at /docs.
+
+const pdfjsDir = path.join(path.dirname(require.resolve('pdfjs-dist/package.json')), 'build');
+const ownDir = path.join(__dirname, 'assets');
+
+/** Every file under /sign-assets/: its path on disk and content type. */
+export const signingAssets: Record<string, { file: string; type: string }> = {
+  'signing.js': { file: path.join(ownDir, 'signing.js'), type: 'text/javascript' },
+  'signing.css': { file: path.join(ownDir, 'signing.css'), type: 'text/css' },
+  'pdf.min.mjs': { file: path.join(pdfjsDir, 'pdf.min.mjs'), type: 'text/javascript' },
+  'pdf.worker.min.mjs': { file: path.join(pdfjsDir, 'pdf.worker.min.mjs'), type: 'text/javascript' },
+};
+
+export const signingAssetPath = /^\/sign-assets\/([a-z.]+)$/;
+
+// pdf.js needs a module worker (worker-src 'self') and draws pages on canvases; nothing else loads from anywhere.
+export const signingPageCsp = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "frame-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The headers of every signing page: the token is in the URL, so nothing may leak it or keep it. */
+export function setSigningPageHeaders(ctx: Context) {
+  ctx.set('Content-Security-Policy', signingPageCsp);
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Cache-Control', 'no-store');
+  ctx.type = 'text/html';
+}
+
+const shell = (title: string, main: string, script = '') => `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta name="robots" content="noindex">
+  <title>${title}</title>
+  <link rel="stylesheet" href="/sign-assets/signing.css">${script}
+</head>
+<body>
+  <main class="page">
+${main}
+  </main>
+</body>
+</html>`;
+
+export const signingPage = shell(
+  'Sign a document · Signet',
+  `    <p id="loading" class="notice" aria-live="polite">Loading the document…</p>
+    <div id="alert" class="alert" role="alert" hidden></div>
+
+    <header id="summary" hidden>
+      <h1 id="title"></h1>
+      <p class="sender">From <span id="sender-name"></span> <span id="sender-email"></span></p>
+      <p id="message" class="message" hidden></p>
+    </header>
+
+    <section id="outcome" class="outcome" hidden aria-live="polite">
+      <h2 id="outcome-title" tabindex="-1"></h2>
+      <p id="outcome-text"></p>
+    </section>
+
+    <section id="document" class="document" aria-labelledby="document-heading" hidden>
+      <h2 id="document-heading">Document: <span id="file-name"></span></h2>
+      <div id="pages" class="pages"></div>
+      <p><a id="download" class="download" download>Download the PDF</a></p>
+    </section>
+
+    <section id="sign" class="sign" aria-labelledby="sign-heading" hidden>
+      <h2 id="sign-heading">Your signature</h2>
+      <fieldset class="modes">
+        <legend>How do you want to sign?</legend>
+        <label><input type="radio" name="mode" value="drawn" checked> Draw</label>
+        <label><input type="radio" name="mode" value="typed"> Type</label>
+      </fieldset>
+      <div id="drawn" class="drawn">
+        <canvas id="pad" class="pad" role="img" aria-label="Signature pad: draw your signature with a finger, pen or mouse"></canvas>
+        <button type="button" id="clear" class="secondary">Clear</button>
+      </div>
+      <div id="typed" class="typed" hidden>
+        <label for="typed-name">Your full name</label>
+        <input id="typed-name" type="text" autocomplete="name" maxlength="200">
+        <p id="typed-preview" class="typed-preview" aria-hidden="true"></p>
+      </div>
+      <label class="consent"><input type="checkbox" id="consent"> I agree to sign this document electronically</label>
+      <div class="actions">
+        <button type="button" id="sign-button" class="primary" disabled>Sign</button>
+        <button type="button" id="decline-button" class="secondary">Decline</button>
+      </div>
+      <div id="decline" class="decline" hidden>
+        <label for="reason">Why are you declining? (required)</label>
+        <textarea id="reason" rows="3" maxlength="1000" required></textarea>
+        <div class="actions">
+          <button type="button" id="decline-confirm" class="danger" disabled>Decline to sign</button>
+          <button type="button" id="decline-cancel" class="secondary">Cancel</button>
+        </div>
+      </div>
+    </section>
+
+    <noscript><p class="notice">This page needs JavaScript to show the document and record your signature.</p></noscript>`,
+  '\n  <script type="module" src="/sign-assets/signing.js"></script>',
+);
+
+export const linkNotValidPage = shell(
+  'Link not valid · Signet',
+  `    <section class="outcome">
+      <h1>This signing link is not valid</h1>
+      <p>Check that you opened the whole link from your e-mail, or ask the sender for a new one.</p>
+    </section>`,
+);

@@ -1,0 +1,286 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { client } from '../support/http';
+import { createSigningRequest, drawnSignature, eventually, tokenOf } from '../support/signing';
+import { createTestAccount } from '../support/system';
+
+type Account = Awaited<ReturnType<typeof createTestAccount>>;
+
+const linkFor = async ({ request }: Account, requestId: string, signerId: string) => {
+  const link = await request('POST', `/api/v1/signatures/${requestId}/signers/${signerId}/link`);
+  expect(link.status, JSON.stringify(link.body)).to.equal(200);
+  return link.body.url as string;
+};
+
+const signer = (account: Account, url: string) => {
+  const request = client(account.system.url!);
+  const token = tokenOf(url);
+  return {
+    view: () => request('GET', `/sign/${token}/request`),
+    document: () => request('GET', `/sign/${token}/document`),
+    sign: (body: unknown = { consent: true, signature: { type: 'typed', value: 'Ada Lovelace' } }) =>
+      request('POST', `/sign/${token}/sign`, { json: body, headers: { 'User-Agent': 'signet-test-browser/1.0' } }),
+    decline: (reason = 'Wrong amount') => request('POST', `/sign/${token}/decline`, { json: { reason } }),
+  };
+};
+
+const eventsOf = (account: Account) => account.db('events').where({ account_id: account.account.id }).orderBy('id');
+
+describe('POST /api/v1/signatures', () => {
+  it('400 with one details string per violated rule', async () => {
+    const account = await createTestAccount();
+    const response = await account.request('POST', '/api/v1/signatures', { json: { signers: [] } });
+    expect(response.status).to.equal(400);
+    expect(response.body.error).to.equal('validation_error');
+    expect(response.body.details).to.include.members(['document_id is required', 'title is required', 'signers must have at least 1 item(s)']);
+  });
+
+  it('400 for a bad e-mail, duplicate e-mails, too many signers, a past expiry, a long title', async () => {
+    const { request } = await createTestAccount();
+    const many = Array.from({ length: 51 }, (_, i) => ({ name: `S${i}`, email: `s${i}@example.com` }));
+    const cases: [Record<string, unknown>, string][] = [
+      [{ signers: [{ name: 'A', email: 'not-an-email' }] }, 'signers.0.email must be a valid e-mail address'],
+      [{ signers: [{ name: 'A', email: 'a@example.com' }, { name: 'B', email: 'A@example.com' }] }, 'signers.1.email is a duplicate: each signer needs their own e-mail address'],
+      [{ signers: many }, 'signers must have at most 50 items'],
+      [{ signers: [{ name: '', email: 'a@example.com' }] }, 'signers.0.name is required'],
+      [{ expiresAt: '2020-01-01T00:00:00Z' }, 'expiresAt must be in the future'],
+      [{ title: 'x'.repeat(201) }, 'title must be at most 200 characters'],
+    ];
+    for (const [body, detail] of cases) {
+      const response = await request('POST', '/api/v1/signatures', { json: { document_id: 'doc_x', title: 'T', signers: [{ name: 'A', email: 'a@example.com' }], ...body } });
+      expect(response.status, detail).to.equal(400);
+      expect(response.body.details, detail).to.include(detail);
+    }
+  });
+
+  it('404 for another account’s document, 409 for a document without its PDF', async () => {
+    const owner = await createTestAccount();
+    const stranger = await createTestAccount();
+    const { document } = await createSigningRequest(owner.request);
+    const signers = [{ name: 'A', email: 'a@example.com' }];
+    const foreign = await stranger.request('POST', '/api/v1/signatures', { json: { document_id: document.id, title: 'T', signers } });
+    expect(foreign.status).to.equal(404);
+    const empty = await owner.request('POST', '/api/v1/documents', { json: { fileName: 'later.pdf', fileSize: 10 } });
+    const waiting = await owner.request('POST', '/api/v1/signatures', { json: { documentId: empty.body.id, title: 'T', signers } });
+    expect(waiting.status).to.equal(409);
+  });
+
+  it('201 with the request and its signers; the workflow invites them by e-mail', async () => {
+    const account = await createTestAccount();
+    const { signingRequest, document } = await createSigningRequest(account.request);
+    expect(signingRequest.id).to.match(/^sr_/);
+    expect(signingRequest).to.include({ documentId: document.id, title: 'Services agreement', status: 'pending', signingOrder: 'parallel' });
+    expect(signingRequest.signers.map((s: { id: string }) => s.id)).to.satisfy((ids: string[]) => ids.every((id) => /^sgr_/.test(id)));
+    const workflow = await account.system.client.workflow.getHandle(signingRequest.id).describe();
+    expect(workflow.workflowId).to.equal(signingRequest.id);
+    const keys = signingRequest.signers.map((s: { id: string }) => `invitation:${s.id}:0`);
+    const mails = await eventually(async () => {
+      const rows = await account.db('mail_outbox').whereIn('idempotency_key', keys);
+      expect(rows).to.have.length(2);
+      return rows;
+    });
+    expect(mails.map((mail) => mail.to_address).sort()).to.deep.equal(['"Ada Lovelace" <ada@example.com>', '"Alan Turing" <alan@example.com>']);
+    expect(mails[0].subject).to.contain('Services agreement');
+    expect(mails[0].text).to.match(/\/sign\/[A-Za-z0-9_-]{43}/);
+    expect(mails[0].text).to.contain('Please sign by Friday.');
+    const got = await eventually(async () => {
+      const response = await account.request('GET', `/api/v1/signatures/${signingRequest.id}`);
+      expect(response.body.signers.map((s: { status: string }) => s.status)).to.deep.equal(['notified', 'notified']);
+      return response;
+    });
+    expect(got.body.originalSha256).to.equal(document.sha256);
+  });
+});
+
+describe('signing a request end to end (parallel)', function () {
+  this.timeout(90_000);
+
+  it('both sign; the sealed PDF verifies with pdfsig; each event is written exactly once', async () => {
+    const account = await createTestAccount();
+    const { signingRequest, document } = await createSigningRequest(account.request);
+    const [first, second] = signingRequest.signers;
+    const ada = signer(account, await linkFor(account, signingRequest.id, first.id));
+    const alan = signer(account, await linkFor(account, signingRequest.id, second.id));
+
+    const view = await ada.view();
+    expect(view.status).to.equal(200);
+    expect(view.body).to.deep.include({ yourTurn: true });
+    expect(view.body.request).to.include({ title: 'Services agreement', message: 'Please sign by Friday.' });
+    expect(view.body.signer).to.include({ email: 'ada@example.com' });
+    const pdf = await ada.document();
+    expect(pdf.headers.get('content-type')).to.equal('application/pdf');
+
+    expect((await ada.sign()).body).to.deep.equal({ signerId: first.id, status: 'signed' });
+    const again = await ada.sign();
+    expect(again.status).to.equal(409);
+    expect(again.body.error).to.equal('conflict');
+    expect((await alan.sign({ consent: true, signature: { type: 'drawn', value: drawnSignature } })).status).to.equal(200);
+
+    const completed = await eventually(async () => {
+      const response = await account.request('GET', `/api/v1/signatures/${signingRequest.id}`);
+      expect(response.body.status).to.equal('completed');
+      return response.body;
+    }, 60_000);
+    expect(completed.sealedSha256).to.match(/^[0-9a-f]{64}$/);
+    expect(completed.originalSha256).to.equal(document.sha256);
+
+    const sealed = await account.request('GET', `/api/v1/signatures/${signingRequest.id}/document`);
+    expect(sealed.status).to.equal(200);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-sealed-'));
+    fs.writeFileSync(path.join(dir, 'sealed.pdf'), sealed.bytes);
+    const report = execFileSync('pdfsig', [path.join(dir, 'sealed.pdf')]).toString();
+    expect(report).to.contain('Signature is Valid');
+    expect(report).to.contain('Total document signed');
+    fs.rmSync(dir, { recursive: true, force: true });
+
+    const events = await eventually(async () => {
+      const rows = await eventsOf(account);
+      expect(rows.map((row) => row.type)).to.include('signing_request.completed');
+      return rows;
+    });
+    const count = (type: string) => events.filter((row) => row.type === type).length;
+    expect(count('signing_request.created')).to.equal(1);
+    expect(count('signer.signed')).to.equal(2);
+    expect(count('document.signed')).to.equal(1);
+    expect(count('signing_request.completed')).to.equal(1);
+    const signed = events.find((row) => row.type === 'document.signed')!;
+    expect(Object.keys(signed.data).sort()).to.deep.equal(['documentId', 'fileName', 'signatureCount', 'signedAt']);
+    expect(signed.data).to.include({ documentId: document.id, fileName: 'agreement.pdf', signatureCount: 2 });
+    expect(signed.data.signedAt).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+    const trail = await account.request('GET', `/api/v1/signatures/${signingRequest.id}/audit-trail`);
+    const actions = trail.body.data.map((step: { action: string }) => step.action);
+    expect(actions).to.include.members(['created', 'invitation_sent', 'signed', 'completed']);
+    const adaSigned = trail.body.data.find((step: { action: string; signerEmail: string }) => step.action === 'signed' && step.signerEmail === 'ada@example.com');
+    expect(adaSigned).to.include({ userAgent: 'signet-test-browser/1.0' });
+    expect(adaSigned.ipAddress).to.be.a('string');
+
+    await eventually(async () => {
+      const mails = await account.db('mail_outbox').where('idempotency_key', 'like', `completed:${signingRequest.id}:%`);
+      expect(mails).to.have.length(3); // both signers and the owner
+      expect(mails[0].attachments[0].contentType).to.equal('application/pdf');
+    });
+  });
+
+  it('two concurrent sign calls for one signer: one succeeds, one is 409', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request);
+    const ada = signer(account, await linkFor(account, signingRequest.id, signingRequest.signers[0].id));
+    const results = await Promise.all([ada.sign(), ada.sign()]);
+    expect(results.map((r) => r.status).sort()).to.deep.equal([200, 409]);
+    const rows = await eventually(async () => {
+      const events = (await eventsOf(account)).filter((row) => row.type === 'signer.signed');
+      expect(events).to.have.length(1);
+      return events;
+    });
+    expect(rows[0].data.signerId).to.equal(signingRequest.signers[0].id);
+  });
+});
+
+describe('sequential order, declines, cancellation', function () {
+  this.timeout(60_000);
+
+  it('sequential: the second signer is not invited and cannot sign before the first', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request, { signingOrder: 'sequential' });
+    const [first, second] = signingRequest.signers;
+    const alan = signer(account, await linkFor(account, signingRequest.id, second.id));
+    expect((await alan.view()).body.yourTurn).to.equal(false);
+    const early = await alan.sign();
+    expect(early.status).to.equal(409);
+    expect(early.body.message).to.match(/turn/);
+    const ada = signer(account, await linkFor(account, signingRequest.id, first.id));
+    expect((await ada.sign()).status).to.equal(200);
+    await eventually(async () => expect((await alan.view()).body.yourTurn).to.equal(true));
+    await eventually(async () => {
+      const invited = await account.db('mail_outbox').where({ idempotency_key: `invitation:${second.id}:0` });
+      expect(invited).to.have.length(1);
+    });
+  });
+
+  it('a decline ends the request as declined and refuses later signatures', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request);
+    const [first, second] = signingRequest.signers;
+    const alan = signer(account, await linkFor(account, signingRequest.id, second.id));
+    const ada = signer(account, await linkFor(account, signingRequest.id, first.id));
+    expect((await alan.decline('The fee is wrong')).body).to.deep.equal({ signerId: second.id, status: 'declined' });
+    const late = await ada.sign();
+    expect(late.status).to.equal(409);
+    const got = await eventually(async () => {
+      const response = await account.request('GET', `/api/v1/signatures/${signingRequest.id}`);
+      expect(response.body.status).to.equal('declined');
+      return response.body;
+    });
+    expect(got.signers[1]).to.include({ status: 'declined', declineReason: 'The fee is wrong' });
+    const declined = (await eventsOf(account)).filter((row) => row.type === 'signer.declined');
+    expect(declined).to.have.length(1);
+    expect(declined[0].data).to.include({ signerId: second.id, reason: 'The fee is wrong' });
+  });
+
+  it('cancel ends the request; a second cancel and any signature are 409', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request);
+    const ada = signer(account, await linkFor(account, signingRequest.id, signingRequest.signers[0].id));
+    const cancelled = await account.request('POST', `/api/v1/signatures/${signingRequest.id}/cancel`, { json: { reason: 'Sent by mistake' } });
+    expect(cancelled.status).to.equal(200);
+    expect(cancelled.body.status).to.equal('cancelled');
+    expect((await account.request('POST', `/api/v1/signatures/${signingRequest.id}/cancel`, { json: {} })).status).to.equal(409);
+    expect((await ada.sign()).status).to.equal(409);
+    expect((await account.request('GET', `/api/v1/signatures/${signingRequest.id}/document`)).status).to.equal(409);
+  });
+
+  it('a document out for signature cannot be deleted until its request ends', async () => {
+    const account = await createTestAccount();
+    const { signingRequest, document } = await createSigningRequest(account.request);
+    const refused = await account.request('DELETE', `/api/v1/documents/${document.id}`);
+    expect(refused.status).to.equal(409);
+    expect(refused.body.message).to.contain(signingRequest.id);
+    await account.request('POST', `/api/v1/signatures/${signingRequest.id}/cancel`, { json: {} });
+    expect((await account.request('DELETE', `/api/v1/documents/${document.id}`)).status).to.equal(204);
+  });
+
+  it('remind re-sends to the signers whose turn it is', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request);
+    const reminded = await account.request('POST', `/api/v1/signatures/${signingRequest.id}/remind`);
+    expect(reminded.status).to.equal(200);
+    expect(reminded.body.remindedSignerIds).to.have.members(signingRequest.signers.map((s: { id: string }) => s.id));
+  });
+});
+
+describe('the signer endpoints refuse bad input', () => {
+  it('400 without consent, with an empty or non-PNG signature; 404 for an unknown token', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request);
+    const ada = signer(account, await linkFor(account, signingRequest.id, signingRequest.signers[0].id));
+    const cases: [unknown, string][] = [
+      [{ signature: { type: 'typed', value: 'Ada' } }, 'consent must be true: the signer agrees to sign electronically'],
+      [{ consent: true, signature: { type: 'typed', value: '  ' } }, 'signature.value must not be empty'],
+      [{ consent: true, signature: { type: 'drawn', value: 'data:image/jpeg;base64,AAAA' } }, 'signature.value must be a PNG data URL (data:image/png;base64,…)'],
+      [{ consent: true, signature: { type: 'drawn', value: `data:image/png;base64,${'A'.repeat(1_500_000)}` } }, 'signature.value must be at most 1 MB'],
+    ];
+    for (const [body, detail] of cases) {
+      const response = await ada.sign(body);
+      expect(response.status, detail).to.equal(400);
+      expect(response.body.details).to.include(detail);
+    }
+    expect((await ada.decline('')).status).to.equal(400);
+    const unknown = await client(account.system.url!)('GET', `/sign/${'x'.repeat(43)}/request`);
+    expect(unknown.status).to.equal(404);
+  });
+
+  it('another account’s signing request is 404', async () => {
+    const owner = await createTestAccount();
+    const stranger = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(owner.request);
+    for (const path of ['', '/audit-trail', '/document']) {
+      expect((await stranger.request('GET', `/api/v1/signatures/${signingRequest.id}${path}`)).status).to.equal(404);
+    }
+    expect((await stranger.request('POST', `/api/v1/signatures/${signingRequest.id}/cancel`, { json: {} })).status).to.equal(404);
+    expect((await stranger.request('GET', '/api/v1/signatures')).body.data).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,43 @@
+import { expect } from 'chai';
+import type { Request } from './http';
+import { makePdf } from './pdfs';
+
+/** A ready document and a signing request on it, through the public API. */
+export async function createSigningRequest(request: Request, body: Record<string, unknown> = {}) {
+  const pdf = await makePdf(['Agreement', 'Page two']);
+  const document = await request('POST', '/api/v1/documents', { json: { fileName: 'agreement.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+  expect(document.status).to.equal(201);
+  const created = await request('POST', '/api/v1/signatures', {
+    json: {
+      document_id: document.body.id,
+      title: 'Services agreement',
+      message: 'Please sign by Friday.',
+      signers: [
+        { name: 'Ada Lovelace', email: 'ada@example.com' },
+        { name: 'Alan Turing', email: 'alan@example.com' },
+      ],
+      ...body,
+    },
+  });
+  expect(created.status, JSON.stringify(created.body)).to.equal(201);
+  return { document: document.body, signingRequest: created.body };
+}
+
+/** Polls until the check passes (bounded): the workflow works asynchronously. */
+export async function eventually<T>(check: () => Promise<T>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+  }
+}
+
+export const tokenOf = (url: string) => new URL(url).pathname.split('/').pop()!;
+
+// A tiny valid PNG (1×1, black) as a data URL, for drawn signatures.
+export const drawnSignature =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgAB4iG8MwAAAABJRU5ErkJggg==';

@@ -1,0 +1,61 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+// What the api and the signing request workflow share: updates, signals, queries, search attributes.
+
+export type SigningOrder = 'parallel' | 'sequential';
+export type RequestStatus = 'pending' | 'completed' | 'declined' | 'cancelled' | 'expired';
+export type SignerStatus = 'pending' | 'notified' | 'viewed' | 'signed' | 'declined';
+
+export interface SigningRequestInput {
+  requestId: string;
+  signingOrder: SigningOrder;
+  /** In signing order. */
+  signerIds: string[];
+  expiresAt: string;
+  /** 0 = no reminders. */
+  reminderEveryMs: number;
+}
+
+export interface Signature {
+  type: 'typed' | 'drawn';
+  /** The typed name, or a PNG data URL. */
+  value: string;
+}
+
+export interface ClientInfo {
+  ipAddress?: string;
+  userAgent?: string;
+}
+
+export interface SignInput extends ClientInfo {
+  signerId: string;
+  signature: Signature;
+  fieldValues?: Record<string, string>;
+}
+
+export interface DeclineInput extends ClientInfo {
+  signerId: string;
+  reason: string;
+}
+
+export interface SigningRequestState {
+  status: RequestStatus;
+  signers: { id: string; status: SignerStatus }[];
+}
+
+export const signUpdate = defineUpdate<SigningRequestState, [SignInput]>('sign');
+export const declineUpdate = defineUpdate<SigningRequestState, [DeclineInput]>('decline');
+export const cancelUpdate = defineUpdate<SigningRequestState, [{ reason?: string }]>('cancel');
+export const remindUpdate = defineUpdate<{ remindedSignerIds: string[] }, []>('remind');
+export const viewedSignal = defineSignal<[{ signerId: string } & ClientInfo]>('viewed');
+export const stateQuery = defineQuery<SigningRequestState>('state');
+
+/** Why an update was refused; the api answers 409 conflict with the failure's message. */
+export const refusalTypes = ['RequestEnded', 'UnknownSigner', 'AlreadyActed', 'NotYourTurn'] as const;
+
+export const searchAttributes = {
+  accountId: defineSearchAttributeKey('SignetAccountId', SearchAttributeType.KEYWORD),
+  documentId: defineSearchAttributeKey('SignetDocumentId', SearchAttributeType.KEYWORD),
+  status: defineSearchAttributeKey('SignetStatus', SearchAttributeType.KEYWORD),
+};
