@@ -1,11 +1,29 @@
+import { Context } from '@temporalio/activity';
 import { createSigningActivities, type SigningActivityDeps } from './signingRequest';
 
 // Activities are the only code the workflows call that touches the world. They get their
 // dependencies from this factory and must be safe to retry: keyed by ids, conditional updates.
 export type ActivityDeps = SigningActivityDeps;
 
+const HEARTBEAT_EVERY_MS = 5_000;
+
+// Every activity heartbeats while it runs, so a worker that dies mid-activity is noticed within the
+// workflow's heartbeatTimeout (seconds), not after the whole startToCloseTimeout.
+function heartbeating<Args extends unknown[], Result>(work: (...args: Args) => Promise<Result>) {
+  return async (...args: Args): Promise<Result> => {
+    const context = Context.current();
+    const timer = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+    try {
+      return await work(...args);
+    } finally {
+      clearInterval(timer);
+    }
+  };
+}
+
 export function createActivities(deps: ActivityDeps) {
-  return { ...createSigningActivities(deps) };
+  const activities = createSigningActivities(deps);
+  return Object.fromEntries(Object.entries(activities).map(([name, work]) => [name, heartbeating(work as (...args: unknown[]) => Promise<unknown>)])) as typeof activities;
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -21,9 +21,11 @@ import {
   type SigningRequestState,
 } from './definitions';
 
-// E-mails, records and sealing: retried for a day with backoff; every activity is idempotent.
+// E-mails, records and sealing: retried with backoff for days; every activity is idempotent and
+// heartbeats, so one lost with its worker is retried within the heartbeat timeout.
 const activities = proxyActivities<SigningActivities>({
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 500 },
 });
 
