@@ -21,11 +21,12 @@ step() {
 
 step "lint" npx eslint .
 step "type check" npx tsc --noEmit
-step "unit and system tests" npx mocha 'test/unit/**/*.test.ts' 'test/system/**/*.test.ts'
+step "unit, workflow and system tests" npx mocha 'test/unit/**/*.test.ts' 'test/workflows/**/*.test.ts' 'test/system/**/*.test.ts'
 step "integration tests on PostgreSQL" env SIGNET_TEST_DB=postgres npx mocha --require test/support/hooks.ts 'test/integration/**/*.test.ts'
 step "integration tests on PGlite" env SIGNET_TEST_DB=pglite npx mocha --require test/support/hooks.ts 'test/integration/**/*.test.ts'
+step "browser tests (headless Chromium)" env SIGNET_TEST_DB=postgres npx mocha --require test/support/hooks.ts 'test/browser/**/*.test.ts'
 
-# One closing line over the three mocha runs.
+# One closing line over all the mocha runs.
 passed=$(grep -Eo '^ +[0-9]+ passing' "$log" | awk '{s+=$1} END {print s+0}')
 failed=$(grep -Eo '^ +[0-9]+ failing' "$log" | awk '{s+=$1} END {print s+0}')
 rm -f "$log"

@@ -91,6 +91,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       });
       stops.push(() => new Promise((resolve) => server.close(resolve)));
       url = config.PUBLIC_URL ?? `http://localhost:${(server.address() as AddressInfo).port}`;
+      config.publicUrl = url; // with PORT=0 the real port is known only now; links and the OpenAPI servers use it
     }
     return { url, temporalUiUrl, database, temporal, client, stop };
   } catch (error) {

@@ -140,7 +140,7 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
       await activities.expireRequest(requestId);
     } else {
       await activities.sendReminders(requestId, due().map((signer) => signer.id), ++reminderRound);
-      nextReminderAt += input.reminderEveryMs;
+      nextReminderAt = Date.now() + input.reminderEveryMs; // no burst of catch-up reminders after downtime
     }
   }
   await condition(allHandlersFinished);

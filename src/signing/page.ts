@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Context } from 'koa';
 
@@ -49,6 +48,7 @@ const shell = (title: string, main: string, script = '') => `<!doctype html>
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="robots" content="noindex">
   <title>${title}</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="/sign-assets/signing.css">${script}
 </head>
 <body>

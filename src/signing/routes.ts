@@ -100,8 +100,9 @@ export function signingRoutes({ db, temporal, openapi, config, logger }: { db: D
     }
   });
   router.get(signingAssetPath, (ctx) => {
-    const asset = signingAssets[ctx.params[0]];
-    if (!asset) return;
+    const name = ctx.captures?.[0] ?? '';
+    if (!Object.hasOwn(signingAssets, name)) return;
+    const asset = signingAssets[name];
     ctx.type = asset.type;
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Cache-Control', 'public, max-age=3600');

@@ -1,0 +1,200 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createSigningRequest, eventually, tokenOf } from '../support/signing';
+import { createTestAccount } from '../support/system';
+
+type Account = Awaited<ReturnType<typeof createTestAccount>>;
+
+const screenshots = path.join('test-output', 'screenshots');
+const expectedCsp =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; worker-src 'self' blob:; frame-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+// The link's host is the configured publicUrl, which under test (PORT=0) has no real port: open its path on the running system.
+const linkFor = async ({ request, system }: Account, requestId: string, signerId: string) => {
+  const link = await request('POST', `/api/v1/signatures/${requestId}/signers/${signerId}/link`);
+  expect(link.status, JSON.stringify(link.body)).to.equal(200);
+  return `${system.url}/sign/${tokenOf(link.body.url)}`;
+};
+
+describe('GET /sign/:token (the signing page, in headless Chromium on a phone)', function () {
+  this.timeout(90_000);
+  let browser: Browser;
+  let context: BrowserContext;
+  let problems: string[];
+
+  before(async () => {
+    fs.mkdirSync(screenshots, { recursive: true });
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    problems = [];
+  });
+
+  afterEach(async () => {
+    await context.close();
+    expect(problems, 'console errors and CSP violations').to.deep.equal([]);
+  });
+
+  /** A fresh page that records console errors and uncaught exceptions (CSP violations are console errors). */
+  async function openPage(url: string) {
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`${message.text()} (${message.location().url})`);
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    const response = await page.goto(url);
+    return { page, response: response! };
+  }
+
+  const outcome = (page: Page) => page.locator('#outcome');
+
+  it('signer 1 draws and signs, signer 2 declines with a reason; the API shows both', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request);
+    const [first, second] = signingRequest.signers;
+
+    const { page, response } = await openPage(await linkFor(account, signingRequest.id, first.id));
+    expect(response.status()).to.equal(200);
+    const headers = response.headers();
+    expect(headers['content-security-policy']).to.equal(expectedCsp);
+    expect(headers['referrer-policy']).to.equal('no-referrer');
+    expect(headers['x-content-type-options']).to.equal('nosniff');
+    expect(headers['cache-control']).to.equal('no-store');
+
+    await page.getByRole('heading', { name: 'Services agreement' }).waitFor();
+    expect(await page.locator('.sender').textContent()).to.contain(account.account.email);
+    expect(await page.locator('#message').textContent()).to.equal('Please sign by Friday.');
+    await page.locator('#pages[data-rendered="2"]').waitFor();
+    expect(await page.getByRole('img', { name: 'Page 2 of 2' }).isVisible()).to.equal(true);
+
+    const sign = page.getByRole('button', { name: 'Sign', exact: true });
+    expect(await sign.isDisabled()).to.equal(true);
+    await page.getByLabel('I agree to sign this document electronically').check();
+    expect(await sign.isDisabled(), 'no signature yet').to.equal(true);
+
+    const pad = page.getByRole('img', { name: /Signature pad/ });
+    await pad.scrollIntoViewIfNeeded();
+    const box = (await pad.boundingBox())!;
+    expect(box.width).to.be.within(300, 390);
+    await page.mouse.move(box.x + 30, box.y + 120);
+    await page.mouse.down();
+    for (let step = 1; step <= 20; step++) await page.mouse.move(box.x + 30 + step * 12, box.y + 120 - Math.sin(step / 3) * 50);
+    await page.mouse.up();
+    expect(await sign.isEnabled()).to.equal(true);
+    await page.screenshot({ path: path.join(screenshots, 'ready-to-sign.png'), fullPage: true });
+    await sign.click();
+
+    await outcome(page).getByText('You have signed. Everyone will receive the sealed PDF by e-mail.').waitFor();
+    await page.screenshot({ path: path.join(screenshots, 'signed.png'), fullPage: true });
+
+    const { page: secondPage } = await openPage(await linkFor(account, signingRequest.id, second.id));
+    await secondPage.getByRole('button', { name: 'Decline', exact: true }).click();
+    const confirm = secondPage.getByRole('button', { name: 'Decline to sign' });
+    expect(await confirm.isDisabled(), 'a reason is required').to.equal(true);
+    await secondPage.getByLabel(/Why are you declining/).fill('The fee is wrong');
+    await confirm.click();
+    await outcome(secondPage).getByText('You declined to sign this document.').waitFor();
+    await secondPage.screenshot({ path: path.join(screenshots, 'declined.png'), fullPage: true });
+
+    const got = await eventually(async () => {
+      const response = await account.request('GET', `/api/v1/signatures/${signingRequest.id}`);
+      expect(response.body.status).to.equal('declined');
+      return response.body;
+    });
+    expect(got.signers[0]).to.include({ status: 'signed' });
+    expect(got.signers[1]).to.include({ status: 'declined', declineReason: 'The fee is wrong' });
+  });
+
+  it('a typed signature signs as well', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request);
+    const { page } = await openPage(await linkFor(account, signingRequest.id, signingRequest.signers[0].id));
+    await page.getByLabel('Type').check();
+    await page.getByLabel('Your full name').fill('Ada Lovelace');
+    await page.getByLabel('I agree to sign this document electronically').check();
+    await page.getByRole('button', { name: 'Sign', exact: true }).click();
+    await outcome(page).getByText('You have signed.').waitFor();
+  });
+
+  it('sequential: the second signer sees "not your turn" until the first has signed', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request, { signingOrder: 'sequential' });
+    const { page } = await openPage(await linkFor(account, signingRequest.id, signingRequest.signers[1].id));
+    await outcome(page).getByRole('heading', { name: 'It is not your turn yet' }).waitFor();
+    expect(await page.locator('#sign').isHidden()).to.equal(true);
+    await page.screenshot({ path: path.join(screenshots, 'not-your-turn.png'), fullPage: true });
+  });
+
+  it('an expired link: the expired end state (the PDF answers 410)', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request);
+    const url = await linkFor(account, signingRequest.id, signingRequest.signers[0].id);
+    await account.db('signer_tokens').where({ signer_id: signingRequest.signers[0].id }).update({ expires_at: new Date(Date.now() - 1000) });
+    const { page } = await openPage(url);
+    await outcome(page).getByText('This signing link has expired. Ask the sender for a new one.').waitFor();
+    expect(await page.locator('#sign').isHidden()).to.equal(true);
+    problems = problems.filter((problem) => !problem.includes('status of 410'));
+  });
+
+  it('a cancelled request: the cancelled end state', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request);
+    const url = await linkFor(account, signingRequest.id, signingRequest.signers[0].id);
+    expect((await account.request('POST', `/api/v1/signatures/${signingRequest.id}/cancel`, { json: {} })).status).to.equal(200);
+    await eventually(async () => expect((await account.request('GET', `/api/v1/signatures/${signingRequest.id}`)).body.status).to.equal('cancelled'));
+    const { page } = await openPage(url);
+    await outcome(page).getByRole('heading', { name: 'This request was cancelled' }).waitFor();
+  });
+
+  it('an API refusal (409) is shown in the alert region, then the page shows what happened', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request);
+    const { page } = await openPage(await linkFor(account, signingRequest.id, signingRequest.signers[0].id));
+    await page.getByLabel('Type').check();
+    await page.getByLabel('Your full name').fill('Ada Lovelace');
+    await page.getByLabel('I agree to sign this document electronically').check();
+    const other = await fetch(`${await linkFor(account, signingRequest.id, signingRequest.signers[1].id)}/decline`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ reason: 'No' }),
+    });
+    expect(other.status).to.equal(200);
+    await eventually(async () => expect((await account.request('GET', `/api/v1/signatures/${signingRequest.id}`)).body.status).to.equal('declined'));
+    await page.getByRole('button', { name: 'Sign', exact: true }).click();
+    await page.getByRole('alert').getByText('This signing request is declined.').waitFor();
+    await outcome(page).getByRole('heading', { name: 'This request was declined' }).waitFor();
+    problems = problems.filter((problem) => !problem.includes('status of 409'));
+  });
+
+  it('an unknown token: 404 and a clear "link not valid" page', async () => {
+    const account = await createTestAccount();
+    const { page, response } = await openPage(`${account.system.url}/sign/${'x'.repeat(43)}`);
+    expect(response.status()).to.equal(404);
+    expect(response.headers()['content-security-policy']).to.equal(expectedCsp);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).to.equal('This signing link is not valid');
+    problems = problems.filter((problem) => !problem.includes(`/sign/${'x'.repeat(43)}`));
+  });
+
+  it('serves its assets and nothing else under /sign-assets/', async () => {
+    const account = await createTestAccount();
+    const base = account.system.url!;
+    const script = await fetch(`${base}/sign-assets/signing.js`);
+    expect(script.status).to.equal(200);
+    expect(script.headers.get('content-type')).to.match(/^text\/javascript/);
+    expect((await fetch(`${base}/sign-assets/pdf.worker.min.mjs`)).status).to.equal(200);
+    expect((await fetch(`${base}/sign-assets/page.ts`)).status).to.equal(404);
+    expect((await fetch(`${base}/sign-assets/constructor`)).status).to.equal(404);
+    expect((await fetch(`${base}/sign-assets/..%2Fpage.ts`)).status).to.equal(404);
+  });
+});

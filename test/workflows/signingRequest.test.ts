@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { SigningActivities } from '../../activities/signingRequest';
+import { cancelUpdate, signUpdate, stateQuery, type SigningRequestInput } from '../../workflows/definitions';
+import { signingRequestWorkflow } from '../../workflows/signingRequest';
+import { eventually } from '../support/signing';
+
+// The workflow's decisions on the real Temporal server, with activities replaced by recorders:
+// reminder and expiry timers are made short through the workflow's input.
+describe('signingRequestWorkflow decisions', function () {
+  this.timeout(120_000);
+  let env: TestWorkflowEnvironment;
+  let bundle: WorkflowBundleWithSourceMap;
+
+  before(async () => {
+    if (!process.env.TEMPORAL_ADDRESS) throw new Error('needs TEMPORAL_ADDRESS: run with npm test');
+    env = await TestWorkflowEnvironment.createFromExistingServer({ address: process.env.TEMPORAL_ADDRESS });
+    bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
+  });
+
+  after(() => env?.teardown());
+
+  function recordingActivities() {
+    const calls: [string, unknown[]][] = [];
+    const record = (name: string, result?: unknown) => async (...args: unknown[]) => {
+      calls.push([name, args]);
+      return result;
+    };
+    const activities: Record<keyof SigningActivities, (...args: unknown[]) => Promise<unknown>> = {
+      sendInvitations: record('sendInvitations'),
+      sendReminders: async (...args) => {
+        calls.push(['sendReminders', args]);
+        return args[1];
+      },
+      announceRequest: record('announceRequest'),
+      recordView: record('recordView'),
+      recordSignature: record('recordSignature'),
+      recordDecline: record('recordDecline'),
+      recordCancellation: record('recordCancellation'),
+      expireRequest: record('expireRequest'),
+      completeRequest: record('completeRequest'),
+      sendClosingMails: record('sendClosingMails'),
+    };
+    return { calls, activities, names: () => calls.map(([name]) => name) };
+  }
+
+  async function run<T>(input: Partial<SigningRequestInput>, activities: object, body: (handle: Awaited<ReturnType<typeof env.client.workflow.start>>) => Promise<T>) {
+    const taskQueue = `workflow-test-${Math.random().toString(36).slice(2)}`;
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities });
+    const requestId = `sr_test_${Math.random().toString(36).slice(2)}`;
+    return worker.runUntil(async () => {
+      const handle = await env.client.workflow.start(signingRequestWorkflow, {
+        taskQueue,
+        workflowId: requestId,
+        args: [{ requestId, signingOrder: 'parallel', signerIds: ['sgr_a', 'sgr_b'], expiresAt: new Date(Date.now() + 60_000).toISOString(), reminderEveryMs: 0, ...input }],
+      });
+      return body(handle);
+    });
+  }
+
+  it('reminds the signers whose turn it is on every interval, then expires', async () => {
+    const recorder = recordingActivities();
+    const result = await run({ reminderEveryMs: 1000, expiresAt: new Date(Date.now() + 8000).toISOString() }, recorder.activities, (handle) => handle.result());
+    expect(result.status).to.equal('expired');
+    const names = recorder.names();
+    expect(names.slice(0, 2)).to.deep.equal(['sendInvitations', 'announceRequest']);
+    expect(names.filter((name) => name === 'sendReminders').length).to.be.within(2, 8);
+    expect(names.slice(-2)).to.deep.equal(['expireRequest', 'sendClosingMails']);
+    const reminder = recorder.calls.find(([name]) => name === 'sendReminders')!;
+    expect(reminder[1][1]).to.deep.equal(['sgr_a', 'sgr_b']);
+  });
+
+  it('sequential: invites the next signer only after the previous one signed, then completes', async () => {
+    const recorder = recordingActivities();
+    const result = await run({ signingOrder: 'sequential' }, recorder.activities, async (handle) => {
+      const sign = (signerId: string) => handle.executeUpdate(signUpdate, { args: [{ signerId, signature: { type: 'typed', value: signerId } }] });
+      const early = await sign('sgr_b').then(() => 'accepted', (error: Error) => String((error.cause as Error | undefined)?.message ?? error.message));
+      expect(early).to.match(/turn/);
+      await sign('sgr_a');
+      await eventually(async () => expect((await handle.query(stateQuery)).signers.map((signer) => signer.status)).to.deep.equal(['signed', 'notified']));
+      await sign('sgr_b');
+      return handle.result();
+    });
+    expect(result.status).to.equal('completed');
+    const invitations = recorder.calls.filter(([name]) => name === 'sendInvitations').map(([, args]) => args[1]);
+    expect(invitations).to.deep.equal([['sgr_a'], ['sgr_b']]);
+    expect(recorder.names().filter((name) => name === 'completeRequest')).to.have.length(1);
+  });
+
+  it('cancel ends it at once; later updates are refused', async () => {
+    const recorder = recordingActivities();
+    const result = await run({}, recorder.activities, async (handle) => {
+      await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'changed my mind' }] });
+      return handle.result();
+    });
+    expect(result.status).to.equal('cancelled');
+    const cancellation = recorder.calls.find(([name]) => name === 'recordCancellation')!;
+    expect(cancellation[1][1]).to.equal('changed my mind');
+    expect(recorder.names()).not.to.include('completeRequest');
+  });
+});
