@@ -45,6 +45,16 @@ export function createApp({ config, db, logger, readinessChecks, temporal }: App
   const health = healthRoutes(readinessChecks);
   const docs = docsRoutes();
   app.use(requestContext(logger));
+  // Errors outside the middleware chain, e.g. a socket that broke after the response was decided. A client
+  // hanging up (ECONNRESET, EPIPE, an HTTP parse error at end of stream) is not our failure: info, not error.
+  app.on('error', (error: Error & { code?: string }) => {
+    const code = error?.code ?? '';
+    if (code === 'ECONNRESET' || code === 'EPIPE' || code.startsWith('HPE_') || error?.message === 'aborted') {
+      logger.info({ code, reason: error.message }, 'client connection closed early');
+    } else {
+      logger.error({ err: error }, 'unhandled server error');
+    }
+  });
   // /api/… is the current version: the same handlers as /api/v1/….
   app.use(async (ctx, next) => {
     if (ctx.path === '/api' || (ctx.path.startsWith('/api/') && !ctx.path.startsWith('/api/v1/') && ctx.path !== '/api/v1')) {

@@ -1,0 +1,403 @@
+// `npm run bench`: throughput of the api against a bare Koa app, the rate limiter's own cost, and
+// the memory of the api + worker process, on the real PostgreSQL and Temporal. Prints a markdown
+// report and writes it to bench/results.md. Missed goals are reported, never a failing exit code.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { Context } from 'koa';
+import autocannon from 'autocannon';
+import { createAccount } from '../src/accounts/service';
+import { createApiKey } from '../src/apiKeys/service';
+import { createRateLimiter } from '../src/api/middleware/rateLimit';
+import { migrateLatest, openDatabase, type Db } from '../src/db';
+import { makeBigPdf } from './pdf';
+
+const REPO = path.resolve(__dirname, '..');
+const CONNECTIONS = 32;
+const WARMUP_SECONDS = 2;
+const SECONDS = 8;
+const ROUNDS = 3;
+const LIMITER_CALLS = 2000;
+const UPLOADS = 10;
+const UPLOAD_BYTES = 25 * 1024 * 1024; // the service's default MAX_UPLOAD_BYTES
+const RATE_LIMIT_MULTIPLIER = 1_000_000; // the hourly limits would stop (c) after 1000 requests
+const NODE_FLAGS = ['--import', 'tsx']; // the same for both servers, so only the app differs
+const GOALS = { ratio: 0.35, p99Ms: 25, peakRssMb: 400, uploadRssMb: 300 };
+
+// ---------------------------------------------------------------- cleanup
+// Everything started is undone in reverse order, on success, on error and on Ctrl-C alike.
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+async function cleanUp() {
+  for (const step of cleanups.splice(0).reverse()) {
+    await Promise.resolve()
+      .then(step)
+      .catch((error) => console.error('[bench] cleanup step failed:', error));
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`[bench] ${signal}: cleaning up`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+// ---------------------------------------------------------------- small helpers
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+const percentile = (sorted: ArrayLike<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const log = (message: string) => console.error(`[bench] ${message}`);
+
+/** `bash <script> <args>`, stdout captured, stderr passed through so provisioning progress shows. */
+function bash(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', args, { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`bash ${args.join(' ')} exited with ${code}`))));
+  });
+}
+
+/** The variables of .cache/run/services.env: `export NAME=value` lines, values bare or single-quoted. */
+function readServicesEnv(file: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    const match = /^export (\w+)=(.*)$/.exec(line.trim());
+    if (match) env[match[1]] = match[2].startsWith("'") ? match[2].slice(1, -1).replaceAll("'\\''", "'") : match[2];
+  }
+  return env;
+}
+
+/** Uses DATABASE_URL and TEMPORAL_ADDRESS from the environment, or starts the test services (and stops them at the end). */
+async function services(): Promise<Record<string, string | undefined>> {
+  const { DATABASE_URL, TEMPORAL_ADDRESS, ELASTICSEARCH_URL } = process.env;
+  if (DATABASE_URL && TEMPORAL_ADDRESS) return { DATABASE_URL, TEMPORAL_ADDRESS, ELASTICSEARCH_URL };
+  log('DATABASE_URL/TEMPORAL_ADDRESS not set: starting the services with scripts/services.sh up');
+  cleanups.push(() => bash(['scripts/services.sh', 'down']));
+  await bash(['scripts/services.sh', 'up']);
+  log('waiting 20 s: a freshly started Elasticsearch keeps a core busy for a while after it answers');
+  await sleep(20_000);
+  return readServicesEnv(path.join(REPO, '.cache/run/services.env'));
+}
+
+/** A free port on 127.0.0.1 (the OS picks it; the child binds it right after). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `node <NODE_FLAGS> <script>` with its output in a log file, and waits until `readyPath` answers 200. */
+async function startServer(name: string, script: string, env: Record<string, string | undefined>, readyPath: string, logDir: string) {
+  const port = await freePort();
+  const logFile = path.join(logDir, `${name}.log`);
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, [...NODE_FLAGS, script], { cwd: REPO, env: { ...env, PORT: String(port) }, stdio: ['ignore', out, out] });
+  fs.closeSync(out);
+  cleanups.push(() => stopChild(child));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited during startup; its output:\n${fs.readFileSync(logFile, 'utf8').slice(-4000)}`);
+    if (Date.now() > deadline) throw new Error(`${name} not ready after 90 s; its output is in ${logFile}`);
+    const ok = await fetch(url + readyPath, { signal: AbortSignal.timeout(2000) }).then((response) => response.ok, () => false);
+    if (ok) return { url, pid: child.pid!, logFile };
+    await sleep(250);
+  }
+}
+
+/** SIGTERM, then SIGKILL if the process has not exited after 15 s (the worker drains on shutdown). */
+async function stopChild(child: ChildProcess) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  if ((await Promise.race([exited.then(() => true), sleep(15_000).then(() => false)])) === false) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+/** VmRSS or VmHWM (peak RSS) of a process, in MB. */
+function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no ${field} in /proc/${pid}/status`);
+  return Number(match[1]) / 1024;
+}
+
+/**
+ * Peak RSS of a process, per phase and over its whole life. Writing 5 to /proc/<pid>/clear_refs
+ * (Linux ≥ 4.0) resets VmHWM to the current RSS, so the next reading is the peak of what followed;
+ * the peaks read before each reset are kept for the whole-run figure.
+ */
+class PeakRss {
+  private earlier = 0;
+  resettable = true;
+  constructor(private readonly pid: number) {}
+  /** Peak since the last reset (or since the process started). */
+  sinceReset() {
+    return memoryMb(this.pid, 'VmHWM');
+  }
+  reset() {
+    this.earlier = Math.max(this.earlier, this.sinceReset());
+    try {
+      fs.writeFileSync(`/proc/${this.pid}/clear_refs`, '5');
+    } catch {
+      this.resettable = false; // e.g. no permission: the readings then all run from process start
+    }
+  }
+  wholeRun() {
+    return Math.max(this.earlier, this.sinceReset());
+  }
+}
+
+// ---------------------------------------------------------------- HTTP scenarios
+interface Scenario {
+  name: string;
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** The status every response must have; anything else is reported as an error. */
+  status: number;
+}
+interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+  bad: number;
+}
+
+/**
+ * One autocannon run. Latency percentiles are computed here from every response's own time: autocannon's
+ * histogram keeps whole milliseconds, too coarse for the bare server.
+ */
+function runAutocannon(scenario: Scenario, seconds: number): Promise<Sample> {
+  const latencies: number[] = [];
+  let bad = 0;
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      { url: scenario.url, method: scenario.method ?? 'GET', headers: scenario.headers, body: scenario.body, connections: CONNECTIONS, duration: seconds },
+      (error, result) => {
+        if (error) return reject(error);
+        latencies.sort((x, y) => x - y);
+        resolve({ rps: latencies.length / result.duration, p50: percentile(latencies, 50), p99: percentile(latencies, 99), bad: bad + result.errors });
+      },
+    );
+    instance.on('response', (_client, status, _bytes, ms) => {
+      if (status === scenario.status) latencies.push(ms);
+      else bad++;
+    });
+  });
+}
+
+// ---------------------------------------------------------------- rate limiter cost
+/**
+ * The limiter middleware of the api (createRateLimiter: one RateLimiterPostgres upsert per request)
+ * timed on its own against PostgreSQL: one call at a time (its bare cost, a round trip and a row
+ * update), then CONNECTIONS at a time on the same account (as in (c): one row, so the updates queue
+ * on its row lock and on the pool).
+ */
+async function limiterCost(db: Db, accountId: string) {
+  const middleware = createRateLimiter(db, RATE_LIMIT_MULTIPLIER)('POST /documents');
+  const ctx = { state: { account: { id: accountId, plan: 'business' } }, set: () => undefined } as unknown as Context;
+  const timeOne = async () => {
+    const started = process.hrtime.bigint();
+    await middleware(ctx, async () => undefined);
+    return Number(process.hrtime.bigint() - started) / 1000; // µs
+  };
+  const timeMany = async (calls: number, concurrency: number) => {
+    const times: number[] = [];
+    const started = performance.now();
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      for (let i = 0; i < calls / concurrency; i++) times.push(await timeOne());
+    }));
+    const seconds = (performance.now() - started) / 1000;
+    times.sort((x, y) => x - y);
+    return { p50: percentile(times, 50), p99: percentile(times, 99), perSecond: times.length / seconds };
+  };
+  await timeMany(200, 1); // warm-up: connections, prepared statement
+  return { sequential: await timeMany(LIMITER_CALLS, 1), concurrent: await timeMany(LIMITER_CALLS, CONNECTIONS) };
+}
+
+// ---------------------------------------------------------------- uploads
+/**
+ * UPLOADS concurrent multipart uploads of one big PDF, with the service's RSS before and at its peak
+ * during them. VmRSS is also sampled every 10 ms, in case VmHWM cannot be reset.
+ */
+async function uploadMemory(baseUrl: string, headers: Record<string, string>, pid: number, peaks: PeakRss) {
+  const pdf = new Blob([new Uint8Array(await makeBigPdf(UPLOAD_BYTES))], { type: 'application/pdf' });
+  const before = memoryMb(pid, 'VmRSS');
+  peaks.reset();
+  let sampled = before;
+  const sampler = setInterval(() => {
+    if (fs.existsSync(`/proc/${pid}`)) sampled = Math.max(sampled, memoryMb(pid, 'VmRSS')); // (gone: the uploads fail and say so)
+  }, 10);
+  const started = performance.now();
+  const statuses = await Promise.all(
+    Array.from({ length: UPLOADS }, async (_, i) => {
+      const form = new FormData();
+      form.append('file', pdf, `bench-${i}.pdf`);
+      const response = await fetch(`${baseUrl}/api/v1/documents`, { method: 'POST', headers, body: form, signal: AbortSignal.timeout(180_000) });
+      await response.arrayBuffer();
+      return response.status;
+    }),
+  ).finally(() => clearInterval(sampler));
+  const seconds = (performance.now() - started) / 1000;
+  const peak = Math.max(sampled, peaks.resettable ? peaks.sinceReset() : 0);
+  await sleep(2000);
+  return { bytes: pdf.size, before, peak, after: memoryMb(pid, 'VmRSS'), seconds, statuses };
+}
+
+// ---------------------------------------------------------------- main
+async function main() {
+  const startedAt = new Date();
+  const loadAtStart = os.loadavg()[0];
+  const serviceEnv = await services();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-'));
+  cleanups.push(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  // A business account and key of our own; deleting the account at the end removes its documents,
+  // files and events (ON DELETE CASCADE), and its rate-limit rows are removed by key.
+  const database = await openDatabase({ DATABASE_URL: serviceEnv.DATABASE_URL, DATABASE_POOL_MAX: 10, dataDir: tmp });
+  cleanups.push(() => database.close());
+  const db = database.knex;
+  await migrateLatest(db);
+  const account = await createAccount(db, { email: `bench-${Date.now()}@example.com`, plan: 'business', name: 'Signet benchmark' });
+  cleanups.push(async () => {
+    await db('rate_limits').where('key', 'like', `%${account.id}`).del();
+    await db('accounts').where({ id: account.id }).del();
+  });
+  const { secret } = await createApiKey(db, account.id);
+  const auth = { Authorization: `Bearer ${secret}` };
+
+  log('starting the bare Koa server and the service (api + worker)');
+  const bare = await startServer('bare', 'bench/bareServer.ts', { ...process.env }, '/', tmp);
+  const service = await startServer(
+    'service',
+    'src/main.ts',
+    { ...process.env, ...serviceEnv, HOST: '127.0.0.1', DATA_DIR: tmp, LOG_LEVEL: 'warn', SIGNET_PROCESSES: 'api,worker', RATE_LIMIT_MULTIPLIER: String(RATE_LIMIT_MULTIPLIER) },
+    '/healthz', // listen() comes after the database, migrations, Temporal and the worker are up
+    tmp,
+  );
+  const peaks = new PeakRss(service.pid);
+  await sleep(1000); // let startup's allocations settle
+  const rssAfterStartup = memoryMb(service.pid, 'VmRSS');
+  const peakOfStartup = peaks.sinceReset();
+
+  // The uploads go first, on the freshly started process: after the load runs, V8's grown heap and
+  // malloc's arenas already hold enough free memory to absorb much of them, and the same uploads
+  // then show a far smaller increase (about half, on this machine) than they cost a fresh process.
+  log(`${UPLOADS} concurrent uploads of a ${UPLOAD_BYTES / 2 ** 20} MiB PDF`);
+  const uploads = await uploadMemory(service.url, auth, service.pid, peaks);
+
+  const created = await fetch(`${service.url}/api/v1/documents`, {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ fileName: 'bench.pdf', fileSize: 1234 }),
+  });
+  if (created.status !== 201) throw new Error(`creating the benchmark document: HTTP ${created.status} ${await created.text()}`);
+  const documentId = ((await created.json()) as { id: string }).id;
+
+  const scenarios: Scenario[] = [
+    { name: '(a) bare Koa, GET /', url: `${bare.url}/`, status: 200 },
+    { name: '(b) GET /api/v1/documents/:id', url: `${service.url}/api/v1/documents/${documentId}`, headers: auth, status: 200 },
+    {
+      name: '(c) POST /api/v1/documents (metadata only)',
+      url: `${service.url}/api/v1/documents`,
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ fileName: 'bench.pdf', fileSize: 1234 }),
+      status: 201,
+    },
+  ];
+  // Rounds interleave the scenarios (a b c, a b c, …) so that slow drift in a noisy machine's
+  // background load spreads over all three instead of landing on one.
+  peaks.reset();
+  log(`warm-up: ${WARMUP_SECONDS} s per scenario`);
+  for (const scenario of scenarios) await runAutocannon(scenario, WARMUP_SECONDS);
+  const samples = new Map(scenarios.map((scenario) => [scenario, [] as Sample[]]));
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const scenario of scenarios) {
+      log(`round ${round}/${ROUNDS}: ${scenario.name}, ${SECONDS} s at ${CONNECTIONS} connections`);
+      samples.get(scenario)!.push(await runAutocannon(scenario, SECONDS));
+    }
+  }
+  const peakOfLoad = peaks.sinceReset();
+  const wholeRunPeak = peaks.wholeRun();
+
+  log(`rate limiter: ${LIMITER_CALLS} consume() calls, sequential then ${CONNECTIONS} at a time`);
+  const limiter = await limiterCost(db, account.id);
+
+  // ---------------------------------------------------------------- report
+  const rows = scenarios.map((scenario) => {
+    const runs = samples.get(scenario)!;
+    return { name: scenario.name, runs, rps: median(runs.map((s) => s.rps)), p50: median(runs.map((s) => s.p50)), p99: median(runs.map((s) => s.p99)), bad: runs.reduce((n, s) => n + s.bad, 0) };
+  });
+  const [a, b] = rows;
+  const mb = (value: number) => `${value.toFixed(0)} MB`;
+  const pass = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+  const uploadGrowth = uploads.peak - uploads.before;
+  const uploadsOk = uploads.statuses.every((status) => status === 201);
+  const cpu = os.cpus();
+  const databaseUrl = new URL(serviceEnv.DATABASE_URL!);
+  // The service's error and fatal log lines (pino JSON), counted by message.
+  const serviceErrors = new Map<string, number>();
+  for (const line of fs.readFileSync(service.logFile, 'utf8').split('\n').filter((text) => /^\{.*"level":(50|60)\b/.test(text))) {
+    const { msg, err } = JSON.parse(line) as { msg?: string; err?: { message?: string } };
+    const message = [msg, err?.message].filter(Boolean).join(': ');
+    serviceErrors.set(message, (serviceErrors.get(message) ?? 0) + 1);
+  }
+
+  const report = [
+    '# Signet benchmark',
+    '',
+    `${startedAt.toISOString()} · ${cpu.length} cores (${cpu[0]?.model.trim()}) · ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM · Node ${process.version} · ${os.type()} ${os.release()} · load average at start ${loadAtStart.toFixed(2)}`,
+    '',
+    `${CONNECTIONS} connections; every scenario ${ROUNDS} × ${SECONDS} s after a ${WARMUP_SECONDS} s warm-up, rounds interleaved; medians of the ${ROUNDS} runs.`,
+    `Both servers run as \`node ${NODE_FLAGS.join(' ')} …\`; the service is api + worker in one process on PostgreSQL ${databaseUrl.host}${databaseUrl.pathname} and Temporal ${serviceEnv.TEMPORAL_ADDRESS}, with RATE_LIMIT_MULTIPLIER=${RATE_LIMIT_MULTIPLIER} and LOG_LEVEL=warn.`,
+    `Latencies are per request, measured by autocannon on the same ${cpu.length} cores as the servers (the load generator competes with them for CPU).`,
+    '',
+    '| scenario | req/s | p50 ms | p99 ms | ratio to bare |',
+    '|---|---:|---:|---:|---:|',
+    ...rows.map((row) => `| ${row.name} | ${row.rps.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${(row.rps / a.rps).toFixed(2)} |`),
+    '',
+    `req/s of each round: ${rows.map((row) => `${row.name.slice(0, 3)} ${row.runs.map((s) => s.rps.toFixed(0)).join(' / ')}`).join('; ')}.`,
+    ...rows.filter((row) => row.bad > 0).map((row) => `**Warning:** ${row.name} had ${row.bad} responses with an unexpected status or connection errors; its numbers are not trustworthy.`),
+    '',
+    `**Rate limiter cost** (the api's own limiter middleware, createRateLimiter → RateLimiterPostgres.consume, one upsert per call, straight to PostgreSQL, ${LIMITER_CALLS} calls on one account): ` +
+      `one at a time p50 ${limiter.sequential.p50.toFixed(0)} µs, p99 ${limiter.sequential.p99.toFixed(0)} µs (${limiter.sequential.perSecond.toFixed(0)}/s); ` +
+      `${CONNECTIONS} at a time p50 ${limiter.concurrent.p50.toFixed(0)} µs, p99 ${limiter.concurrent.p99.toFixed(0)} µs (${limiter.concurrent.perSecond.toFixed(0)}/s, queued on the account's one row and the pool of 10). ` +
+      `Every request to (c) pays this on top of its own work; (b) is not rate limited.`,
+    '',
+    `**Memory** of the service (api + worker in one process, pid ${service.pid}): RSS ${mb(rssAfterStartup)} once ready (peak ${mb(peakOfStartup)} during startup); ` +
+      `peak RSS (VmHWM) during the load runs ${peaks.resettable ? mb(peakOfLoad) : 'n/a (VmHWM could not be reset)'}; **peak over the whole run ${mb(wholeRunPeak)}**.`,
+    `**Uploads** (first thing after startup): ${UPLOADS} concurrent multipart uploads of a ${(uploads.bytes / 1e6).toFixed(1)} MB PDF took ${uploads.seconds.toFixed(1)} s ` +
+      `(statuses: ${uploadsOk ? 'all 201' : uploads.statuses.join(', ')}); RSS ${mb(uploads.before)} before, peak ${mb(uploads.peak)} during: **+${mb(uploadGrowth)}**; ${mb(uploads.after)} 2 s after.`,
+    ...(serviceErrors.size ? ['', `Errors logged by the service: ${[...serviceErrors].map(([message, count]) => `${count} × "${message}"`).join('; ')}.`] : []),
+    '',
+    `Goals (${os.cpus().length}-core machine; the goals are set for 2 cores):`,
+    '',
+    `- ${pass(b.rps / a.rps >= GOALS.ratio)} (b) ≥ ${GOALS.ratio * 100}% of (a) req/s: ${((b.rps / a.rps) * 100).toFixed(0)}%`,
+    `- ${pass(b.p99 < GOALS.p99Ms)} p99 of (b) < ${GOALS.p99Ms} ms: ${b.p99.toFixed(1)} ms`,
+    `- ${pass(wholeRunPeak < GOALS.peakRssMb)} peak RSS of api + worker < ${GOALS.peakRssMb} MB: ${mb(wholeRunPeak)} over the whole run`,
+    `- ${pass(uploadsOk && uploadGrowth < GOALS.uploadRssMb)} ${UPLOADS} concurrent 25 MB uploads raise RSS by < ${GOALS.uploadRssMb} MB: +${mb(uploadGrowth)}${uploadsOk ? '' : ' (some uploads failed)'}`,
+    '',
+  ].join('\n');
+
+  process.stdout.write(report);
+  fs.writeFileSync(path.join(REPO, 'bench/results.md'), report);
+  log('report written to bench/results.md');
+}
+
+main()
+  .catch((error) => {
+    console.error('[bench] failed:', error);
+    process.exitCode = 1;
+  })
+  .finally(cleanUp);
