@@ -33,6 +33,9 @@ export const errorResponses = {
   429: errorResponse('Too Many Requests: rate_limit_exceeded; see Retry-After.'),
 };
 
+/** An OpenAPI request or response body of JSON described by a zod schema. */
+export const jsonContent = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
+
 export function pickErrors(...statuses: (keyof typeof errorResponses)[]) {
   return Object.fromEntries(statuses.map((status) => [status, errorResponses[status]]));
 }

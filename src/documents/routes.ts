@@ -4,7 +4,7 @@ import type { File } from 'formidable';
 import type { Account } from '../accounts/service';
 import { jsonOrMultipartBody, jsonBody, readPdfBody } from '../api/middleware/body';
 import { uploadGate } from '../api/middleware/uploadGate';
-import { pickErrors } from '../api/openapi';
+import { jsonContent as json, pickErrors } from '../api/openapi';
 import type { RouteDeps } from '../api/routeDeps';
 import { parseInput, z } from '../api/validation';
 import { validationError } from '../errors';
@@ -20,7 +20,6 @@ import {
 } from './schema';
 import { createDocument, deleteDocument, getDocument, getDocumentFile, listDocuments, renameDocument, uploadDocumentFile } from './service';
 
-const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 const pdf = { content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } };
 
 /** The fields of a create request, from a JSON body or from a multipart upload. */

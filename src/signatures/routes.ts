@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Account } from '../accounts/service';
 import { jsonBody } from '../api/middleware/body';
-import { pickErrors } from '../api/openapi';
+import { jsonContent as json, pickErrors } from '../api/openapi';
 import type { RouteDeps } from '../api/routeDeps';
 import { parseInput, z } from '../api/validation';
 import { cancelUpdate, remindUpdate } from '../../workflows/definitions';
@@ -18,7 +18,6 @@ import {
   runUpdate,
 } from './service';
 
-const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 const IdParams = z.object({ id: z.string().openapi({ example: 'sr_01jd8x3c6hf1z8k3q2v5n7m9pt' }) });
 const SignerParams = IdParams.extend({ signerId: z.string().openapi({ example: 'sgr_01jd8x3c6hf1z8k3q2v5n7m9pt' }) });
 

@@ -7,7 +7,7 @@ import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { jsonBody } from '../api/middleware/body';
-import { pickErrors } from '../api/openapi';
+import { jsonContent as json, pickErrors } from '../api/openapi';
 import { parseInput, z } from '../api/validation';
 import { runUpdate } from '../signatures/service';
 import { declineUpdate, signUpdate, viewedSignal } from '../../workflows/definitions';
@@ -16,7 +16,6 @@ import { assertCanAct, getOriginalPdf, presentSignerView, resolveSigningToken } 
 import { AppError } from '../errors';
 import { linkNotValidPage, setSigningPageHeaders, signingAssetPath, signingAssets, signingPage } from './page';
 
-const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 const TokenParams = z.object({ token: z.string().openapi({ description: 'The token of the signing link.' }) });
 const SignerStatusSchema = z.object({ signerId: z.string(), status: z.string() }).openapi('SignerStatus');
 

@@ -18,6 +18,12 @@ const linkFor = async ({ request, system }: Account, requestId: string, signerId
   return `${system.url}/sign/${tokenOf(link.body.url)}`;
 };
 
+async function typeSignatureAndConsent(page: Page) {
+  await page.getByLabel('Type').check();
+  await page.getByLabel('Your full name').fill('Ada Lovelace');
+  await page.getByLabel('I agree to sign this document electronically').check();
+}
+
 describe('GET /sign/:token (the signing page, in headless Chromium on a phone)', function () {
   this.timeout(90_000);
   let browser: Browser;
@@ -120,9 +126,7 @@ describe('GET /sign/:token (the signing page, in headless Chromium on a phone)',
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request);
     const { page } = await openPage(await linkFor(account, signingRequest.id, signingRequest.signers[0].id));
-    await page.getByLabel('Type').check();
-    await page.getByLabel('Your full name').fill('Ada Lovelace');
-    await page.getByLabel('I agree to sign this document electronically').check();
+    await typeSignatureAndConsent(page);
     await page.getByRole('button', { name: 'Sign', exact: true }).click();
     await outcome(page).getByText('You have signed.').waitFor();
   });
@@ -161,9 +165,7 @@ describe('GET /sign/:token (the signing page, in headless Chromium on a phone)',
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request);
     const { page } = await openPage(await linkFor(account, signingRequest.id, signingRequest.signers[0].id));
-    await page.getByLabel('Type').check();
-    await page.getByLabel('Your full name').fill('Ada Lovelace');
-    await page.getByLabel('I agree to sign this document electronically').check();
+    await typeSignatureAndConsent(page);
     const other = await fetch(`${await linkFor(account, signingRequest.id, signingRequest.signers[1].id)}/decline`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
