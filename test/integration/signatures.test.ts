@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { searchAttributes, stateQuery } from '../../workflows/definitions';
 import { client } from '../support/http';
 import { createSigningRequest, drawnSignature, eventually, tokenOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
@@ -76,6 +77,11 @@ describe('POST /api/v1/signatures', () => {
     expect(signingRequest.signers.map((s: { id: string }) => s.id)).to.satisfy((ids: string[]) => ids.every((id) => /^sgr_/.test(id)));
     const workflow = await account.system.client.workflow.getHandle(signingRequest.id).describe();
     expect(workflow.workflowId).to.equal(signingRequest.id);
+    // Findable in the Temporal UI by account, document and status.
+    expect(workflow.typedSearchAttributes.get(searchAttributes.accountId)).to.equal(account.account.id);
+    expect(workflow.typedSearchAttributes.get(searchAttributes.documentId)).to.equal(document.id);
+    expect(workflow.typedSearchAttributes.get(searchAttributes.status)).to.equal('pending');
+    expect((await account.system.client.workflow.getHandle(signingRequest.id).query(stateQuery)).status).to.equal('pending');
     const keys = signingRequest.signers.map((s: { id: string }) => `invitation:${s.id}:0`);
     const mails = await eventually(async () => {
       const rows = await account.db('mail_outbox').whereIn('idempotency_key', keys);
