@@ -13,6 +13,7 @@ import { createApiKey } from '../src/apiKeys/service';
 import { createRateLimiter } from '../src/api/middleware/rateLimit';
 import { migrateLatest, openDatabase, type Db } from '../src/db';
 import { makeBigPdf } from './pdf';
+import { connectTemporal, EMPTY_WORKFLOW_TIMEOUT, endToEnd, makeSmallPdf, rawStarts, terminateWorkflows, type StartSample } from './signing';
 
 const REPO = path.resolve(__dirname, '..');
 const CONNECTIONS = 32;
@@ -24,6 +25,10 @@ const UPLOADS = 10;
 const UPLOAD_BYTES = 25 * 1024 * 1024; // the service's default MAX_UPLOAD_BYTES
 const RATE_LIMIT_MULTIPLIER = 1_000_000; // the hourly limits would stop (c) after 1000 requests
 const NODE_FLAGS = ['--import', 'tsx']; // the same for both servers, so only the app differs
+const SIGNING_CONNECTIONS = 16; // POST /signatures, and as many workflow starts in flight for its baseline
+const E2E_REQUESTS = 200;
+const E2E_CONCURRENCY = 8;
+const E2E_DEADLINE_MS = 120_000;
 const GOALS = { ratio: 0.35, p99Ms: 25, peakRssMb: 400, uploadRssMb: 300 };
 
 // ---------------------------------------------------------------- cleanup
@@ -165,6 +170,7 @@ interface Scenario {
   body?: string;
   /** The status every response must have; anything else is reported as an error. */
   status: number;
+  connections?: number;
 }
 interface Sample {
   rps: number;
@@ -182,7 +188,7 @@ function runAutocannon(scenario: Scenario, seconds: number): Promise<Sample> {
   let bad = 0;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
-      { url: scenario.url, method: scenario.method ?? 'GET', headers: scenario.headers, body: scenario.body, connections: CONNECTIONS, duration: seconds },
+      { url: scenario.url, method: scenario.method ?? 'GET', headers: scenario.headers, body: scenario.body, connections: scenario.connections ?? CONNECTIONS, duration: seconds },
       (error, result) => {
         if (error) return reject(error);
         latencies.sort((x, y) => x - y);
@@ -334,12 +340,78 @@ async function main() {
   log(`rate limiter: ${LIMITER_CALLS} consume() calls, sequential then ${CONNECTIONS} at a time`);
   const limiter = await limiterCost(db, account.id);
 
+  // ---------------------------------------------------------------- signing requests
+  // After the other scenarios: the workflows these start keep the worker busy for a while after.
+  const temporal = await connectTemporal(serviceEnv.TEMPORAL_ADDRESS!, serviceEnv.TEMPORAL_NAMESPACE ?? 'default');
+  cleanups.push(() => temporal.connection.close());
+  const signerEmail = `signer-${account.id}@signet-bench.invalid`;
+  // Before the account goes: its requests' workflows are stopped (else a later worker on the same task
+  // queue would run them against deleted rows), and the e-mails they sent (mail_outbox has no account).
+  cleanups.push(async () => {
+    const ids: string[] = await db('signing_requests').where({ account_id: account.id }).pluck('id');
+    const terminated = await terminateWorkflows(temporal.client, ids);
+    const mails = await db('mail_outbox').where('to_address', 'like', `%${signerEmail}%`).orWhere('to_address', 'like', `%${account.email}%`).del();
+    log(`cleanup: ${ids.length} signing requests, ${terminated} workflows terminated, ${mails} e-mails removed`);
+  });
+  const smallPdf = await makeSmallPdf();
+  const agreement = await fetch(`${service.url}/api/v1/documents`, {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ fileName: 'bench-agreement.pdf', fileSize: smallPdf.length, content: smallPdf.toString('base64') }),
+  });
+  if (agreement.status !== 201) throw new Error(`creating the signing document: HTTP ${agreement.status} ${await agreement.text()}`);
+  const agreementId = ((await agreement.json()) as { id: string }).id;
+  const signatures: Scenario = {
+    name: '(d) POST /api/v1/signatures (1 signer)',
+    url: `${service.url}/api/v1/signatures`,
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ document_id: agreementId, title: 'Bench agreement', signers: [{ name: 'Bench Signer', email: signerEmail }] }),
+    status: 201,
+    connections: SIGNING_CONNECTIONS,
+  };
+  log(`warm-up: ${WARMUP_SECONDS} s of (d) and of (e)`);
+  await runAutocannon(signatures, WARMUP_SECONDS);
+  await rawStarts(temporal.client, SIGNING_CONNECTIONS, WARMUP_SECONDS);
+  const signatureSamples: Sample[] = [];
+  const startSamples: StartSample[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    log(`round ${round}/${ROUNDS}: ${signatures.name}, ${SECONDS} s at ${SIGNING_CONNECTIONS} connections`);
+    signatureSamples.push(await runAutocannon(signatures, SECONDS));
+    log(`round ${round}/${ROUNDS}: (e) Temporal client workflow.start of an empty workflow, ${SECONDS} s, ${SIGNING_CONNECTIONS} in flight`);
+    startSamples.push(await rawStarts(temporal.client, SIGNING_CONNECTIONS, SECONDS));
+  }
+  const e2e = await endToEnd({
+    baseUrl: service.url,
+    auth,
+    db,
+    accountId: account.id,
+    documentId: agreementId,
+    signerEmail,
+    count: E2E_REQUESTS,
+    concurrency: E2E_CONCURRENCY,
+    deadlineMs: E2E_DEADLINE_MS,
+    log,
+  });
+
   // ---------------------------------------------------------------- report
   const rows = scenarios.map((scenario) => {
     const runs = samples.get(scenario)!;
     return { name: scenario.name, runs, rps: median(runs.map((s) => s.rps)), p50: median(runs.map((s) => s.p50)), p99: median(runs.map((s) => s.p99)), bad: runs.reduce((n, s) => n + s.bad, 0) };
   });
   const [a, b] = rows;
+  const summarize = (name: string, runs: (Sample | StartSample)[]) => ({
+    name,
+    runs,
+    rps: median(runs.map((s) => s.rps)),
+    p50: median(runs.map((s) => s.p50)),
+    p99: median(runs.map((s) => s.p99)),
+    bad: runs.reduce((n, s) => n + s.bad, 0),
+  });
+  const d = summarize(signatures.name, signatureSamples);
+  const e = summarize(`(e) Temporal client: start an empty workflow (${SIGNING_CONNECTIONS} in flight, no worker)`, startSamples);
+  const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : 'n/a');
+  const spread = (stats: { n: number; p50: number; p99: number; max: number }) => `p50 ${ms(stats.p50)} ms, p99 ${ms(stats.p99)} ms, max ${ms(stats.max)} ms`;
   const mb = (value: number) => `${value.toFixed(0)} MB`;
   const pass = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
   const uploadGrowth = uploads.peak - uploads.before;
@@ -365,10 +437,26 @@ async function main() {
     '',
     '| scenario | req/s | p50 ms | p99 ms | ratio to bare |',
     '|---|---:|---:|---:|---:|',
-    ...rows.map((row) => `| ${row.name} | ${row.rps.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${(row.rps / a.rps).toFixed(2)} |`),
+    ...[...rows, d, e].map((row) => `| ${row.name} | ${row.rps.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${(row.rps / a.rps).toFixed(2)} |`),
     '',
-    `req/s of each round: ${rows.map((row) => `${row.name.slice(0, 3)} ${row.runs.map((s) => s.rps.toFixed(0)).join(' / ')}`).join('; ')}.`,
-    ...rows.filter((row) => row.bad > 0).map((row) => `**Warning:** ${row.name} had ${row.bad} responses with an unexpected status or connection errors; its numbers are not trustworthy.`),
+    `(d) and (e) run at ${SIGNING_CONNECTIONS} connections / starts in flight, after (a)–(c), interleaved with each other; (e) is the bench process calling client.workflow.start on the same Temporal server ` +
+      `(task queue with no worker, no search attributes, execution timeout ${EMPTY_WORKFLOW_TIMEOUT}); (d) does that start too (with 3 search attributes), after its own PostgreSQL transaction, and its worker then runs each new workflow's first activities in the same process.`,
+    '',
+    `req/s of each round: ${[...rows, d, e].map((row) => `${row.name.slice(0, 3)} ${row.runs.map((s) => s.rps.toFixed(0)).join(' / ')}`).join('; ')}.`,
+    '',
+    `**Signing requests created per second vs raw workflow starts:** (d) ${d.rps.toFixed(0)} req/s against (e) ${e.rps.toFixed(0)} starts/s: **ratio ${(d.rps / e.rps).toFixed(2)}**; ` +
+      `p50 ${d.p50.toFixed(1)} ms vs ${e.p50.toFixed(1)} ms, p99 ${d.p99.toFixed(1)} ms vs ${e.p99.toFixed(1)} ms.`,
+    '',
+    `**End to end, Sign → signing_request.completed** (${E2E_REQUESTS} requests of 1 signer, created and linked first, signed ${E2E_CONCURRENCY} at a time once every invitation had gone out; ` +
+      `the backlog of invitations left by (d) took ${e2e.drainSeconds.toFixed(1)} s to drain${e2e.pendingLeft > 0 ? `, ${e2e.pendingLeft} signers still not invited when given up` : ''}): ` +
+      `**${e2e.completed} of ${e2e.sent} completed** within ${E2E_DEADLINE_MS / 1000} s (sign responses: ${[...e2e.signStatuses].map(([status, n]) => `${n} × ${status || 'error'}`).join(', ')}); ` +
+      `sends took ${e2e.signsSeconds.toFixed(1)} s, the last completion came ${Number.isFinite(e2e.completionSeconds) ? e2e.completionSeconds.toFixed(1) : 'n/a'} s after the first send.`,
+    '',
+    `- sign sent → completed event's created_at: **${spread(e2e.completion)}** (seen by polling the events table every 50 ms: ${spread(e2e.observed)})`,
+    `- sign sent → HTTP 200 (the signUpdate returns once recordSignature has run): ${spread(e2e.signResponse)}`,
+    `- where it goes: sent → signers.signed_at (update delivered, recordSignature activity) ${spread(e2e.toSigned)}; signed_at → HTTP 200 ${spread(e2e.signedToResponse)}; ` +
+      `signed_at → sealed_documents.created_at (workflow task, completeRequest loads and seals the PDF) ${spread(e2e.signedToSealed)}; sealed → completed event ${spread(e2e.sealedToCompleted)}.`,
+    ...[...rows, d, e].filter((row) => row.bad > 0).map((row) => `**Warning:** ${row.name} had ${row.bad} responses with an unexpected status or connection errors; its numbers are not trustworthy.`),
     '',
     `**Rate limiter cost** (the api's own limiter middleware, createRateLimiter → RateLimiterPostgres.consume, one upsert per call, straight to PostgreSQL, ${LIMITER_CALLS} calls on one account): ` +
       `one at a time p50 ${limiter.sequential.p50.toFixed(0)} µs, p99 ${limiter.sequential.p99.toFixed(0)} µs (${limiter.sequential.perSecond.toFixed(0)}/s); ` +
