@@ -115,7 +115,7 @@ export function createSigningActivities({ db, config, mail }: SigningActivityDep
         const updated = await trx('signers')
           .where({ id: signer.id })
           .whereNotIn('status', ['signed', 'declined'])
-          .update({ status: 'signed', signed_at: signedAt, signature: JSON.stringify(sign.signature), ip_address: sign.ipAddress ?? null, user_agent: sign.userAgent ?? null });
+          .update({ status: 'signed', signed_at: signedAt, signature: JSON.stringify({ ...sign.signature, fieldValues: sign.fieldValues ?? {} }), ip_address: sign.ipAddress ?? null, user_agent: sign.userAgent ?? null });
         if (updated === 0) return; // a retry: the signature is already recorded
         await audit(trx, requestId, { action: 'signed', key: `signed:${signer.id}`, signerId: signer.id, actor: signer.email, client: sign, data: { signatureType: sign.signature.type } });
         await event(trx, request.account_id, 'signer.signed', {
@@ -183,7 +183,8 @@ export function createSigningActivities({ db, config, mail }: SigningActivityDep
             signerEmail: signer.email,
             signedAt: signer.signed_at,
             signature: signer.signature.type === 'drawn' ? { type: 'drawn', pngDataUrl: signer.signature.value } : { type: 'typed', value: signer.signature.value },
-            fields: signer.fields ?? undefined,
+            // A text field's value is what the signer entered for it, keyed by the field's position in the list.
+            fields: signer.fields?.map((field: object, index: number) => ({ ...field, value: signer.signature.fieldValues?.[String(index)] })),
           })),
           certificate: {
             requestId,

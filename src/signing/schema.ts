@@ -16,7 +16,10 @@ export const SignSchema = z
           .regex(/^data:image\/png;base64,[A-Za-z0-9+/]+={0,2}$/, { error: 'must be a PNG data URL (data:image/png;base64,…)' }),
       }),
     ]),
-    fieldValues: z.record(z.string(), z.string().max(500)).optional(),
+    fieldValues: z
+      .record(z.string().regex(/^\d{1,2}$/, { error: 'keys must be field positions (0, 1, …)' }), z.string().max(500))
+      .optional()
+      .openapi({ description: 'Values of the signer’s text fields, keyed by the field’s position in its fields list.' }),
   })
   .openapi('Sign');
 

@@ -171,6 +171,29 @@ describe('signing a request end to end (parallel)', function () {
     });
   });
 
+  it('stamps signatures and text values into the signer’s fields', async () => {
+    const account = await createTestAccount();
+    const fields = [
+      { page: 1, x: 50, y: 600, width: 200, height: 40, type: 'signature' },
+      { page: 1, x: 50, y: 540, width: 300, height: 20, type: 'text' },
+    ];
+    const { signingRequest } = await createSigningRequest(account.request, { signers: [{ name: 'Grace Hopper', email: 'grace@example.com', fields }] });
+    expect(signingRequest.signers[0].fields).to.deep.equal(fields);
+    const grace = signer(account, await linkFor(account, signingRequest.id, signingRequest.signers[0].id));
+    const bad = await grace.sign({ consent: true, signature: { type: 'typed', value: 'Grace Hopper' }, fieldValues: { company: 'x' } });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.details[0]).to.match(/fieldValues/);
+    expect((await grace.sign({ consent: true, signature: { type: 'typed', value: 'Grace Hopper' }, fieldValues: { '1': 'Navy Computing Lab' } })).status).to.equal(200);
+    await eventually(async () => expect((await account.request('GET', `/api/v1/signatures/${signingRequest.id}`)).body.status).to.equal('completed'), 60_000);
+    const sealed = await account.request('GET', `/api/v1/signatures/${signingRequest.id}/document`);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-fields-'));
+    fs.writeFileSync(path.join(dir, 'sealed.pdf'), sealed.bytes);
+    const firstPage = execFileSync('pdftotext', ['-f', '1', '-l', '1', path.join(dir, 'sealed.pdf'), '-']).toString();
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(firstPage).to.contain('Navy Computing Lab');
+    expect(firstPage).to.contain('Grace Hopper');
+  });
+
   it('two concurrent sign calls for one signer: one succeeds, one is 409', async () => {
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request);
