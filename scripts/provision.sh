@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Provision the real services the test suite needs (Debian 12, run as root on CI).
 #
-#   scripts/provision.sh [all|postgres|temporal|elasticsearch|browser]...   (default: all)
+#   scripts/provision.sh [all|postgres|temporal|test-server|elasticsearch|browser]...   (default: all)
 #
 # Idempotent; downloads and builds are cached under <repo>/.cache. Logs go to stderr.
 # `temporal` prints the absolute path of the temporal binary as the last stdout line:
@@ -99,8 +99,7 @@ java_major() { # prints the major version of `java` on PATH (0 if unknown)
 }
 
 # Sets JAVA_HOME and ES_HOME (unless ELASTICSEARCH_URL is set: an external ES is used).
-provision_elasticsearch() {
-  if [[ -n ${ELASTICSEARCH_URL:-} ]]; then log "elasticsearch: using ELASTICSEARCH_URL=$ELASTICSEARCH_URL"; return 0; fi
+ensure_java() {
   if ! command -v java >/dev/null || (( $(java_major) < 17 )); then
     apt_install openjdk-17-jre-headless
     hash -r
@@ -108,6 +107,41 @@ provision_elasticsearch() {
   fi
   JAVA_HOME="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"
   export JAVA_HOME
+}
+
+# ---------------------------------------------------------------- temporal time-skipping test server
+# @temporalio/testing's time-skipping environment runs Temporal's Java test server. Its usual binary
+# download is out of reach here, so the same server comes from Maven Central as a jar with its
+# dependencies, behind a launcher script given to TestWorkflowEnvironment as an existing path.
+TEST_SERVER_VERSION=1.31.0
+TEST_SERVER_HOME="$CACHE/temporal-test-server"
+
+provision_test_server() {
+  ensure_java
+  [[ -x $TEST_SERVER_HOME/temporal-test-server ]] && { log "temporal test server: $TEST_SERVER_HOME"; return 0; }
+  command -v mvn >/dev/null || apt_install maven
+  rm -rf "$TEST_SERVER_HOME" && mkdir -p "$TEST_SERVER_HOME"
+  cat > "$TEST_SERVER_HOME/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+  <groupId>signet</groupId><artifactId>temporal-test-server</artifactId><version>1</version>
+  <dependencies><dependency><groupId>io.temporal</groupId><artifactId>temporal-test-server</artifactId><version>$TEST_SERVER_VERSION</version></dependency></dependencies>
+</project>
+POM
+  log "fetching temporal-test-server $TEST_SERVER_VERSION and its dependencies with mvn"
+  timeout 1200 mvn -B -q -Dstyle.color=never -f "$TEST_SERVER_HOME/pom.xml" dependency:copy-dependencies \
+    -DoutputDirectory="$TEST_SERVER_HOME/lib" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >&2 \
+    || die "mvn could not fetch temporal-test-server"
+  cat > "$TEST_SERVER_HOME/temporal-test-server" <<LAUNCHER
+#!/usr/bin/env bash
+exec "$JAVA_HOME/bin/java" -cp "$TEST_SERVER_HOME/lib/*" io.temporal.testserver.TestServer "\$@"
+LAUNCHER
+  chmod +x "$TEST_SERVER_HOME/temporal-test-server"
+  log "temporal test server: $TEST_SERVER_HOME"
+}
+
+provision_elasticsearch() {
+  if [[ -n ${ELASTICSEARCH_URL:-} ]]; then log "elasticsearch: using ELASTICSEARCH_URL=$ELASTICSEARCH_URL"; return 0; fi
+  ensure_java
 
   if [[ ! -x $ES_HOME/bin/elasticsearch ]]; then
     local zip="$CACHE/downloads/elasticsearch-$ES_VERSION.zip"
@@ -158,12 +192,13 @@ main() {
   local t print_temporal=0
   for t in "$@"; do
     case $t in
-      all) provision_postgres; provision_temporal; provision_elasticsearch; provision_browser ;;
+      all) provision_postgres; provision_temporal; provision_test_server; provision_elasticsearch; provision_browser ;;
       postgres) provision_postgres ;;
       temporal) provision_temporal; print_temporal=1 ;;
       elasticsearch) provision_elasticsearch ;;
+      test-server) provision_test_server ;;
       browser) provision_browser ;;
-      *) die "unknown target '$t' (want: all postgres temporal elasticsearch browser)" ;;
+      *) die "unknown target '$t' (want: all postgres temporal test-server elasticsearch browser)" ;;
     esac
   done
   if (( print_temporal )); then echo "$TEMPORAL_BIN"; fi

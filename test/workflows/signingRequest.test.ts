@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -5,6 +7,8 @@ import type { SigningActivities } from '../../activities/signingRequest';
 import { cancelUpdate, signUpdate, stateQuery, type SigningRequestInput } from '../../workflows/definitions';
 import { signingRequestWorkflow } from '../../workflows/signingRequest';
 import { eventually } from '../support/signing';
+
+const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 // The workflow's decisions on the real Temporal server, with activities replaced by recorders:
 // reminder and expiry timers are made short through the workflow's input.
@@ -16,7 +20,7 @@ describe('signingRequestWorkflow decisions', function () {
   before(async () => {
     if (!process.env.TEMPORAL_ADDRESS) throw new Error('needs TEMPORAL_ADDRESS: run with npm test');
     env = await TestWorkflowEnvironment.createFromExistingServer({ address: process.env.TEMPORAL_ADDRESS });
-    bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
+    bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
   });
 
   after(() => env?.teardown());
@@ -100,3 +104,56 @@ describe('signingRequestWorkflow decisions', function () {
     expect(recorder.names()).not.to.include('completeRequest');
   });
 });
+
+// Days of reminders and expiry in seconds: Temporal's time-skipping test server (from Maven Central,
+// provisioned by scripts/provision.sh) jumps over every timer the workflow waits on.
+describe('signingRequestWorkflow timers, with time skipping', function () {
+  this.timeout(120_000);
+  const DAY = 24 * 60 * 60 * 1000;
+  let env: TestWorkflowEnvironment;
+  let bundle: WorkflowBundleWithSourceMap;
+
+  before(async () => {
+    const launcher = path.resolve(__dirname, '../../.cache/temporal-test-server/temporal-test-server');
+    if (!fs.existsSync(launcher)) throw new Error(`no ${launcher}: run bash scripts/provision.sh test-server (npm test does)`);
+    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: launcher } } });
+    await env.connection.operatorService.addSearchAttributes({
+      namespace: 'default',
+      searchAttributes: { SignetAccountId: 2, SignetDocumentId: 2, SignetStatus: 2 }, // 2 = KEYWORD
+    });
+    bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
+  });
+
+  after(() => env?.teardown());
+
+  it('reminds every 3 days and expires after 10, without waiting 10 days', async () => {
+    const calls: [string, number][] = [];
+    const started = Date.now();
+    const record = (name: string) => async (...args: unknown[]) => {
+      calls.push([name, Date.now()]);
+      return name === 'sendReminders' ? args[1] : undefined;
+    };
+    const names = ['sendInvitations', 'sendReminders', 'announceRequest', 'recordView', 'recordSignature', 'recordDecline', 'recordCancellation', 'expireRequest', 'completeRequest', 'sendClosingMails'];
+    const activities = Object.fromEntries(names.map((name) => [name, record(name)]));
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: 'time-skipping', workflowBundle: bundle, activities });
+    const result = await worker.runUntil(
+      env.client.workflow.execute(signingRequestWorkflow, {
+        taskQueue: 'time-skipping',
+        workflowId: 'sr_time_skipping',
+        args: [{ requestId: 'sr_time_skipping', signingOrder: 'parallel', signerIds: ['sgr_a'], expiresAt: new Date(Date.now() + 10 * DAY).toISOString(), reminderEveryMs: 3 * DAY }],
+      }),
+    );
+    expect(result.status).to.equal('expired');
+    expect(calls.map(([name]) => name)).to.deep.equal([
+      'sendInvitations',
+      'announceRequest',
+      'sendReminders',
+      'sendReminders',
+      'sendReminders',
+      'expireRequest',
+      'sendClosingMails',
+    ]);
+    expect(Date.now() - started).to.be.below(DAY); // the wall clock barely moved
+  });
+});
+
