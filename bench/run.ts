@@ -24,7 +24,11 @@ const LIMITER_CALLS = 2000;
 const UPLOADS = 10;
 const UPLOAD_BYTES = 25 * 1024 * 1024; // the service's default MAX_UPLOAD_BYTES
 const RATE_LIMIT_MULTIPLIER = 1_000_000; // the hourly limits would stop (c) after 1000 requests
-const NODE_FLAGS = ['--import', 'tsx']; // the same for both servers, so only the app differs
+// The node flags of `npm start` (heap cap included), read from package.json so the bench measures the
+// service as it is started; the bare server gets the same flags, so only the app differs.
+const NODE_FLAGS: string[] = (JSON.parse(fs.readFileSync(path.join(__dirname, '../package.json'), 'utf8')).scripts.start as string)
+  .split(/\s+/)
+  .filter((word, i, words) => word.startsWith('--') || words[i - 1] === '--import');
 const SIGNING_CONNECTIONS = 16; // POST /signatures, and as many workflow starts in flight for its baseline
 const E2E_REQUESTS = 200;
 const E2E_CONCURRENCY = 8;
