@@ -20,11 +20,8 @@ export class AppError extends Error {
 
 export const validationError = (details: string[]) =>
   new AppError(400, 'validation_error', 'The request is invalid.', { details });
-export const badRequest = (message: string) => new AppError(400, 'bad_request', message);
 export const unauthorized = (message = 'A valid API key is required: Authorization: Bearer <API_KEY>.') =>
   new AppError(401, 'unauthorized', message);
-export const forbidden = (message: string) => new AppError(403, 'forbidden', message);
-export const planUpgradeRequired = (message: string) => new AppError(403, 'plan_upgrade_required', message);
 export const quotaExceeded = (message: string, extra: Record<string, unknown>) =>
   new AppError(403, 'quota_exceeded', message, { extra });
 export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found.`);
@@ -34,4 +31,3 @@ export const payloadTooLarge = (limitBytes: number) =>
 export const unsupportedMediaType = (message: string) => new AppError(415, 'unsupported_media_type', message);
 export const rateLimitExceeded = (message: string, headers: Record<string, string>) =>
   new AppError(429, 'rate_limit_exceeded', message, { headers });
-export const serviceUnavailable = (code: string, message: string) => new AppError(503, code, message);

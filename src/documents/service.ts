@@ -1,6 +1,7 @@
 import type { Db } from '../db';
 import { conflict, notFound, quotaExceeded, validationError } from '../errors';
 import { newId } from '../ids';
+import { toPage } from '../db/pagination';
 import { monthWindow, plans } from '../accounts/plans';
 import { countDocumentsThisMonth, type Account } from '../accounts/service';
 import { recordEvent } from '../events/service';
@@ -126,9 +127,9 @@ export async function getDocument(db: Db, accountId: string, id: string): Promis
   return toDocument(row);
 }
 
-/** Newest first. The cursor is the last id of the previous page: TypeIDs sort by creation time. */
+/** Newest first, a page at a time. */
 export async function listDocuments(db: Db, accountId: string, query: DocumentListQuery) {
-  const rows = await liveDocuments(db, accountId)
+  const rows: DocumentRow[] = await liveDocuments(db, accountId)
     .modify((builder) => {
       if (query.cursor) builder.where('id', '<', query.cursor);
       if (query.status) builder.where('status', query.status);
@@ -137,9 +138,8 @@ export async function listDocuments(db: Db, accountId: string, query: DocumentLi
     })
     .orderBy('id', 'desc')
     .limit(query.limit + 1);
-  const hasMore = rows.length > query.limit;
-  const page = rows.slice(0, query.limit).map(toDocument);
-  return { data: page, hasMore, nextCursor: hasMore ? page[page.length - 1].id : null };
+  const page = toPage(rows, query.limit);
+  return { ...page, data: page.data.map(toDocument) };
 }
 
 export async function renameDocument(db: Db, accountId: string, id: string, fileName: string): Promise<Document> {

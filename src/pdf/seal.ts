@@ -21,11 +21,6 @@ export function sha256Of(bytes: Uint8Array): string {
   return crypto.createHash('sha256').update(bytes).digest('hex');
 }
 
-/** True when bytes are exactly the original the signers saw. */
-export function matchesOriginal(bytes: Uint8Array, originalSha256: string): boolean {
-  return sha256Of(bytes) === originalSha256.toLowerCase();
-}
-
 /** Stamps the signatures, appends the certificate of completion and signs the whole file. */
 export async function sealDocument(input: SealDocumentInput): Promise<{ pdf: Buffer; sha256: string }> {
   const pdf = await PDFDocument.load(input.original, { updateMetadata: false });

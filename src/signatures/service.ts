@@ -4,6 +4,7 @@ import type { Db } from '../db';
 import { getDocument } from '../documents/service';
 import { conflict, notFound } from '../errors';
 import { newId } from '../ids';
+import { toPage } from '../db/pagination';
 import { hashToken, randomToken } from '../signing/tokens';
 import { refusalTypes, searchAttributes, type SigningRequestInput } from '../../workflows/definitions';
 import type { SigningRequestCreateInput, SigningRequestListQuery } from './schema';
@@ -78,7 +79,7 @@ export async function getSigningRequest(db: Db, accountId: string, id: string) {
 export type SigningRequestRecord = Awaited<ReturnType<typeof getSigningRequest>>;
 
 export async function listSigningRequests(db: Db, accountId: string, query: SigningRequestListQuery) {
-  const rows: Record<string, any>[] = await db('signing_requests')
+  const rows: ({ id: string } & Record<string, any>)[] = await db('signing_requests')
     .where({ account_id: accountId })
     .modify((builder) => {
       if (query.cursor) builder.where('id', '<', query.cursor);
@@ -92,14 +93,9 @@ export async function listSigningRequests(db: Db, accountId: string, query: Sign
     })
     .orderBy('id', 'desc')
     .limit(query.limit + 1);
-  const hasMore = rows.length > query.limit;
-  const page = rows.slice(0, query.limit);
-  const signers = await db('signers').whereIn('signing_request_id', page.map((row) => row.id)).orderBy('order');
-  return {
-    data: page.map((request) => ({ request, signers: signers.filter((signer) => signer.signing_request_id === request.id) })),
-    hasMore,
-    nextCursor: hasMore ? page[page.length - 1].id : null,
-  };
+  const page = toPage(rows, query.limit);
+  const signers = await db('signers').whereIn('signing_request_id', page.data.map((row) => row.id)).orderBy('order');
+  return { ...page, data: page.data.map((request) => ({ request, signers: signers.filter((signer) => signer.signing_request_id === request.id) })) };
 }
 
 /** Runs a workflow update, turning the workflow's refusals (already acted, not your turn, ended) into 409s. */

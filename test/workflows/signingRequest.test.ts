@@ -4,7 +4,8 @@ import { expect } from 'chai';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { SigningActivities } from '../../activities/signingRequest';
-import { cancelUpdate, signUpdate, stateQuery, type SigningRequestInput } from '../../workflows/definitions';
+import { temporal } from '@temporalio/proto';
+import { cancelUpdate, searchAttributes, signUpdate, stateQuery, type SigningRequestInput } from '../../workflows/definitions';
 import { signingRequestWorkflow } from '../../workflows/signingRequest';
 import { eventually } from '../support/signing';
 
@@ -119,7 +120,7 @@ describe('signingRequestWorkflow timers, with time skipping', function () {
     env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: launcher } } });
     await env.connection.operatorService.addSearchAttributes({
       namespace: 'default',
-      searchAttributes: { SignetAccountId: 2, SignetDocumentId: 2, SignetStatus: 2 }, // 2 = KEYWORD
+      searchAttributes: Object.fromEntries(Object.values(searchAttributes).map(({ name }) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
     });
     bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
   });
