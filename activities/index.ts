@@ -1,9 +1,10 @@
 import { Context } from '@temporalio/activity';
 import { createSigningActivities, type SigningActivityDeps } from './signingRequest';
+import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 
 // Activities are the only code the workflows call that touches the world. They get their
 // dependencies from this factory and must be safe to retry: keyed by ids, conditional updates.
-export type ActivityDeps = SigningActivityDeps;
+export type ActivityDeps = SigningActivityDeps & WebhookActivityDeps;
 
 const HEARTBEAT_EVERY_MS = 5_000;
 
@@ -22,7 +23,7 @@ function heartbeating<Args extends unknown[], Result>(work: (...args: Args) => P
 }
 
 export function createActivities(deps: ActivityDeps) {
-  const activities = createSigningActivities(deps);
+  const activities = { ...createSigningActivities(deps), ...createWebhookActivities(deps) };
   return Object.fromEntries(Object.entries(activities).map(([name, work]) => [name, heartbeating(work as (...args: unknown[]) => Promise<unknown>)])) as typeof activities;
 }
 

@@ -1,6 +1,7 @@
 import type { Config } from '../src/config';
 import type { Db } from '../src/db';
 import { recordEvent, type EventType } from '../src/events/service';
+import { activityEventDispatcher } from './webhooks';
 import { mailSender, type MailMessage, type MailTransport } from '../src/mail';
 import { cancelledMail, completedMail, declinedMail, invitationMail, reminderMail, type RenderedMail } from '../src/mail/templates';
 import { sealDocument } from '../src/pdf/seal';
@@ -10,7 +11,7 @@ import type { ClientInfo, DeclineInput, SignInput } from '../workflows/definitio
 
 export interface SigningActivityDeps {
   db: Db;
-  config: Pick<Config, 'publicUrl' | 'dataDir' | 'MAIL_FROM' | 'SIGNING_TOKEN_SECRET' | 'SEAL_P12_PATH' | 'SEAL_P12_PASSWORD'>;
+  config: Pick<Config, 'publicUrl' | 'dataDir' | 'MAIL_FROM' | 'SIGNING_TOKEN_SECRET' | 'SEAL_P12_PATH' | 'SEAL_P12_PASSWORD' | 'WEBHOOK_RETRY_SCALE'>;
   mail: MailTransport;
 }
 
@@ -46,8 +47,12 @@ export function createSigningActivities({ db, config, mail }: SigningActivityDep
       .onConflict('idempotency_key')
       .ignore();
 
-  const event = (trx: Db, accountId: string, type: EventType, data: Record<string, unknown>, key: string) =>
-    recordEvent(trx, accountId, type, data, key);
+  // Recorded with the change it reports; its delivery starts once that transaction commits.
+  const event = async (trx: Db, accountId: string, type: EventType, data: Record<string, unknown>, key: string) => {
+    const recorded = await recordEvent(trx, accountId, type, data, key);
+    activityEventDispatcher(db, config.WEBHOOK_RETRY_SCALE).afterCommit(trx, [recorded.id]);
+    return recorded;
+  };
 
   const send = (key: string, to: { email: string; name?: string | null }, rendered: RenderedMail, attachments?: MailMessage['attachments']) =>
     mail.send({ idempotencyKey: key, to: to.email, toName: to.name ?? undefined, ...sender, ...rendered, attachments });

@@ -29,6 +29,13 @@ export const configSchema = z.object({
   SIGNING_TOKEN_SECRET: z.string().min(32).optional(),
   SEAL_P12_PATH: z.string().optional(),
   SEAL_P12_PASSWORD: z.string().default(''),
+  WEBHOOK_SECRET_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 32 bytes as 64 hex digits' })
+    .optional(),
+  WEBHOOK_ALLOW_PRIVATE_HOSTS: z.string().default(''),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
 });
 
 export type Env = z.infer<typeof configSchema>;
@@ -38,6 +45,8 @@ export interface Config extends Env {
   publicUrl: string;
   runApi: boolean;
   runWorker: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE_HOSTS split: host names, IP addresses or CIDR ranges deliveries may reach though not public. */
+  webhookAllowedPrivateHosts: string[];
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -54,5 +63,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (values.PUBLIC_URL ?? `http://localhost:${values.PORT}`).replace(/\/$/, ''),
     runApi: processes.includes('api'),
     runWorker: processes.includes('worker'),
+    webhookAllowedPrivateHosts: values.WEBHOOK_ALLOW_PRIVATE_HOSTS.split(',').map((host) => host.trim().toLowerCase()).filter(Boolean),
   };
 }

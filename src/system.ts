@@ -7,10 +7,12 @@ import type { Config } from './config';
 import { migrateLatest, openDatabase, type Database } from './db';
 import type { Logger } from './logger';
 import { createMailTransport } from './mail';
+import { ensureSweepSchedule } from './events/sweepSchedule';
 import { createElasticsearchClient } from './search/elasticsearch';
 import { startTemporalDevServer } from './temporal/devServer';
 import { installTemporalRuntime } from './temporal/runtime';
 import { createWorker } from './temporal/worker';
+import { setUpWebhooks, type Webhooks } from './webhooks/setup';
 
 export interface RunningSystem {
   /** Base URL of the api, when it runs in this process. */
@@ -19,6 +21,8 @@ export interface RunningSystem {
   database: Database;
   temporal: Connection;
   client: Client;
+  webhooks: Webhooks;
+  config: Config;
   stop(): Promise<void>;
 }
 
@@ -54,6 +58,8 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     const temporal = await Connection.connect({ address: temporalAddress });
     stops.push(() => temporal.close());
     const client = new Client({ connection: temporal, namespace: config.TEMPORAL_NAMESPACE });
+    const webhooks = await setUpWebhooks(config);
+    stops.push(async () => webhooks.poster.close());
 
     if (config.runWorker) {
       installTemporalRuntime(logger);
@@ -61,7 +67,12 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         address: temporalAddress,
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueue: config.TEMPORAL_TASK_QUEUE,
-        deps: { db: database.knex, config, mail: createMailTransport(config, database.knex) },
+        deps: {
+          db: database.knex,
+          config,
+          mail: createMailTransport(config, database.knex),
+          delivery: { db: database.knex, secretKey: webhooks.secretKey, poster: webhooks.poster },
+        },
       });
       const running = worker.run();
       stops.push(async () => {
@@ -69,6 +80,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         await running;
         await connection.close();
       });
+      await ensureSweepSchedule(client, config.TEMPORAL_TASK_QUEUE);
     }
 
     let url: string | undefined;
@@ -80,6 +92,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         db: database.knex,
         logger,
         temporal: client,
+        webhooks,
         readinessChecks: {
           database: () => database.knex.raw('select 1'),
           temporal: () => temporal.workflowService.getSystemInfo({}),
@@ -93,7 +106,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       url = config.PUBLIC_URL ?? `http://localhost:${(server.address() as AddressInfo).port}`;
       config.publicUrl = url; // with PORT=0 the real port is known only now; links and the OpenAPI servers use it
     }
-    return { url, temporalUiUrl, database, temporal, client, stop };
+    return { url, temporalUiUrl, database, temporal, client, webhooks, config, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -59,3 +59,12 @@ export const searchAttributes = {
   documentId: defineSearchAttributeKey('SignetDocumentId', SearchAttributeType.KEYWORD),
   status: defineSearchAttributeKey('SignetStatus', SearchAttributeType.KEYWORD),
 };
+
+export interface DeliverEventInput {
+  eventId: string;
+  /** Multiplies the retry schedule's delays: 1 in production; tests and benchmarks shrink days to seconds. */
+  retryScale: number;
+}
+
+/** The workflow id that makes a second start for the same event a no-op. */
+export const deliverEventWorkflowId = (eventId: string) => `deliver-${eventId}`;

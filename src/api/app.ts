@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db';
+import { createEventDispatcher } from '../events/dispatch';
 import type { Logger } from '../logger';
 import { accountRoutes } from '../accounts/routes';
 import { documentRoutes } from '../documents/routes';
@@ -10,6 +11,8 @@ import { docsRoutes } from '../docs/routes';
 import { mailDevRoutes } from '../mail/devRoutes';
 import { signatureRoutes } from '../signatures/routes';
 import { signingRoutes } from '../signing/routes';
+import { webhookRoutes } from '../webhooks/routes';
+import type { Webhooks } from '../webhooks/setup';
 import { healthRoutes, type ReadinessChecks } from '../health/routes';
 import { authenticate } from './middleware/authenticate';
 import { createRateLimiter } from './middleware/rateLimit';
@@ -22,9 +25,10 @@ export interface AppDeps {
   logger: Logger;
   readinessChecks: ReadinessChecks;
   temporal: Client;
+  webhooks: Webhooks;
 }
 
-export function createApp({ config, db, logger, readinessChecks, temporal }: AppDeps) {
+export function createApp({ config, db, logger, readinessChecks, temporal, webhooks }: AppDeps) {
   const app = new Koa({ proxy: true });
   const openapi = createOpenApiRegistry();
   const api = new Router({ prefix: '/api/v1' });
@@ -36,10 +40,18 @@ export function createApp({ config, db, logger, readinessChecks, temporal }: App
     ctx.body = openApiDocument;
   });
   api.use(authenticate(db));
-  const deps = { router: api, db, config, rateLimit, openapi, temporal };
+  const events = createEventDispatcher({
+    client: temporal,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    db,
+    retryScale: config.WEBHOOK_RETRY_SCALE,
+    onError: (error, eventIds) => logger.warn({ err: error, eventIds }, 'event dispatch failed; the sweeper will retry'),
+  });
+  const deps = { router: api, db, config, rateLimit, openapi, temporal, events, webhooks };
   accountRoutes(deps);
   documentRoutes(deps);
   signatureRoutes(deps);
+  webhookRoutes(deps);
   const signing = signingRoutes({ db, temporal, openapi, config, logger });
 
   const health = healthRoutes(readinessChecks);

@@ -3,6 +3,8 @@ import type Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db';
+import type { EventDispatcher } from '../events/dispatch';
+import type { Webhooks } from '../webhooks/setup';
 import type { RateLimit } from './middleware/rateLimit';
 
 /** What every resource's route file is given. */
@@ -13,4 +15,7 @@ export interface RouteDeps {
   rateLimit: RateLimit;
   openapi: OpenAPIRegistry;
   temporal: Client;
+  /** Starts delivery of events once their transaction commits. */
+  events: EventDispatcher;
+  webhooks: Webhooks;
 }

@@ -37,7 +37,7 @@ async function readCreateInput(ctx: Context) {
   return { fileName, fileSize: file.size, content: await fs.readFile(file.filepath) };
 }
 
-export function documentRoutes({ router, db, config, rateLimit, openapi }: RouteDeps) {
+export function documentRoutes({ router, db, config, rateLimit, openapi, events }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
   const maxBytes = config.MAX_UPLOAD_BYTES;
   // One gate for both upload routes: together they process at most MAX_CONCURRENT_UPLOADS large bodies.
@@ -53,7 +53,7 @@ export function documentRoutes({ router, db, config, rateLimit, openapi }: Route
     responses: { 201: { description: 'Created', ...json(DocumentSchema) }, ...pickErrors(400, 401, 403, 413, 429) },
   });
   router.post('/documents', rateLimit('POST /documents'), gate, jsonOrMultipartBody(maxBytes), async (ctx) => {
-    const document = await createDocument(db, account(ctx), await readCreateInput(ctx));
+    const document = await createDocument({ db, events }, account(ctx), await readCreateInput(ctx));
     ctx.status = 201;
     ctx.body = presentDocument(document);
   });

@@ -4,6 +4,7 @@ import { newId } from '../ids';
 import { toPage } from '../db/pagination';
 import { monthWindow, plans } from '../accounts/plans';
 import { countDocumentsThisMonth, type Account } from '../accounts/service';
+import type { EventDispatcher } from '../events/dispatch';
 import { recordEvent } from '../events/service';
 import { inspectPdf, type PdfFacts } from '../pdf/inspect';
 import type { DocumentListQuery, documentStatuses } from './schema';
@@ -74,7 +75,7 @@ async function assertDocumentQuota(trx: Db, account: Account) {
 }
 
 export async function createDocument(
-  db: Db,
+  { db, events }: { db: Db; events: EventDispatcher },
   account: Account,
   input: { fileName: string; fileSize: number; content?: Buffer },
 ): Promise<Document> {
@@ -94,13 +95,14 @@ export async function createDocument(
       .returning('*');
     if (input.content) await trx('document_files').insert({ document_id: row.id, content: input.content });
     const document = toDocument(row);
-    await recordEvent(trx, account.id, 'document.created', {
+    const event = await recordEvent(trx, account.id, 'document.created', {
       documentId: document.id,
       fileName: document.fileName,
       fileSize: document.fileSize,
       status: document.status,
       createdAt: document.createdAt.toISOString(),
     });
+    events.afterCommit(trx, [event.id]);
     return document;
   });
 }

@@ -35,11 +35,13 @@ export async function recordEvent(
   idempotencyKey?: string,
 ): Promise<SignetEvent> {
   const createdAt = new Date();
-  const id = newId('event');
-  // An activity passes the key of its step: a retry finds the event already written and adds none.
-  await trx('events')
-    .insert({ id, account_id: accountId, type, data: JSON.stringify(data), created_at: createdAt, idempotency_key: idempotencyKey ?? null })
+  // An activity passes the key of its step: a retry finds the event already written and adds none,
+  // and gets that event back, so its delivery can be started (again: a duplicate start is a no-op).
+  const [inserted] = await trx('events')
+    .insert({ id: newId('event'), account_id: accountId, type, data: JSON.stringify(data), created_at: createdAt, idempotency_key: idempotencyKey ?? null })
     .onConflict('idempotency_key')
-    .ignore();
-  return { id, type, timestamp: createdAt.toISOString(), data };
+    .ignore()
+    .returning(['id', 'created_at', 'data']);
+  const row = inserted ?? (await trx('events').where({ idempotency_key: idempotencyKey }).first('id', 'created_at', 'data'));
+  return { id: row.id, type, timestamp: row.created_at.toISOString(), data: row.data };
 }

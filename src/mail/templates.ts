@@ -221,3 +221,23 @@ export function completedMail(input: CompletedInput): RenderedMail {
     }),
   };
 }
+
+export interface WebhookDisabledInput {
+  url: string;
+  reason: 'gone' | 'failing';
+  webhookId: string;
+}
+
+export function webhookDisabledMail(input: WebhookDisabledInput): RenderedMail {
+  const why =
+    input.reason === 'gone'
+      ? 'answered 410 Gone, which tells Signet to stop sending'
+      : 'has failed every delivery for 5 days';
+  const lead = `Your webhook ${input.webhookId} (${input.url}) ${why}, so Signet disabled it.`;
+  const next = 'Fix the receiver, then enable the webhook again with PATCH /api/v1/webhooks/{id} {"enabled": true}; failed deliveries can be sent again from their delivery log.';
+  return {
+    subject: `Webhook disabled: ${input.url}`,
+    text: text([lead, '', next, '', 'Sent by Signet.']),
+    html: layout({ heading: 'Webhook disabled', paragraphs: [html`${lead}`, html`${next}`], footer: 'Sent by Signet.' }),
+  };
+}

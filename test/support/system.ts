@@ -7,6 +7,7 @@ import { startSystem, type RunningSystem } from '../../src/system';
 import { createAccount } from '../../src/accounts/service';
 import type { Plan } from '../../src/accounts/plans';
 import { createApiKey } from '../../src/apiKeys/service';
+import { sweepScheduleId } from '../../src/events/sweepSchedule';
 import { client } from './http';
 
 // Integration tests run twice: against the real PostgreSQL server (SIGNET_TEST_DB=postgres, DATABASE_URL)
@@ -24,6 +25,10 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'signet-test-')),
     // A task queue of its own, so workflows left on the shared Temporal server by another run never reach this worker.
     TEMPORAL_TASK_QUEUE: `signet-test-${databaseKind}-${process.pid}`,
+    // Webhook receivers run on 127.0.0.1; retries come after milliseconds and seconds, not hours.
+    WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    WEBHOOK_RETRY_SCALE: '0.001',
+    WEBHOOK_TIMEOUT_MS: '1000',
     ...overrides,
   };
   if (databaseKind === 'pglite') delete env.DATABASE_URL;
@@ -41,8 +46,12 @@ export function sharedSystem(): Promise<RunningSystem> {
 }
 
 export async function stopSharedSystem() {
-  if (shared) await (await shared).stop();
+  if (!shared) return;
+  const system = await shared;
   shared = undefined;
+  // The sweeper's schedule targets this run's task queue, which no worker serves after the run.
+  await system.client.schedule.getHandle(sweepScheduleId(system.config.TEMPORAL_TASK_QUEUE)).delete().catch(() => undefined);
+  await system.stop();
 }
 
 /** A fresh account with an API key, and a request function bound to that key. */

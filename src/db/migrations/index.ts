@@ -3,6 +3,7 @@ import * as accountsAndApiKeys from './20261121000000_accounts_and_api_keys';
 import * as documentsAndEvents from './20261121000100_documents_and_events';
 import * as signingRequests from './20261121000200_signing_requests';
 import * as mailOutbox from './20261121000900_mail_outbox';
+import * as webhooks from './20261121001000_webhooks';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 const migrations: Record<string, Knex.Migration> = {
@@ -10,6 +11,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261121000100_documents_and_events': documentsAndEvents,
   '20261121000200_signing_requests': signingRequests,
   '20261121000900_mail_outbox': mailOutbox,
+  '20261121001000_webhooks': webhooks,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

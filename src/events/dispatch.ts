@@ -1,0 +1,60 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { Db } from '../db';
+import { deliverEventWorkflowId, type DeliverEventInput } from '../../workflows/definitions';
+
+const STARTS_AT_ONCE = 16;
+
+export interface EventDispatcherOptions {
+  client: Client;
+  taskQueue: string;
+  db: Db;
+  retryScale: number;
+  /** Told when a dispatch after commit fails; the sweeper picks the events up later. */
+  onError?: (error: unknown, eventIds: string[]) => void;
+}
+
+/**
+ * Hands committed events to Temporal: one deliverEventWorkflow per event (webhooks, search index),
+ * then marks them dispatched. Starting twice is harmless (the workflow id is the event's), so when a
+ * start is lost with its process, the sweeper starts it again.
+ */
+export function createEventDispatcher({ client, taskQueue, db, retryScale, onError }: EventDispatcherOptions) {
+  async function start(eventId: string) {
+    const input: DeliverEventInput = { eventId, retryScale };
+    try {
+      await client.workflow.start('deliverEventWorkflow', {
+        workflowId: deliverEventWorkflowId(eventId),
+        taskQueue,
+        args: [input],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+  }
+
+  async function dispatch(eventIds: string[]) {
+    for (let i = 0; i < eventIds.length; i += STARTS_AT_ONCE) {
+      const batch = eventIds.slice(i, i + STARTS_AT_ONCE);
+      await Promise.all(batch.map(start));
+      await db('events').whereIn('id', batch).whereNull('dispatched_at').update({ dispatched_at: db.fn.now() });
+    }
+  }
+
+  /**
+   * Dispatches once `trx` commits, without holding up its caller. A failure is only logged: the event
+   * is committed and undispatched, which is what the sweeper looks for.
+   */
+  function afterCommit(trx: Db, eventIds: string[]) {
+    const committed = trx.isTransaction ? (trx as unknown as { executionPromise: Promise<unknown> }).executionPromise : Promise.resolve();
+    committed.then(
+      () => dispatch(eventIds).catch((error) => onError?.(error, eventIds)),
+      () => undefined, // rolled back: there is nothing to deliver
+    );
+  }
+
+  return { dispatch, afterCommit };
+}
+
+export type EventDispatcher = ReturnType<typeof createEventDispatcher>;

@@ -1,0 +1,49 @@
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+// Deliveries reach only public addresses (SSRF). The operator's allow-list (WEBHOOK_ALLOW_PRIVATE_HOSTS)
+// names the URL hosts that may be private anyway, e.g. a receiver on loopback: host names and IP
+// addresses match the URL's host exactly, CIDR ranges match a URL whose host is an address in them.
+// A name that is not allow-listed must resolve to public addresses only, checked at connection time.
+
+export interface AllowList {
+  hosts: string[];
+  ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+}
+
+export function parseAllowList(entries: string[]): AllowList {
+  const isRange = (entry: string) => entry.includes('/') && ipaddr.isValidCIDR(entry);
+  return {
+    hosts: entries.filter((entry) => !isRange(entry)).map((entry) => (net.isIP(entry) ? ipaddr.process(entry).toString() : entry)),
+    ranges: entries.filter(isRange).map((entry) => ipaddr.parseCIDR(entry)),
+  };
+}
+
+/** The URL's host without IPv6 brackets, lower-case, addresses in canonical form. */
+function hostOf(url: URL) {
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return net.isIP(host) ? ipaddr.process(host).toString() : host;
+}
+
+export function isAllowListed(url: URL, allowList: AllowList) {
+  const host = hostOf(url);
+  if (allowList.hosts.includes(host)) return true;
+  if (!net.isIP(host)) return false;
+  const address = ipaddr.process(host);
+  return allowList.ranges.some((range) => address.kind() === range[0].kind() && address.match(range));
+}
+
+/**
+ * Why a webhook URL may not be used, known without a DNS lookup: a literal non-public address or a
+ * localhost name. Other names are checked on the address actually connected to, at delivery.
+ */
+export function refusedAddress(url: URL, allowList: AllowList): string | undefined {
+  if (isAllowListed(url, allowList)) return undefined;
+  const host = hostOf(url);
+  if (net.isIP(host)) {
+    const range = ipaddr.process(host).range();
+    return range === 'unicast' ? undefined : `url must not point to a ${range} address`;
+  }
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'url must not point to localhost';
+  return undefined;
+}
