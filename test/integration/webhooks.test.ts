@@ -209,7 +209,7 @@ describe('webhook delivery', () => {
       expect(Object.keys(envelope)).to.deep.equal(['id', 'type', 'timestamp', 'data']);
       expect(envelope.timestamp).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       const event = events.find((row) => row.id === envelope.id);
-      expect(event, envelope.id).to.exist;
+      expect(event, envelope.id).to.not.equal(undefined);
       expect(envelope.type).to.equal(event.type);
       expect(envelope.data).to.deep.equal(event.data);
       expect(entry.headers['content-type']).to.equal('application/json');
