@@ -1,0 +1,114 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { verifyWebhook } from 'signet/webhooks';
+import { isAllowListed, parseAllowList, refusedAddress } from '../../src/webhooks/addressPolicy';
+import { createWebhookPoster, parseRetryAfter } from '../../src/webhooks/http';
+import { decryptSecret, encryptSecret, generateWebhookSecret } from '../../src/webhooks/secrets';
+import { hexSignature, signatureHeaders } from '../../src/webhooks/signature';
+
+describe('webhook signatures', () => {
+  const secret = generateWebhookSecret();
+  const body = '{"id":"evt_1","type":"document.created","timestamp":"2026-11-21T10:00:00.000Z","data":{"fileName":"é.pdf"}}';
+
+  it('Standard Webhooks headers verify with the standardwebhooks library', () => {
+    const headers = signatureHeaders([secret], 'evt_1', body);
+    expect(() => new StandardWebhook(secret).verify(body, headers)).not.to.throw();
+    expect(() => new StandardWebhook(generateWebhookSecret()).verify(body, headers)).to.throw();
+    expect(() => new StandardWebhook(secret).verify(`${body} `, headers)).to.throw();
+  });
+
+  it('verifyWebhook checks the length before comparing, and accepts either signature of a rotation', () => {
+    const signature = hexSignature(secret, body);
+    expect(verifyWebhook(secret, body, signature)).to.equal(true);
+    expect(verifyWebhook(secret, Buffer.from(body), signature)).to.equal(true);
+    expect(verifyWebhook(secret, body, signature.slice(0, 62))).to.equal(false);
+    expect(verifyWebhook(secret, body, `${signature}00`)).to.equal(false);
+    expect(verifyWebhook(secret, body, '')).to.equal(false);
+    expect(verifyWebhook(secret, body, undefined)).to.equal(false);
+    expect(verifyWebhook(secret, body, ['a', 'b'])).to.equal(false);
+    expect(verifyWebhook('', body, signature)).to.equal(false);
+    expect(verifyWebhook(secret, body, `${hexSignature('whsec_old', body)},${signature}`)).to.equal(true);
+    expect(verifyWebhook(secret, `${body} `, signature)).to.equal(false);
+  });
+});
+
+describe('webhook secrets at rest', () => {
+  const key = Buffer.alloc(32, 7);
+  it('round-trips with AES-256-GCM and refuses a tampered or wrongly keyed ciphertext', () => {
+    const secret = generateWebhookSecret();
+    const sealed = encryptSecret(key, secret);
+    expect(sealed).not.to.contain(secret.slice(6));
+    expect(encryptSecret(key, secret)).not.to.equal(sealed); // a fresh IV every time
+    expect(decryptSecret(key, sealed)).to.equal(secret);
+    const [iv, tag, ciphertext] = sealed.split('.');
+    const flipped = Buffer.from(ciphertext, 'base64url');
+    flipped[0] ^= 1;
+    expect(() => decryptSecret(key, [iv, tag, flipped.toString('base64url')].join('.'))).to.throw();
+    expect(() => decryptSecret(Buffer.alloc(32, 8), sealed)).to.throw();
+  });
+});
+
+describe('webhook address policy', () => {
+  const none = parseAllowList([]);
+  it('refuses literal non-public addresses and localhost names, and allows public ones', () => {
+    for (const url of ['https://127.0.0.1/', 'https://10.0.0.1/', 'https://172.16.0.1/', 'https://192.168.0.1/', 'https://169.254.169.254/', 'https://[::1]/', 'https://[fe80::1]/', 'https://[fd00::1]/', 'https://[::ffff:10.0.0.1]/', 'https://0.0.0.0/', 'https://100.64.0.1/', 'https://localhost/', 'https://a.localhost/', 'https://2130706433/']) {
+      expect(refusedAddress(new URL(url), none), url).to.match(/^url must not point to/);
+    }
+    for (const url of ['https://93.184.215.14/', 'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/', 'https://example.com/']) {
+      expect(refusedAddress(new URL(url), none), url).to.equal(undefined);
+    }
+  });
+
+  it('lets the operator allow hosts by name, address or range', () => {
+    const allowList = parseAllowList(['127.0.0.1', 'receiver.internal', '10.1.0.0/16', '::1']);
+    for (const url of ['http://127.0.0.1:8080/', 'http://receiver.internal/', 'http://10.1.2.3/', 'http://[::1]/']) expect(isAllowListed(new URL(url), allowList), url).to.equal(true);
+    for (const url of ['http://127.0.0.2/', 'http://localhost/', 'http://10.2.0.1/', 'http://other.internal/']) expect(isAllowListed(new URL(url), allowList), url).to.equal(false);
+  });
+});
+
+describe('the webhook poster', () => {
+  let server: http.Server;
+  let hits = 0;
+  before(async () => {
+    server = http.createServer((_req, res) => {
+      hits++;
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  after(() => new Promise((resolve) => server.close(resolve)));
+
+  it('never connects to loopback, private or link-local addresses unless allow-listed, literal or resolved', async () => {
+    const { port } = server.address() as AddressInfo;
+    const poster = await createWebhookPoster(parseAllowList([]), 2000);
+    try {
+      // Literal addresses are refused before any connection is attempted, so no packet leaves for 10.0.0.1.
+      for (const url of [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`, `http://[::1]:${port}/`, 'http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data']) {
+        const result = await poster.post(url, '{}', {});
+        expect(result.statusCode, url).to.equal(null);
+        expect(result.error, url).to.match(/^blocked: the address is not public/);
+      }
+      expect(hits).to.equal(0);
+    } finally {
+      poster.close();
+    }
+    const allowed = await createWebhookPoster(parseAllowList(['127.0.0.1']), 2000);
+    try {
+      const result = await allowed.post(`http://127.0.0.1:${port}/`, '{}', {});
+      expect(result).to.include({ statusCode: 200, responseBody: 'ok', error: null });
+      expect(hits).to.equal(1);
+    } finally {
+      allowed.close();
+    }
+  });
+
+  it('reads Retry-After as seconds or an HTTP date', () => {
+    expect(parseRetryAfter('120')).to.equal(120_000);
+    expect(parseRetryAfter(undefined)).to.equal(null);
+    expect(parseRetryAfter('soon')).to.equal(null);
+    const inAMinute = parseRetryAfter(new Date(Date.now() + 60_000).toUTCString())!;
+    expect(inAMinute).to.be.within(58_000, 60_000);
+  });
+});
