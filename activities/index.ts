@@ -13,6 +13,7 @@ const HEARTBEAT_EVERY_MS = 5_000;
 function heartbeating<Args extends unknown[], Result>(work: (...args: Args) => Promise<Result>) {
   return async (...args: Args): Promise<Result> => {
     const context = Context.current();
+    if (context.info.isLocal) return work(...args); // local activities cannot heartbeat
     const timer = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
     try {
       return await work(...args);

@@ -14,6 +14,7 @@ import { createRateLimiter } from '../src/api/middleware/rateLimit';
 import { migrateLatest, openDatabase, type Db } from '../src/db';
 import { makeBigPdf } from './pdf';
 import { connectTemporal, EMPTY_WORKFLOW_TIMEOUT, endToEnd, makeSmallPdf, rawStarts, terminateWorkflows, type StartSample } from './signing';
+import { webhookBench } from './webhooks';
 
 const REPO = path.resolve(__dirname, '..');
 const CONNECTIONS = 32;
@@ -34,6 +35,12 @@ const E2E_REQUESTS = 200;
 const E2E_CONCURRENCY = 8;
 const E2E_DEADLINE_MS = 120_000;
 const GOALS = { ratio: 0.35, p99Ms: 25, peakRssMb: 400, uploadRssMb: 300 };
+const WEBHOOK_EVENTS = 1000;
+const WEBHOOK_PACED_EVENTS = 200;
+const WEBHOOK_PACED_RATE = 10; // events per second, well below what the pipeline sustains
+const WEBHOOK_CONCURRENCY = 16;
+const WEBHOOK_DEADLINE_MS = 180_000;
+const TASK_QUEUE = 'signet-bench';
 
 // ---------------------------------------------------------------- cleanup
 // Everything started is undone in reverse order, on success, on error and on Ctrl-C alike.
@@ -291,7 +298,17 @@ async function main() {
   const service = await startServer(
     'service',
     'src/main.ts',
-    { ...process.env, ...serviceEnv, HOST: '127.0.0.1', DATA_DIR: tmp, LOG_LEVEL: 'warn', SIGNET_PROCESSES: 'api,worker', RATE_LIMIT_MULTIPLIER: String(RATE_LIMIT_MULTIPLIER) },
+    {
+      ...process.env,
+      ...serviceEnv,
+      HOST: '127.0.0.1',
+      DATA_DIR: tmp,
+      LOG_LEVEL: 'warn',
+      SIGNET_PROCESSES: 'api,worker',
+      RATE_LIMIT_MULTIPLIER: String(RATE_LIMIT_MULTIPLIER),
+      TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+      WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1', // the bench's receiver
+    },
     '/healthz', // listen() comes after the database, migrations, Temporal and the worker are up
     tmp,
   );
@@ -398,6 +415,23 @@ async function main() {
     log,
   });
 
+  // ---------------------------------------------------------------- webhooks
+  // Last: its events must not meet a webhook while the earlier scenarios create documents.
+  const webhooks = await webhookBench({
+    db,
+    client: temporal.client,
+    taskQueue: TASK_QUEUE,
+    baseUrl: service.url,
+    auth,
+    accountId: account.id,
+    events: WEBHOOK_EVENTS,
+    pacedEvents: WEBHOOK_PACED_EVENTS,
+    pacedRate: WEBHOOK_PACED_RATE,
+    concurrency: WEBHOOK_CONCURRENCY,
+    deadlineMs: WEBHOOK_DEADLINE_MS,
+    log,
+  });
+
   // ---------------------------------------------------------------- report
   const rows = scenarios.map((scenario) => {
     const runs = samples.get(scenario)!;
@@ -461,6 +495,17 @@ async function main() {
     `- where it goes: sent → signers.signed_at (update delivered, recordSignature activity) ${spread(e2e.toSigned)}; signed_at → HTTP 200 ${spread(e2e.signedToResponse)}; ` +
       `signed_at → sealed_documents.created_at (workflow task, completeRequest loads and seals the PDF) ${spread(e2e.signedToSealed)}; sealed → completed event ${spread(e2e.sealedToCompleted)}.`,
     ...[...rows, d, e].filter((row) => row.bad > 0).map((row) => `**Warning:** ${row.name} had ${row.bad} responses with an unexpected status or connection errors; its numbers are not trustworthy.`),
+    '',
+    `**Webhooks** (the service's worker delivering to a receiver in the bench process on loopback; lag = event row committed → receiver got it):`,
+    '',
+    '| webhook scenario | deliveries/s | lag or latency p50 ms | p99 ms | max ms |',
+    '|---|---:|---:|---:|---:|',
+    `| burst: ${webhooks.burst.delivered} of ${webhooks.events} events committed ${WEBHOOK_CONCURRENCY} at a time, lag | ${webhooks.burst.perSecond.toFixed(0)} | ${ms(webhooks.burst.lag.p50)} | ${ms(webhooks.burst.lag.p99)} | ${ms(webhooks.burst.lag.max)} |`,
+    `| paced: ${webhooks.paced.delivered} of ${WEBHOOK_PACED_EVENTS} events at ${WEBHOOK_PACED_RATE}/s, lag | ${webhooks.paced.ratePerSecond.toFixed(0)} (offered) | ${ms(webhooks.paced.lag.p50)} | ${ms(webhooks.paced.lag.p99)} | ${ms(webhooks.paced.lag.max)} |`,
+    `| baseline: plain loop POSTing the same ${webhooks.events} bodies, ${WEBHOOK_CONCURRENCY} at a time, same HTTP client, latency | ${webhooks.plain.perSecond.toFixed(0)} | ${ms(webhooks.plain.latency.p50)} | ${ms(webhooks.plain.latency.p99)} | ${ms(webhooks.plain.latency.max)} |`,
+    '',
+    `Deliveries sustained in the burst: **${(webhooks.burst.perSecond / webhooks.plain.perSecond).toFixed(3)} of the plain loop** (${webhooks.burst.seconds.toFixed(1)} s from the first commit to the last arrival); ` +
+      `${webhooks.duplicates} attempts beyond one per event. Each event is a deliver-<evt> workflow start, a workflow task, the prepareDeliveries and attemptDelivery activities and their records.`,
     '',
     `**Rate limiter cost** (the api's own limiter middleware, createRateLimiter → RateLimiterPostgres.consume, one upsert per call, straight to PostgreSQL, ${LIMITER_CALLS} calls on one account): ` +
       `one at a time p50 ${limiter.sequential.p50.toFixed(0)} µs, p99 ${limiter.sequential.p99.toFixed(0)} µs (${limiter.sequential.perSecond.toFixed(0)}/s); ` +

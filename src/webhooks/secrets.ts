@@ -31,7 +31,12 @@ export function encryptSecret(key: Buffer, secret: string): string {
 
 export function decryptSecret(key: Buffer, sealed: string): string {
   const [iv, tag, ciphertext] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
-  const decipher = crypto.createDecipheriv('aes-256-gcm', key, iv);
-  decipher.setAuthTag(tag);
-  return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
+  try {
+    const decipher = crypto.createDecipheriv('aes-256-gcm', key, iv);
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
+  } catch {
+    // Said plainly for the operator: the usual cause is a process started with another key.
+    throw new Error('cannot decrypt a webhook secret: WEBHOOK_SECRET_KEY (or DATA_DIR/webhook-secret.key) is not the key it was encrypted with');
+  }
 }
