@@ -27,6 +27,8 @@ describe('docker-compose.yml', () => {
     }
     expect(compose.services.api.environment.SIGNET_PROCESSES).to.equal('api');
     expect(compose.services.worker.environment.SIGNET_PROCESSES).to.equal('worker');
+    // Separate containers, separate DATA_DIRs: the webhook secret key must be given to both.
+    expect(compose.services.api.environment.WEBHOOK_SECRET_KEY).to.be.a('string').and.equal(compose.services.worker.environment.WEBHOOK_SECRET_KEY);
   });
 
   it('every configuration variable is documented in the README', () => {
