@@ -4,6 +4,7 @@ import * as documentsAndEvents from './20261121000100_documents_and_events';
 import * as signingRequests from './20261121000200_signing_requests';
 import * as mailOutbox from './20261121000900_mail_outbox';
 import * as webhooks from './20261121001000_webhooks';
+import * as search from './20261121001100_search';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 const migrations: Record<string, Knex.Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261121000200_signing_requests': signingRequests,
   '20261121000900_mail_outbox': mailOutbox,
   '20261121001000_webhooks': webhooks,
+  '20261121001100_search': search,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
