@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../db';
+import { joinSubscribers } from '../webhooks/delivery';
 import { deliverEventWorkflowId, type DeliverEventInput } from '../../workflows/definitions';
 
 const STARTS_AT_ONCE = 16;
@@ -15,7 +16,7 @@ export interface EventDispatcherOptions {
 }
 
 /**
- * Hands committed events to Temporal: one deliverEventWorkflow per event (webhooks, search index),
+ * Hands committed events to Temporal: one deliverEventWorkflow per event that a webhook subscribes to,
  * then marks them dispatched. Starting twice is harmless (the workflow id is the event's), so when a
  * start is lost with its process, the sweeper starts it again.
  */
@@ -35,8 +36,18 @@ export function createEventDispatcher({ client, taskQueue, db, retryScale, onErr
   }
 
   async function dispatch(eventIds: string[]) {
-    for (let i = 0; i < eventIds.length; i += STARTS_AT_ONCE) {
-      const batch = eventIds.slice(i, i + STARTS_AT_ONCE);
+    // Most events have no webhook to go to: they are marked dispatched at once, in the same statement
+    // that finds them, and cost Temporal nothing.
+    const idle: { id: string }[] = await db('events')
+      .whereIn('id', eventIds)
+      .whereNull('dispatched_at')
+      .whereNotExists(joinSubscribers(db('events as e').whereRaw('e.id = events.id')).select(db.raw('1')))
+      .update({ dispatched_at: db.fn.now() })
+      .returning('id');
+    const done = new Set(idle.map((event) => event.id));
+    const deliverable = eventIds.filter((id) => !done.has(id));
+    for (let i = 0; i < deliverable.length; i += STARTS_AT_ONCE) {
+      const batch = deliverable.slice(i, i + STARTS_AT_ONCE);
       await Promise.all(batch.map(start));
       await db('events').whereIn('id', batch).whereNull('dispatched_at').update({ dispatched_at: db.fn.now() });
     }

@@ -1,3 +1,5 @@
+import { planNames, plans } from '../accounts/plans';
+import type { Knex } from 'knex';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { newId } from '../ids';
@@ -35,6 +37,22 @@ const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 export const envelopeText = (event: { id: string; type: string; created_at: Date; data: unknown }) =>
   JSON.stringify({ id: event.id, type: event.type, timestamp: event.created_at.toISOString(), data: event.data });
 
+const plansWithWebhooks = planNames.filter((plan) => plans[plan].webhooks);
+
+/**
+ * Joins a query on events (as e) to the webhooks (as w) that receive them: enabled, subscribed to the
+ * type or to *, of an account on a plan with webhooks (they stay with an account that leaves the
+ * Business plan, but receive nothing until it returns).
+ */
+export function joinSubscribers(events: Knex.QueryBuilder) {
+  return events
+    .join('webhooks as w', 'w.account_id', 'e.account_id')
+    .join('accounts as a', 'a.id', 'e.account_id')
+    .where('w.enabled', true)
+    .whereIn('a.plan', plansWithWebhooks)
+    .whereRaw(`w.events && array[e.type, '*']`);
+}
+
 /**
  * The deliveries of one event: one per enabled webhook of the event's account that subscribes to its
  * type (or to *). Safe to repeat: a delivery is unique per (webhook, event). Returns those still pending.
@@ -42,10 +60,7 @@ export const envelopeText = (event: { id: string; type: string; created_at: Date
 export async function prepareDeliveries(db: Db, eventId: string) {
   const event = await db('events').where({ id: eventId }).first();
   if (!event) return [];
-  const webhooks: { id: string }[] = await db('webhooks')
-    .where({ account_id: event.account_id, enabled: true })
-    .whereRaw('events && ?::text[]', [[event.type, '*']])
-    .select('id');
+  const webhooks: { id: string }[] = await joinSubscribers(db('events as e').where('e.id', eventId)).select('w.id');
   if (webhooks.length > 0) {
     const body = envelopeText(event);
     await db('webhook_deliveries')

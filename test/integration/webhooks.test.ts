@@ -10,6 +10,7 @@ import { createTestAccount, sharedSystem } from '../support/system';
 import { decryptSecret } from '../../src/webhooks/secrets';
 import { newId } from '../../src/ids';
 import { sweepScheduleId } from '../../src/events/sweepSchedule';
+import { deliverEventWorkflowId } from '../../workflows/definitions';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 
@@ -169,13 +170,25 @@ describe('GET, PATCH, DELETE /api/v1/webhooks/{id}', () => {
     expect((await account.request('DELETE', `/api/v1/webhooks/${first.id}`)).status).to.equal(404);
   });
 
-  it('PATCH needs the Business plan too', async () => {
+  it('PATCH needs the Business plan too, and a downgraded account receives nothing', async () => {
     const account = await createTestAccount();
-    const webhook = await subscribe(account, 'https://example.com/hook');
+    const hooks = await receiver();
+    const webhook = await subscribe(account, hooks.url);
     await account.db('accounts').where({ id: account.account.id }).update({ plan: 'pro' });
     const response = await account.request('PATCH', `/api/v1/webhooks/${webhook.id}`, { json: { enabled: false } });
     expect(response.status).to.equal(403);
     expect(response.body.error).to.equal('plan_upgrade_required');
+    await createDocument(account);
+    const eventOf = () => account.db('events').where({ account_id: account.account.id }).first();
+    await eventually(async () => expect((await eventOf()).dispatched_at).not.to.equal(null));
+    // Nothing to deliver: the event is marked dispatched without a delivery workflow.
+    const describe = account.system.client.workflow.getHandle(deliverEventWorkflowId((await eventOf()).id)).describe();
+    await describe.then(
+      () => expect.fail('a delivery workflow was started'),
+      (error) => expect(error.name).to.equal('WorkflowNotFoundError'),
+    );
+    expect(hooks.received).to.have.length(0);
+    expect(await deliveriesOf(account, webhook.id)).to.have.length(0);
   });
 });
 
