@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
+import { dataDirSecret } from '../dataDirSecret';
 
 // Signing links carry a 256-bit token bound to one signer. Only its SHA-256 is stored. The link in
 // an e-mail is derived (HMAC of the signer id with a server secret) so a retried e-mail activity sends
@@ -13,15 +12,7 @@ export const randomToken = () => crypto.randomBytes(32).toString('base64url');
 export const emailLinkToken = (secret: Buffer, signerId: string) =>
   crypto.createHmac('sha256', secret).update(`signing-link:${signerId}`).digest('base64url');
 
-/** SIGNING_TOKEN_SECRET, else a secret generated once into DATA_DIR (mode 0600). */
+/** SIGNING_TOKEN_SECRET, else a secret generated once into DATA_DIR. */
 export function loadTokenSecret(configured: string | undefined, dataDir: string): Buffer {
-  if (configured) return Buffer.from(configured, 'utf8');
-  const file = path.join(dataDir, 'signing-token.secret');
-  fs.mkdirSync(dataDir, { recursive: true });
-  try {
-    fs.writeFileSync(file, crypto.randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'utf8');
+  return Buffer.from(configured ?? dataDirSecret(dataDir, 'signing-token.secret'), 'utf8');
 }

@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
+import { dataDirSecret } from '../dataDirSecret';
 
 // Webhook signing secrets must be readable to sign deliveries, so they are encrypted at rest
 // (AES-256-GCM), never hashed. The key comes from WEBHOOK_SECRET_KEY, else a file in DATA_DIR.
@@ -8,17 +7,9 @@ import path from 'node:path';
 /** whsec_ + base64 of 32 random bytes: the Standard Webhooks format. */
 export const generateWebhookSecret = () => `whsec_${crypto.randomBytes(32).toString('base64')}`;
 
-/** WEBHOOK_SECRET_KEY (64 hex digits), else a key generated once into DATA_DIR (mode 0600). */
+/** WEBHOOK_SECRET_KEY (64 hex digits), else a key generated once into DATA_DIR. */
 export function loadWebhookSecretKey(configured: string | undefined, dataDir: string): Buffer {
-  if (configured) return Buffer.from(configured, 'hex');
-  const file = path.join(dataDir, 'webhook-secret.key');
-  fs.mkdirSync(dataDir, { recursive: true });
-  try {
-    fs.writeFileSync(file, crypto.randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
+  return Buffer.from(configured ?? dataDirSecret(dataDir, 'webhook-secret.key'), 'hex');
 }
 
 /** iv.tag.ciphertext, each base64url. */

@@ -1,56 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { createAccount } from '../../src/accounts/service';
 import { createApiKey } from '../../src/apiKeys/service';
-import { loadConfig } from '../../src/config';
-import { sweepScheduleId } from '../../src/events/sweepSchedule';
-import { createLogger } from '../../src/logger';
-import { startSystem, type RunningSystem } from '../../src/system';
 import { client } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { eventually } from '../support/signing';
+import { startSplitSystem } from '../support/splitSystem';
 
-const root = path.resolve(__dirname, '../..');
 const EVENTS = 200;
 
 // The api runs here; the worker is its own process, killed with SIGKILL in the middle of a burst.
 describe('webhook deliveries when the worker is killed mid-burst', function () {
   this.timeout(240_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-burst-'));
-  const env = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'error',
-    TEMPORAL_TASK_QUEUE: `signet-burst-${process.pid}`,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
-    WEBHOOK_RETRY_SCALE: '0.001',
-    RATE_LIMIT_MULTIPLIER: '10',
-  };
-  let api: RunningSystem;
-  let worker: ChildProcess | undefined;
-  const startWorker = () => {
-    worker = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...env, SIGNET_PROCESSES: 'worker' }, stdio: 'ignore' });
-  };
+  let system: Awaited<ReturnType<typeof startSplitSystem>>;
 
-  before(async function () {
-    if (!process.env.DATABASE_URL || !process.env.TEMPORAL_ADDRESS) throw new Error('needs DATABASE_URL and TEMPORAL_ADDRESS: run with npm test');
-    api = await startSystem(loadConfig({ ...env, SIGNET_PROCESSES: 'api' }), createLogger('error'));
-    startWorker();
+  before(async () => {
+    system = await startSplitSystem('burst', { WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCALE: '0.001', RATE_LIMIT_MULTIPLIER: '10' });
   });
 
-  after(async () => {
-    worker?.kill('SIGKILL');
-    await api?.client.schedule.getHandle(sweepScheduleId(env.TEMPORAL_TASK_QUEUE)).delete().catch(() => undefined);
-    await api?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => system?.stop());
 
   it(`delivers each of ${EVENTS} events at least once, and receivers that deduplicate count exactly ${EVENTS}`, async () => {
+    const { api } = system;
     const db = api.database.knex;
     const account = await createAccount(db, { email: 'burst@example.com', plan: 'business' });
     const { secret } = await createApiKey(db, account.id);
@@ -73,10 +43,10 @@ describe('webhook deliveries when the worker is killed mid-burst', function () {
         }
       })();
       await eventually(async () => expect(receiver.unique().size).to.be.at.least(30), 60_000);
-      worker!.kill('SIGKILL');
+      system.killWorker();
       const deliveredBeforeKill = receiver.unique().size;
       await new Promise((resolve) => setTimeout(resolve, 1500));
-      startWorker();
+      system.startWorker();
       await burst;
       expect(deliveredBeforeKill, 'killed mid-burst').to.be.below(EVENTS);
 

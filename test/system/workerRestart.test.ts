@@ -1,45 +1,23 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { createAccount } from '../../src/accounts/service';
 import { createApiKey } from '../../src/apiKeys/service';
-import { loadConfig } from '../../src/config';
-import { createLogger } from '../../src/logger';
-import { startSystem, type RunningSystem } from '../../src/system';
 import { client } from '../support/http';
 import { createSigningRequest, eventually, tokenOf } from '../support/signing';
-
-const root = path.resolve(__dirname, '../..');
+import { startSplitSystem } from '../support/splitSystem';
 
 // The api runs here; the worker runs as its own process so the test can kill it mid-flight.
 describe('a worker killed while signing requests are in flight', function () {
   this.timeout(180_000);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-restart-'));
-  const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'error', TEMPORAL_TASK_QUEUE: `signet-restart-${process.pid}`, PORT: '0', HOST: '127.0.0.1' };
-  let api: RunningSystem;
-  let worker: ChildProcess | undefined;
+  let system: Awaited<ReturnType<typeof startSplitSystem>>;
 
-  const startWorker = () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...env, SIGNET_PROCESSES: 'worker' }, stdio: 'ignore' });
-    worker = child;
-    return child;
-  };
-
-  before(async function () {
-    if (!process.env.DATABASE_URL || !process.env.TEMPORAL_ADDRESS) throw new Error('needs DATABASE_URL and TEMPORAL_ADDRESS: run with npm test');
-    api = await startSystem(loadConfig({ ...env, SIGNET_PROCESSES: 'api' }), createLogger('error'));
-    startWorker();
+  before(async () => {
+    system = await startSplitSystem('restart');
   });
 
-  after(async () => {
-    worker?.kill('SIGKILL');
-    await api?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => system?.stop());
 
   it('completes every request after a restart, with one signature per signer and each event once', async () => {
+    const { api } = system;
     const db = api.database.knex;
     const account = await createAccount(db, { email: 'restart@example.com', plan: 'business' });
     const { secret } = await createApiKey(db, account.id);
@@ -60,9 +38,9 @@ describe('a worker killed while signing requests are in flight', function () {
     for (const link of links.filter((_, i) => i % 2 === 0)) expect((await sign(link.token)).status).to.equal(200);
     const second = Promise.all(links.filter((_, i) => i % 2 === 1).map((link) => sign(link.token)));
     await new Promise((resolve) => setTimeout(resolve, 300));
-    worker!.kill('SIGKILL');
+    system.killWorker();
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    startWorker();
+    system.startWorker();
     const statuses = (await second).map((response) => response.status);
     expect(statuses.every((status) => status === 200 || status === 409), String(statuses)).to.equal(true);
 

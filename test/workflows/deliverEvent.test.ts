@@ -1,13 +1,11 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect } from 'chai';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { AttemptResult } from '../../src/webhooks/delivery';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { DISABLE_FAILING_AFTER_MS, RETRY_SCHEDULE_MS, deliverEventWorkflow } from '../../workflows/deliverEvent';
+import { bundleWorkflows, startTimeSkippingServer } from '../support/temporal';
 
-const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const HOUR = 3600e3;
 
 // The delivery schedule at its real length (about 76 hours), on Temporal's time-skipping test server.
@@ -17,10 +15,8 @@ describe('deliverEventWorkflow schedule, with time skipping', function () {
   let bundle: WorkflowBundleWithSourceMap;
 
   before(async () => {
-    const launcher = path.resolve(__dirname, '../../.cache/temporal-test-server/temporal-test-server');
-    if (!fs.existsSync(launcher)) throw new Error(`no ${launcher}: run bash scripts/provision.sh test-server (npm test does)`);
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: launcher } } });
-    bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
+    env = await startTimeSkippingServer();
+    bundle = await bundleWorkflows();
   });
 
   after(() => env?.teardown());

@@ -1,15 +1,13 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect } from 'chai';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { SigningActivities } from '../../activities/signingRequest';
 import { temporal } from '@temporalio/proto';
 import { cancelUpdate, searchAttributes, signUpdate, stateQuery, type SigningRequestInput } from '../../workflows/definitions';
 import { signingRequestWorkflow } from '../../workflows/signingRequest';
 import { eventually } from '../support/signing';
+import { bundleWorkflows, startTimeSkippingServer } from '../support/temporal';
 
-const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 // The workflow's decisions on the real Temporal server, with activities replaced by recorders:
 // reminder and expiry timers are made short through the workflow's input.
@@ -21,7 +19,7 @@ describe('signingRequestWorkflow decisions', function () {
   before(async () => {
     if (!process.env.TEMPORAL_ADDRESS) throw new Error('needs TEMPORAL_ADDRESS: run with npm test');
     env = await TestWorkflowEnvironment.createFromExistingServer({ address: process.env.TEMPORAL_ADDRESS });
-    bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
+    bundle = await bundleWorkflows();
   });
 
   after(() => env?.teardown());
@@ -115,14 +113,12 @@ describe('signingRequestWorkflow timers, with time skipping', function () {
   let bundle: WorkflowBundleWithSourceMap;
 
   before(async () => {
-    const launcher = path.resolve(__dirname, '../../.cache/temporal-test-server/temporal-test-server');
-    if (!fs.existsSync(launcher)) throw new Error(`no ${launcher}: run bash scripts/provision.sh test-server (npm test does)`);
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: launcher } } });
+    env = await startTimeSkippingServer();
     await env.connection.operatorService.addSearchAttributes({
       namespace: 'default',
       searchAttributes: Object.fromEntries(Object.values(searchAttributes).map(({ name }) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
     });
-    bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
+    bundle = await bundleWorkflows();
   });
 
   after(() => env?.teardown());

@@ -1,0 +1,37 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config';
+import { sweepScheduleId } from '../../src/events/sweepSchedule';
+import { createLogger } from '../../src/logger';
+import { startSystem, type RunningSystem } from '../../src/system';
+
+const root = path.resolve(__dirname, '../..');
+
+/**
+ * The api in this process and the worker as a child process of its own, so a test can kill the worker
+ * mid-flight (SIGKILL) and start it again. Needs the services of `npm test`.
+ */
+export async function startSplitSystem(name: string, extraEnv: Record<string, string> = {}) {
+  if (!process.env.DATABASE_URL || !process.env.TEMPORAL_ADDRESS) throw new Error('needs DATABASE_URL and TEMPORAL_ADDRESS: run with npm test');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `signet-${name}-`));
+  const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'error', TEMPORAL_TASK_QUEUE: `signet-${name}-${process.pid}`, PORT: '0', HOST: '127.0.0.1', ...extraEnv };
+  const api: RunningSystem = await startSystem(loadConfig({ ...env, SIGNET_PROCESSES: 'api' }), createLogger('error'));
+  let worker: ChildProcess | undefined;
+  const startWorker = () => {
+    worker = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...env, SIGNET_PROCESSES: 'worker' }, stdio: 'ignore' });
+  };
+  startWorker();
+  return {
+    api,
+    startWorker,
+    killWorker: () => worker?.kill('SIGKILL'),
+    async stop() {
+      worker?.kill('SIGKILL');
+      await api.client.schedule.getHandle(sweepScheduleId(env.TEMPORAL_TASK_QUEUE)).delete().catch(() => undefined);
+      await api.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
