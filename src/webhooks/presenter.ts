@@ -11,6 +11,7 @@ export function presentWebhook(webhook: WebhookRow) {
     events: webhook.events,
     enabled: webhook.enabled,
     disabledReason: webhook.disabled_reason,
+    failingSince: iso(webhook.failing_since),
     createdAt: webhook.created_at.toISOString(),
     updatedAt: webhook.updated_at.toISOString(),
   };

@@ -124,10 +124,11 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
     path: '/webhooks/{id}/test',
     tags,
     summary: 'Send a webhook.test ping now and answer with the result',
+    description: 'Counts against the POST /webhooks hourly rate limit: every call sends a request out.',
     request: { params: WebhookIdParams },
-    responses: { 200: { description: 'The delivery of the ping, with its one attempt', ...json(DeliveryDetailSchema) }, ...pickErrors(401, 404) },
+    responses: { 200: { description: 'The delivery of the ping, with its one attempt', ...json(DeliveryDetailSchema) }, ...pickErrors(401, 404, 429) },
   });
-  router.post('/webhooks/:id/test', async (ctx) => {
+  router.post('/webhooks/:id/test', rateLimit('POST /webhooks'), async (ctx) => {
     const webhook = await getWebhook(db, account(ctx).id, ctx.params.id);
     const ping = await createTestDelivery(db, webhook.id);
     await attemptDelivery(delivery, ping.id, { nextDelayMs: null, manual: true });
@@ -167,10 +168,11 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
     path: '/webhooks/{id}/deliveries/{deliveryId}/redeliver',
     tags,
     summary: 'Send a delivery again now, with the same body and webhook-id',
+    description: 'Counts against the POST /webhooks hourly rate limit: every call sends a request out.',
     request: { params: DeliveryIdParams },
-    responses: { 200: { description: 'The delivery, with the new attempt', ...json(DeliveryDetailSchema) }, ...pickErrors(401, 404) },
+    responses: { 200: { description: 'The delivery, with the new attempt', ...json(DeliveryDetailSchema) }, ...pickErrors(401, 404, 429) },
   });
-  router.post('/webhooks/:id/deliveries/:deliveryId/redeliver', async (ctx) => {
+  router.post('/webhooks/:id/deliveries/:deliveryId/redeliver', rateLimit('POST /webhooks'), async (ctx) => {
     const { delivery: found } = await getDelivery(db, account(ctx).id, ctx.params.id, ctx.params.deliveryId);
     await attemptDelivery(delivery, found.id, { nextDelayMs: null, manual: true });
     const { delivery: sent, attempts } = await getDelivery(db, account(ctx).id, ctx.params.id, found.id);

@@ -64,6 +64,7 @@ export const WebhookSchema = z
       .enum(['gone', 'failing'])
       .nullable()
       .openapi({ description: 'Why Signet disabled it: the receiver answered 410 (gone), or every delivery failed for 5 days (failing).' }),
+    failingSince: iso.nullable().openapi({ description: 'The first failed attempt since the last success; after 5 days of failures the webhook is disabled.' }),
     createdAt: iso,
     updatedAt: iso,
   })

@@ -107,7 +107,7 @@ describe('POST /api/v1/webhooks', () => {
       json: { url: 'https://example.com/hooks/signet', events: ['document.created', 'document.created', 'signer.signed'], description: 'CRM sync' },
     });
     expect(created.status).to.equal(201);
-    expect(created.body).to.include({ url: 'https://example.com/hooks/signet', description: 'CRM sync', enabled: true, disabledReason: null });
+    expect(created.body).to.include({ url: 'https://example.com/hooks/signet', description: 'CRM sync', enabled: true, disabledReason: null, failingSince: null });
     expect(created.body.id).to.match(/^wh_/);
     expect(created.body.events).to.deep.equal(['document.created', 'signer.signed']);
     expect(created.body.secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -373,13 +373,14 @@ describe('webhook delivery', () => {
     expect(mail[0].text).to.contain('failed every delivery for 5 days');
   });
 
-  it('a success ends the failure streak', async () => {
+  it('shows when a webhook started failing, and a success ends the streak', async () => {
     const account = await createTestAccount();
-    const hooks = await receiver((n) => ({ status: n === 1 ? 503 : 200 }));
+    const hooks = await receiver((n) => ({ status: n === 1 ? 503 : 200, headers: n === 1 ? { 'Retry-After': '1' } : {} }));
     const webhook = await subscribe(account, hooks.url);
     await createDocument(account);
+    await eventually(async () => expect((await account.request('GET', `/api/v1/webhooks/${webhook.id}`)).body.failingSince).to.be.a('string'));
     await eventually(async () => expect(hooks.received).to.have.length(2));
-    await eventually(async () => expect((await account.db('webhooks').where({ id: webhook.id }).first()).failing_since).to.equal(null));
+    await eventually(async () => expect((await account.request('GET', `/api/v1/webhooks/${webhook.id}`)).body.failingSince).to.equal(null));
   });
 });
 
