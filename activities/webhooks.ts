@@ -7,7 +7,7 @@ import { attemptDelivery, disableWebhook, prepareDeliveries, type DeliveryDeps }
 
 export interface WebhookActivityDeps {
   db: Db;
-  config: Pick<Config, 'MAIL_FROM' | 'WEBHOOK_RETRY_SCALE'>;
+  config: Pick<Config, 'MAIL_FROM'>;
   mail: MailTransport;
   delivery: DeliveryDeps;
 }
@@ -34,18 +34,6 @@ export function createWebhookActivities({ db, config, mail, delivery }: WebhookA
       attemptDelivery(delivery, input.deliveryId, { nextDelayMs: input.nextDelayMs }),
 
     disableWebhook: (input: { webhookId: string; reason: 'gone' | 'failing' }) => disableWebhook({ db, mail, config }, input.webhookId, input.reason),
-
-    /** The sweeper's work: start delivery of events committed long enough ago but never dispatched. */
-    async dispatchStaleEvents(input: { olderThanMs: number; limit: number }): Promise<number> {
-      const stale: { id: string }[] = await db('events')
-        .whereNull('dispatched_at')
-        .where('created_at', '<', new Date(Date.now() - input.olderThanMs))
-        .orderBy('created_at')
-        .limit(input.limit)
-        .select('id');
-      await activityEventDispatcher(db, config.WEBHOOK_RETRY_SCALE).dispatch(stale.map((event) => event.id));
-      return stale.length;
-    },
   };
 }
 

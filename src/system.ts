@@ -7,7 +7,7 @@ import type { Config } from './config';
 import { migrateLatest, openDatabase, type Database } from './db';
 import type { Logger } from './logger';
 import { createMailTransport } from './mail';
-import { ensureSweepSchedule } from './events/sweepSchedule';
+import { ensureSweeperSchedule } from './temporal/sweeper';
 import { createElasticsearchClient } from './search/elasticsearch';
 import { startTemporalDevServer } from './temporal/devServer';
 import { installTemporalRuntime } from './temporal/runtime';
@@ -80,7 +80,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         await running;
         await connection.close();
       });
-      await ensureSweepSchedule(client, config.TEMPORAL_TASK_QUEUE);
+      await ensureSweeperSchedule(client, config.TEMPORAL_TASK_QUEUE);
     }
 
     let url: string | undefined;

@@ -39,8 +39,3 @@ async function deliverWithRetries(deliveryId: string, webhookId: string, retrySc
     await sleep(result.retryInMs);
   }
 }
-
-/** Run every minute by a schedule: starts delivery of events that were committed but never dispatched. */
-export async function sweepEventsWorkflow(): Promise<number> {
-  return local.dispatchStaleEvents({ olderThanMs: 60_000, limit: 500 });
-}

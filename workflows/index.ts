@@ -1,4 +1,5 @@
 // Deterministic workflow code only: this folder is bundled by the worker and linted so that it
 // cannot import Node built-ins or anything that does I/O. Workflows call the world through activities.
 export { signingRequestWorkflow } from './signingRequest';
-export { deliverEventWorkflow, sweepEventsWorkflow } from './deliverEvent';
+export { deliverEventWorkflow } from './deliverEvent';
+export { sweeperWorkflow } from './sweeper';

@@ -6,8 +6,9 @@ import { conflict, notFound } from '../errors';
 import { newId } from '../ids';
 import { toPage } from '../db/pagination';
 import { hashToken, randomToken } from '../signing/tokens';
-import { refusalTypes, searchAttributes, type SigningRequestInput } from '../../workflows/definitions';
+import { refusalTypes } from '../../workflows/definitions';
 import type { SigningRequestCreateInput, SigningRequestListQuery } from './schema';
+import { startSigningRequestWorkflow } from './workflow';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -18,7 +19,7 @@ export interface SigningDeps {
   publicUrl: string;
 }
 
-/** Records the request and its signers, then starts its workflow (id = request id) before answering. */
+/** Records the request and its signers, then starts its workflow (id = request id) before answering; the sweeper covers a crash between the two. */
 export async function createSigningRequest({ db, temporal, taskQueue }: SigningDeps, account: Account, input: SigningRequestCreateInput) {
   const document = await getDocument(db, account.id, input.document_id);
   if (document.status !== 'ready') throw conflict('The document has no PDF yet: upload it with PUT /documents/{id}/file first.');
@@ -49,23 +50,13 @@ export async function createSigningRequest({ db, temporal, taskQueue }: SigningD
     );
     await trx('audit_trail').insert({ signing_request_id: requestId, action: 'created', actor: account.email, idempotency_key: `created:${requestId}` });
   });
-  const workflowInput: SigningRequestInput = {
-    requestId,
-    signingOrder: input.signingOrder,
-    signerIds,
-    expiresAt: expiresAt.toISOString(),
-    reminderEveryMs: input.reminderEveryDays * DAY_MS,
-  };
-  await temporal.workflow.start('signingRequestWorkflow', {
-    workflowId: requestId,
+  await startSigningRequestWorkflow(
+    db,
+    temporal,
     taskQueue,
-    args: [workflowInput],
-    typedSearchAttributes: [
-      { key: searchAttributes.accountId, value: account.id },
-      { key: searchAttributes.documentId, value: document.id },
-      { key: searchAttributes.status, value: 'pending' },
-    ],
-  });
+    { id: requestId, account_id: account.id, document_id: document.id, signing_order: input.signingOrder, expires_at: expiresAt, reminder_every_days: input.reminderEveryDays },
+    signerIds,
+  );
   return getSigningRequest(db, account.id, requestId);
 }
 

@@ -9,7 +9,6 @@ import { createSigningRequest, eventually, tokenOf } from '../support/signing';
 import { createTestAccount, sharedSystem } from '../support/system';
 import { decryptSecret } from '../../src/webhooks/secrets';
 import { newId } from '../../src/ids';
-import { sweepScheduleId } from '../../src/events/sweepSchedule';
 import { deliverEventWorkflowId } from '../../workflows/definitions';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
@@ -375,7 +374,7 @@ describe('webhook delivery', () => {
 
   it('shows when a webhook started failing, and a success ends the streak', async () => {
     const account = await createTestAccount();
-    const hooks = await receiver((n) => ({ status: n === 1 ? 503 : 200, headers: n === 1 ? { 'Retry-After': '1' } : {} }));
+    const hooks = await receiver((n) => (n === 1 ? { status: 503, headers: { 'Retry-After': '1' } } : { status: 200 }));
     const webhook = await subscribe(account, hooks.url);
     await createDocument(account);
     await eventually(async () => expect((await account.request('GET', `/api/v1/webhooks/${webhook.id}`)).body.failingSince).to.be.a('string'));
@@ -478,27 +477,6 @@ describe('SSRF at delivery', () => {
       expect(delivery.lastError).to.match(/^blocked: the address is not public/);
     });
     expect(hooks.received).to.have.length(0);
-  });
-});
-
-describe('the event sweeper', () => {
-  it('delivers an event whose dispatch was lost with its process', async () => {
-    const account = await createTestAccount();
-    const hooks = await receiver();
-    await subscribe(account, hooks.url);
-    // An event committed two minutes ago and never handed to Temporal.
-    const id = newId('event');
-    await account.db('events').insert({
-      id,
-      account_id: account.account.id,
-      type: 'document.created',
-      data: JSON.stringify({ documentId: newId('document'), fileName: 'lost.pdf' }),
-      created_at: new Date(Date.now() - 120_000),
-    });
-    const system = await sharedSystem();
-    await system.client.schedule.getHandle(sweepScheduleId(system.config.TEMPORAL_TASK_QUEUE)).trigger();
-    await eventually(async () => expect(hooks.unique().has(id)).to.equal(true), 20_000);
-    expect((await account.db('events').where({ id }).first()).dispatched_at).not.to.equal(null);
   });
 });
 

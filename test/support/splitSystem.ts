@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config';
-import { sweepScheduleId } from '../../src/events/sweepSchedule';
+import { sweeperScheduleId } from '../../src/temporal/sweeper';
 import { createLogger } from '../../src/logger';
 import { startSystem, type RunningSystem } from '../../src/system';
 
@@ -29,7 +29,7 @@ export async function startSplitSystem(name: string, extraEnv: Record<string, st
     killWorker: () => worker?.kill('SIGKILL'),
     async stop() {
       worker?.kill('SIGKILL');
-      await api.client.schedule.getHandle(sweepScheduleId(env.TEMPORAL_TASK_QUEUE)).delete().catch(() => undefined);
+      await api.client.schedule.getHandle(sweeperScheduleId(env.TEMPORAL_TASK_QUEUE)).delete().catch(() => undefined);
       await api.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

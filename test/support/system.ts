@@ -7,7 +7,7 @@ import { startSystem, type RunningSystem } from '../../src/system';
 import { createAccount } from '../../src/accounts/service';
 import type { Plan } from '../../src/accounts/plans';
 import { createApiKey } from '../../src/apiKeys/service';
-import { sweepScheduleId } from '../../src/events/sweepSchedule';
+import { sweeperScheduleId } from '../../src/temporal/sweeper';
 import { client } from './http';
 
 // Integration tests run twice: against the real PostgreSQL server (SIGNET_TEST_DB=postgres, DATABASE_URL)
@@ -50,7 +50,7 @@ export async function stopSharedSystem() {
   const system = await shared;
   shared = undefined;
   // The sweeper's schedule targets this run's task queue, which no worker serves after the run.
-  await system.client.schedule.getHandle(sweepScheduleId(system.config.TEMPORAL_TASK_QUEUE)).delete().catch(() => undefined);
+  await system.client.schedule.getHandle(sweeperScheduleId(system.config.TEMPORAL_TASK_QUEUE)).delete().catch(() => undefined);
   await system.stop();
 }
 

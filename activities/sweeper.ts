@@ -1,0 +1,47 @@
+import { Context } from '@temporalio/activity';
+import type { Config } from '../src/config';
+import type { Db } from '../src/db';
+import { startSigningRequestWorkflow } from '../src/signatures/workflow';
+import { activityEventDispatcher } from './webhooks';
+
+export interface SweeperActivityDeps {
+  db: Db;
+  config: Pick<Config, 'WEBHOOK_RETRY_SCALE'>;
+}
+
+const cutoff = (olderThanMs: number) => new Date(Date.now() - olderThanMs);
+
+// What a process that died between a commit and its hand-over to Temporal left behind. Starting it
+// twice is harmless: workflow ids are the events' and the requests' own.
+export function createSweeperActivities({ db, config }: SweeperActivityDeps) {
+  return {
+    /** Starts delivery of events committed at least `olderThanMs` ago but never dispatched. */
+    async dispatchStaleEvents(input: { olderThanMs: number; limit: number }): Promise<number> {
+      const stale: { id: string }[] = await db('events')
+        .whereNull('dispatched_at')
+        .where('created_at', '<', cutoff(input.olderThanMs))
+        .orderBy('created_at')
+        .limit(input.limit)
+        .select('id');
+      await activityEventDispatcher(db, config.WEBHOOK_RETRY_SCALE).dispatch(stale.map((event) => event.id));
+      return stale.length;
+    },
+
+    /** Starts the workflows of signing requests committed at least `olderThanMs` ago but never started. */
+    async startOrphanedSigningRequests(input: { olderThanMs: number; limit: number }): Promise<number> {
+      const context = Context.current();
+      const orphans = await db('signing_requests')
+        .whereNull('workflow_started_at')
+        .where('created_at', '<', cutoff(input.olderThanMs))
+        .orderBy('created_at')
+        .limit(input.limit);
+      for (const request of orphans) {
+        const signerIds: string[] = await db('signers').where({ signing_request_id: request.id }).orderBy('order').pluck('id');
+        await startSigningRequestWorkflow(db, context.client, context.info.taskQueue, request, signerIds);
+      }
+      return orphans.length;
+    },
+  };
+}
+
+export type SweeperActivities = ReturnType<typeof createSweeperActivities>;

@@ -1,0 +1,67 @@
+import { expect } from 'chai';
+import { newId } from '../../src/ids';
+import { sweeperScheduleId } from '../../src/temporal/sweeper';
+import { makePdf } from '../support/pdfs';
+import { startReceiver } from '../support/receiver';
+import { eventually } from '../support/signing';
+import { createTestAccount } from '../support/system';
+
+type Account = Awaited<ReturnType<typeof createTestAccount>>;
+
+const TWO_MINUTES_AGO = () => new Date(Date.now() - 120_000);
+const runSweeper = (account: Account) => account.system.client.schedule.getHandle(sweeperScheduleId(account.system.config.TEMPORAL_TASK_QUEUE)).trigger();
+
+// What a process leaves behind when it dies between a commit and handing the work to Temporal.
+describe('the sweeper', () => {
+  it('delivers an event whose dispatch was lost with its process', async () => {
+    const account = await createTestAccount();
+    const receiver = await startReceiver();
+    try {
+      const webhook = await account.request('POST', '/api/v1/webhooks', { json: { url: receiver.url, events: ['*'] } });
+      expect(webhook.status).to.equal(201);
+      const id = newId('event');
+      await account.db('events').insert({
+        id,
+        account_id: account.account.id,
+        type: 'document.created',
+        data: JSON.stringify({ documentId: newId('document'), fileName: 'lost.pdf' }),
+        created_at: TWO_MINUTES_AGO(),
+      });
+      await runSweeper(account);
+      await eventually(async () => expect(receiver.unique().has(id)).to.equal(true), 20_000);
+      expect((await account.db('events').where({ id }).first()).dispatched_at).not.to.equal(null);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('starts the workflow of a signing request committed but never started', async () => {
+    const account = await createTestAccount();
+    const pdf = await makePdf(['Orphaned agreement']);
+    const document = await account.request('POST', '/api/v1/documents', { json: { fileName: 'orphan.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+    const requestId = newId('signingRequest');
+    const signerId = newId('signer');
+    const orphanEmail = `orphan-${signerId}@example.com`;
+    await account.db('signing_requests').insert({
+      id: requestId,
+      account_id: account.account.id,
+      document_id: document.body.id,
+      title: 'Orphaned agreement',
+      signing_order: 'parallel',
+      expires_at: new Date(Date.now() + 7 * 24 * 3600e3),
+      reminder_every_days: 3,
+      original_sha256: document.body.sha256,
+      created_at: TWO_MINUTES_AGO(),
+    });
+    await account.db('signers').insert({ id: signerId, signing_request_id: requestId, name: 'Orphan Signer', email: orphanEmail, order: 1 });
+
+    await runSweeper(account);
+    await eventually(async () => {
+      const got = await account.request('GET', `/api/v1/signatures/${requestId}`);
+      expect(got.body.signers[0].status).to.equal('notified');
+    }, 20_000);
+    expect((await account.db('signing_requests').where({ id: requestId }).first()).workflow_started_at).not.to.equal(null);
+    const invitation = await account.db('mail_outbox').where('to_address', 'like', `%${orphanEmail}%`);
+    expect(invitation).to.have.length(1);
+  });
+});

@@ -1,0 +1,14 @@
+import { proxyLocalActivities } from '@temporalio/workflow';
+import type { SweeperActivities } from '../activities/sweeper';
+
+const sweeper = proxyLocalActivities<SweeperActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 5 },
+});
+
+/** Run every minute by a schedule: starts what was committed a minute ago or more but never handed to Temporal. */
+export async function sweeperWorkflow(): Promise<{ events: number; signingRequests: number }> {
+  const events = await sweeper.dispatchStaleEvents({ olderThanMs: 60_000, limit: 500 });
+  const signingRequests = await sweeper.startOrphanedSigningRequests({ olderThanMs: 60_000, limit: 100 });
+  return { events, signingRequests };
+}
