@@ -76,6 +76,15 @@ describe('POST /api/v1/webhooks', () => {
     expect(unknown.body.details[0]).to.match(/^events has unknown event type\(s\): document\.exploded, nope;/);
     const notJson = await account.request('POST', '/api/v1/webhooks', { body: '{"url":', headers: { 'Content-Type': 'application/json' } });
     expect(notJson.status).to.equal(400);
+    const array = await account.request('POST', '/api/v1/webhooks', { json: [{ url: 'https://example.com/hook', events: ['*'] }] });
+    expect(array.status).to.equal(400);
+    expect(array.body.details).to.deep.equal(['body must be an object']);
+    const form = await account.request('POST', '/api/v1/webhooks', { body: 'url=https://example.com', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(form.status).to.equal(415);
+    for (const path of ['/api/v1/webhooks/garbage', `/api/v1/webhooks/${'x'.repeat(3000)}`, '/api/v1/webhooks/wh_nope/deliveries/whd_nope', "/api/v1/webhooks/'%20or%201=1--"]) {
+      const response = await account.request('GET', path);
+      expect(response.status, path).to.equal(404);
+    }
   });
 
   it('refuses literal loopback, private, link-local and localhost addresses at creation', async () => {
