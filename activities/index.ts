@@ -2,10 +2,11 @@ import { Context } from '@temporalio/activity';
 import { createSigningActivities, type SigningActivityDeps } from './signingRequest';
 import { createSweeperActivities, type SweeperActivityDeps } from './sweeper';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
+import { createSearchActivities, type SearchActivityDeps } from './search';
 
 // Activities are the only code the workflows call that touches the world. They get their
 // dependencies from this factory and must be safe to retry: keyed by ids, conditional updates.
-export type ActivityDeps = SigningActivityDeps & WebhookActivityDeps & SweeperActivityDeps;
+export type ActivityDeps = SigningActivityDeps & WebhookActivityDeps & SweeperActivityDeps & SearchActivityDeps;
 
 const HEARTBEAT_EVERY_MS = 5_000;
 
@@ -25,7 +26,12 @@ function heartbeating<Args extends unknown[], Result>(work: (...args: Args) => P
 }
 
 export function createActivities(deps: ActivityDeps) {
-  const activities = { ...createSigningActivities(deps), ...createWebhookActivities(deps), ...createSweeperActivities(deps) };
+  const activities = {
+    ...createSigningActivities(deps),
+    ...createWebhookActivities(deps),
+    ...createSweeperActivities(deps),
+    ...createSearchActivities(deps),
+  };
   return Object.fromEntries(Object.entries(activities).map(([name, work]) => [name, heartbeating(work as (...args: unknown[]) => Promise<unknown>)])) as typeof activities;
 }
 

@@ -17,6 +17,7 @@ export const configSchema = z.object({
   TEMPORAL_PORT: z.coerce.number().int().positive().default(7233),
   TEMPORAL_UI_PORT: z.coerce.number().int().positive().default(8233),
   ELASTICSEARCH_URL: z.string().url().optional(),
+  ELASTICSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/, { error: 'must be lower-case letters, digits, _ . -' }).default('signet-'),
   SIGNET_PROCESSES: z.string().default('api,worker'),
   MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
   MAX_CONCURRENT_UPLOADS: z.coerce.number().int().positive().default(2),

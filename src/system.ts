@@ -8,7 +8,9 @@ import { migrateLatest, openDatabase, type Database } from './db';
 import type { Logger } from './logger';
 import { createMailTransport } from './mail';
 import { ensureSweeperSchedule } from './temporal/sweeper';
-import { createElasticsearchClient } from './search/elasticsearch';
+import type { SearchBackend } from './search/backend';
+import { ensureSearchIndexer } from './search/indexerWorkflow';
+import { createSearchBackend } from './search/setup';
 import { startTemporalDevServer } from './temporal/devServer';
 import { installTemporalRuntime } from './temporal/runtime';
 import { createWorker } from './temporal/worker';
@@ -22,6 +24,8 @@ export interface RunningSystem {
   temporal: Connection;
   client: Client;
   webhooks: Webhooks;
+  /** Search and dashboard aggregations: Elasticsearch, or PostgreSQL without ELASTICSEARCH_URL. */
+  search: SearchBackend;
   config: Config;
   stop(): Promise<void>;
 }
@@ -60,6 +64,8 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     const client = new Client({ connection: temporal, namespace: config.TEMPORAL_NAMESPACE });
     const webhooks = await setUpWebhooks(config);
     stops.push(async () => webhooks.poster.close());
+    const search = createSearchBackend(config, database.knex, logger);
+    stops.push(() => search.close());
 
     if (config.runWorker) {
       installTemporalRuntime(logger);
@@ -72,6 +78,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
           config,
           mail: createMailTransport(config, database.knex),
           delivery: { db: database.knex, secretKey: webhooks.secretKey, poster: webhooks.poster },
+          search,
         },
       });
       const running = worker.run();
@@ -81,22 +88,22 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         await connection.close();
       });
       await ensureSweeperSchedule(client, config.TEMPORAL_TASK_QUEUE);
+      if (search.kind === 'elasticsearch') await ensureSearchIndexer(client, config.TEMPORAL_TASK_QUEUE);
     }
 
     let url: string | undefined;
     if (config.runApi) {
-      const search = config.ELASTICSEARCH_URL ? createElasticsearchClient(config.ELASTICSEARCH_URL) : undefined;
-      if (search) stops.push(() => search.close());
       const app = createApp({
         config,
         db: database.knex,
         logger,
         temporal: client,
         webhooks,
+        search,
         readinessChecks: {
           database: () => database.knex.raw('select 1'),
           temporal: () => temporal.workflowService.getSystemInfo({}),
-          ...(search ? { search: () => search.cluster.health() } : {}),
+          ...(search.kind === 'elasticsearch' ? { search: () => search.health() } : {}),
         },
       });
       const server: Server = await new Promise((resolve, reject) => {
@@ -106,7 +113,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       url = config.PUBLIC_URL ?? `http://localhost:${(server.address() as AddressInfo).port}`;
       config.publicUrl = url; // with PORT=0 the real port is known only now; links and the OpenAPI servers use it
     }
-    return { url, temporalUiUrl, database, temporal, client, webhooks, config, stop };
+    return { url, temporalUiUrl, database, temporal, client, webhooks, search, config, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -3,3 +3,4 @@
 export { signingRequestWorkflow } from './signingRequest';
 export { deliverEventWorkflow } from './deliverEvent';
 export { sweeperWorkflow } from './sweeper';
+export { searchIndexerWorkflow } from './searchIndexer';

@@ -6,9 +6,12 @@ import type { Db } from '../db';
 import { createEventDispatcher } from '../events/dispatch';
 import type { Logger } from '../logger';
 import { accountRoutes } from '../accounts/routes';
+import { dashboardRoutes } from '../dashboard/routes';
 import { documentRoutes } from '../documents/routes';
 import { docsRoutes } from '../docs/routes';
 import { mailDevRoutes } from '../mail/devRoutes';
+import type { SearchBackend } from '../search/backend';
+import { searchRoutes } from '../search/routes';
 import { signatureRoutes } from '../signatures/routes';
 import { signingRoutes } from '../signing/routes';
 import { webhookRoutes } from '../webhooks/routes';
@@ -26,9 +29,10 @@ export interface AppDeps {
   readinessChecks: ReadinessChecks;
   temporal: Client;
   webhooks: Webhooks;
+  search: SearchBackend;
 }
 
-export function createApp({ config, db, logger, readinessChecks, temporal, webhooks }: AppDeps) {
+export function createApp({ config, db, logger, readinessChecks, temporal, webhooks, search }: AppDeps) {
   const app = new Koa({ proxy: true });
   const openapi = createOpenApiRegistry();
   const api = new Router({ prefix: '/api/v1' });
@@ -47,11 +51,13 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
     retryScale: config.WEBHOOK_RETRY_SCALE,
     onError: (error, eventIds) => logger.warn({ err: error, eventIds }, 'event dispatch failed; the sweeper will retry'),
   });
-  const deps = { router: api, db, config, rateLimit, openapi, temporal, events, webhooks };
+  const deps = { router: api, db, config, rateLimit, openapi, temporal, events, webhooks, search };
   accountRoutes(deps);
   documentRoutes(deps);
   signatureRoutes(deps);
   webhookRoutes(deps);
+  searchRoutes(deps);
+  dashboardRoutes(deps);
   const signing = signingRoutes({ db, temporal, openapi, config, logger });
 
   const health = healthRoutes(readinessChecks);

@@ -31,6 +31,7 @@ export const errorResponses = {
   409: errorResponse('Conflict with the resource’s current state.'),
   413: errorResponse('Payload Too Large.'),
   429: errorResponse('Too Many Requests: rate_limit_exceeded; see Retry-After.'),
+  503: errorResponse('Service Unavailable: search_unavailable (Elasticsearch does not answer; the rest of the API works); see Retry-After.'),
 };
 
 /** An OpenAPI request or response body of JSON described by a zod schema. */

@@ -94,7 +94,7 @@ export function documentRoutes({ router, db, config, rateLimit, openapi, events 
   });
   router.patch('/documents/:id', jsonBody(), async (ctx) => {
     const { fileName } = parseInput(DocumentUpdateSchema, ctx.request.body);
-    ctx.body = presentDocument(await renameDocument(db, account(ctx).id, ctx.params.id, fileName));
+    ctx.body = presentDocument(await renameDocument({ db, events }, account(ctx).id, ctx.params.id, fileName));
   });
 
   openapi.registerPath({
@@ -106,7 +106,7 @@ export function documentRoutes({ router, db, config, rateLimit, openapi, events 
     responses: { 204: { description: 'Deleted' }, ...pickErrors(401, 404, 409) },
   });
   router.delete('/documents/:id', async (ctx) => {
-    await deleteDocument(db, account(ctx).id, ctx.params.id);
+    await deleteDocument({ db, events }, account(ctx).id, ctx.params.id);
     ctx.status = 204;
   });
 
@@ -121,7 +121,7 @@ export function documentRoutes({ router, db, config, rateLimit, openapi, events 
   router.put('/documents/:id/file', gate, async (ctx) => {
     await getDocument(db, account(ctx).id, ctx.params.id); // 404 before reading a body for someone else's document
     const content = await readPdfBody(ctx, maxBytes);
-    ctx.body = presentDocument(await uploadDocumentFile(db, account(ctx).id, ctx.params.id, content));
+    ctx.body = presentDocument(await uploadDocumentFile({ db, events }, account(ctx).id, ctx.params.id, content));
   });
 
   openapi.registerPath({

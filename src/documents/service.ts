@@ -7,6 +7,7 @@ import { countDocumentsThisMonth, type Account } from '../accounts/service';
 import type { EventDispatcher } from '../events/dispatch';
 import { recordEvent } from '../events/service';
 import { inspectPdf, type PdfFacts } from '../pdf/inspect';
+import { extractPdfText } from '../pdf/text';
 import type { DocumentListQuery, documentStatuses } from './schema';
 
 export interface Document {
@@ -32,7 +33,11 @@ interface DocumentRow {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  body_text?: string | null;
 }
+
+// Never select *: body_text (the PDF's text, up to 200k characters) and search_vector are for search only.
+export const documentColumns: string[] = ['id', 'account_id', 'file_name', 'file_size', 'status', 'page_count', 'sha256', 'created_at', 'updated_at', 'deleted_at'];
 
 const toDocument = (row: DocumentRow): Document => ({
   id: row.id,
@@ -46,7 +51,7 @@ const toDocument = (row: DocumentRow): Document => ({
   updatedAt: row.updated_at,
 });
 
-const liveDocuments = (db: Db, accountId: string) => db<DocumentRow>('documents').where({ account_id: accountId }).whereNull('deleted_at');
+const liveDocuments = (db: Db, accountId: string) => db('documents').where({ account_id: accountId }).whereNull('deleted_at');
 
 /** Validates PDF bytes against the declared size; every problem found becomes a details string. */
 async function checkContent(content: Uint8Array, fileSize: number): Promise<PdfFacts> {
@@ -74,15 +79,25 @@ async function assertDocumentQuota(trx: Db, account: Account) {
   }
 }
 
-export async function createDocument(
-  { db, events }: { db: Db; events: EventDispatcher },
-  account: Account,
-  input: { fileName: string; fileSize: number; content?: Buffer },
-): Promise<Document> {
+export interface DocumentDeps {
+  db: Db;
+  events: EventDispatcher;
+}
+
+const documentEventData = (document: Document) => ({
+  documentId: document.id,
+  fileName: document.fileName,
+  fileSize: document.fileSize,
+  status: document.status,
+  createdAt: document.createdAt.toISOString(),
+});
+
+export async function createDocument({ db, events }: DocumentDeps, account: Account, input: { fileName: string; fileSize: number; content?: Buffer }): Promise<Document> {
   const facts = input.content ? await checkContent(input.content, input.fileSize) : undefined;
+  const bodyText = input.content ? await extractPdfText(input.content) : null;
   return db.transaction(async (trx) => {
     await assertDocumentQuota(trx, account);
-    const [row] = await trx<DocumentRow>('documents')
+    const [row]: DocumentRow[] = await trx('documents')
       .insert({
         id: newId('document'),
         account_id: account.id,
@@ -91,40 +106,44 @@ export async function createDocument(
         status: facts ? 'ready' : 'awaiting_file',
         page_count: facts?.pageCount ?? null,
         sha256: facts?.sha256 ?? null,
+        body_text: bodyText,
       })
-      .returning('*');
+      .returning(documentColumns);
     if (input.content) await trx('document_files').insert({ document_id: row.id, content: input.content });
     const document = toDocument(row);
-    const event = await recordEvent(trx, account.id, 'document.created', {
-      documentId: document.id,
-      fileName: document.fileName,
-      fileSize: document.fileSize,
-      status: document.status,
-      createdAt: document.createdAt.toISOString(),
-    });
+    const event = await recordEvent(trx, account.id, 'document.created', documentEventData(document));
     events.afterCommit(trx, [event.id]);
     return document;
   });
 }
 
 /** Uploads the PDF of a document created without content. The original is immutable once uploaded. */
-export async function uploadDocumentFile(db: Db, accountId: string, id: string, content: Buffer): Promise<Document> {
+export async function uploadDocumentFile({ db, events }: DocumentDeps, accountId: string, id: string, content: Buffer): Promise<Document> {
   const document = await getDocument(db, accountId, id);
   if (document.status !== 'awaiting_file') throw conflict('This document already has its file; originals cannot be replaced.');
   const facts = await checkContent(content, document.fileSize);
+  const bodyText = await extractPdfText(content);
   return db.transaction(async (trx) => {
-    const [row] = await liveDocuments(trx, accountId)
+    const [row]: DocumentRow[] = await liveDocuments(trx, accountId)
       .where({ id, status: 'awaiting_file' })
-      .update({ status: 'ready', page_count: facts.pageCount, sha256: facts.sha256, updated_at: trx.fn.now() })
-      .returning('*');
+      .update({ status: 'ready', page_count: facts.pageCount, sha256: facts.sha256, body_text: bodyText, updated_at: trx.fn.now() })
+      .returning(documentColumns);
     if (!row) throw conflict('This document already has its file; originals cannot be replaced.');
     await trx('document_files').insert({ document_id: id, content });
-    return toDocument(row);
+    const uploaded = toDocument(row);
+    await recordChange(trx, events, uploaded, 'document.updated');
+    return uploaded;
   });
 }
 
+/** The event of a change to a document, in the change's transaction: it keeps the search index in step. */
+async function recordChange(trx: Db, events: EventDispatcher, document: Document, type: 'document.updated' | 'document.deleted') {
+  const event = await recordEvent(trx, document.accountId, type, { ...documentEventData(document), updatedAt: document.updatedAt.toISOString() });
+  events.afterCommit(trx, [event.id]);
+}
+
 export async function getDocument(db: Db, accountId: string, id: string): Promise<Document> {
-  const row = await liveDocuments(db, accountId).where({ id }).first();
+  const row: DocumentRow | undefined = await liveDocuments(db, accountId).where({ id }).select(documentColumns).first();
   if (!row) throw notFound('Document');
   return toDocument(row);
 }
@@ -132,6 +151,7 @@ export async function getDocument(db: Db, accountId: string, id: string): Promis
 /** Newest first, a page at a time. */
 export async function listDocuments(db: Db, accountId: string, query: DocumentListQuery) {
   const rows: DocumentRow[] = await liveDocuments(db, accountId)
+    .select(documentColumns)
     .modify((builder) => {
       if (query.cursor) builder.where('id', '<', query.cursor);
       if (query.status) builder.where('status', query.status);
@@ -144,18 +164,31 @@ export async function listDocuments(db: Db, accountId: string, query: DocumentLi
   return { ...page, data: page.data.map(toDocument) };
 }
 
-export async function renameDocument(db: Db, accountId: string, id: string, fileName: string): Promise<Document> {
-  const [row] = await liveDocuments(db, accountId).where({ id }).update({ file_name: fileName, updated_at: db.fn.now() }).returning('*');
-  if (!row) throw notFound('Document');
-  return toDocument(row);
+/** Live documents of an account by id, in no particular order: what a search hit shows. */
+export async function getDocuments(db: Db, accountId: string, ids: string[]): Promise<Document[]> {
+  const rows: DocumentRow[] = await liveDocuments(db, accountId).whereIn('id', ids).select(documentColumns);
+  return rows.map(toDocument);
 }
 
-export async function deleteDocument(db: Db, accountId: string, id: string): Promise<void> {
+export async function renameDocument({ db, events }: DocumentDeps, accountId: string, id: string, fileName: string): Promise<Document> {
+  return db.transaction(async (trx) => {
+    const [row]: DocumentRow[] = await liveDocuments(trx, accountId).where({ id }).update({ file_name: fileName, updated_at: trx.fn.now() }).returning(documentColumns);
+    if (!row) throw notFound('Document');
+    const renamed = toDocument(row);
+    await recordChange(trx, events, renamed, 'document.updated');
+    return renamed;
+  });
+}
+
+export async function deleteDocument({ db, events }: DocumentDeps, accountId: string, id: string): Promise<void> {
   await getDocument(db, accountId, id);
   const active = await db('signing_requests').where({ document_id: id, status: 'pending' }).first('id');
   if (active) throw conflict(`The document is out for signature (${active.id}); cancel that request first.`);
-  const updated = await liveDocuments(db, accountId).where({ id }).update({ deleted_at: db.fn.now() });
-  if (updated === 0) throw notFound('Document');
+  await db.transaction(async (trx) => {
+    const [row]: DocumentRow[] = await liveDocuments(trx, accountId).where({ id }).update({ deleted_at: trx.fn.now(), updated_at: trx.fn.now() }).returning(documentColumns);
+    if (!row) throw notFound('Document');
+    await recordChange(trx, events, toDocument(row), 'document.deleted');
+  });
 }
 
 export async function getDocumentFile(db: Db, accountId: string, id: string): Promise<{ document: Document; content: Buffer }> {

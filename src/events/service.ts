@@ -13,6 +13,8 @@ export const eventTypes = [
   'signing_request.cancelled',
   'signing_request.declined',
   'signing_request.expired',
+  'document.updated',
+  'document.deleted',
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 

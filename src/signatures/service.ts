@@ -37,6 +37,7 @@ export async function createSigningRequest({ db, temporal, taskQueue }: SigningD
       expires_at: expiresAt,
       reminder_every_days: input.reminderEveryDays,
       original_sha256: document.sha256,
+      signer_text: input.signers.map((signer) => `${signer.name} ${signer.email}`).join(' '),
     });
     await trx('signers').insert(
       input.signers.map((signer, index) => ({
@@ -68,6 +69,14 @@ export async function getSigningRequest(db: Db, accountId: string, id: string) {
 }
 
 export type SigningRequestRecord = Awaited<ReturnType<typeof getSigningRequest>>;
+
+/** Signing requests of an account by id, with their signers, in no particular order: what a search hit shows. */
+export async function getSigningRequests(db: Db, accountId: string, ids: string[]): Promise<SigningRequestRecord[]> {
+  if (ids.length === 0) return [];
+  const requests = await db('signing_requests').where('account_id', accountId).whereIn('id', ids);
+  const signers = await db('signers').whereIn('signing_request_id', ids).orderBy('order');
+  return requests.map((request) => ({ request, signers: signers.filter((signer) => signer.signing_request_id === request.id) }));
+}
 
 export async function listSigningRequests(db: Db, accountId: string, query: SigningRequestListQuery) {
   const rows: ({ id: string } & Record<string, any>)[] = await db('signing_requests')

@@ -10,7 +10,7 @@ describe('structured logs', () => {
     const lines: string[] = [];
     const logger = createLogger('info', { write: (line: string) => lines.push(line) });
     const system = await sharedSystem();
-    const app = createApp({ config: testConfig(), db: system.database.knex, logger, readinessChecks: {}, temporal: system.client, webhooks: system.webhooks });
+    const app = createApp({ config: testConfig(), db: system.database.knex, logger, readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {

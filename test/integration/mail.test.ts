@@ -220,7 +220,7 @@ describe('mail: outbox and /dev/mail', () => {
 
   it('is 404 in production', async () => {
     const system = await sharedSystem();
-    const app = createApp({ config: testConfig({ NODE_ENV: 'production' }), db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks });
+    const app = createApp({ config: testConfig({ NODE_ENV: 'production' }), db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {

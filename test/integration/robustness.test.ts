@@ -17,7 +17,7 @@ async function startLoggedApp() {
   const lines: string[] = [];
   const logger = createLogger('info', { write: (line: string) => lines.push(line) });
   const system = await sharedSystem();
-  const app = createApp({ config: testConfig(), db: system.database.knex, logger, readinessChecks: {}, temporal: system.client, webhooks: system.webhooks });
+  const app = createApp({ config: testConfig(), db: system.database.knex, logger, readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const port = (server.address() as net.AddressInfo).port;

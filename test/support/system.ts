@@ -8,6 +8,7 @@ import { createAccount } from '../../src/accounts/service';
 import type { Plan } from '../../src/accounts/plans';
 import { createApiKey } from '../../src/apiKeys/service';
 import { sweeperScheduleId } from '../../src/temporal/sweeper';
+import { searchIndexerWorkflowId } from '../../src/search/indexerWorkflow';
 import { client } from './http';
 
 // Integration tests run twice: against the real PostgreSQL server (SIGNET_TEST_DB=postgres, DATABASE_URL)
@@ -29,6 +30,9 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
     WEBHOOK_RETRY_SCALE: '0.001',
     WEBHOOK_TIMEOUT_MS: '1000',
+    // The index is a copy of one database: the shared PostgreSQL database has one prefix for every run on it,
+    // each run's fresh PGlite database a prefix of its own.
+    ELASTICSEARCH_INDEX_PREFIX: databaseKind === 'pglite' ? `signet-test-pglite-${process.pid}-` : 'signet-test-postgres-',
     ...overrides,
   };
   if (databaseKind === 'pglite') delete env.DATABASE_URL;
@@ -51,6 +55,7 @@ export async function stopSharedSystem() {
   shared = undefined;
   // The sweeper's schedule targets this run's task queue, which no worker serves after the run.
   await system.client.schedule.getHandle(sweeperScheduleId(system.config.TEMPORAL_TASK_QUEUE)).delete().catch(() => undefined);
+  await system.client.workflow.getHandle(searchIndexerWorkflowId(system.config.TEMPORAL_TASK_QUEUE)).terminate('test run over').catch(() => undefined);
   await system.stop();
 }
 

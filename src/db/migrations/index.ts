@@ -5,6 +5,7 @@ import * as signingRequests from './20261121000200_signing_requests';
 import * as mailOutbox from './20261121000900_mail_outbox';
 import * as webhooks from './20261121001000_webhooks';
 import * as search from './20261121001100_search';
+import * as searchIndexing from './20261121001200_search_indexing';
 import * as signingRequestWorkflows from './20261121001300_signing_request_workflows';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
@@ -15,6 +16,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261121000900_mail_outbox': mailOutbox,
   '20261121001000_webhooks': webhooks,
   '20261121001100_search': search,
+  '20261121001200_search_indexing': searchIndexing,
   '20261121001300_signing_request_workflows': signingRequestWorkflows,
 };
 

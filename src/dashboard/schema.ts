@@ -1,0 +1,80 @@
+import { eventTypes } from '../events/service';
+import { isId } from '../ids';
+import { paginationQuery, queryDate, z } from '../api/validation';
+import { requestStatuses, signerStatuses } from '../signatures/schema';
+
+const counts = (statuses: readonly string[]) => z.object(Object.fromEntries(statuses.map((status) => [status, z.number().int()])));
+const seconds = z.number().nullable().openapi({ description: 'Seconds; null when no request has completed.' });
+
+export const StatsSchema = z
+  .object({
+    documents: z.object({ total: z.number().int(), thisMonth: z.number().int().openapi({ description: 'Created this calendar month (UTC), not deleted.' }) }),
+    signingRequests: z.object({ total: z.number().int(), byStatus: counts(requestStatuses) }),
+    completionRate: z.number().nullable().openapi({ description: 'completed ÷ finished (completed, declined, cancelled, expired); null before any finished.' }),
+    timeToComplete: z.object({ medianSeconds: seconds, p90Seconds: seconds }).openapi({ description: 'From sending to the last signature, over completed requests.' }),
+    signers: z.object({ total: z.number().int(), byStatus: counts(signerStatuses) }),
+    usage: z.object({
+      periodResetsAt: z.string(),
+      documents: z.object({ used: z.number().int(), limit: z.number().int().nullable() }),
+      templates: z.object({ used: z.number().int(), limit: z.number().int().nullable() }),
+    }),
+  })
+  .openapi('DashboardStats');
+
+export const ActivityQuerySchema = z.object({
+  ...paginationQuery,
+  cursor: paginationQuery.cursor.refine((value) => value === undefined || isId('event', value), { error: 'is not a valid cursor' }),
+  type: z.enum(eventTypes).optional(),
+});
+
+export const ActivityItemSchema = z
+  .object({
+    id: z.string().openapi({ example: 'evt_01jd8x3c6hf1z8k3q2v5n7m9pt' }),
+    type: z.enum(eventTypes),
+    timestamp: z.string().openapi({ format: 'date-time' }),
+    summary: z.string().openapi({ example: 'Ada Lovelace <ada@example.com> signed “Services agreement”' }),
+    documentId: z.string().nullable(),
+    signingRequestId: z.string().nullable(),
+    signerId: z.string().nullable(),
+  })
+  .openapi('ActivityItem');
+
+export const ActivityPageSchema = z
+  .object({ data: z.array(ActivityItemSchema), pagination: z.object({ limit: z.number().int(), hasMore: z.boolean(), nextCursor: z.string().nullable() }) })
+  .openapi('ActivityPage');
+
+export const BreakdownQuerySchema = z
+  .object({
+    from: queryDate.optional().openapi({ type: 'string', format: 'date-time', description: 'Requests created at or after.' }),
+    to: queryDate.optional().openapi({ type: 'string', format: 'date-time', description: 'Requests created before.' }),
+  })
+  .refine((range) => !range.from || !range.to || range.from < range.to, { path: ['to'], error: 'must be after from' });
+
+export const BreakdownSchema = z
+  .object({
+    requestsByStatus: counts(requestStatuses),
+    signersByStatus: counts(signerStatuses),
+    topPendingSigners: z.array(z.object({ email: z.string(), pendingRequests: z.number().int() })).openapi({ description: 'Up to 10 signers (e-mail in lower case) with the most pending requests awaiting them.' }),
+    declineReasons: z.array(z.object({ reason: z.string().nullable(), count: z.number().int() })).openapi({ description: 'Up to 10, most frequent first; null = declined without a reason.' }),
+  })
+  .openapi('SigningBreakdown');
+
+export const TrendsQuerySchema = z.object({
+  months: z.coerce.number().int().min(1).max(36).default(12).openapi({ description: 'Calendar months (UTC) ending with this one, 1–36.' }),
+});
+
+export const TrendsSchema = z
+  .object({
+    data: z.array(
+      z.object({
+        month: z.string().openapi({ example: '2026-11' }),
+        documentsCreated: z.number().int(),
+        requestsSent: z.number().int(),
+        completed: z.number().int(),
+        declined: z.number().int(),
+        expired: z.number().int(),
+        medianTimeToCompleteSeconds: seconds,
+      }),
+    ),
+  })
+  .openapi('DashboardTrends');

@@ -1,0 +1,37 @@
+import type { DashboardBackend } from '../dashboard/backend';
+import type { SearchQuery, SearchType } from './schema';
+
+/** A resource the index holds: a document or a signing request. */
+export interface ResourceRef {
+  type: SearchType;
+  id: string;
+}
+
+export interface SearchHitRef extends ResourceRef {
+  /** Relevance when sorted by it, else null. */
+  score: number | null;
+  /** What the page is sorted on (score, or creation time in epoch ms): the cursor carries it. */
+  sortValue: number;
+  highlight: Record<string, string>;
+}
+
+export interface SearchPage {
+  hits: SearchHitRef[];
+  hasMore: boolean;
+  total: number;
+}
+
+/**
+ * Search and the dashboard's numbers: Elasticsearch when ELASTICSEARCH_URL is set, PostgreSQL full-text
+ * search and SQL otherwise. Both answer the same API with the same semantics (one contract test suite).
+ */
+export interface SearchBackend {
+  readonly kind: 'postgres' | 'elasticsearch';
+  search(accountId: string, query: SearchQuery): Promise<SearchPage>;
+  dashboard: DashboardBackend;
+  /** Brings the index in step with PostgreSQL for these resources; PostgreSQL is its own index. */
+  index(refs: ResourceRef[]): Promise<void>;
+  /** Answers when the backend does (the readiness check). */
+  health(): Promise<unknown>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,99 @@
+import type { Client } from '@elastic/elasticsearch';
+import { createElasticsearchDashboard } from '../dashboard/elasticsearch';
+import type { Db } from '../db';
+import type { Logger } from '../logger';
+import type { SearchBackend } from './backend';
+import { isUnavailable, unlessUnavailable } from './elasticsearch';
+import { idsByType, loadForIndex, writeToIndex } from './esDocuments';
+import { aliasOf, createVersionedIndex, flipAlias, indicesBehind, mappingVersion, searchTypesOf } from './esIndices';
+import { searchElasticsearch } from './esSearch';
+import { resourcesOf } from './indexer';
+import type { SearchType } from './schema';
+
+const PAGE = 500;
+/** Events committed this long before a rebuild started are in the tables it reads; later ones are replayed. */
+const REPLAY_MARGIN_MS = 60_000;
+
+export interface RebuildProgress {
+  type: SearchType;
+  done: number;
+  total: number;
+}
+
+/**
+ * Builds a new index for `type` from PostgreSQL, flips the alias to it and drops the old one. Changes made
+ * while it ran went to the old index; replaying their events afterwards brings them into the new one.
+ */
+export async function rebuildIndex(db: Db, client: Client, prefix: string, type: SearchType, onProgress?: (progress: RebuildProgress) => void) {
+  const startedAt = new Date();
+  const table = type === 'document' ? 'documents' : 'signing_requests';
+  const live = () => db(table).modify((builder) => (type === 'document' ? builder.whereNull('deleted_at') : builder));
+  const [{ total }] = await live().count({ total: '*' });
+  const index = await createVersionedIndex(client, prefix, type);
+  let done = 0;
+  let after = '';
+  for (;;) {
+    const ids: string[] = (await live().where('id', '>', after).orderBy('id').limit(PAGE).select('id')).map((row: { id: string }) => row.id);
+    if (ids.length === 0) break;
+    await writeToIndex(client, index, await loadForIndex(db, type, ids), { viaAlias: false, refresh: false });
+    done += ids.length;
+    after = ids[ids.length - 1];
+    onProgress?.({ type, done, total: Number(total) });
+  }
+  await client.indices.refresh({ index });
+  await flipAlias(client, aliasOf(prefix, type), index);
+  const replay = await db('events').where('created_at', '>=', new Date(startedAt.getTime() - REPLAY_MARGIN_MS)).select('id', 'data');
+  const refs = resourcesOf(replay).filter((ref) => ref.type === type);
+  for (const group of idsByType(refs)) {
+    for (let i = 0; i < group.ids.length; i += PAGE) {
+      await writeToIndex(client, aliasOf(prefix, type), await loadForIndex(db, type, group.ids.slice(i, i + PAGE)), { viaAlias: true, refresh: false });
+    }
+  }
+  return { index, documents: done };
+}
+
+/** Creates or rebuilds the indices whose alias is missing or points to an older mapping version. */
+export async function ensureIndices(db: Db, client: Client, prefix: string, logger?: Logger) {
+  for (const type of searchTypesOf) {
+    const current = await indicesBehind(client, aliasOf(prefix, type));
+    if (current.length === 1 && current[0].version === mappingVersion(type)) continue;
+    logger?.info({ alias: aliasOf(prefix, type), from: current.map((entry) => entry.index) }, 'building the search index from PostgreSQL');
+    await rebuildIndex(db, client, prefix, type);
+  }
+  // Events up to now are in the tables the indices were built from.
+  await db('events').whereNull('indexed_at').where('created_at', '<', new Date(Date.now() - REPLAY_MARGIN_MS)).update({ indexed_at: db.fn.now() });
+}
+
+export function createElasticsearchSearch({ db, client, prefix, logger }: { db: Db; client: Client; prefix: string; logger: Logger }): SearchBackend {
+  // The indices are checked once; until that succeeds (Elasticsearch down at start) every use tries again.
+  let ready: Promise<void> | undefined;
+  const ensureReady = () => {
+    ready ??= ensureIndices(db, client, prefix, logger).catch((error) => {
+      ready = undefined;
+      throw error;
+    });
+    return ready;
+  };
+  ensureReady().catch((error) => logger.warn({ err: error, unavailable: isUnavailable(error) }, 'search index not ready; will retry on use'));
+
+  const dashboard = createElasticsearchDashboard(client, prefix);
+  return {
+    kind: 'elasticsearch',
+    search: (accountId, query) => unlessUnavailable(async () => searchElasticsearch(client, prefix, accountId, query)),
+    dashboard: {
+      stats: (...args) => unlessUnavailable(() => dashboard.stats(...args)),
+      breakdown: (...args) => unlessUnavailable(() => dashboard.breakdown(...args)),
+      trends: (...args) => unlessUnavailable(() => dashboard.trends(...args)),
+    },
+    async index(refs) {
+      await ensureReady();
+      for (const { type, ids } of idsByType(refs)) {
+        for (let i = 0; i < ids.length; i += PAGE) {
+          await writeToIndex(client, aliasOf(prefix, type), await loadForIndex(db, type, ids.slice(i, i + PAGE)), { viaAlias: true, refresh: 'wait_for' });
+        }
+      }
+    },
+    health: () => client.cluster.health({}, { requestTimeout: 2000, maxRetries: 0 }),
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,111 @@
+import type { Knex } from 'knex';
+import type { Db } from '../db';
+import { documentStatuses } from '../documents/schema';
+import { requestStatuses } from '../signatures/schema';
+import { createPostgresDashboard } from '../dashboard/postgres';
+import type { SearchBackend, SearchHitRef, SearchPage } from './backend';
+import type { SearchQuery, SearchType } from './schema';
+import type { SearchText } from './text';
+
+const HEADLINE_OPTIONS = 'StartSel=<mark>, StopSel=</mark>, MaxFragments=2, MaxWords=18, MinWords=6, FragmentDelimiter=" … "';
+/** ts_headline re-reads the text it marks: the start of a long PDF is enough for a snippet. */
+const HEADLINE_CHARS = 100_000;
+
+const lexeme = (word: string) => `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+
+/** q as a tsquery: every word, phrase (<->) and the prefix (:*) must match. */
+export function toTsquery({ words, phrases, prefix }: SearchText): string {
+  return [...words.map(lexeme), ...phrases.map((phrase) => `(${phrase.map(lexeme).join(' <-> ')})`), ...(prefix ? [`${lexeme(prefix)}:*`] : [])].join(' & ');
+}
+
+/** Which tables a query can match: the type asked for, and what the status and signer filters allow. */
+export function typesOf(query: SearchQuery): SearchType[] {
+  return (['document', 'signing_request'] as const).filter((type) => {
+    if (query.type && query.type !== type) return false;
+    if (type === 'document') return !query.signerEmail && (!query.status || (documentStatuses as readonly string[]).includes(query.status));
+    return !query.status || (requestStatuses as readonly string[]).includes(query.status);
+  });
+}
+
+function matches(db: Db, accountId: string, query: SearchQuery, type: SearchType, tsquery: string | null) {
+  const table = type === 'document' ? 'documents' : 'signing_requests';
+  const score = tsquery ? db.raw(`ts_rank(search_vector, to_tsquery('simple', ?)) as score`, [tsquery]) : db.raw('null::real as score');
+  return db(table)
+    .where('account_id', accountId)
+    .modify((builder) => {
+      if (type === 'document') builder.whereNull('deleted_at');
+      if (tsquery) builder.whereRaw(`search_vector @@ to_tsquery('simple', ?)`, [tsquery]);
+      if (query.status) builder.where('status', query.status);
+      if (query.createdAfter) builder.where('created_at', '>=', query.createdAfter);
+      if (query.createdBefore) builder.where('created_at', '<', query.createdBefore);
+      if (query.signerEmail) {
+        builder.whereIn('id', db('signers').select('signing_request_id').whereRaw('lower(email) = ?', [query.signerEmail.toLowerCase()]));
+      }
+    })
+    .select(db.raw('? as type', [type]), 'id', score, 'created_at');
+}
+
+function afterCursor(builder: Knex.QueryBuilder, query: SearchQuery) {
+  const { cursor, sort } = query;
+  if (!cursor) return;
+  if (sort === 'relevance') builder.whereRaw('(score, id collate "C") < (?::real, ? collate "C")', [cursor.value, cursor.id]);
+  else builder.whereRaw(`(created_at, id collate "C") ${sort === 'createdAt' ? '>' : '<'} (?::timestamptz, ? collate "C")`, [new Date(cursor.value).toISOString(), cursor.id]);
+}
+
+function orderOf(builder: Knex.QueryBuilder, query: SearchQuery) {
+  if (query.sort === 'relevance') builder.orderByRaw('score desc, id collate "C" desc');
+  else builder.orderByRaw(query.sort === 'createdAt' ? 'created_at asc, id collate "C" asc' : 'created_at desc, id collate "C" desc');
+}
+
+async function highlights(db: Db, hits: SearchHitRef[], tsquery: string) {
+  const ids = (type: SearchType) => hits.filter((hit) => hit.type === type).map((hit) => hit.id);
+  const headline = (expression: string, as: string) => db.raw(`ts_headline('simple', signet_search_words(${expression}), to_tsquery('simple', ?), ?) as ${as}`, [tsquery, HEADLINE_OPTIONS]);
+  const [documents, requests] = await Promise.all([
+    db('documents').whereIn('id', ids('document')).select('id', headline('file_name', 'file_name'), headline(`left(body_text, ${HEADLINE_CHARS})`, 'text')),
+    db('signing_requests').whereIn('id', ids('signing_request')).select('id', headline('title', 'title'), headline('message', 'message'), headline('signer_text', 'signers')),
+  ]);
+  const marked = new Map<string, Record<string, string>>();
+  for (const row of [...documents, ...requests]) {
+    const fields = Object.entries(row).filter(([name, value]) => name !== 'id' && typeof value === 'string' && value.includes('<mark>'));
+    marked.set(row.id, Object.fromEntries(fields.map(([name, value]) => [name === 'file_name' ? 'fileName' : name, value as string])));
+  }
+  for (const hit of hits) hit.highlight = marked.get(hit.id) ?? {};
+}
+
+/** Full-text search on the tsvector columns (GIN indexes), both tables in one keyset-paginated union. */
+export async function searchPostgres(db: Db, accountId: string, query: SearchQuery): Promise<SearchPage> {
+  const types = typesOf(query);
+  if (types.length === 0) return { hits: [], hasMore: false, total: 0 };
+  const tsquery = query.text ? toTsquery(query.text) : null;
+  const union = () => db.unionAll(types.map((type) => matches(db, accountId, query, type, tsquery)), true);
+  const [rows, [counted]] = await Promise.all([
+    db
+      .select('*')
+      .from(union().as('hits'))
+      .modify((builder) => afterCursor(builder, query))
+      .modify((builder) => orderOf(builder, query))
+      .limit(query.limit + 1),
+    db.count({ total: '*' }).from(union().as('hits')),
+  ]);
+  const hits: SearchHitRef[] = rows.slice(0, query.limit).map((row: { type: SearchType; id: string; score: number | null; created_at: Date }) => ({
+    type: row.type,
+    id: row.id,
+    score: query.sort === 'relevance' ? row.score : null,
+    sortValue: query.sort === 'relevance' ? (row.score ?? 0) : row.created_at.getTime(),
+    highlight: {},
+  }));
+  if (tsquery && hits.length > 0) await highlights(db, hits, tsquery);
+  return { hits, hasMore: rows.length > query.limit, total: Number((counted as { total: number | string }).total) };
+}
+
+/** Search without Elasticsearch: the tsvector columns are generated by PostgreSQL, so there is nothing to index. */
+export function createPostgresSearch(db: Db): SearchBackend {
+  return {
+    kind: 'postgres',
+    search: (accountId, query) => searchPostgres(db, accountId, query),
+    dashboard: createPostgresDashboard(db),
+    index: async () => undefined,
+    health: () => db.raw('select 1'),
+    close: async () => undefined,
+  };
+}
