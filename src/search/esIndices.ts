@@ -8,8 +8,8 @@ import type { SearchType } from './schema';
 
 const keyword = { type: 'keyword' } as const;
 const date = { type: 'date' } as const;
-// index_prefixes turns the prefix match on the last word typed into a term lookup.
-const text = { type: 'text', analyzer: 'standard', index_prefixes: { min_chars: 1, max_chars: 10 } } as const;
+// No index_prefixes: the highlighter marks a prefix match only when the prefix query runs on the field itself.
+const text = { type: 'text', analyzer: 'standard' } as const;
 // Offsets let the highlighter find matches in a long PDF text without analysing it again.
 const longText = { ...text, index_options: 'offsets' } as const;
 
