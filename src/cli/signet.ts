@@ -5,6 +5,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
 import { loadConfig } from '../config';
 import { migrateLatest, openDatabase, type Db } from '../db';
 import { AppError } from '../errors';
+import { reindexAll } from '../search/reindex';
 
 // The operator's CLI. It reaches the same database as the server: DATABASE_URL, else the embedded
 // PGlite in DATA_DIR — through the running server's socket when `npm start` is up, directly otherwise.
@@ -34,6 +35,11 @@ program.command('migrate').description('apply database migrations').action(() =>
     process.stderr.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');
   }),
 );
+
+program
+  .command('reindex')
+  .description('rebuild the Elasticsearch indices from PostgreSQL, then flip their aliases to them')
+  .action(() => withDatabase((db) => reindexAll(db, loadConfig())));
 
 const account = program.command('account').description('manage accounts');
 account
