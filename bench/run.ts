@@ -15,6 +15,7 @@ import { migrateLatest, openDatabase, type Db } from '../src/db';
 import { makeBigPdf } from './pdf';
 import { connectTemporal, EMPTY_WORKFLOW_TIMEOUT, endToEnd, makeSmallPdf, rawStarts, terminateWorkflows, type StartSample } from './signing';
 import { webhookBench } from './webhooks';
+import { searchBench } from './search';
 
 const REPO = path.resolve(__dirname, '..');
 const CONNECTIONS = 32;
@@ -432,6 +433,9 @@ async function main() {
     log,
   });
 
+  // ---------------------------------------------------------------- search and dashboard (bench/search.ts)
+  const search = serviceEnv.ELASTICSEARCH_URL ? await searchBench({ databaseUrl: serviceEnv.DATABASE_URL!, elasticsearchUrl: serviceEnv.ELASTICSEARCH_URL, log }) : null;
+
   // ---------------------------------------------------------------- report
   const rows = scenarios.map((scenario) => {
     const runs = samples.get(scenario)!;
@@ -506,6 +510,8 @@ async function main() {
     '',
     `Deliveries sustained in the burst: **${(webhooks.burst.perSecond / webhooks.plain.perSecond).toFixed(3)} of the plain loop** (${webhooks.burst.seconds.toFixed(1)} s from the first commit to the last arrival); ` +
       `${webhooks.duplicates} attempts beyond one per event. Each event is a deliver-<evt> workflow start, a workflow task, the prepareDeliveries and attemptDelivery activities and their records.`,
+    '',
+    search ? search.markdown : '**Search and dashboard:** not measured: ELASTICSEARCH_URL is not set.',
     '',
     `**Rate limiter cost** (the api's own limiter middleware, createRateLimiter → RateLimiterPostgres.consume, one upsert per call, straight to PostgreSQL, ${LIMITER_CALLS} calls on one account): ` +
       `one at a time p50 ${limiter.sequential.p50.toFixed(0)} µs, p99 ${limiter.sequential.p99.toFixed(0)} µs (${limiter.sequential.perSecond.toFixed(0)}/s); ` +
