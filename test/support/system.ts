@@ -8,6 +8,7 @@ import { createAccount } from '../../src/accounts/service';
 import type { Plan } from '../../src/accounts/plans';
 import { createApiKey } from '../../src/apiKeys/service';
 import { sweeperScheduleId } from '../../src/temporal/sweeper';
+import { createElasticsearchClient } from '../../src/search/elasticsearch';
 import { searchIndexerWorkflowId } from '../../src/search/indexerWorkflow';
 import { client } from './http';
 
@@ -56,6 +57,12 @@ export async function stopSharedSystem() {
   // The sweeper's schedule targets this run's task queue, which no worker serves after the run.
   await system.client.schedule.getHandle(sweeperScheduleId(system.config.TEMPORAL_TASK_QUEUE)).delete().catch(() => undefined);
   await system.client.workflow.getHandle(searchIndexerWorkflowId(system.config.TEMPORAL_TASK_QUEUE)).terminate('test run over').catch(() => undefined);
+  // A PGlite run's indices copy a database that ends with the run.
+  if (databaseKind === 'pglite' && system.config.ELASTICSEARCH_URL) {
+    const elastic = createElasticsearchClient(system.config.ELASTICSEARCH_URL);
+    await elastic.indices.delete({ index: `${system.config.ELASTICSEARCH_INDEX_PREFIX}*` }).catch(() => undefined);
+    await elastic.close();
+  }
   await system.stop();
 }
 
