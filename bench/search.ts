@@ -53,12 +53,12 @@ async function seed(db: Db, accountId: string, run: string, log: (message: strin
   log(`seeded ${DOCUMENTS} documents in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   started = performance.now();
   await db.raw(
-    `insert into signing_requests (id, account_id, document_id, title, message, signing_order, status, expires_at, reminder_every_days, original_sha256, signer_text, created_at, updated_at, completed_at)
+    `insert into signing_requests (id, account_id, document_id, title, message, signing_order, status, expires_at, reminder_every_days, original_sha256, signer_text, created_at, updated_at, completed_at, workflow_started_at)
      select ${id('sr', 'i')}, ?, ${id('doc', '1 + (i * 5) % ' + DOCUMENTS)}, ${skewed('i')} || ' agreement ' || i,
             case when i % 3 = 0 then 'Please sign the ' || ${skewed('i')} || ' terms' end, 'parallel',
             (array['pending', 'completed', 'declined', 'cancelled', 'expired'])[1 + i % 5], now() + interval '30 days', 0, repeat('f', 64),
             'Signer one s' || ((i * 7 + 1) % 500) || '@example.com Signer two s' || ((i * 7 + 2) % 500) || '@example.com',
-            created, created, case when i % 5 <> 0 then least(created + (1 + i % 240) * interval '1 hour', now()) end
+            created, created, case when i % 5 <> 0 then least(created + (1 + i % 240) * interval '1 hour', now()) end, created
      from (select i, now() - (i % 425) * interval '1 day' - (i % 3600) * interval '1 second' as created from generate_series(1, ${REQUESTS}) i) g, (select ? as w) words`,
     [accountId, words],
   );

@@ -140,6 +140,7 @@ export async function seedAccount(db: Db, accountId: string, options: { seed: nu
       created_at: request.createdAt,
       updated_at: request.completedAt ?? request.createdAt,
       completed_at: request.completedAt,
+      workflow_started_at: request.createdAt, // history, not work: the sweeper must not start workflows for them
     })),
     200,
   );
