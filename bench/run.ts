@@ -309,6 +309,7 @@ async function main() {
       RATE_LIMIT_MULTIPLIER: String(RATE_LIMIT_MULTIPLIER),
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
       WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1', // the bench's receiver
+      ELASTICSEARCH_INDEX_PREFIX: 'signet-test-postgres-', // the tests' database: one database, one index prefix
     },
     '/healthz', // listen() comes after the database, migrations, Temporal and the worker are up
     tmp,
@@ -434,7 +435,9 @@ async function main() {
   });
 
   // ---------------------------------------------------------------- search and dashboard (bench/search.ts)
-  const search = serviceEnv.ELASTICSEARCH_URL ? await searchBench({ databaseUrl: serviceEnv.DATABASE_URL!, elasticsearchUrl: serviceEnv.ELASTICSEARCH_URL, log }) : null;
+  const search = serviceEnv.ELASTICSEARCH_URL
+    ? await searchBench({ databaseUrl: serviceEnv.DATABASE_URL!, elasticsearchUrl: serviceEnv.ELASTICSEARCH_URL, service: { url: service.url, auth }, log })
+    : null;
 
   // ---------------------------------------------------------------- report
   const rows = scenarios.map((scenario) => {
