@@ -11,8 +11,8 @@ const search = proxyActivities<SearchActivities>({
 
 const BATCH = 500;
 const IDLE_WAIT = '400 milliseconds';
-/** Steps before starting over with a fresh history. */
-const STEPS_PER_RUN = 1000;
+/** Steps before starting over with a fresh history (each step adds about ten events to it). */
+const STEPS_PER_RUN = 300;
 
 /** Runs for good, one per task queue: takes the events not yet indexed, a batch at a time, as they come. */
 export async function searchIndexerWorkflow(): Promise<void> {
