@@ -1,4 +1,4 @@
-import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { SearchActivities } from '../activities/search';
 
 // Unlimited retries with backoff up to a minute: an Elasticsearch outage only delays indexing, and the
@@ -9,16 +9,13 @@ const search = proxyActivities<SearchActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-const BATCH = 500;
-const IDLE_WAIT = '400 milliseconds';
-/** Steps before starting over with a fresh history (each step adds about ten events to it). */
-const STEPS_PER_RUN = 300;
+/** How long each activity call keeps indexing before handing back. */
+const STEP_MS = 60_000;
+/** Steps before starting over with a fresh history (a few hours). */
+const STEPS_PER_RUN = 200;
 
-/** Runs for good, one per task queue: takes the events not yet indexed, a batch at a time, as they come. */
+/** Runs for good, one per task queue: indexes the events not yet indexed, as they come. */
 export async function searchIndexerWorkflow(): Promise<void> {
-  for (let step = 0; step < STEPS_PER_RUN; step++) {
-    const taken = await search.indexEventBatch(BATCH);
-    if (taken < BATCH) await sleep(IDLE_WAIT);
-  }
+  for (let step = 0; step < STEPS_PER_RUN; step++) await search.indexEventsFor(STEP_MS);
   await continueAsNew<typeof searchIndexerWorkflow>();
 }
