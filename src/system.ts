@@ -9,7 +9,7 @@ import type { Logger } from './logger';
 import { createMailTransport } from './mail';
 import { ensureSweeperSchedule } from './temporal/sweeper';
 import type { SearchBackend } from './search/backend';
-import { ensureSearchIndexer } from './search/indexerWorkflow';
+import { startSearchIndexer } from './search/indexerWorkflow';
 import { createSearchBackend } from './search/setup';
 import { startTemporalDevServer } from './temporal/devServer';
 import { installTemporalRuntime } from './temporal/runtime';
@@ -88,7 +88,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         await connection.close();
       });
       await ensureSweeperSchedule(client, config.TEMPORAL_TASK_QUEUE);
-      if (search.kind === 'elasticsearch') await ensureSearchIndexer(client, config.TEMPORAL_TASK_QUEUE);
+      if (search.kind === 'elasticsearch') await startSearchIndexer(client, config.TEMPORAL_TASK_QUEUE);
     }
 
     let url: string | undefined;

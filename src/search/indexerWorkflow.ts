@@ -1,12 +1,12 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 
 export const searchIndexerWorkflowId = (taskQueue: string) => `${taskQueue}-search-indexer`;
 
-/** Starts the search indexer of this task queue unless it runs already (every worker start makes sure). */
-export async function ensureSearchIndexer(client: Client, taskQueue: string) {
-  try {
-    await client.workflow.start('searchIndexerWorkflow', { workflowId: searchIndexerWorkflowId(taskQueue), taskQueue });
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
+/**
+ * Starts the search indexer of this task queue, replacing the one that runs: it keeps no state of its own
+ * (the events table does), and the replacement runs the code of the worker just started, so a change to
+ * the indexer's workflow never meets a history written by older code.
+ */
+export async function startSearchIndexer(client: Client, taskQueue: string) {
+  await client.workflow.start('searchIndexerWorkflow', { workflowId: searchIndexerWorkflowId(taskQueue), taskQueue, workflowIdConflictPolicy: 'TERMINATE_EXISTING' });
 }
