@@ -69,8 +69,11 @@ export function createSigningActivities({ db, config, mail }: SigningActivityDep
           .insert({ token_hash: hashToken(emailLinkToken(tokenSecret, signer.id)), signer_id: signer.id, expires_at: request.expires_at })
           .onConflict('token_hash')
           .ignore();
-        await trx('signers').where({ id: signer.id, status: 'pending' }).update({ status: 'notified', notified_at: trx.fn.now() });
+        const notified = await trx('signers').where({ id: signer.id, status: 'pending' }).update({ status: 'notified', notified_at: trx.fn.now() });
         await audit(trx, requestId, { action: `${kind}_sent`, key: `${kind}:${signer.id}:${round}`, signerId: signer.id, data: { email: signer.email } });
+        if (notified > 0) {
+          await event(trx, request.account_id, 'signer.notified', { signingRequestId: requestId, signerId: signer.id, name: signer.name, email: signer.email, notifiedAt: new Date().toISOString() }, `${signer.id}:notified`);
+        }
       });
       const input = { signerName: signer.name, sender: owner(request), title: request.title, message: request.message, signingUrl: signingUrl(signer.id), expiresAt: request.expires_at };
       await send(`${kind}:${signer.id}:${round}`, signer, kind === 'invitation' ? invitationMail(input) : reminderMail(input));

@@ -20,6 +20,7 @@ const summaries: Record<EventType, (data: Data) => string> = {
   'signing_request.expired': () => 'Signing request expired unsigned',
   'signer.signed': (data) => `${person(data)} signed`,
   'signer.declined': (data) => `${person(data)} declined${data.reason ? `: ${data.reason}` : ''}`,
+  'signer.notified': (data) => `${person(data)} was sent the signing link`,
   'signer.viewed': (data) => `${person(data)} opened the signing page`,
 };
 

@@ -9,6 +9,7 @@ export const eventTypes = [
   'signing_request.completed',
   'signer.signed',
   'signer.declined',
+  'signer.notified',
   'signer.viewed',
   'signing_request.cancelled',
   'signing_request.declined',
