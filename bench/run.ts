@@ -13,6 +13,7 @@ import { createApiKey } from '../src/apiKeys/service';
 import { createRateLimiter } from '../src/api/middleware/rateLimit';
 import { migrateLatest, openDatabase, type Db } from '../src/db';
 import { makeBigPdf } from './pdf';
+import { percentile } from './stats';
 import { connectTemporal, EMPTY_WORKFLOW_TIMEOUT, endToEnd, makeSmallPdf, rawStarts, terminateWorkflows, type StartSample } from './signing';
 import { webhookBench } from './webhooks';
 import { searchBench } from './search';
@@ -63,7 +64,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 // ---------------------------------------------------------------- small helpers
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
-const percentile = (sorted: ArrayLike<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const log = (message: string) => console.error(`[bench] ${message}`);
 
 /** `bash <script> <args>`, stdout captured, stderr passed through so provisioning progress shows. */

@@ -21,6 +21,7 @@ import { createElasticsearchSearch, rebuildIndex } from '../src/search/elasticse
 import { aliasOf, searchTypesOf } from '../src/search/esIndices';
 import { createPostgresSearch } from '../src/search/postgres';
 import { setUpWebhooks } from '../src/webhooks/setup';
+import { percentile } from './stats';
 
 const DOCUMENTS = 100_000;
 const REQUESTS = 20_000;
@@ -32,7 +33,6 @@ const GOALS = { searchP99Ms: 50, trendsP99Ms: 100, searchableWithinMs: 2000 };
 // 200 made-up words; the seed picks them with a skew, so some are in most documents and some in few.
 const WORDS = Array.from({ length: 200 }, (_, i) => `${['lex', 'cor', 'ven', 'tal', 'mir', 'dus', 'pra', 'sol', 'gen', 'kar'][i % 10]}${['a', 'o', 'i', 'u', 'e'][Math.floor(i / 10) % 5]}${['n', 'r', 's', 'x'][Math.floor(i / 50)]}`);
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
 
 /** Seeds one account with server-side INSERT … SELECT generate_series: no row crosses the network. */

@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Db } from '../src/db';
+import { percentile, stats } from './stats';
 
-const percentile = (sorted: ArrayLike<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A real one-page PDF with a line of text (a few hundred bytes). */
@@ -96,11 +96,6 @@ export async function terminateWorkflows(client: Client, ids: string[], concurre
   return terminated;
 }
 
-const stats = (values: number[]) => {
-  const sorted = [...values].sort((x, y) => x - y);
-  return { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN };
-};
-export type Stats = ReturnType<typeof stats>;
 
 export interface EndToEndOptions {
   baseUrl: string;

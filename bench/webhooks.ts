@@ -12,19 +12,8 @@ import { createWebhookPoster } from '../src/webhooks/http';
 import { generateWebhookSecret } from '../src/webhooks/secrets';
 import { signatureHeaders } from '../src/webhooks/signature';
 import { eachLimited } from './signing';
+import { stats, type Stats } from './stats';
 
-const percentile = (sorted: ArrayLike<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-
-export interface Spread {
-  n: number;
-  p50: number;
-  p99: number;
-  max: number;
-}
-const spreadOf = (values: number[]): Spread => {
-  const sorted = [...values].sort((x, y) => x - y);
-  return { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN };
-};
 
 /** A receiver on loopback that notes when each event id first arrived, and answers 204. */
 async function startReceiver() {
@@ -46,9 +35,9 @@ async function startReceiver() {
 
 export interface WebhookBenchResult {
   events: number;
-  burst: { lag: Spread; perSecond: number; seconds: number; delivered: number };
-  paced: { lag: Spread; ratePerSecond: number; delivered: number };
-  plain: { latency: Spread; perSecond: number; seconds: number; ok: number };
+  burst: { lag: Stats; perSecond: number; seconds: number; delivered: number };
+  paced: { lag: Stats; ratePerSecond: number; delivered: number };
+  plain: { latency: Stats; perSecond: number; seconds: number; ok: number };
   duplicates: number;
 }
 
@@ -96,7 +85,7 @@ export async function webhookBench(options: {
       while (ids.some((id) => !receiver.arrivals.has(id)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
       return ids.filter((id) => receiver.arrivals.has(id));
     };
-    const lags = (ids: string[]) => spreadOf(ids.map((id) => receiver.arrivals.get(id)! - committedAt.get(id)!));
+    const lags = (ids: string[]) => stats(ids.map((id) => receiver.arrivals.get(id)! - committedAt.get(id)!));
 
     log(`webhooks: a burst of ${options.events} events, committed and dispatched ${options.concurrency} at a time`);
     const burstIds: string[] = [];
@@ -146,7 +135,7 @@ export async function webhookBench(options: {
       events: options.events,
       burst: { lag: lags(burstDelivered), perSecond: burstDelivered.length / burstSeconds, seconds: burstSeconds, delivered: burstDelivered.length },
       paced: { lag: lags(pacedDelivered), ratePerSecond: options.pacedEvents / pacedSeconds, delivered: pacedDelivered.length },
-      plain: { latency: spreadOf(latencies), perSecond: bodies.length / plainSeconds, seconds: plainSeconds, ok },
+      plain: { latency: stats(latencies), perSecond: bodies.length / plainSeconds, seconds: plainSeconds, ok },
       duplicates: Number(deliveries?.attempts ?? 0) - deliveredIds.length,
     };
   } finally {
