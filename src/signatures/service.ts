@@ -8,9 +8,7 @@ import { toPage } from '../db/pagination';
 import { hashToken, randomToken } from '../signing/tokens';
 import { refusalTypes } from '../../workflows/definitions';
 import type { SigningRequestCreateInput, SigningRequestListQuery } from './schema';
-import { startSigningRequestWorkflow } from './workflow';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+import { DAY_MS, startSigningRequestWorkflow } from './workflow';
 
 export interface SigningDeps {
   db: Db;

@@ -3,7 +3,7 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../db';
 import { searchAttributes, type SigningOrder, type SigningRequestInput } from '../../workflows/definitions';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
+export const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface CommittedRequest {
   id: string;

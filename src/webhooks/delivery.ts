@@ -68,7 +68,6 @@ export async function prepareDeliveries(db: Db, eventId: string) {
       .onConflict(['webhook_id', 'event_id'])
       .ignore();
   }
-  await db('events').where({ id: eventId }).whereNull('dispatched_at').update({ dispatched_at: db.fn.now() });
   const pending: { id: string; webhook_id: string }[] = await db('webhook_deliveries').where({ event_id: eventId, status: 'pending' }).select('id', 'webhook_id');
   return pending.map((delivery) => ({ deliveryId: delivery.id, webhookId: delivery.webhook_id }));
 }
