@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from './api/app';
+import { cachedAuthenticator, uncachedAuthenticator } from './apiKeys/cache';
 import type { Config } from './config';
 import { migrateLatest, openDatabase, type Database } from './db';
 import type { Logger } from './logger';
@@ -93,7 +94,11 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
 
     let url: string | undefined;
     if (config.runApi) {
+      // See src/apiKeys/cache.ts for why the embedded database gets no cache.
+      const apiKeys = database.embedded ? uncachedAuthenticator(database.knex) : await cachedAuthenticator(database.knex, logger);
+      stops.push(() => apiKeys.close());
       const app = createApp({
+        apiKeys,
         config,
         db: database.knex,
         logger,

@@ -1,6 +1,7 @@
 import type { Db } from '../db';
 import { notFound } from '../errors';
 import { newId } from '../ids';
+import { authChanged } from '../apiKeys/changes';
 import { monthWindow, type Plan, plans } from './plans';
 
 export interface Account {
@@ -44,6 +45,7 @@ export async function getAccount(db: Db, id: string): Promise<Account> {
 export async function setAccountPlan(db: Db, id: string, plan: Plan): Promise<Account> {
   const [row] = await db<AccountRow>('accounts').where({ id }).update({ plan, updated_at: db.fn.now() }).returning('*');
   if (!row) throw notFound('Account');
+  authChanged();
   return toAccount(row);
 }
 

@@ -17,6 +17,7 @@ import { signingRoutes } from '../signing/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import type { Webhooks } from '../webhooks/setup';
 import { healthRoutes, type ReadinessChecks } from '../health/routes';
+import { type ApiKeyAuthenticator, uncachedAuthenticator } from '../apiKeys/cache';
 import { authenticate } from './middleware/authenticate';
 import { createRateLimiter } from './middleware/rateLimit';
 import { requestContext } from './middleware/requestContext';
@@ -30,9 +31,11 @@ export interface AppDeps {
   temporal: Client;
   webhooks: Webhooks;
   search: SearchBackend;
+  /** How API keys are checked; without one, every request looks its key up in the database. */
+  apiKeys?: ApiKeyAuthenticator;
 }
 
-export function createApp({ config, db, logger, readinessChecks, temporal, webhooks, search }: AppDeps) {
+export function createApp({ config, db, logger, readinessChecks, temporal, webhooks, search, apiKeys = uncachedAuthenticator(db) }: AppDeps) {
   const app = new Koa({ proxy: true });
   const openapi = createOpenApiRegistry();
   const api = new Router({ prefix: '/api/v1' });
@@ -43,7 +46,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
     openApiDocument ??= buildOpenApiDocument(openapi, config.publicUrl);
     ctx.body = openApiDocument;
   });
-  api.use(authenticate(db));
+  api.use(authenticate(apiKeys));
   const events = createEventDispatcher({
     client: temporal,
     taskQueue: config.TEMPORAL_TASK_QUEUE,

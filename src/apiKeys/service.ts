@@ -3,6 +3,7 @@ import type { Db } from '../db';
 import { notFound } from '../errors';
 import { newId } from '../ids';
 import type { Account } from '../accounts/service';
+import { authChanged } from './changes';
 
 // Keys look like sk_live_<43 base62 chars>. The first 16 characters are a non-secret prefix used
 // to find the row; the whole key is stored only as its SHA-256 and compared in constant time.
@@ -73,11 +74,17 @@ export async function revokeApiKey(db: Db, id: string) {
     .update({ revoked_at: db.raw('coalesce(revoked_at, now())') })
     .returning('*');
   if (!row) throw notFound('API key');
+  authChanged();
   return toApiKey(row);
 }
 
+export interface Authenticated {
+  account: Account;
+  keyId: string;
+}
+
 /** The account a presented key belongs to, or null for a malformed, unknown or revoked key. */
-export async function authenticateApiKey(db: Db, presented: string): Promise<{ account: Account; keyId: string } | null> {
+export async function authenticateApiKey(db: Db, presented: string): Promise<Authenticated | null> {
   if (!presented.startsWith(KEY_START) || presented.length !== KEY_START.length + 43) return null;
   const row = await db('api_keys')
     .join('accounts', 'accounts.id', 'api_keys.account_id')

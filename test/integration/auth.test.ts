@@ -1,7 +1,10 @@
 import { expect } from 'chai';
-import { revokeApiKey } from '../../src/apiKeys/service';
+import { createApiKey, revokeApiKey } from '../../src/apiKeys/service';
+import { openDatabase } from '../../src/db';
+import type { RunningSystem } from '../../src/system';
 import { client } from '../support/http';
-import { createTestAccount, sharedSystem } from '../support/system';
+import { eventually } from '../support/signing';
+import { createTestAccount, databaseKind, sharedSystem } from '../support/system';
 
 describe('Authorization: Bearer <API_KEY>', () => {
   const cases: [string, Record<string, string>][] = [
@@ -81,4 +84,87 @@ describe('unknown routes and methods', () => {
     expect(wrong.status).to.equal(405);
     expect(wrong.body.error).to.equal('method_not_allowed');
   });
+});
+
+describe('API key cache', () => {
+  type Knex = import('knex').Knex;
+  /** How many times `work` made the system look an API key up in the database. */
+  async function keyLookups(db: Knex, work: () => Promise<unknown>) {
+    let lookups = 0;
+    const count = ({ sql }: { sql: string }) => void (/^select .* from "api_keys"/.test(sql) && lookups++);
+    db.on('query', count);
+    try {
+      await work();
+    } finally {
+      db.off('query', count);
+    }
+    return lookups;
+  }
+  const getAccountTimes = (request: Awaited<ReturnType<typeof createTestAccount>>['request'], times: number) => async () => {
+    for (let i = 0; i < times; i++) expect((await request('GET', '/api/v1/account')).status).to.equal(200);
+  };
+  /** Another process's database connection, as the CLI or a second api process has: its changes reach the cache only through PostgreSQL. */
+  async function otherProcessDb(system: RunningSystem) {
+    return openDatabase(system.config);
+  }
+
+  it('looks a key up once, then answers from memory (PostgreSQL); every time on PGlite, where no change notification can reach it', async () => {
+    const { request, system } = await createTestAccount();
+    const lookups = await keyLookups(system.database.knex, getAccountTimes(request, 4));
+    expect(lookups).to.equal(databaseKind === 'postgres' ? 1 : 4);
+  });
+
+  it('refuses a key revoked by another process within moments, not at the end of the cache lifetime', async () => {
+    const { request, system, apiKeyId } = await createTestAccount();
+    await getAccountTimes(request, 2)();
+    const other = await otherProcessDb(system);
+    try {
+      await other.knex('api_keys').where({ id: apiKeyId }).update({ revoked_at: other.knex.fn.now() });
+      await eventually(async () => expect((await request('GET', '/api/v1/account')).status).to.equal(401), 2000);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('applies a plan changed by another process within moments', async () => {
+    const { request, system, account } = await createTestAccount('business');
+    expect((await request('GET', '/api/v1/account')).body.plan).to.equal('business');
+    const other = await otherProcessDb(system);
+    try {
+      await other.knex('accounts').where({ id: account.id }).update({ plan: 'free' });
+      await eventually(async () => expect((await request('GET', '/api/v1/account')).body.plan).to.equal('free'), 2000);
+      // The cached account is the new one: a Business-only endpoint now refuses.
+      const webhook = await request('POST', '/api/v1/webhooks', { json: { url: 'https://example.com/hooks', events: ['*'] } });
+      expect(webhook.status).to.equal(403);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('revoking through the service takes effect in this process at once', async () => {
+    const { request, db, apiKeyId } = await createTestAccount();
+    await getAccountTimes(request, 2)();
+    await revokeApiKey(db, apiKeyId);
+    expect((await request('GET', '/api/v1/account')).status).to.equal(401);
+  });
+
+  // PGlite has no listening connection to lose.
+  if (databaseKind === 'postgres') {
+    it('caches nothing while the notification connection is down, and resumes once it is back', async () => {
+      const { request, system, apiKeyId, account } = await createTestAccount();
+      const db = system.database.knex;
+      await getAccountTimes(request, 1)();
+      const other = await otherProcessDb(system);
+      try {
+        await other.knex.raw("select pg_terminate_backend(pid) from pg_stat_activity where query = 'listen signet_auth_changed'");
+        await eventually(async () => expect(await keyLookups(db, getAccountTimes(request, 2))).to.equal(2), 2000);
+        await other.knex('api_keys').where({ id: apiKeyId }).update({ revoked_at: other.knex.fn.now() });
+        await eventually(async () => expect((await request('GET', '/api/v1/account')).status).to.equal(401), 2000);
+        const { secret } = await createApiKey(db, account.id);
+        await eventually(async () => expect(await keyLookups(db, getAccountTimes(client(system.url!, secret), 3))).to.equal(1), 5000);
+      } finally {
+        await other.close();
+      }
+    });
+  }
 });

@@ -8,6 +8,7 @@ import { startReceiver, type Receiver, type Responder } from '../support/receive
 import { createSigningRequest, eventually, tokenOf } from '../support/signing';
 import { createTestAccount, sharedSystem } from '../support/system';
 import { decryptSecret } from '../../src/webhooks/secrets';
+import { setAccountPlan } from '../../src/accounts/service';
 import { newId } from '../../src/ids';
 import { deliverEventWorkflowId } from '../../workflows/definitions';
 
@@ -182,7 +183,7 @@ describe('GET, PATCH, DELETE /api/v1/webhooks/{id}', () => {
     const account = await createTestAccount();
     const hooks = await receiver();
     const webhook = await subscribe(account, hooks.url);
-    await account.db('accounts').where({ id: account.account.id }).update({ plan: 'pro' });
+    await setAccountPlan(account.db, account.account.id, 'pro');
     const response = await account.request('PATCH', `/api/v1/webhooks/${webhook.id}`, { json: { enabled: false } });
     expect(response.status).to.equal(403);
     expect(response.body.error).to.equal('plan_upgrade_required');
