@@ -31,7 +31,7 @@ const RATE_LIMIT_MULTIPLIER = 1_000_000; // the hourly limits would stop (c) aft
 // service as it is started; the bare server gets the same flags, so only the app differs.
 const NODE_FLAGS: string[] = (JSON.parse(fs.readFileSync(path.join(__dirname, '../package.json'), 'utf8')).scripts.start as string)
   .split(/\s+/)
-  .filter((word, i, words) => word.startsWith('--') || words[i - 1] === '--import');
+  .filter((word, i, words) => word.startsWith('--') || words[i - 1] === '--import' || words[i - 1] === '--require');
 const SIGNING_CONNECTIONS = 16; // POST /signatures, and as many workflow starts in flight for its baseline
 const E2E_REQUESTS = 200;
 const E2E_CONCURRENCY = 8;

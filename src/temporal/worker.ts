@@ -17,13 +17,13 @@ export async function bundleWorkflowsInChild(outFile: string, timeoutMs = BUNDLE
   await new Promise<void>((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', script, outFile],
+      ['--require', 'tsx/cjs', script, outFile],
       { cwd: root, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (!error) return resolve();
         const why = error.killed ? `did not finish within ${timeoutMs / 1000} s` : `exited with ${error.code ?? error.signal}`;
         const output = `${stdout}${stderr}`.trim().slice(-4000);
-        reject(new Error(`Bundling the workflows (${process.execPath} --import tsx ${script}) ${why}${output ? `:\n${output}` : ''}`));
+        reject(new Error(`Bundling the workflows (${process.execPath} --require tsx/cjs ${script}) ${why}${output ? `:\n${output}` : ''}`));
       },
     );
   });

@@ -20,7 +20,7 @@ export async function startSplitSystem(name: string, extraEnv: Record<string, st
   const api: RunningSystem = await startSystem(loadConfig({ ...env, SIGNET_PROCESSES: 'api' }), createLogger('error'));
   let worker: ChildProcess | undefined;
   const startWorker = () => {
-    worker = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...env, SIGNET_PROCESSES: 'worker' }, stdio: 'ignore' });
+    worker = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], { cwd: root, env: { ...env, SIGNET_PROCESSES: 'worker' }, stdio: 'ignore' });
   };
   startWorker();
   return {

@@ -148,7 +148,7 @@ describe('SIGTERM on the server process', function () {
   it('stops the api, the worker and the Temporal child, and exits 0', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-term-'));
     const ports = { api: await freePort(), temporal: await freePort(), ui: await freePort() };
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: embeddedEnv(dataDir, ports), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], { cwd: root, env: embeddedEnv(dataDir, ports), stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       await waitForOutput(child, 'Signet is running', 150_000);
       expect(temporalChildren(dataDir)).to.have.length(1);
