@@ -157,6 +157,14 @@ export function createSigningActivities({ db, config, mail }: SigningActivityDep
           reason: decline.reason,
           declinedAt: declinedAt.toISOString(),
         }, `${signer.id}:declined`);
+        // One decline ends the request for everyone: the request's own event, as for cancelled and expired.
+        await event(trx, request.account_id, 'signing_request.declined', {
+          signingRequestId: requestId,
+          documentId: request.document_id,
+          signerId: signer.id,
+          reason: decline.reason,
+          declinedAt: declinedAt.toISOString(),
+        }, `${requestId}:declined`);
       });
     },
 

@@ -218,7 +218,8 @@ describe('webhook delivery', () => {
     expect((await client(account.system.url!)('POST', `/sign/${tokenOf(link.body.url)}/decline`, { json: { reason: 'Wrong amount' } })).status).to.equal(200);
 
     const specTypes = ['document.created', 'document.signed', 'signing_request.created', 'signing_request.completed', 'signer.signed', 'signer.declined'];
-    // signing_request.declined is the last event either request records: after it, the set of events is final.
+    // signing_request.declined is the last event either request records: after it, the set of events is final
+    // (signing_request.completed comes after document.signed in the same transaction).
     await eventually(async () => {
       const types = new Set([...hooks.unique().values()].map((envelope) => envelope.type));
       expect([...types]).to.include.members([...specTypes, 'signing_request.declined']);
