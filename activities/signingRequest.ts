@@ -1,7 +1,7 @@
 import type { Config } from '../src/config';
 import type { Db } from '../src/db';
 import { recordEvent, type EventType } from '../src/events/service';
-import { activityEventDispatcher } from './webhooks';
+import { activityEventDispatcher } from './events';
 import { mailSender, type MailMessage, type MailTransport } from '../src/mail';
 import { cancelledMail, completedMail, declinedMail, invitationMail, reminderMail, type RenderedMail } from '../src/mail/templates';
 import { sealDocument } from '../src/pdf/seal';

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { Config } from '../src/config';
 import type { Db } from '../src/db';
 import { startSigningRequestWorkflow } from '../src/signatures/workflow';
-import { activityEventDispatcher } from './webhooks';
+import { activityEventDispatcher } from './events';
 
 export interface SweeperActivityDeps {
   db: Db;

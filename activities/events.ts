@@ -1,0 +1,15 @@
+import { Context } from '@temporalio/activity';
+import type { Db } from '../src/db';
+import { createEventDispatcher } from '../src/events/dispatch';
+
+/** The event dispatcher of the running activity: its worker's client and task queue. */
+export function activityEventDispatcher(db: Db, retryScale: number) {
+  const context = Context.current();
+  return createEventDispatcher({
+    client: context.client,
+    taskQueue: context.info.taskQueue,
+    db,
+    retryScale,
+    onError: (error, eventIds) => context.log.warn('event dispatch failed; the sweeper will retry', { error: String(error), eventIds }),
+  });
+}
