@@ -23,13 +23,11 @@ const RELISTEN_MS = 1000;
 export interface ApiKeyAuthenticator {
   /** The account a presented key belongs to, or null for a malformed, unknown or revoked key. */
   authenticate(presented: string): Promise<Authenticated | null>;
-  /** Whether keys are being cached now (listening for changes). */
-  readonly caching: boolean;
   close(): Promise<void>;
 }
 
 export function uncachedAuthenticator(db: Db): ApiKeyAuthenticator {
-  return { authenticate: (presented) => authenticateApiKey(db, presented), caching: false, close: async () => undefined };
+  return { authenticate: (presented) => authenticateApiKey(db, presented), close: async () => undefined };
 }
 
 /** Starts listening for changes first: once this resolves, keys are cached (or the listener is retrying). */
@@ -94,9 +92,6 @@ export async function cachedAuthenticator(db: Db, logger: Logger): Promise<ApiKe
         entries.delete(hash);
       }
       return result;
-    },
-    get caching() {
-      return listening;
     },
     async close() {
       closed = true;
