@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { authChanged } from '../../src/apiKeys/changes';
 import { createApiKey, revokeApiKey } from '../../src/apiKeys/service';
 import { openDatabase } from '../../src/db';
 import type { RunningSystem } from '../../src/system';
@@ -139,6 +140,20 @@ describe('API key cache', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('does not keep a lookup that overlapped a change', async () => {
+    const { request, system } = await createTestAccount();
+    const db = system.database.knex;
+    // A change lands while the key's lookup is on its way to the database: what that lookup read may be stale.
+    const changeMidLookup = ({ sql }: { sql: string }) => {
+      if (!/^select .* from "api_keys"/.test(sql)) return;
+      db.off('query', changeMidLookup);
+      authChanged();
+    };
+    db.on('query', changeMidLookup);
+    await getAccountTimes(request, 1)();
+    expect(await keyLookups(db, getAccountTimes(request, 2))).to.equal(databaseKind === 'postgres' ? 1 : 2);
   });
 
   it('revoking through the service takes effect in this process at once', async () => {
