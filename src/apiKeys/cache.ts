@@ -1,9 +1,8 @@
-import crypto from 'node:crypto';
 import type pg from 'pg';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { onAuthChanged } from './changes';
-import { authenticateApiKey, type Authenticated } from './service';
+import { authenticateApiKey, hashKey, type Authenticated } from './service';
 
 // Authenticating a request costs a database round trip; with the cache, a key seen in the last minute
 // costs none (it halves the round trips of GET /documents/:id). A cached key must never outlive its
@@ -14,7 +13,8 @@ import { authenticateApiKey, type Authenticated } from './service';
 // Nothing is cached while the listening connection is down, nor on the embedded database, whose
 // clients share one session, so that a notification reaches the client that caused it, not the listener.
 
-export const AUTH_CHANGED_CHANNEL = 'signet_auth_changed';
+// The channel the triggers of migration 20261121001400 notify.
+const AUTH_CHANGED_CHANNEL = 'signet_auth_changed';
 const MAX_ENTRIES = 10_000;
 // As often as last_used_at is written: a cached key is looked up, and touched, once a minute.
 const ENTRY_TTL_MS = 60_000;
@@ -80,7 +80,7 @@ export async function cachedAuthenticator(db: Db, logger: Logger): Promise<ApiKe
 
   return {
     async authenticate(presented) {
-      const hash = crypto.createHash('sha256').update(presented).digest('hex');
+      const hash = hashKey(presented);
       const hit = entries.get(hash);
       if (hit && hit.expiresAt > Date.now()) return hit.result;
       const started = generation;

@@ -53,7 +53,7 @@ function randomBase62(length: number): string {
   return out + randomBase62(length - out.length);
 }
 
-const hashKey = (key: string) => crypto.createHash('sha256').update(key).digest('hex');
+export const hashKey = (key: string) => crypto.createHash('sha256').update(key).digest('hex');
 
 export async function createApiKey(db: Db, accountId: string, name = 'default') {
   const secret = `${KEY_START}${randomBase62(43)}`;
