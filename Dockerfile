@@ -1,7 +1,13 @@
+# The production image: dependencies without dev tools, run as the unprivileged `node` user.
+# The same image serves api and worker (SIGNET_PROCESSES); both answer GET /healthz on PORT.
 FROM node:20-bookworm-slim
+ENV NODE_ENV=production
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts=false
-COPY . .
+RUN chown node:node /app
+USER node
+COPY --chown=node:node package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --chown=node:node . .
 EXPOSE 3000
-CMD ["npm", "start"]
+HEALTHCHECK --interval=10s --timeout=3s --start-period=120s --retries=3 CMD ["node", "scripts/healthcheck.js"]
+CMD ["node", "--max-old-space-size=384", "--require", "tsx/cjs", "src/main.ts"]

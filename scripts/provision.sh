@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Provision the real services the test suite needs (Debian 12, run as root on CI).
 #
-#   scripts/provision.sh [all|postgres|temporal|test-server|elasticsearch|browser]...   (default: all)
+#   scripts/provision.sh [all|postgres|temporal|temporal-server|test-server|elasticsearch|browser|compose]...   (default: all)
 #
 # Idempotent; downloads and builds are cached under <repo>/.cache. Logs go to stderr.
 # `temporal` prints the absolute path of the temporal binary as the last stdout line:
@@ -15,6 +15,7 @@ CACHE="$REPO/.cache"
 ES_VERSION=8.17.4
 ES_HOME="$CACHE/elasticsearch-$ES_VERSION"
 TEMPORAL_CLI_VERSION=v1.5.1
+TEMPORAL_SERVER_VERSION=v1.29.1   # the version of docker-compose.yml's temporalio/auto-setup image
 
 log() { printf '[provision] %s\n' "$*" >&2; }
 die() { printf '[provision] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -90,6 +91,34 @@ provision_temporal() {
     TEMPORAL_BIN="$CACHE/bin/temporal"
   fi
   log "temporal: $TEMPORAL_BIN"
+}
+
+# ---------------------------------------------------------------- temporal server (as deployed)
+# The Temporal server itself and its SQL schema tool, built from the Go module proxy at the version
+# docker-compose.yml deploys: the topology test runs them on PostgreSQL as auto-setup would.
+# Sets TEMPORAL_SERVER_BIN and TEMPORAL_SQL_TOOL_BIN.
+provision_temporal_server() {
+  local dir="$CACHE/temporal-server-$TEMPORAL_SERVER_VERSION"
+  TEMPORAL_SERVER_BIN="$dir/temporal-server" TEMPORAL_SQL_TOOL_BIN="$dir/temporal-sql-tool"
+  if [[ ! -x $TEMPORAL_SERVER_BIN || ! -x $TEMPORAL_SQL_TOOL_BIN ]]; then
+    local go tmp="$dir.tmp"
+    go="$(find_go)" || { apt_install golang-go; go="$(find_go)"; } || die "no Go toolchain available to build the temporal server"
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    log "building temporal server $TEMPORAL_SERVER_VERSION and its SQL tool with $go; takes several minutes when cold"
+    GOBIN="$tmp" GOTOOLCHAIN=auto timeout 2400 "$go" install \
+      "go.temporal.io/server/cmd/server@$TEMPORAL_SERVER_VERSION" "go.temporal.io/server/cmd/tools/sql@$TEMPORAL_SERVER_VERSION" >&2 \
+      || die "go install of the temporal server failed"
+    mv "$tmp/server" "$tmp/temporal-server" && mv "$tmp/sql" "$tmp/temporal-sql-tool"
+    rm -rf "$dir" && mv "$tmp" "$dir"
+  fi
+  log "temporal server: $TEMPORAL_SERVER_BIN"
+}
+
+# ---------------------------------------------------------------- compose
+# A real Compose implementation to validate docker-compose.yml (`docker-compose config` needs no engine).
+provision_compose() {
+  command -v docker-compose >/dev/null || apt_install docker-compose
+  log "compose: $(command -v docker-compose)"
 }
 
 # ---------------------------------------------------------------- elasticsearch
@@ -192,13 +221,16 @@ main() {
   local t print_temporal=0
   for t in "$@"; do
     case $t in
-      all) provision_postgres; provision_temporal; provision_test_server; provision_elasticsearch; provision_browser ;;
+      all) provision_postgres; provision_temporal; provision_temporal_server; provision_test_server; provision_elasticsearch
+           provision_browser; provision_compose ;;
       postgres) provision_postgres ;;
       temporal) provision_temporal; print_temporal=1 ;;
       elasticsearch) provision_elasticsearch ;;
+      temporal-server) provision_temporal_server ;;
       test-server) provision_test_server ;;
+      compose) provision_compose ;;
       browser) provision_browser ;;
-      *) die "unknown target '$t' (want: all postgres temporal test-server elasticsearch browser)" ;;
+      *) die "unknown target '$t' (want: all postgres temporal temporal-server test-server elasticsearch browser compose)" ;;
     esac
   done
   if (( print_temporal )); then echo "$TEMPORAL_BIN"; fi

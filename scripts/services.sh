@@ -88,12 +88,9 @@ EOF
 }
 
 start_temporal() {
-  # Search attributes are registered at launch (no race with tests starting right after `up`).
+  # No search attributes at launch: Signet registers its own, as against any Temporal server.
   (cd "$RUN" && exec setsid "$TEMPORAL_BIN" server start-dev --headless --ip 127.0.0.1 --port "$TEMPORAL_PORT" \
       --db-filename "$RUN/temporal.db" --log-level warn \
-      --search-attribute SignetAccountId=Keyword \
-      --search-attribute SignetDocumentId=Keyword \
-      --search-attribute SignetStatus=Keyword \
       </dev/null >"$RUN/temporal.log" 2>&1 8>&- 9>&-) &
   echo $! >"$RUN/temporal.pid"
 }

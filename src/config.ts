@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -66,4 +67,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runWorker: processes.includes('worker'),
     webhookAllowedPrivateHosts: values.WEBHOOK_ALLOW_PRIVATE_HOSTS.split(',').map((host) => host.trim().toLowerCase()).filter(Boolean),
   };
+}
+
+// In production these must be given: every process must share them, and none may be made up per container.
+const requiredInProduction: Partial<Record<keyof Env, string>> = {
+  DATABASE_URL: 'every process must use the same PostgreSQL database (the embedded one lives in one DATA_DIR)',
+  TEMPORAL_ADDRESS: 'every process must reach the same Temporal cluster (the embedded dev server is for one machine)',
+  PUBLIC_URL: 'signing links in e-mails must point at the address signers can reach',
+  WEBHOOK_SECRET_KEY: 'webhook secrets encrypted by one process must be readable by every other: openssl rand -hex 32',
+  SIGNING_TOKEN_SECRET: 'a signing link made by one process must be accepted by every other: openssl rand -hex 32',
+  SEAL_P12_PATH: 'sealed documents must carry your organisation\'s certificate, the same in every worker (npx signet seal-certificate makes a self-signed one)',
+};
+
+/** With NODE_ENV=production, stops the process at start when a setting it must not generate is missing. */
+export function checkProductionSettings(config: Config) {
+  if (config.NODE_ENV !== 'production') return;
+  const problems = Object.entries(requiredInProduction)
+    .filter(([name]) => !config[name as keyof Env] && (name !== 'SEAL_P12_PATH' || config.runWorker))
+    .map(([name, why]) => `${name} is required with NODE_ENV=production: ${why}`);
+  if (config.SEAL_P12_PATH) {
+    try {
+      fs.accessSync(config.SEAL_P12_PATH, fs.constants.R_OK);
+    } catch {
+      problems.push(`SEAL_P12_PATH=${config.SEAL_P12_PATH} is not a readable file`);
+    }
+  }
+  if (problems.length) throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
 }

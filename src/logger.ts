@@ -15,3 +15,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 }
 
 export type Logger = ReturnType<typeof createLogger>;
+
+/** Where one-time start-up work says what it does: the service's logger, or stderr for the CLI. */
+export interface ProgressLog {
+  info(details: object, message: string): void;
+}

@@ -2,10 +2,13 @@ import fs from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
+import Koa from 'koa';
 import { createApp } from './api/app';
+import { healthRoutes } from './health/routes';
 import { cachedAuthenticator, uncachedAuthenticator } from './apiKeys/cache';
-import type { Config } from './config';
+import { checkProductionSettings, type Config } from './config';
 import { migrateLatest, openDatabase, type Database } from './db';
+import { withAdvisoryLock } from './db/advisoryLock';
 import type { Logger } from './logger';
 import { createMailTransport } from './mail';
 import { ensureSweeperSchedule } from './temporal/sweeper';
@@ -14,6 +17,7 @@ import { startSearchIndexer } from './search/indexerWorkflow';
 import { createSearchBackend } from './search/setup';
 import { startTemporalDevServer } from './temporal/devServer';
 import { installTemporalRuntime } from './temporal/runtime';
+import { prepareSearchAttributes } from './temporal/searchAttributes';
 import { createWorker } from './temporal/worker';
 import { setUpWebhooks, type Webhooks } from './webhooks/setup';
 
@@ -41,10 +45,11 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     for (const step of stops.reverse()) await step().catch((error) => logger.error({ err: error }, 'error while stopping'));
   };
   try {
+    checkProductionSettings(config);
     fs.mkdirSync(config.dataDir, { recursive: true });
     const database = await openDatabase(config);
     stops.push(() => database.close());
-    await migrateLatest(database.knex);
+    await migrateLatest(database.knex, logger);
 
     let temporalAddress = config.TEMPORAL_ADDRESS;
     let temporalUiUrl: string | undefined;
@@ -63,6 +68,10 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     const temporal = await Connection.connect({ address: temporalAddress });
     stops.push(() => temporal.close());
     const client = new Client({ connection: temporal, namespace: config.TEMPORAL_NAMESPACE });
+    // Every process checks (the api starts workflows that carry them); processes take turns adding them.
+    await withAdvisoryLock(database.knex, 'temporal search attributes', logger, () =>
+      prepareSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, logger),
+    );
     const webhooks = await setUpWebhooks(config);
     stops.push(async () => webhooks.poster.close());
     const search = createSearchBackend(config, database.knex, logger);
@@ -92,29 +101,29 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       if (search.kind === 'elasticsearch') await startSearchIndexer(client, config.TEMPORAL_TASK_QUEUE);
     }
 
-    let url: string | undefined;
+    const readinessChecks = {
+      database: () => database.knex.raw('select 1'),
+      temporal: () => temporal.workflowService.getSystemInfo({}),
+      ...(search.kind === 'elasticsearch' ? { search: () => search.health() } : {}),
+    };
+    let app: { listen: Koa['listen'] };
     if (config.runApi) {
       // See src/apiKeys/cache.ts for why the embedded database gets no cache.
       const apiKeys = database.embedded ? uncachedAuthenticator(database.knex) : await cachedAuthenticator(database.knex, logger);
       stops.push(() => apiKeys.close());
-      const app = createApp({
-        apiKeys,
-        config,
-        db: database.knex,
-        logger,
-        temporal: client,
-        webhooks,
-        search,
-        readinessChecks: {
-          database: () => database.knex.raw('select 1'),
-          temporal: () => temporal.workflowService.getSystemInfo({}),
-          ...(search.kind === 'elasticsearch' ? { search: () => search.health() } : {}),
-        },
-      });
-      const server: Server = await new Promise((resolve, reject) => {
-        const listening = app.listen(config.PORT, config.HOST, () => resolve(listening)).once('error', reject);
-      });
-      stops.push(() => new Promise((resolve) => server.close(resolve)));
+      app = createApp({ apiKeys, config, db: database.knex, logger, temporal: client, webhooks, search, readinessChecks });
+    } else {
+      // A worker alone serves only /healthz and /readyz, for its container's health check.
+      const healthOnly = new Koa();
+      healthOnly.use(healthRoutes(readinessChecks).routes());
+      app = healthOnly;
+    }
+    const server: Server = await new Promise((resolve, reject) => {
+      const listening = app.listen(config.PORT, config.HOST, () => resolve(listening)).once('error', reject);
+    });
+    stops.push(() => new Promise((resolve) => server.close(resolve)));
+    let url: string | undefined;
+    if (config.runApi) {
       url = config.PUBLIC_URL ?? `http://localhost:${(server.address() as AddressInfo).port}`;
       config.publicUrl = url; // with PORT=0 the real port is known only now; links and the OpenAPI servers use it
     }

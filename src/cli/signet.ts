@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
 import { Command, InvalidArgumentError } from 'commander';
 import { createAccount, setAccountPlan } from '../accounts/service';
 import { planNames, type Plan } from '../accounts/plans';
@@ -5,7 +8,9 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
 import { loadConfig } from '../config';
 import { migrateLatest, openDatabase, type Db } from '../db';
 import { AppError } from '../errors';
+import { generateSelfSignedP12 } from '../pdf/sealCertificate';
 import { reindexAll } from '../search/reindex';
+import { prepareSearchAttributes } from '../temporal/searchAttributes';
 
 // The operator's CLI. It reaches the same database as the server: DATABASE_URL, else the embedded
 // PGlite in DATA_DIR — through the running server's socket when `npm start` is up, directly otherwise.
@@ -16,10 +21,12 @@ const parsePlan = (value: string): Plan => {
   return value as Plan;
 };
 
+const stderrLog = { info: (_details: object, message: string) => void process.stderr.write(`${message}\n`) };
+
 async function withDatabase(work: (db: Db) => Promise<unknown>) {
   const database = await openDatabase(loadConfig());
   try {
-    await migrateLatest(database.knex);
+    await migrateLatest(database.knex, stderrLog);
     const result = await work(database.knex);
     if (result !== undefined) process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
@@ -31,7 +38,7 @@ const program = new Command('signet').description('Signet operator commands').sh
 
 program.command('migrate').description('apply database migrations').action(() =>
   withDatabase(async (db) => {
-    const applied = await migrateLatest(db);
+    const applied = await migrateLatest(db, stderrLog);
     process.stderr.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');
   }),
 );
@@ -40,6 +47,31 @@ program
   .command('reindex')
   .description('rebuild the Elasticsearch indices from PostgreSQL, then flip their aliases to them')
   .action(() => withDatabase((db) => reindexAll(db, loadConfig())));
+
+const temporalCommand = program.command('temporal').description('the Temporal namespace Signet runs in');
+temporalCommand
+  .command('setup')
+  .description('register the search attributes Signet needs in TEMPORAL_NAMESPACE (every worker start does it too)')
+  .action(async () => {
+    const config = loadConfig();
+    if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set: the embedded dev server is prepared by `npm start` itself');
+    const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+    try {
+      await prepareSearchAttributes(connection, config.TEMPORAL_NAMESPACE, stderrLog);
+      process.stderr.write(`namespace ${config.TEMPORAL_NAMESPACE} is ready\n`);
+    } finally {
+      await connection.close();
+    }
+  });
+
+program
+  .command('seal-certificate <file>')
+  .description('write a self-signed seal certificate (PKCS#12, empty password) for SEAL_P12_PATH; use your own CA-issued one where signers expect it')
+  .action(async (file: string) => {
+    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    fs.writeFileSync(file, await generateSelfSignedP12(), { flag: 'wx', mode: 0o600 });
+    process.stderr.write(`wrote ${file}\n`);
+  });
 
 const account = program.command('account').description('manage accounts');
 account

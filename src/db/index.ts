@@ -1,6 +1,8 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Config } from '../config';
+import type { ProgressLog } from '../logger';
+import { withAdvisoryLock } from './advisoryLock';
 import { openEmbeddedDatabase } from './embedded';
 import { migrationSource } from './migrations';
 
@@ -50,7 +52,12 @@ function unnamePreparedStatements(connection: pg.Client, done: (error: Error | n
   done(null, connection);
 }
 
-export async function migrateLatest(knex: Knex) {
-  const [, applied] = await knex.migrate.latest({ migrationSource });
-  return applied as string[];
+/** Applies pending migrations; processes starting at once on one database take turns (see withAdvisoryLock). */
+export async function migrateLatest(knex: Knex, logger: ProgressLog = silent) {
+  return withAdvisoryLock(knex, 'migrations', logger, async () => {
+    const [, applied] = await knex.migrate.latest({ migrationSource });
+    return applied as string[];
+  });
 }
+
+const silent: ProgressLog = { info() {} };

@@ -50,7 +50,8 @@ async function readIfPresent(file: string) {
   }
 }
 
-async function generateSelfSignedP12(): Promise<Buffer> {
+/** A self-signed seal certificate as PKCS#12 with an empty password (also `npx signet seal-certificate`). */
+export async function generateSelfSignedP12(): Promise<Buffer> {
   // Node's native key generation takes milliseconds where node-forge's pure-JS one takes seconds.
   const { privateKey: privateKeyPem } = await new Promise<{ privateKey: string }>((resolve, reject) =>
     crypto.generateKeyPair(

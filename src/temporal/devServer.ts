@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Logger } from '../logger';
-import { searchAttributes } from '../../workflows/definitions';
 
 const repoRoot = path.resolve(__dirname, '../..');
 
@@ -39,8 +38,6 @@ export async function startTemporalDevServer(options: {
   const address = `127.0.0.1:${options.port}`;
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--ui-port', String(options.uiPort)];
   args.push('--db-filename', path.join(options.dataDir, 'temporal.db'), '--log-level', 'warn');
-  // Registered at start so signing requests can carry them (all of them are keywords).
-  for (const { name } of Object.values(searchAttributes)) args.push('--search-attribute', `${name}=Keyword`);
   const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk) => {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -8,6 +9,13 @@ const root = path.resolve(__dirname, '../..');
 const compose = parse(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'), { merge: true });
 
 describe('docker-compose.yml', () => {
+  it('is valid Compose: `docker-compose config` (a real implementation, no engine needed) accepts it', () => {
+    // Throws with Compose's own message (e.g. an unescaped `$` in a command) when it refuses the file.
+    const resolved = parse(execFileSync('docker-compose', ['-f', 'docker-compose.yml', 'config'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+    expect(resolved.services.temporal.healthcheck.test.join(' ')).to.contain('$(hostname -i)');
+    expect(resolved.services.worker.environment.SIGNET_PROCESSES).to.equal('worker');
+  });
+
   it('has every service the code needs', () => {
     expect(compose.services).to.include.all.keys('postgres', 'elasticsearch', 'temporal', 'temporal-ui', 'api', 'worker');
     expect(compose.services.elasticsearch.image).to.match(/elasticsearch:8\./);
@@ -27,12 +35,41 @@ describe('docker-compose.yml', () => {
     }
     expect(compose.services.api.environment.SIGNET_PROCESSES).to.equal('api');
     expect(compose.services.worker.environment.SIGNET_PROCESSES).to.equal('worker');
-    // Separate containers, separate DATA_DIRs: the webhook secret key must be given to both.
-    expect(compose.services.api.environment.WEBHOOK_SECRET_KEY).to.be.a('string').and.equal(compose.services.worker.environment.WEBHOOK_SECRET_KEY);
+    // Separate containers, separate DATA_DIRs: what production requires must be given, the same, to both.
+    for (const variable of ['WEBHOOK_SECRET_KEY', 'SIGNING_TOKEN_SECRET', 'SEAL_P12_PATH', 'PUBLIC_URL']) {
+      expect(compose.services.api.environment[variable], variable).to.be.a('string').and.equal(compose.services.worker.environment[variable]);
+    }
+    expect(compose.services.api.environment.NODE_ENV).to.equal('production');
   });
 
+  it('deploys the Temporal server version the topology test runs', () => {
+    const provision = fs.readFileSync(path.join(root, 'scripts/provision.sh'), 'utf8');
+    const version = /^TEMPORAL_SERVER_VERSION=v(\S+)/m.exec(provision)![1];
+    expect(compose.services.temporal.image).to.equal(`temporalio/auto-setup:${version}`);
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+  const ignored = fs.readFileSync(path.join(root, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim());
+
+  it('builds for production: no dev dependencies, a non-root user, a health check', () => {
+    expect(dockerfile).to.match(/npm ci --omit=dev/);
+    expect(dockerfile).to.match(/^ENV NODE_ENV=production$/m);
+    expect(dockerfile).to.match(/^USER node$/m);
+    expect(dockerfile).to.match(/^HEALTHCHECK .*scripts\/healthcheck\.js/m);
+    expect(fs.existsSync(path.join(root, 'scripts/healthcheck.js'))).to.equal(true);
+  });
+
+  it('keeps local state out of the image', () => {
+    expect(ignored).to.include.members(['node_modules', '.cache', 'data', '.git', 'secrets']);
+  });
+});
+
+describe('configuration', () => {
   it('every configuration variable is documented in the README', () => {
     const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
     for (const variable of Object.keys(configSchema.shape)) expect(readme, variable).to.contain(`\`${variable}\``);
   });
 });
+
