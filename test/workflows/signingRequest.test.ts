@@ -6,6 +6,7 @@ import { temporal } from '@temporalio/proto';
 import { cancelUpdate, searchAttributes, signUpdate, stateQuery, type SigningRequestInput } from '../../workflows/definitions';
 import { signingRequestWorkflow } from '../../workflows/signingRequest';
 import { eventually } from '../support/signing';
+import { prepareSearchAttributes } from '../../src/temporal/searchAttributes';
 import { bundleWorkflows, startTimeSkippingServer } from '../support/temporal';
 
 
@@ -19,6 +20,7 @@ describe('signingRequestWorkflow decisions', function () {
   before(async () => {
     if (!process.env.TEMPORAL_ADDRESS) throw new Error('needs TEMPORAL_ADDRESS: run with npm test');
     env = await TestWorkflowEnvironment.createFromExistingServer({ address: process.env.TEMPORAL_ADDRESS });
+    await prepareSearchAttributes(env.connection, 'default', { info() {} });
     bundle = await bundleWorkflows();
   });
 

@@ -1,0 +1,98 @@
+import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { notFound } from '../errors';
+import { idPrefixes, isId, type IdKind } from '../ids';
+import { jsonBody } from './middleware/body';
+import { jsonContent, pickErrors, type errorResponses } from './openapi';
+import { parseInput, z } from './validation';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Schema = z.ZodType;
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteSpec<Params extends Schema | undefined, Query extends Schema | undefined, Body extends Schema | undefined> {
+  method: Method;
+  /** The OpenAPI path, e.g. `/documents/{id}`; the router gets `/documents/:id`. */
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  /** Path parameters; an id that fails its schema (see `idParam`) is a 404, before any query. */
+  params?: Params;
+  query?: Query;
+  /** A JSON body, parsed with `jsonBody()` unless `parseBody` says otherwise. */
+  body?: Body;
+  parseBody?: Middleware;
+  /** Rate limits, gates: run before the body is read. */
+  before?: Middleware[];
+  /** The success response: its status and schema (or a full OpenAPI response for files). */
+  status?: number;
+  response: Schema | NonNullable<RouteConfig['responses']>[number];
+  errors: (keyof typeof errorResponses)[];
+}
+
+export interface RouteInput<Params, Query, Body> {
+  params: Params;
+  query: Query;
+  body: Body;
+}
+
+/**
+ * One declaration per route: it registers the OpenAPI path and the Koa route together, validates
+ * params, query and body with one schema each, and hands the handler a typed input. The handler
+ * returns the response body (or sets ctx itself for files and streams and returns undefined).
+ */
+export function defineRoute<Params extends Schema | undefined = undefined, Query extends Schema | undefined = undefined, Body extends Schema | undefined = undefined>(
+  router: Router,
+  openapi: OpenAPIRegistry,
+  spec: RouteSpec<Params, Query, Body>,
+  handler: (input: RouteInput<Parsed<Params>, Parsed<Query>, Parsed<Body>>, ctx: Context) => unknown,
+) {
+  const status = spec.status ?? 200;
+  const response = spec.response instanceof z.ZodType ? { description: 'OK', ...jsonContent(spec.response) } : spec.response;
+  openapi.registerPath({
+    method: spec.method,
+    path: spec.path,
+    tags: [spec.tag],
+    summary: spec.summary,
+    description: spec.description,
+    request: {
+      ...(spec.params ? { params: spec.params as never } : {}),
+      ...(spec.query ? { query: spec.query as never } : {}),
+      ...(spec.body ? { body: jsonContent(spec.body) } : {}),
+    },
+    responses: { [status]: response, ...pickErrors(...spec.errors) },
+  });
+  const middleware = [...(spec.before ?? []), ...(spec.body || spec.parseBody ? [spec.parseBody ?? jsonBody()] : [])];
+  const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
+  router[spec.method](koaPath, ...middleware, async (ctx: Context) => {
+    const params = spec.params ? parseParams(spec.params, ctx.params) : undefined;
+    const query = spec.query ? parseInput(spec.query, ctx.query) : undefined;
+    const body = spec.body ? parseInput(spec.body, ctx.request.body ?? {}) : undefined;
+    const result = await handler({ params, query, body } as RouteInput<Parsed<Params>, Parsed<Query>, Parsed<Body>>, ctx);
+    if (result !== undefined) {
+      ctx.status = status;
+      ctx.body = result;
+    }
+  });
+}
+
+// A path id that cannot exist is the same answer as one that does not: 404, with no database query.
+function parseParams(schema: Schema, params: unknown) {
+  const result = schema.safeParse(params);
+  if (!result.success) throw notFound(result.error.issues[0]?.message ?? 'Resource');
+  return result.data;
+}
+
+/** A path id of one kind: `sr_…` for signing requests; anything else is 404. */
+export const idParam = (kind: IdKind, what: string) =>
+  z
+    .string()
+    .refine((value) => isId(kind, value), { error: what })
+    .openapi({ example: `${idPrefixes[kind]}_01jd8x3c6hf1z8k3q2v5n7m9pt` });
+
+const PaginationSchema = z.object({ limit: z.number(), hasMore: z.boolean(), nextCursor: z.string().nullable() }).openapi('Pagination');
+
+/** The list envelope every list endpoint answers with. */
+export const listOf = (item: Schema) => z.object({ data: z.array(item), pagination: PaginationSchema });
