@@ -1,7 +1,8 @@
 import { Context } from '@temporalio/activity';
 import type { Config } from '../src/config';
 import type { Db } from '../src/db';
-import { startSigningRequestWorkflow } from '../src/signatures/workflow';
+import { startSigningRequest } from '../src/signatures/service';
+import { toSigningRequest } from '../src/signatures/store';
 import { activityEventDispatcher } from './events';
 
 export interface SweeperActivityDeps {
@@ -37,7 +38,7 @@ export function createSweeperActivities({ db, config }: SweeperActivityDeps) {
         .limit(input.limit);
       for (const request of orphans) {
         const signerIds: string[] = await db('signers').where({ signing_request_id: request.id }).orderBy('order').pluck('id');
-        await startSigningRequestWorkflow(db, context.client, context.info.taskQueue, request, signerIds);
+        await startSigningRequest(db, context.client, context.info.taskQueue, toSigningRequest(request), signerIds);
       }
       return orphans.length;
     },

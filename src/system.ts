@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { Server } from 'node:http';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import Koa from 'koa';
@@ -9,12 +9,13 @@ import { cachedAuthenticator, uncachedAuthenticator } from './apiKeys/cache';
 import { checkProductionSettings, type Config } from './config';
 import { migrateLatest, openDatabase, type Database } from './db';
 import { withAdvisoryLock } from './db/advisoryLock';
+import { createEventDispatcher } from './events/dispatch';
+import { dispatchEventsOf } from './events/service';
 import type { Logger } from './logger';
 import { createMailTransport } from './mail';
-import { ensureSweeperSchedule } from './temporal/sweeper';
 import type { SearchBackend } from './search/backend';
-import { startSearchIndexer } from './search/indexerWorkflow';
 import { createSearchBackend } from './search/setup';
+import { ensureSweeperSchedule, startSearchIndexer } from './temporal/client';
 import { startTemporalDevServer } from './temporal/devServer';
 import { installTemporalRuntime } from './temporal/runtime';
 import { prepareSearchAttributes } from './temporal/searchAttributes';
@@ -72,6 +73,17 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     await withAdvisoryLock(database.knex, 'temporal search attributes', logger, () =>
       prepareSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, logger),
     );
+    // Every event recorded on this database is handed to webhook delivery once its transaction commits.
+    dispatchEventsOf(
+      database.knex,
+      createEventDispatcher({
+        client,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        db: database.knex,
+        retryScale: config.WEBHOOK_RETRY_SCALE,
+        onError: (error, eventIds) => logger.warn({ err: error, eventIds }, 'event dispatch failed; the sweeper will retry'),
+      }),
+    );
     const webhooks = await setUpWebhooks(config);
     stops.push(async () => webhooks.poster.close());
     const search = createSearchBackend(config, database.knex, logger);
@@ -106,27 +118,26 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       temporal: () => temporal.workflowService.getSystemInfo({}),
       ...(search.kind === 'elasticsearch' ? { search: () => search.health() } : {}),
     };
-    let app: { listen: Koa['listen'] };
+    // Listen first: with PORT=0 the address is known only now, and links and the OpenAPI servers read it.
+    const server = http.createServer();
+    await new Promise<void>((resolve, reject) => server.listen(config.PORT, config.HOST, resolve).once('error', reject));
+    stops.push(() => new Promise((resolve) => server.close(resolve)));
+    let url: string | undefined;
+    let handle: http.RequestListener;
     if (config.runApi) {
+      url = config.PUBLIC_URL ?? `http://localhost:${(server.address() as AddressInfo).port}`;
+      config.publicUrl = url;
       // See src/apiKeys/cache.ts for why the embedded database gets no cache.
       const apiKeys = database.embedded ? uncachedAuthenticator(database.knex) : await cachedAuthenticator(database.knex, logger);
       stops.push(() => apiKeys.close());
-      app = createApp({ apiKeys, config, db: database.knex, logger, temporal: client, webhooks, search, readinessChecks });
+      handle = createApp({ apiKeys, config, db: database.knex, logger, temporal: client, webhooks, search, readinessChecks }).callback();
     } else {
       // A worker alone serves only /healthz and /readyz, for its container's health check.
       const healthOnly = new Koa();
       healthOnly.use(healthRoutes(readinessChecks).routes());
-      app = healthOnly;
+      handle = healthOnly.callback();
     }
-    const server: Server = await new Promise((resolve, reject) => {
-      const listening = app.listen(config.PORT, config.HOST, () => resolve(listening)).once('error', reject);
-    });
-    stops.push(() => new Promise((resolve) => server.close(resolve)));
-    let url: string | undefined;
-    if (config.runApi) {
-      url = config.PUBLIC_URL ?? `http://localhost:${(server.address() as AddressInfo).port}`;
-      config.publicUrl = url; // with PORT=0 the real port is known only now; links and the OpenAPI servers use it
-    }
+    server.on('request', handle);
     return { url, temporalUiUrl, database, temporal, client, webhooks, search, config, stop };
   } catch (error) {
     await stop();

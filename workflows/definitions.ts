@@ -44,15 +44,25 @@ export interface SigningRequestState {
   signers: { id: string; status: SignerStatus }[];
 }
 
+/** Where a request stands, for `progress` on GET /signatures/:id. */
+export interface SigningRequestProgress {
+  stage: 'awaiting_signers' | 'sealing' | 'finished';
+  /** The signers whose turn it is. */
+  waitingFor: string[];
+  /** While sealing: how many attempts failed, the last error, and when the next attempt runs. */
+  sealing: null | { attempts: number; lastError: string | null; nextAttemptAt: string | null };
+}
+
 export const signUpdate = defineUpdate<SigningRequestState, [SignInput]>('sign');
 export const declineUpdate = defineUpdate<SigningRequestState, [DeclineInput]>('decline');
 export const cancelUpdate = defineUpdate<SigningRequestState, [{ reason?: string }]>('cancel');
 export const remindUpdate = defineUpdate<{ remindedSignerIds: string[] }, []>('remind');
 export const viewedSignal = defineSignal<[{ signerId: string } & ClientInfo]>('viewed');
 export const stateQuery = defineQuery<SigningRequestState>('state');
+export const progressQuery = defineQuery<SigningRequestProgress>('progress');
 
 /** Why an update was refused; the api answers 409 conflict with the failure's message. */
-export const refusalTypes = ['RequestEnded', 'UnknownSigner', 'AlreadyActed', 'NotYourTurn'] as const;
+export const refusalTypes = ['RequestEnded', 'Completing', 'UnknownSigner', 'AlreadyActed', 'NotYourTurn'] as const;
 
 export const searchAttributes = {
   accountId: defineSearchAttributeKey('SignetAccountId', SearchAttributeType.KEYWORD),

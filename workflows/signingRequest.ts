@@ -4,12 +4,14 @@ import {
   condition,
   proxyActivities,
   setHandler,
+  sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { SigningActivities } from '../activities/signingRequest';
 import {
   cancelUpdate,
   declineUpdate,
+  progressQuery,
   remindUpdate,
   searchAttributes,
   signUpdate,
@@ -18,29 +20,41 @@ import {
   type RequestStatus,
   type SignerStatus,
   type SigningRequestInput,
+  type SigningRequestProgress,
   type SigningRequestState,
 } from './definitions';
 
-// E-mails, records and sealing: retried with backoff for days; every activity is idempotent and
-// heartbeats, so one lost with its worker is retried within the heartbeat timeout.
+// E-mails and records: retried with backoff for days; every activity is idempotent and heartbeats,
+// so one lost with its worker is retried within the heartbeat timeout.
 const activities = proxyActivities<SigningActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 500 },
 });
 
+// Sealing retries are the workflow's own, so that `progress` can say how many failed, why, and when
+// the next one runs: a request that cannot be sealed is visible, never a silent retry loop.
+const sealing = proxyActivities<SigningActivities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '15 seconds', retry: { maximumAttempts: 1 } });
+const SEAL_RETRY_FIRST_MS = 1000;
+const SEAL_RETRY_MAX_MS = 30 * 60 * 1000;
+
 /**
  * One signing request, from invitations to the sealed PDF. The workflow holds the decisions (whose
- * turn it is, when to remind, when it expires); activities record them and touch the world.
+ * turn it is, when to remind, when it expires, which change wins a race); activities record them.
+ *
+ * One request has one outcome. A terminal change (cancel, decline, expiry) is decided at once, so no
+ * signature is accepted after it, and is recorded only after the signatures accepted before it. Once
+ * every signer has signed or is signing, the request is completing: cancel and decline are refused.
  */
 export async function signingRequestWorkflow(input: SigningRequestInput): Promise<SigningRequestState> {
   const { requestId } = input;
-  const signers = input.signerIds.map((id) => ({ id, status: 'pending' as SignerStatus, acting: false }));
+  const signers = input.signerIds.map((id) => ({ id, status: 'pending' as SignerStatus, busy: null as null | 'signing' | 'declining' }));
   let status: RequestStatus = 'pending';
   let changed = false;
   const expiresAt = new Date(input.expiresAt).getTime();
   let reminderRound = 0;
   let nextReminderAt = input.reminderEveryMs > 0 ? Date.now() + input.reminderEveryMs : Infinity;
+  let seal: SigningRequestProgress['sealing'] = null;
 
   const state = (): SigningRequestState => ({ status, signers: signers.map(({ id, status }) => ({ id, status })) });
   const acted = (signer: (typeof signers)[number]) => signer.status === 'signed' || signer.status === 'declined';
@@ -49,64 +63,86 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
     const open = signers.filter((signer) => !acted(signer));
     return input.signingOrder === 'sequential' ? open.slice(0, 1) : open;
   };
+  const completing = () => signers.every((signer) => signer.status === 'signed' || signer.busy === 'signing');
+  const signaturesInFlight = () => signers.some((signer) => signer.busy === 'signing');
+  const progress = (): SigningRequestProgress => ({
+    stage: status !== 'pending' ? 'finished' : seal ? 'sealing' : 'awaiting_signers',
+    waitingFor: status === 'pending' && !seal ? due().filter((signer) => !signer.busy).map((signer) => signer.id) : [],
+    sealing: status === 'pending' ? seal : null,
+  });
   const setStatus = (next: RequestStatus) => {
     status = next;
+    changed = true;
     upsertSearchAttributes([{ key: searchAttributes.status, value: next }]);
   };
-  const refuseUnlessPending = () => {
+  const refuseUnlessOpen = () => {
     if (status !== 'pending') throw ApplicationFailure.nonRetryable(`This signing request is ${status}.`, 'RequestEnded');
+    if (completing()) throw ApplicationFailure.nonRetryable('Every signer has signed: this signing request is being completed.', 'Completing');
   };
   const refuseUnlessDue = (signerId: string) => {
-    refuseUnlessPending();
+    if (status !== 'pending') throw ApplicationFailure.nonRetryable(`This signing request is ${status}.`, 'RequestEnded');
     const signer = signers.find((candidate) => candidate.id === signerId);
     if (!signer) throw ApplicationFailure.nonRetryable('No such signer in this request.', 'UnknownSigner');
-    if (acted(signer) || signer.acting) throw ApplicationFailure.nonRetryable(`This signer has already ${signer.status === 'declined' ? 'declined' : 'signed'}.`, 'AlreadyActed');
+    if (acted(signer) || signer.busy) throw ApplicationFailure.nonRetryable(`This signer has already ${signer.status === 'declined' || signer.busy === 'declining' ? 'declined' : 'signed'}.`, 'AlreadyActed');
     if (!due().includes(signer)) throw ApplicationFailure.nonRetryable('It is not this signer’s turn yet.', 'NotYourTurn');
     return signer;
   };
-  // Marks the signer busy before the first await, so a second call for the same signer is refused.
-  const act = async (signerId: string, work: () => Promise<unknown>, outcome: SignerStatus) => {
-    const signer = refuseUnlessDue(signerId);
-    signer.acting = true;
-    try {
-      await work();
-      signer.status = outcome;
-    } finally {
-      signer.acting = false;
-      changed = true;
-    }
-    return state();
+  const refused = () => ApplicationFailure.nonRetryable('This signing request has ended.', 'RequestEnded');
+  // A terminal change: decided now, recorded once the signatures accepted before it are recorded.
+  // False when the database already held another outcome (its conditional update matched no row).
+  const end = async (next: RequestStatus, record: () => Promise<boolean>) => {
+    setStatus(next);
+    await condition(() => !signaturesInFlight());
+    return record();
   };
 
   setHandler(stateQuery, state);
+  setHandler(progressQuery, progress);
   setHandler(
     signUpdate,
-    (sign) => act(sign.signerId, () => activities.recordSignature(requestId, sign), 'signed'),
+    async (sign) => {
+      const signer = refuseUnlessDue(sign.signerId);
+      signer.busy = 'signing';
+      try {
+        if (!(await activities.recordSignature(requestId, sign))) throw refused();
+        signer.status = 'signed';
+      } finally {
+        signer.busy = null;
+        changed = true;
+      }
+      return state();
+    },
     { validator: (sign) => void refuseUnlessDue(sign.signerId) },
   );
   setHandler(
     declineUpdate,
     async (decline) => {
-      const result = await act(decline.signerId, () => activities.recordDecline(requestId, decline), 'declined');
-      setStatus('declined');
-      return { ...result, status };
+      refuseUnlessOpen();
+      const signer = refuseUnlessDue(decline.signerId);
+      signer.busy = 'declining';
+      try {
+        if (!(await end('declined', () => activities.recordDecline(requestId, decline)))) throw refused();
+        signer.status = 'declined';
+      } finally {
+        signer.busy = null;
+      }
+      return state();
     },
-    { validator: (decline) => void refuseUnlessDue(decline.signerId) },
+    { validator: (decline) => (refuseUnlessOpen(), void refuseUnlessDue(decline.signerId)) },
   );
   setHandler(
     cancelUpdate,
     async ({ reason }) => {
-      setStatus('cancelled');
-      changed = true;
-      await activities.recordCancellation(requestId, reason ?? null);
+      refuseUnlessOpen();
+      if (!(await end('cancelled', () => activities.recordCancellation(requestId, reason ?? null)))) throw refused();
       return state();
     },
-    { validator: (_cancel) => refuseUnlessPending() },
+    { validator: (_cancel) => refuseUnlessOpen() },
   );
   setHandler(
     remindUpdate,
     async () => ({ remindedSignerIds: await activities.sendReminders(requestId, due().map((signer) => signer.id), ++reminderRound) }),
-    { validator: () => refuseUnlessPending() },
+    { validator: () => refuseUnlessOpen() },
   );
   setHandler(viewedSignal, async (view) => {
     const signer = signers.find((candidate) => candidate.id === view.signerId);
@@ -127,7 +163,7 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
       announced = true;
     }
     if (signers.every((signer) => signer.status === 'signed')) {
-      await activities.completeRequest(requestId);
+      await sealAndComplete();
       setStatus('completed');
       break;
     }
@@ -136,8 +172,12 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
     changed = false;
     if (woken || status !== 'pending') continue;
     if (Date.now() >= expiresAt) {
-      setStatus('expired');
-      await activities.expireRequest(requestId);
+      // A signature accepted before the deadline that completes the request wins over expiry.
+      if (completing()) {
+        await condition(() => !signaturesInFlight());
+        continue;
+      }
+      await end('expired', () => activities.expireRequest(requestId));
     } else {
       await activities.sendReminders(requestId, due().map((signer) => signer.id), ++reminderRound);
       nextReminderAt = Date.now() + input.reminderEveryMs; // no burst of catch-up reminders after downtime
@@ -146,4 +186,19 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
   await condition(allHandlersFinished);
   await activities.sendClosingMails(requestId);
   return state();
+
+  async function sealAndComplete() {
+    seal = { attempts: 0, lastError: null, nextAttemptAt: null };
+    for (;;) {
+      try {
+        await sealing.completeRequest(requestId);
+        return;
+      } catch (error) {
+        const cause = (error as { cause?: Error }).cause ?? (error as Error);
+        const delay = Math.min(SEAL_RETRY_FIRST_MS * 2 ** seal.attempts, SEAL_RETRY_MAX_MS);
+        seal = { attempts: seal.attempts + 1, lastError: cause.message, nextAttemptAt: new Date(Date.now() + delay).toISOString() };
+        await sleep(delay);
+      }
+    }
+  }
 }

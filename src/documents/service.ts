@@ -105,6 +105,7 @@ export async function createDocument({ db, events }: DocumentDeps, account: Acco
         file_size: input.fileSize,
         status: facts ? 'ready' : 'awaiting_file',
         page_count: facts?.pageCount ?? null,
+        page_sizes: facts ? JSON.stringify(facts.pageSizes) : null,
         sha256: facts?.sha256 ?? null,
         body_text: bodyText,
       })
@@ -126,7 +127,7 @@ export async function uploadDocumentFile({ db, events }: DocumentDeps, accountId
   return db.transaction(async (trx) => {
     const [row]: DocumentRow[] = await liveDocuments(trx, accountId)
       .where({ id, status: 'awaiting_file' })
-      .update({ status: 'ready', page_count: facts.pageCount, sha256: facts.sha256, body_text: bodyText, updated_at: trx.fn.now() })
+      .update({ status: 'ready', page_count: facts.pageCount, page_sizes: JSON.stringify(facts.pageSizes), sha256: facts.sha256, body_text: bodyText, updated_at: trx.fn.now() })
       .returning(documentColumns);
     if (!row) throw conflict('This document already has its file; originals cannot be replaced.');
     await trx('document_files').insert({ document_id: id, content });
@@ -181,14 +182,21 @@ export async function renameDocument({ db, events }: DocumentDeps, accountId: st
 }
 
 export async function deleteDocument({ db, events }: DocumentDeps, accountId: string, id: string): Promise<void> {
-  await getDocument(db, accountId, id);
-  const active = await db('signing_requests').where({ document_id: id, status: 'pending' }).first('id');
-  if (active) throw conflict(`The document is out for signature (${active.id}); cancel that request first.`);
   await db.transaction(async (trx) => {
+    // The row lock orders this delete with a signing request being made on the document (which locks it too).
+    if (!(await lockDocument(trx, accountId, id))) throw notFound('Document');
+    const active = await trx('signing_requests').where({ document_id: id, status: 'pending' }).first('id');
+    if (active) throw conflict(`The document is out for signature (${active.id}); cancel that request first.`);
     const [row]: DocumentRow[] = await liveDocuments(trx, accountId).where({ id }).update({ deleted_at: trx.fn.now(), updated_at: trx.fn.now() }).returning(documentColumns);
     if (!row) throw notFound('Document');
     await recordChange(trx, events, toDocument(row), 'document.deleted');
   });
+}
+
+/** Locks a live document of the account for the rest of the transaction; undefined if there is none. */
+export async function lockDocument(trx: Db, accountId: string, id: string): Promise<Document | undefined> {
+  const row: DocumentRow | undefined = await liveDocuments(trx, accountId).where({ id }).forUpdate().select(documentColumns).first();
+  return row && toDocument(row);
 }
 
 export async function getDocumentFile(db: Db, accountId: string, id: string): Promise<{ document: Document; content: Buffer }> {

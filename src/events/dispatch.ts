@@ -1,8 +1,7 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import type { Db } from '../db';
+import { startDeliverEventWorkflow } from '../temporal/client';
 import { joinSubscribers } from '../webhooks/delivery';
-import { deliverEventWorkflowId, type DeliverEventInput } from '../../workflows/definitions';
 
 const STARTS_AT_ONCE = 16;
 
@@ -21,19 +20,7 @@ export interface EventDispatcherOptions {
  * start is lost with its process, the sweeper starts it again.
  */
 export function createEventDispatcher({ client, taskQueue, db, retryScale, onError }: EventDispatcherOptions) {
-  async function start(eventId: string) {
-    const input: DeliverEventInput = { eventId, retryScale };
-    try {
-      await client.workflow.start('deliverEventWorkflow', {
-        workflowId: deliverEventWorkflowId(eventId),
-        taskQueue,
-        args: [input],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      });
-    } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    }
-  }
+  const start = (eventId: string) => startDeliverEventWorkflow(client, taskQueue, { eventId, retryScale });
 
   async function dispatch(eventIds: string[]) {
     // Most events have no webhook to go to: they are marked dispatched at once, in the same statement

@@ -26,9 +26,23 @@ export interface SignetEvent {
   data: Record<string, unknown>;
 }
 
+/** What hands committed events to webhook delivery (src/events/dispatch.ts). */
+export interface AfterCommitDispatcher {
+  afterCommit(trx: Db, eventIds: string[]): void;
+}
+
+// One dispatcher per database (keyed by its knex config, which its transactions share).
+const dispatchers = new WeakMap<object, AfterCommitDispatcher>();
+
+/** From now on, every event recorded through `db` or its transactions is dispatched once its transaction commits. */
+export function dispatchEventsOf(db: Db, dispatcher: AfterCommitDispatcher) {
+  dispatchers.set(db.client.config, dispatcher);
+}
+
 /**
- * Records an event. Always call it with the transaction that makes the change it reports
- * (the transactional outbox): the change and its event commit together or not at all.
+ * Records an event and schedules its dispatch for when the transaction commits. Always call it with
+ * the transaction that makes the change it reports (the transactional outbox): the change and its
+ * event commit together or not at all. Without a dispatcher for the database, the sweeper sends it.
  */
 export async function recordEvent(
   trx: Db,
@@ -46,5 +60,6 @@ export async function recordEvent(
     .ignore()
     .returning(['id', 'created_at', 'data']);
   const row = inserted ?? (await trx('events').where({ idempotency_key: idempotencyKey }).first('id', 'created_at', 'data'));
+  dispatchers.get(trx.client.config)?.afterCommit(trx, [row.id]);
   return { id: row.id, type, timestamp: row.created_at.toISOString(), data: row.data };
 }

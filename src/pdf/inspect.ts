@@ -3,6 +3,8 @@ import { EncryptedPDFError, PDFDocument } from 'pdf-lib';
 
 export interface PdfFacts {
   pageCount: number;
+  /** [width, height] of each page in PDF points. */
+  pageSizes: [number, number][];
   sha256: string;
 }
 
@@ -20,7 +22,11 @@ export async function inspectPdf(bytes: Uint8Array): Promise<{ facts?: PdfFacts;
     const pdf = await PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: true });
     const pageCount = pdf.getPageCount();
     if (pageCount < 1) return { problem: 'content must be a PDF with at least one page' };
-    return { facts: { pageCount, sha256: crypto.createHash('sha256').update(bytes).digest('hex') } };
+    const pageSizes = pdf.getPages().map((page): [number, number] => {
+      const { width, height } = page.getSize();
+      return [width, height];
+    });
+    return { facts: { pageCount, pageSizes, sha256: crypto.createHash('sha256').update(bytes).digest('hex') } };
   } catch (error) {
     if (error instanceof EncryptedPDFError || (await isEncrypted(bytes))) return { problem: 'content must not be an encrypted PDF' };
     return { problem: 'content is not a parsable PDF' };

@@ -2,7 +2,7 @@ import type { Db } from '../db';
 import { presentDocument } from '../documents/presenter';
 import { getDocuments } from '../documents/service';
 import { presentSigningRequest } from '../signatures/presenter';
-import { getSigningRequests } from '../signatures/service';
+import { findSigningRequests } from '../signatures/store';
 import type { SearchBackend, SearchHitRef } from './backend';
 import { encodeCursor } from './cursor';
 import type { SearchQuery, SearchType } from './schema';
@@ -14,7 +14,7 @@ import type { SearchQuery, SearchType } from './schema';
 export async function searchAccount({ db, search }: { db: Db; search: SearchBackend }, accountId: string, query: SearchQuery) {
   const page = await search.search(accountId, query);
   const ids = (type: SearchType) => page.hits.filter((hit) => hit.type === type).map((hit) => hit.id);
-  const [documents, requests] = await Promise.all([getDocuments(db, accountId, ids('document')), getSigningRequests(db, accountId, ids('signing_request'))]);
+  const [documents, requests] = await Promise.all([getDocuments(db, accountId, ids('document')), findSigningRequests(db, accountId, ids('signing_request'))]);
   const shown = new Map<string, object>([
     ...documents.map((document) => [document.id, presentDocument(document)] as const),
     ...requests.map((record) => [record.request.id, presentSigningRequest(record)] as const),

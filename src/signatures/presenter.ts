@@ -1,20 +1,23 @@
-import type { SigningRequestRecord } from './service';
+import type { SigningRequestProgress } from '../../workflows/definitions';
+import { progressFromDatabase } from './service';
+import type { SigningRequestWithSigners } from './store';
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null);
 
 /** Exactly the fields of a signing request, and of its signers, that leave the service. */
-export function presentSigningRequest({ request, signers }: SigningRequestRecord) {
+export function presentSigningRequest(found: SigningRequestWithSigners & { progress?: SigningRequestProgress }) {
+  const { request, signers } = found;
   return {
     id: request.id,
-    documentId: request.document_id,
+    documentId: request.documentId,
     title: request.title,
     message: request.message,
     status: request.status,
-    signingOrder: request.signing_order,
-    expiresAt: request.expires_at.toISOString(),
-    reminderEveryDays: request.reminder_every_days,
-    originalSha256: request.original_sha256,
-    sealedSha256: request.sealed_sha256,
+    signingOrder: request.signingOrder,
+    expiresAt: request.expiresAt.toISOString(),
+    reminderEveryDays: request.reminderEveryDays,
+    originalSha256: request.originalSha256,
+    sealedSha256: request.sealedSha256,
     signers: signers.map((signer) => ({
       id: signer.id,
       name: signer.name,
@@ -22,14 +25,15 @@ export function presentSigningRequest({ request, signers }: SigningRequestRecord
       order: signer.order,
       status: signer.status,
       fields: signer.fields,
-      notifiedAt: iso(signer.notified_at),
-      viewedAt: iso(signer.viewed_at),
-      signedAt: iso(signer.signed_at),
-      declinedAt: iso(signer.declined_at),
-      declineReason: signer.decline_reason,
+      notifiedAt: iso(signer.notifiedAt),
+      viewedAt: iso(signer.viewedAt),
+      signedAt: iso(signer.signedAt),
+      declinedAt: iso(signer.declinedAt),
+      declineReason: signer.declineReason,
     })),
-    createdAt: request.created_at.toISOString(),
-    updatedAt: request.updated_at.toISOString(),
-    completedAt: iso(request.completed_at),
+    progress: found.progress ?? progressFromDatabase(found),
+    createdAt: request.createdAt.toISOString(),
+    updatedAt: request.updatedAt.toISOString(),
+    completedAt: iso(request.completedAt),
   };
 }

@@ -15,6 +15,8 @@ export const FieldSchema = z
   })
   .openapi('SignatureField', { description: 'A place to sign, in PDF points from the bottom-left corner of a 1-based page.' });
 
+export type SignatureField = z.infer<typeof FieldSchema>;
+
 const SignerInputSchema = z.object({
   name: z.string().trim().min(1, { error: 'is required' }).max(200),
   email: z.email().max(320),
@@ -82,6 +84,21 @@ export const SignerSchema = z
   })
   .openapi('Signer');
 
+export const ProgressSchema = z
+  .object({
+    stage: z.enum(['awaiting_signers', 'sealing', 'finished']).openapi({ description: 'awaiting_signers: waiting for signatures; sealing: every signer has signed and the sealed PDF is being made; finished: the request has its outcome (status).' }),
+    waitingFor: z.array(z.string()).openapi({ description: 'Ids of the signers whose turn it is (all who have not acted when parallel; the next one when sequential).' }),
+    sealing: z
+      .object({
+        attempts: z.number().int().openapi({ description: 'Failed sealing attempts so far.' }),
+        lastError: z.string().nullable(),
+        nextAttemptAt: z.string().nullable().openapi({ format: 'date-time' }),
+      })
+      .nullable()
+      .openapi({ description: 'While sealing: how it goes. A request that cannot be sealed shows its failures here instead of staying pending in silence.' }),
+  })
+  .openapi('SigningRequestProgress', { description: 'Where the request stands, read from its workflow while it runs, from the database once it has finished.' });
+
 export const SigningRequestSchema = z
   .object({
     id: z.string().openapi({ example: 'sr_01jd8x3c6hf1z8k3q2v5n7m9pt' }),
@@ -95,11 +112,25 @@ export const SigningRequestSchema = z
     originalSha256: z.string(),
     sealedSha256: z.string().nullable(),
     signers: z.array(SignerSchema),
+    progress: ProgressSchema,
     createdAt: z.string(),
     updatedAt: z.string(),
     completedAt: z.string().nullable(),
   })
   .openapi('SigningRequest');
+
+export const AuditStepSchema = z
+  .object({
+    action: z.string(),
+    actor: z.string().nullable(),
+    signerId: z.string().nullable(),
+    signerEmail: z.string().nullable(),
+    ipAddress: z.string().nullable(),
+    userAgent: z.string().nullable(),
+    data: z.any(),
+    at: z.string(),
+  })
+  .openapi('AuditStep');
 
 export type SigningRequestCreateInput = z.infer<typeof SigningRequestCreateSchema>;
 export type SigningRequestListQuery = z.infer<typeof SigningRequestListQuerySchema>;

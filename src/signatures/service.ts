@@ -1,14 +1,19 @@
 import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { PDFDocument } from 'pdf-lib';
 import type { Account } from '../accounts/service';
 import type { Db } from '../db';
-import { getDocument } from '../documents/service';
-import { conflict, notFound } from '../errors';
+import { lockDocument } from '../documents/service';
+import { conflict, notFound, validationError } from '../errors';
 import { newId } from '../ids';
-import { toPage } from '../db/pagination';
 import { hashToken, randomToken } from '../signing/tokens';
-import { refusalTypes } from '../../workflows/definitions';
-import type { SigningRequestCreateInput, SigningRequestListQuery } from './schema';
-import { DAY_MS, startSigningRequestWorkflow } from './workflow';
+import { signingRequestHandle, startSigningRequestWorkflow } from '../temporal/client';
+import { refusalTypes, type SigningRequestProgress } from '../../workflows/definitions';
+import { signedFileName } from './lifecycle';
+import type { SignatureField, SigningRequestCreateInput } from './schema';
+import { findSigningRequest, toSigningRequest, type SigningRequest, type SigningRequestWithSigners } from './store';
+
+export const DAY_MS = 24 * 60 * 60 * 1000;
+const PROGRESS_QUERY_MS = 2000;
 
 export interface SigningDeps {
   db: Db;
@@ -17,26 +22,35 @@ export interface SigningDeps {
   publicUrl: string;
 }
 
-/** Records the request and its signers, then starts its workflow (id = request id) before answering; the sweeper covers a crash between the two. */
+/**
+ * Records the request and its signers, then starts its workflow (id = request id) before answering; the
+ * sweeper covers a crash between the two. The document is locked for the transaction, so it cannot be
+ * deleted while a request is being made on it, and every field is checked against its pages.
+ */
 export async function createSigningRequest({ db, temporal, taskQueue }: SigningDeps, account: Account, input: SigningRequestCreateInput) {
-  const document = await getDocument(db, account.id, input.document_id);
-  if (document.status !== 'ready') throw conflict('The document has no PDF yet: upload it with PUT /documents/{id}/file first.');
   const requestId = newId('signingRequest');
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : new Date(Date.now() + (input.expiresInDays ?? 30) * DAY_MS);
   const signerIds = input.signers.map(() => newId('signer'));
-  await db.transaction(async (trx) => {
-    await trx('signing_requests').insert({
-      id: requestId,
-      account_id: account.id,
-      document_id: document.id,
-      title: input.title,
-      message: input.message ?? null,
-      signing_order: input.signingOrder,
-      expires_at: expiresAt,
-      reminder_every_days: input.reminderEveryDays,
-      original_sha256: document.sha256,
-      signer_text: input.signers.map((signer) => `${signer.name} ${signer.email}`).join(' '),
-    });
+  const request = await db.transaction(async (trx) => {
+    const document = await lockDocument(trx, account.id, input.document_id);
+    if (!document) throw notFound('Document');
+    if (document.status !== 'ready') throw conflict('The document has no PDF yet: upload it with PUT /documents/{id}/file first.');
+    const problems = fieldProblems(input.signers, await pageSizesOf(trx, document.id));
+    if (problems.length) throw validationError(problems);
+    const [row] = await trx('signing_requests')
+      .insert({
+        id: requestId,
+        account_id: account.id,
+        document_id: document.id,
+        title: input.title,
+        message: input.message ?? null,
+        signing_order: input.signingOrder,
+        expires_at: expiresAt,
+        reminder_every_days: input.reminderEveryDays,
+        original_sha256: document.sha256,
+        signer_text: input.signers.map((signer) => `${signer.name} ${signer.email}`).join(' '),
+      })
+      .returning('*');
     await trx('signers').insert(
       input.signers.map((signer, index) => ({
         id: signerIds[index],
@@ -48,55 +62,75 @@ export async function createSigningRequest({ db, temporal, taskQueue }: SigningD
       })),
     );
     await trx('audit_trail').insert({ signing_request_id: requestId, action: 'created', actor: account.email, idempotency_key: `created:${requestId}` });
+    return toSigningRequest(row);
   });
+  await startSigningRequest(db, temporal, taskQueue, request, signerIds);
+  return findSigningRequest(db, account.id, requestId);
+}
+
+/**
+ * Starts the workflow of a committed request and notes that it did. Safe to repeat: a second start
+ * finds the first. The sweeper calls it for requests whose api process died before the start.
+ */
+export async function startSigningRequest(db: Db, temporal: Client, taskQueue: string, request: SigningRequest, signerIds: string[]) {
   await startSigningRequestWorkflow(
-    db,
     temporal,
     taskQueue,
-    { id: requestId, account_id: account.id, document_id: document.id, signing_order: input.signingOrder, expires_at: expiresAt, reminder_every_days: input.reminderEveryDays },
-    signerIds,
+    { requestId: request.id, signingOrder: request.signingOrder, signerIds, expiresAt: request.expiresAt.toISOString(), reminderEveryMs: request.reminderEveryDays * DAY_MS },
+    { accountId: request.accountId, documentId: request.documentId },
   );
-  return getSigningRequest(db, account.id, requestId);
+  await db('signing_requests').where({ id: request.id }).whereNull('workflow_started_at').update({ workflow_started_at: db.fn.now() });
 }
 
-export async function getSigningRequest(db: Db, accountId: string, id: string) {
-  const request = await db('signing_requests').where({ id, account_id: accountId }).first();
-  if (!request) throw notFound('Signing request');
-  const signers = await db('signers').where({ signing_request_id: id }).orderBy('order');
-  return { request, signers };
+/** [width, height] of each page; read from the file (and kept) for documents stored before sizes were. */
+async function pageSizesOf(trx: Db, documentId: string): Promise<[number, number][]> {
+  const { page_sizes: known } = await trx('documents').where({ id: documentId }).first('page_sizes');
+  if (known) return known;
+  const { content } = await trx('document_files').where({ document_id: documentId }).first('content');
+  const pdf = await PDFDocument.load(content, { updateMetadata: false });
+  const sizes = pdf.getPages().map((page): [number, number] => [page.getWidth(), page.getHeight()]);
+  await trx('documents').where({ id: documentId }).update({ page_sizes: JSON.stringify(sizes) });
+  return sizes;
 }
 
-export type SigningRequestRecord = Awaited<ReturnType<typeof getSigningRequest>>;
-
-/** Signing requests of an account by id, with their signers, in no particular order: what a search hit shows. */
-export async function getSigningRequests(db: Db, accountId: string, ids: string[]): Promise<SigningRequestRecord[]> {
-  if (ids.length === 0) return [];
-  const requests = await db('signing_requests').where('account_id', accountId).whereIn('id', ids);
-  const signers = await db('signers').whereIn('signing_request_id', ids).orderBy('order');
-  return requests.map((request) => ({ request, signers: signers.filter((signer) => signer.signing_request_id === request.id) }));
-}
-
-export async function listSigningRequests(db: Db, accountId: string, query: SigningRequestListQuery) {
-  const rows: ({ id: string } & Record<string, any>)[] = await db('signing_requests')
-    .where({ account_id: accountId })
-    .modify((builder) => {
-      if (query.cursor) builder.where('id', '<', query.cursor);
-      if (query.status) builder.where('status', query.status);
-      if (query.documentId) builder.where('document_id', query.documentId);
-      if (query.createdAfter) builder.where('created_at', '>=', query.createdAfter);
-      if (query.createdBefore) builder.where('created_at', '<', query.createdBefore);
-      if (query.signerEmail) {
-        builder.whereIn('id', db('signers').select('signing_request_id').whereRaw('lower(email) = ?', [query.signerEmail.toLowerCase()]));
+/** Every field must lie on a page that exists, inside its box: sealing draws it there. */
+export function fieldProblems(signers: { fields?: SignatureField[] }[], pageSizes: [number, number][]): string[] {
+  const problems: string[] = [];
+  signers.forEach((signer, s) =>
+    signer.fields?.forEach((field, f) => {
+      const at = `signers.${s}.fields.${f}`;
+      const size = pageSizes[field.page - 1];
+      if (!size) return void problems.push(`${at}.page must be at most ${pageSizes.length}: the document has ${pageSizes.length} page(s)`);
+      const [width, height] = size;
+      if (field.x + field.width > width || field.y + field.height > height) {
+        problems.push(`${at} must lie inside page ${field.page} (${round(width)} × ${round(height)} points)`);
       }
-    })
-    .orderBy('id', 'desc')
-    .limit(query.limit + 1);
-  const page = toPage(rows, query.limit);
-  const signers = await db('signers').whereIn('signing_request_id', page.data.map((row) => row.id)).orderBy('order');
-  return { ...page, data: page.data.map((request) => ({ request, signers: signers.filter((signer) => signer.signing_request_id === request.id) })) };
+    }),
+  );
+  return problems;
 }
 
-/** Runs a workflow update, turning the workflow's refusals (already acted, not your turn, ended) into 409s. */
+const round = (points: number) => Math.round(points * 100) / 100;
+
+/** The request with `progress`: from its workflow while it runs, from the database once it has finished (or the workflow does not answer). */
+export async function getSigningRequest({ db, temporal }: SigningDeps, accountId: string, id: string) {
+  const found = await findSigningRequest(db, accountId, id);
+  let progress = progressFromDatabase(found);
+  if (found.request.status === 'pending') {
+    progress = await signingRequestHandle(temporal, id).progress(PROGRESS_QUERY_MS).catch(() => progress);
+  }
+  return { ...found, progress };
+}
+
+/** What the database alone tells: enough for lists, and for a request whose workflow has finished. */
+export function progressFromDatabase({ request, signers }: SigningRequestWithSigners): SigningRequestProgress {
+  if (request.status !== 'pending') return { stage: 'finished', waitingFor: [], sealing: null };
+  const open = signers.filter((signer) => signer.status !== 'signed' && signer.status !== 'declined');
+  if (open.length === 0) return { stage: 'sealing', waitingFor: [], sealing: null };
+  return { stage: 'awaiting_signers', waitingFor: (request.signingOrder === 'sequential' ? open.slice(0, 1) : open).map((signer) => signer.id), sealing: null };
+}
+
+/** Runs a workflow update, turning the workflow's refusals (already acted, not your turn, ended, completing) into 409s. */
 export async function runUpdate<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
@@ -108,27 +142,29 @@ export async function runUpdate<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function assertPending(db: Db, accountId: string, id: string) {
-  const { request, signers } = await getSigningRequest(db, accountId, id);
-  if (request.status !== 'pending') throw conflict(`This signing request is ${request.status}.`);
-  return { request, signers };
+async function assertPending(db: Db, accountId: string, id: string) {
+  const found = await findSigningRequest(db, accountId, id);
+  if (found.request.status !== 'pending') throw conflict(`This signing request is ${found.request.status}.`);
+  return found;
 }
 
-export async function getAuditTrail(db: Db, accountId: string, id: string) {
-  await getSigningRequest(db, accountId, id);
-  return db('audit_trail as t')
-    .leftJoin('signers as s', 's.id', 't.signer_id')
-    .where('t.signing_request_id', id)
-    .orderBy('t.id')
-    .select('t.action', 't.actor', 't.signer_id', 's.email as signer_email', 't.ip_address', 't.user_agent', 't.data', 't.created_at');
+export async function cancelSigningRequest(deps: SigningDeps, accountId: string, id: string, reason?: string) {
+  await assertPending(deps.db, accountId, id);
+  await runUpdate(() => signingRequestHandle(deps.temporal, id).cancel(reason));
+  return getSigningRequest(deps, accountId, id);
+}
+
+export async function remindSigners({ db, temporal }: SigningDeps, accountId: string, id: string) {
+  await assertPending(db, accountId, id);
+  return runUpdate(() => signingRequestHandle(temporal, id).remind());
 }
 
 export async function getSealedDocument(db: Db, accountId: string, id: string) {
-  const { request } = await getSigningRequest(db, accountId, id);
+  const { request } = await findSigningRequest(db, accountId, id);
   const sealed = await db('sealed_documents').where({ signing_request_id: id }).first('content');
   if (!sealed) throw conflict(`The sealed PDF exists once every signer has signed; this request is ${request.status}.`);
-  const document = await db('documents').where({ id: request.document_id }).first('file_name');
-  return { content: sealed.content as Buffer, fileName: `${document.file_name.replace(/\.pdf$/i, '')} (signed).pdf` };
+  const document = await db('documents').where({ id: request.documentId }).first('file_name');
+  return { content: sealed.content as Buffer, fileName: signedFileName(document.file_name) };
 }
 
 /** A fresh signing link for one signer, for apps that show the signing page themselves. */
@@ -138,6 +174,6 @@ export async function createSigningLink({ db, publicUrl }: SigningDeps, accountI
   if (!signer) throw notFound('Signer');
   if (signer.status === 'signed' || signer.status === 'declined') throw conflict(`This signer has already ${signer.status}.`);
   const token = randomToken();
-  await db('signer_tokens').insert({ token_hash: hashToken(token), signer_id: signer.id, expires_at: request.expires_at });
-  return { url: `${publicUrl}/sign/${token}`, expiresAt: request.expires_at.toISOString() };
+  await db('signer_tokens').insert({ token_hash: hashToken(token), signer_id: signer.id, expires_at: request.expiresAt });
+  return { url: `${publicUrl}/sign/${token}`, expiresAt: request.expiresAt.toISOString() };
 }

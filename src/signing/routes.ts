@@ -10,10 +10,11 @@ import { jsonBody } from '../api/middleware/body';
 import { jsonContent as json, pickErrors } from '../api/openapi';
 import { parseInput, z } from '../api/validation';
 import { runUpdate } from '../signatures/service';
-import { declineUpdate, signUpdate, viewedSignal } from '../../workflows/definitions';
+import { signatureImageProblem } from '../pdf/signatureImage';
+import { signingRequestHandle } from '../temporal/client';
 import { DeclineSchema, SignerViewSchema, SignSchema } from './schema';
 import { assertCanAct, getOriginalPdf, presentSignerView, resolveSigningToken } from './service';
-import { AppError } from '../errors';
+import { AppError, validationError } from '../errors';
 import { linkNotValidPage, setSigningPageHeaders, signingAssetPath, signingAssets, signingPage } from './page';
 
 const TokenParams = z.object({ token: z.string().openapi({ description: 'The token of the signing link.' }) });
@@ -27,7 +28,6 @@ export function signingRoutes({ db, temporal, openapi, config, logger }: { db: D
   const router = new Router({ prefix: '/sign/:token' });
   const servers = [{ url: config.publicUrl }];
   const client = (ctx: Context) => ({ ipAddress: ctx.ip, userAgent: ctx.get('User-Agent').slice(0, 500) || undefined });
-  const handle = (id: string) => temporal.workflow.getHandle(id);
   type Route = Parameters<OpenAPIRegistry['registerPath']>[0];
   const describe = (method: 'get' | 'post', path: string, summary: string, extra: Pick<Route, 'request' | 'responses'>) =>
     openapi.registerPath({ method, path: `/sign/{token}${path}`, tags: ['Signing (signer side)'], summary, servers, security: [], ...extra });
@@ -40,8 +40,8 @@ export function signingRoutes({ db, temporal, openapi, config, logger }: { db: D
     const context = await resolveSigningToken(db, ctx.params.token);
     if (context.request_status === 'pending' && ['pending', 'notified'].includes(context.status)) {
       // Best effort: the page shows either way; the workflow records the view once.
-      handle(context.request_id)
-        .signal(viewedSignal, { signerId: context.id, ...client(ctx) })
+      signingRequestHandle(temporal, context.request_id)
+        .viewed({ signerId: context.id, ...client(ctx) })
         .catch((error) => logger.warn({ err: error, requestId: context.request_id }, 'could not record a view'));
     }
     ctx.set('Cache-Control', 'no-store');
@@ -67,10 +67,13 @@ export function signingRoutes({ db, temporal, openapi, config, logger }: { db: D
   router.post('/sign', jsonBody(2 * 1024 * 1024), async (ctx) => {
     const context = await resolveSigningToken(db, ctx.params.token);
     const input = parseInput(SignSchema, ctx.request.body);
+    // Checked now, not at sealing: a signature that cannot be drawn would leave the request unsealable.
+    if (input.signature.type === 'drawn') {
+      const problem = await signatureImageProblem(input.signature.value);
+      if (problem) throw validationError([`signature.value ${problem}`]);
+    }
     assertCanAct(context);
-    await runUpdate(() =>
-      handle(context.request_id).executeUpdate(signUpdate, { args: [{ signerId: context.id, signature: input.signature, fieldValues: input.fieldValues, ...client(ctx) }] }),
-    );
+    await runUpdate(() => signingRequestHandle(temporal, context.request_id).sign({ signerId: context.id, signature: input.signature, fieldValues: input.fieldValues, ...client(ctx) }));
     ctx.body = { signerId: context.id, status: 'signed' };
   });
 
@@ -82,7 +85,7 @@ export function signingRoutes({ db, temporal, openapi, config, logger }: { db: D
     const context = await resolveSigningToken(db, ctx.params.token);
     const { reason } = parseInput(DeclineSchema, ctx.request.body);
     assertCanAct(context);
-    await runUpdate(() => handle(context.request_id).executeUpdate(declineUpdate, { args: [{ signerId: context.id, reason, ...client(ctx) }] }));
+    await runUpdate(() => signingRequestHandle(temporal, context.request_id).decline({ signerId: context.id, reason, ...client(ctx) }));
     ctx.body = { signerId: context.id, status: 'declined' };
   });
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
+import { sweeperScheduleId } from '../../src/temporal/client';
 import { newId } from '../../src/ids';
-import { sweeperScheduleId } from '../../src/temporal/sweeper';
 import { makePdf } from '../support/pdfs';
 import { startReceiver } from '../support/receiver';
 import { eventually } from '../support/signing';

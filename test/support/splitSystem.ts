@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { sweeperScheduleId } from '../../src/temporal/client';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config';
-import { sweeperScheduleId } from '../../src/temporal/sweeper';
 import { createLogger } from '../../src/logger';
 import { startSystem, type RunningSystem } from '../../src/system';
 

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { searchIndexerWorkflowId, sweeperScheduleId } from '../../src/temporal/client';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config';
@@ -7,9 +8,7 @@ import { startSystem, type RunningSystem } from '../../src/system';
 import { createAccount } from '../../src/accounts/service';
 import type { Plan } from '../../src/accounts/plans';
 import { createApiKey } from '../../src/apiKeys/service';
-import { sweeperScheduleId } from '../../src/temporal/sweeper';
 import { createElasticsearchClient } from '../../src/search/elasticsearch';
-import { searchIndexerWorkflowId } from '../../src/search/indexerWorkflow';
 import { client } from './http';
 
 // Integration tests run twice: against the real PostgreSQL server (SIGNET_TEST_DB=postgres, DATABASE_URL)

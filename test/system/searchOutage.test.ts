@@ -1,9 +1,9 @@
 import { expect } from 'chai';
+import { searchIndexerWorkflowId } from '../../src/temporal/client';
 import { createAccount } from '../../src/accounts/service';
 import { createApiKey } from '../../src/apiKeys/service';
 import { createLogger } from '../../src/logger';
 import { createElasticsearchClient } from '../../src/search/elasticsearch';
-import { searchIndexerWorkflowId } from '../../src/search/indexerWorkflow';
 import { startSystem, type RunningSystem } from '../../src/system';
 import { client, type Request } from '../support/http';
 import { makePdf } from '../support/pdfs';

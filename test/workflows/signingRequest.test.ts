@@ -40,10 +40,10 @@ describe('signingRequestWorkflow decisions', function () {
       },
       announceRequest: record('announceRequest'),
       recordView: record('recordView'),
-      recordSignature: record('recordSignature'),
-      recordDecline: record('recordDecline'),
-      recordCancellation: record('recordCancellation'),
-      expireRequest: record('expireRequest'),
+      recordSignature: record('recordSignature', true),
+      recordDecline: record('recordDecline', true),
+      recordCancellation: record('recordCancellation', true),
+      expireRequest: record('expireRequest', true),
       completeRequest: record('completeRequest'),
       sendClosingMails: record('sendClosingMails'),
     };
@@ -130,7 +130,7 @@ describe('signingRequestWorkflow timers, with time skipping', function () {
     const started = Date.now();
     const record = (name: string) => async (...args: unknown[]) => {
       calls.push([name, Date.now()]);
-      return name === 'sendReminders' ? args[1] : undefined;
+      return name === 'sendReminders' ? args[1] : name.startsWith('record') || name === 'expireRequest' ? true : undefined;
     };
     const names = ['sendInvitations', 'sendReminders', 'announceRequest', 'recordView', 'recordSignature', 'recordDecline', 'recordCancellation', 'expireRequest', 'completeRequest', 'sendClosingMails'];
     const activities = Object.fromEntries(names.map((name) => [name, record(name)]));

@@ -8,6 +8,7 @@ import * as search from './20261121001100_search';
 import * as searchIndexing from './20261121001200_search_indexing';
 import * as signingRequestWorkflows from './20261121001300_signing_request_workflows';
 import * as authChangeNotifications from './20261121001400_auth_change_notifications';
+import * as documentPageSizes from './20261123000000_document_page_sizes';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 const migrations: Record<string, Knex.Migration> = {
@@ -20,6 +21,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261121001200_search_indexing': searchIndexing,
   '20261121001300_signing_request_workflows': signingRequestWorkflows,
   '20261121001400_auth_change_notifications': authChangeNotifications,
+  '20261123000000_document_page_sizes': documentPageSizes,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,247 @@
+import type { Config } from '../config';
+import type { Db } from '../db';
+import { recordEvent, type EventType } from '../events/service';
+import { mailSender, type MailMessage, type MailTransport } from '../mail';
+import { cancelledMail, completedMail, declinedMail, invitationMail, reminderMail, type RenderedMail } from '../mail/templates';
+import { sealDocument } from '../pdf/seal';
+import { loadSealCertificate } from '../pdf/sealCertificate';
+import { emailLinkToken, hashToken, loadTokenSecret } from '../signing/tokens';
+import type { ClientInfo, DeclineInput, SignInput } from '../../workflows/definitions';
+import { loadForLifecycle, type SigningRequest } from './store';
+
+export interface LifecycleDeps {
+  db: Db;
+  config: Pick<Config, 'publicUrl' | 'dataDir' | 'MAIL_FROM' | 'SIGNING_TOKEN_SECRET' | 'SEAL_P12_PATH' | 'SEAL_P12_PASSWORD'>;
+  mail: MailTransport;
+}
+
+/** The file name of the sealed PDF: "<name> (signed).pdf". */
+export const signedFileName = (fileName: string) => `${fileName.replace(/\.pdf$/i, '')} (signed).pdf`;
+
+type AuditStep = { action: string; key: string; signerId?: string; actor?: string; client?: ClientInfo; data?: object };
+
+// One step of the audit trail, written once: a retry finds its idempotency key and adds nothing.
+const audit = (trx: Db, requestId: string, step: AuditStep) =>
+  trx('audit_trail')
+    .insert({
+      signing_request_id: requestId,
+      signer_id: step.signerId ?? null,
+      action: step.action,
+      actor: step.actor ?? 'signet',
+      ip_address: step.client?.ipAddress ?? null,
+      user_agent: step.client?.userAgent ?? null,
+      data: step.data ? JSON.stringify(step.data) : null,
+      idempotency_key: step.key,
+    })
+    .onConflict('idempotency_key')
+    .ignore();
+
+const event = (trx: Db, request: SigningRequest, type: EventType, key: string, data: Record<string, unknown>) =>
+  recordEvent(trx, request.accountId, type, { signingRequestId: request.id, ...data }, key);
+
+/**
+ * The worker's commands on a signing request, one per transition. Each is one transaction that writes
+ * its audit step and its event with the change, and is safe to repeat. A transition is a conditional
+ * update on the request being pending: when another outcome is already recorded, it matches no row,
+ * writes nothing, and returns false.
+ */
+export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
+  const tokenSecret = loadTokenSecret(config.SIGNING_TOKEN_SECRET, config.dataDir);
+  const sender = mailSender(config);
+  const send = (key: string, to: { email: string; name?: string | null }, rendered: RenderedMail, attachments?: MailMessage['attachments']) =>
+    mail.send({ idempotencyKey: key, to: to.email, toName: to.name ?? undefined, ...sender, ...rendered, attachments });
+  const signingUrl = (signerId: string) => `${config.publicUrl}/sign/${emailLinkToken(tokenSecret, signerId)}`;
+  // Changes the request from pending to `status`; false (and nothing written) when it is no longer pending.
+  const endRequest = async (trx: Db, requestId: string, status: string, extra: Record<string, unknown> = {}) =>
+    (await trx('signing_requests').where({ id: requestId, status: 'pending' }).update({ status, completed_at: trx.fn.now(), updated_at: trx.fn.now(), ...extra })) > 0;
+
+  async function mailSigningLinks(requestId: string, signerIds: string[], kind: 'invitation' | 'reminder', round = 0) {
+    const { request, signers, owner } = await loadForLifecycle(db, requestId);
+    const chosen = signers.filter((signer) => signerIds.includes(signer.id) && !['signed', 'declined'].includes(signer.status));
+    for (const signer of chosen) {
+      await db.transaction(async (trx) => {
+        await trx('signer_tokens')
+          .insert({ token_hash: hashToken(emailLinkToken(tokenSecret, signer.id)), signer_id: signer.id, expires_at: request.expiresAt })
+          .onConflict('token_hash')
+          .ignore();
+        const notified = await trx('signers').where({ id: signer.id, status: 'pending' }).update({ status: 'notified', notified_at: trx.fn.now() });
+        await audit(trx, requestId, { action: `${kind}_sent`, key: `${kind}:${signer.id}:${round}`, signerId: signer.id, data: { email: signer.email } });
+        if (notified > 0) {
+          await event(trx, request, 'signer.notified', `${signer.id}:notified`, { signerId: signer.id, name: signer.name, email: signer.email, notifiedAt: new Date().toISOString() });
+        }
+      });
+      const input = { signerName: signer.name, sender: owner, title: request.title, message: request.message, signingUrl: signingUrl(signer.id), expiresAt: request.expiresAt };
+      await send(`${kind}:${signer.id}:${round}`, signer, kind === 'invitation' ? invitationMail(input) : reminderMail(input));
+    }
+    return chosen.map((signer) => signer.id);
+  }
+
+  return {
+    async sendInvitations(requestId: string, signerIds: string[]) {
+      await mailSigningLinks(requestId, signerIds, 'invitation');
+    },
+
+    sendReminders: (requestId: string, signerIds: string[], round: number) => mailSigningLinks(requestId, signerIds, 'reminder', round),
+
+    async announceRequest(requestId: string) {
+      const { request, signers } = await loadForLifecycle(db, requestId);
+      await db.transaction((trx) =>
+        event(trx, request, 'signing_request.created', `${requestId}:created`, {
+          documentId: request.documentId,
+          title: request.title,
+          signingOrder: request.signingOrder,
+          signers: signers.map((signer) => ({ id: signer.id, name: signer.name, email: signer.email, order: signer.order })),
+          createdAt: request.createdAt.toISOString(),
+        }),
+      );
+    },
+
+    async recordView(requestId: string, view: { signerId: string } & ClientInfo) {
+      const { request, signers } = await loadForLifecycle(db, requestId);
+      const signer = signers.find((candidate) => candidate.id === view.signerId);
+      if (!signer) return;
+      await db.transaction(async (trx) => {
+        const viewed = await trx('signers').where({ id: signer.id }).whereIn('status', ['pending', 'notified']).update({ status: 'viewed', viewed_at: trx.fn.now() });
+        if (viewed === 0) return;
+        await audit(trx, requestId, { action: 'viewed', key: `viewed:${signer.id}`, signerId: signer.id, actor: signer.email, client: view });
+        await event(trx, request, 'signer.viewed', `${signer.id}:viewed`, { signerId: signer.id, email: signer.email, viewedAt: new Date().toISOString() });
+      });
+    },
+
+    /** True when the signature is recorded (now or by an earlier try); false when the request has ended. */
+    async recordSignature(requestId: string, sign: SignInput): Promise<boolean> {
+      const { request, signers } = await loadForLifecycle(db, requestId);
+      const signer = signers.find((candidate) => candidate.id === sign.signerId)!;
+      if (signer.status === 'signed') return true; // a retry: already recorded
+      return db.transaction(async (trx) => {
+        const signedAt = new Date();
+        const updated = await trx('signers')
+          .where({ id: signer.id })
+          .whereNotIn('status', ['signed', 'declined'])
+          .whereExists(trx('signing_requests').where({ id: requestId, status: 'pending' }).select(trx.raw('1')))
+          .update({ status: 'signed', signed_at: signedAt, signature: JSON.stringify({ ...sign.signature, fieldValues: sign.fieldValues ?? {} }), ip_address: sign.ipAddress ?? null, user_agent: sign.userAgent ?? null });
+        if (updated === 0) return false;
+        await audit(trx, requestId, { action: 'signed', key: `signed:${signer.id}`, signerId: signer.id, actor: signer.email, client: sign, data: { signatureType: sign.signature.type } });
+        await event(trx, request, 'signer.signed', `${signer.id}:signed`, { documentId: request.documentId, signerId: signer.id, name: signer.name, email: signer.email, signedAt: signedAt.toISOString() });
+        return true;
+      });
+    },
+
+    /** One decline ends the request for everyone. */
+    async recordDecline(requestId: string, decline: DeclineInput): Promise<boolean> {
+      const { request, signers } = await loadForLifecycle(db, requestId);
+      const signer = signers.find((candidate) => candidate.id === decline.signerId)!;
+      if (signer.status === 'declined' && request.status === 'declined') return true; // a retry
+      return db.transaction(async (trx) => {
+        const declinedAt = new Date();
+        if (!(await endRequest(trx, requestId, 'declined'))) return false;
+        await trx('signers')
+          .where({ id: signer.id })
+          .whereNotIn('status', ['signed', 'declined'])
+          .update({ status: 'declined', declined_at: declinedAt, decline_reason: decline.reason, ip_address: decline.ipAddress ?? null, user_agent: decline.userAgent ?? null });
+        await audit(trx, requestId, { action: 'declined', key: `declined:${signer.id}`, signerId: signer.id, actor: signer.email, client: decline, data: { reason: decline.reason } });
+        const data = { documentId: request.documentId, signerId: signer.id, reason: decline.reason, declinedAt: declinedAt.toISOString() };
+        await event(trx, request, 'signer.declined', `${signer.id}:declined`, { ...data, name: signer.name, email: signer.email });
+        await event(trx, request, 'signing_request.declined', `${requestId}:declined`, data);
+        return true;
+      });
+    },
+
+    async recordCancellation(requestId: string, reason: string | null): Promise<boolean> {
+      const { request, owner } = await loadForLifecycle(db, requestId);
+      if (request.status === 'cancelled') return true; // a retry
+      return db.transaction(async (trx) => {
+        if (!(await endRequest(trx, requestId, 'cancelled', { cancel_reason: reason }))) return false;
+        await audit(trx, requestId, { action: 'cancelled', key: `cancelled:${requestId}`, actor: owner.email, data: { reason } });
+        await event(trx, request, 'signing_request.cancelled', `${requestId}:cancelled`, { documentId: request.documentId, reason, cancelledAt: new Date().toISOString() });
+        return true;
+      });
+    },
+
+    async expireRequest(requestId: string): Promise<boolean> {
+      const { request } = await loadForLifecycle(db, requestId);
+      if (request.status === 'expired') return true; // a retry
+      return db.transaction(async (trx) => {
+        if (!(await endRequest(trx, requestId, 'expired'))) return false;
+        await audit(trx, requestId, { action: 'expired', key: `expired:${requestId}` });
+        await event(trx, request, 'signing_request.expired', `${requestId}:expired`, { documentId: request.documentId, expiredAt: new Date().toISOString() });
+        return true;
+      });
+    },
+
+    /** Seals the PDF (once), then marks the request completed with its two events, in one transaction. */
+    async completeRequest(requestId: string) {
+      const { request, signers, fileName } = await loadForLifecycle(db, requestId);
+      if (request.status === 'completed') return;
+      if (!(await db('sealed_documents').where({ signing_request_id: requestId }).first('sha256'))) {
+        const original = await db('document_files').where({ document_id: request.documentId }).first('content');
+        const steps = await db('audit_trail').where({ signing_request_id: requestId }).orderBy('id');
+        const sealed = await sealDocument({
+          original: original.content,
+          signatures: signers.map((signer) => ({
+            signerName: signer.name,
+            signerEmail: signer.email,
+            signedAt: signer.signedAt!,
+            signature: signer.signature!.type === 'drawn' ? { type: 'drawn', pngDataUrl: signer.signature!.value } : { type: 'typed', value: signer.signature!.value },
+            // A text field's value is what the signer entered for it, keyed by the field's position in the list.
+            fields: signer.fields?.map((field, index) => ({ ...field, value: signer.signature!.fieldValues?.[String(index)] })),
+          })),
+          certificate: {
+            requestId,
+            title: request.title,
+            documentName: fileName,
+            events: steps.map((step) => ({ at: step.created_at, type: step.action, actor: step.actor ?? undefined })),
+            signers: signers.map((signer) => ({
+              name: signer.name,
+              email: signer.email,
+              ipAddress: signer.ipAddress ?? undefined,
+              userAgent: signer.userAgent ?? undefined,
+              viewedAt: signer.viewedAt ?? undefined,
+              signedAt: signer.signedAt ?? undefined,
+            })),
+          },
+          sealCertificate: await loadSealCertificate({ p12Path: config.SEAL_P12_PATH, p12Password: config.SEAL_P12_PASSWORD, dataDir: config.dataDir }),
+        });
+        await db('sealed_documents').insert({ signing_request_id: requestId, content: sealed.pdf, sha256: sealed.sha256 }).onConflict('signing_request_id').ignore();
+      }
+      const { sha256 } = await db('sealed_documents').where({ signing_request_id: requestId }).first('sha256');
+      await db.transaction(async (trx) => {
+        const signedAt = new Date();
+        if (!(await endRequest(trx, requestId, 'completed', { sealed_sha256: sha256, completed_at: signedAt }))) return;
+        await audit(trx, requestId, { action: 'completed', key: `completed:${requestId}`, data: { sealedSha256: sha256 } });
+        await recordEvent(trx, request.accountId, 'document.signed', { documentId: request.documentId, fileName, signedAt: signedAt.toISOString(), signatureCount: signers.length }, `${requestId}:document.signed`);
+        await event(trx, request, 'signing_request.completed', `${requestId}:completed`, {
+          documentId: request.documentId,
+          title: request.title,
+          completedAt: signedAt.toISOString(),
+          sealedSha256: sha256,
+          signers: signers.map((signer) => ({ id: signer.id, email: signer.email, signedAt: signer.signedAt?.toISOString() })),
+        });
+      });
+    },
+
+    /** The e-mails that close a request: the sealed PDF to everyone, or word of a decline or cancellation. */
+    async sendClosingMails(requestId: string) {
+      const { request, signers, owner, fileName } = await loadForLifecycle(db, requestId);
+      const everyone = [...signers, { id: 'owner', ...owner }];
+      if (request.status === 'completed') {
+        const { content } = await db('sealed_documents').where({ signing_request_id: requestId }).first('content');
+        const attachment = { filename: signedFileName(fileName), contentType: 'application/pdf', content };
+        for (const person of everyone) {
+          await send(`completed:${requestId}:${person.email}`, person, completedMail({ recipientName: person.name ?? person.email, title: request.title }), [attachment]);
+        }
+      } else if (request.status === 'declined') {
+        const decliner = signers.find((signer) => signer.status === 'declined');
+        for (const person of everyone.filter((candidate) => candidate.id !== decliner?.id)) {
+          await send(`declined:${requestId}:${person.email}`, person, declinedMail({ recipientName: person.name ?? person.email, title: request.title, decliner: { name: decliner?.name ?? '', email: decliner?.email ?? '' }, reason: decliner?.declineReason }));
+        }
+      } else if (request.status === 'cancelled') {
+        for (const signer of signers.filter((candidate) => candidate.status !== 'pending')) {
+          await send(`cancelled:${requestId}:${signer.email}`, signer, cancelledMail({ recipientName: signer.name, title: request.title, sender: owner, reason: request.cancelReason }));
+        }
+      }
+    },
+  };
+}
+
+export type SigningRequestLifecycle = ReturnType<typeof signingRequestLifecycle>;

@@ -1,0 +1,163 @@
+import type { Db } from '../db';
+import { toPage } from '../db/pagination';
+import { notFound } from '../errors';
+import type { RequestStatus, SignerStatus, SigningOrder } from '../../workflows/definitions';
+import type { SignatureField } from './schema';
+
+// Rows of signing_requests and signers, mapped once to the camelCase objects everything else uses.
+
+export interface Signer {
+  id: string;
+  signingRequestId: string;
+  name: string;
+  email: string;
+  order: number;
+  status: SignerStatus;
+  fields: SignatureField[] | null;
+  notifiedAt: Date | null;
+  viewedAt: Date | null;
+  signedAt: Date | null;
+  declinedAt: Date | null;
+  declineReason: string | null;
+  signature: { type: 'typed' | 'drawn'; value: string; fieldValues?: Record<string, string> } | null;
+  ipAddress: string | null;
+  userAgent: string | null;
+}
+
+export interface SigningRequest {
+  id: string;
+  accountId: string;
+  documentId: string;
+  title: string;
+  message: string | null;
+  status: RequestStatus;
+  signingOrder: SigningOrder;
+  expiresAt: Date;
+  reminderEveryDays: number;
+  originalSha256: string;
+  sealedSha256: string | null;
+  cancelReason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  completedAt: Date | null;
+}
+
+export interface SigningRequestWithSigners {
+  request: SigningRequest;
+  signers: Signer[];
+}
+
+export const toSigner = (row: Record<string, any>): Signer => ({
+  id: row.id,
+  signingRequestId: row.signing_request_id,
+  name: row.name,
+  email: row.email,
+  order: row.order,
+  status: row.status,
+  fields: row.fields,
+  notifiedAt: row.notified_at,
+  viewedAt: row.viewed_at,
+  signedAt: row.signed_at,
+  declinedAt: row.declined_at,
+  declineReason: row.decline_reason,
+  signature: row.signature,
+  ipAddress: row.ip_address,
+  userAgent: row.user_agent,
+});
+
+export const toSigningRequest = (row: Record<string, any>): SigningRequest => ({
+  id: row.id,
+  accountId: row.account_id,
+  documentId: row.document_id,
+  title: row.title,
+  message: row.message,
+  status: row.status,
+  signingOrder: row.signing_order,
+  expiresAt: row.expires_at,
+  reminderEveryDays: row.reminder_every_days,
+  originalSha256: row.original_sha256,
+  sealedSha256: row.sealed_sha256,
+  cancelReason: row.cancel_reason,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  completedAt: row.completed_at,
+});
+
+async function withSigners(db: Db, rows: Record<string, any>[]): Promise<SigningRequestWithSigners[]> {
+  if (rows.length === 0) return [];
+  const signers = (await db('signers').whereIn('signing_request_id', rows.map((row) => row.id)).orderBy('order')).map(toSigner);
+  return rows.map((row) => ({ request: toSigningRequest(row), signers: signers.filter((signer) => signer.signingRequestId === row.id) }));
+}
+
+/** One request of an account with its signers; 404 for another account's. */
+export async function findSigningRequest(db: Db, accountId: string, id: string): Promise<SigningRequestWithSigners> {
+  const row = await db('signing_requests').where({ id, account_id: accountId }).first();
+  if (!row) throw notFound('Signing request');
+  return (await withSigners(db, [row]))[0];
+}
+
+/** Requests of an account by id, in no particular order: what search hits show. */
+export async function findSigningRequests(db: Db, accountId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  return withSigners(db, await db('signing_requests').where('account_id', accountId).whereIn('id', ids));
+}
+
+export interface SigningRequestFilters {
+  limit: number;
+  cursor?: string;
+  status?: RequestStatus;
+  documentId?: string;
+  signerEmail?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+export async function listSigningRequests(db: Db, accountId: string, query: SigningRequestFilters) {
+  const rows: ({ id: string } & Record<string, any>)[] = await db('signing_requests')
+    .where({ account_id: accountId })
+    .modify((builder) => {
+      if (query.cursor) builder.where('id', '<', query.cursor);
+      if (query.status) builder.where('status', query.status);
+      if (query.documentId) builder.where('document_id', query.documentId);
+      if (query.createdAfter) builder.where('created_at', '>=', query.createdAfter);
+      if (query.createdBefore) builder.where('created_at', '<', query.createdBefore);
+      if (query.signerEmail) {
+        builder.whereIn('id', db('signers').select('signing_request_id').whereRaw('lower(email) = ?', [query.signerEmail.toLowerCase()]));
+      }
+    })
+    .orderBy('id', 'desc')
+    .limit(query.limit + 1);
+  const page = toPage(rows, query.limit);
+  return { ...page, data: await withSigners(db, page.data) };
+}
+
+/** What the lifecycle's commands work from: the request, its signers, its owner and its document's name. */
+export async function loadForLifecycle(db: Db, requestId: string) {
+  const row = await db('signing_requests as r')
+    .join('accounts as a', 'a.id', 'r.account_id')
+    .join('documents as d', 'd.id', 'r.document_id')
+    .where('r.id', requestId)
+    .first('r.*', 'a.email as account_email', 'a.name as account_name', 'd.file_name');
+  if (!row) throw new Error(`signing request ${requestId} not found`);
+  const [{ request, signers }] = await withSigners(db, [row]);
+  return { request, signers, owner: { email: row.account_email as string, name: row.account_name as string | null }, fileName: row.file_name as string };
+}
+
+export async function findAuditTrail(db: Db, accountId: string, id: string) {
+  await findSigningRequest(db, accountId, id);
+  const steps = await db('audit_trail as t')
+    .leftJoin('signers as s', 's.id', 't.signer_id')
+    .where('t.signing_request_id', id)
+    .orderBy('t.id')
+    .select('t.action', 't.actor', 't.signer_id', 's.email as signer_email', 't.ip_address', 't.user_agent', 't.data', 't.created_at');
+  return steps.map((step) => ({
+    action: step.action as string,
+    actor: step.actor as string | null,
+    signerId: step.signer_id as string | null,
+    signerEmail: step.signer_email as string | null,
+    ipAddress: step.ip_address as string | null,
+    userAgent: step.user_agent as string | null,
+    data: step.data as unknown,
+    at: step.created_at as Date,
+  }));
+}

@@ -1,0 +1,106 @@
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { deliverEventWorkflow } from '../../workflows/deliverEvent';
+import type { searchIndexerWorkflow } from '../../workflows/searchIndexer';
+import type { signingRequestWorkflow } from '../../workflows/signingRequest';
+import {
+  cancelUpdate,
+  declineUpdate,
+  deliverEventWorkflowId,
+  progressQuery,
+  remindUpdate,
+  searchAttributes,
+  signUpdate,
+  viewedSignal,
+  type ClientInfo,
+  type DeclineInput,
+  type DeliverEventInput,
+  type SigningRequestInput,
+  type SignInput,
+} from '../../workflows/definitions';
+
+// Every conversation with Temporal goes through here: workflow ids, typed starts, updates, queries and
+// signals. Nothing else starts a workflow or names one by string.
+
+export const sweeperScheduleId = (taskQueue: string) => `${taskQueue}-sweeper`;
+export const searchIndexerWorkflowId = (taskQueue: string) => `${taskQueue}-search-indexer`;
+
+const ignoreAlreadyStarted = (error: unknown) => {
+  if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+};
+
+/** The workflow of one signing request (workflow id = request id). A second start finds the first. */
+export async function startSigningRequestWorkflow(client: Client, taskQueue: string, input: SigningRequestInput, labels: { accountId: string; documentId: string }) {
+  await client.workflow
+    .start<typeof signingRequestWorkflow>('signingRequestWorkflow', {
+      workflowId: input.requestId,
+      taskQueue,
+      args: [input],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [
+        { key: searchAttributes.accountId, value: labels.accountId },
+        { key: searchAttributes.documentId, value: labels.documentId },
+        { key: searchAttributes.status, value: 'pending' },
+      ],
+    })
+    .catch(ignoreAlreadyStarted);
+}
+
+/** The updates, signal and query of a running signing request, as the api and the signer's page use them. */
+export function signingRequestHandle(client: Client, requestId: string) {
+  const handle = client.workflow.getHandle<typeof signingRequestWorkflow>(requestId);
+  return {
+    sign: (input: SignInput) => handle.executeUpdate(signUpdate, { args: [input] }),
+    decline: (input: DeclineInput) => handle.executeUpdate(declineUpdate, { args: [input] }),
+    cancel: (reason?: string) => handle.executeUpdate(cancelUpdate, { args: [{ reason }] }),
+    remind: () => handle.executeUpdate(remindUpdate),
+    viewed: (view: { signerId: string } & ClientInfo) => handle.signal(viewedSignal, view),
+    /** Within `ms`: a request whose worker is down must not hold up the api. */
+    progress: (ms: number) => client.connection.withDeadline(Date.now() + ms, () => handle.query(progressQuery)),
+  };
+}
+
+/** Delivery of one event to its webhooks; the event id makes a second start a no-op. */
+export async function startDeliverEventWorkflow(client: Client, taskQueue: string, input: DeliverEventInput) {
+  await client.workflow
+    .start<typeof deliverEventWorkflow>('deliverEventWorkflow', {
+      workflowId: deliverEventWorkflowId(input.eventId),
+      taskQueue,
+      args: [input],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    })
+    .catch(ignoreAlreadyStarted);
+}
+
+/**
+ * Starts the search indexer of this task queue, replacing the one that runs: it keeps no state of its own
+ * (the events table does), and the replacement runs the code of the worker just started, so a change to
+ * the indexer's workflow never meets a history written by older code.
+ */
+export async function startSearchIndexer(client: Client, taskQueue: string) {
+  await client.workflow.start<typeof searchIndexerWorkflow>('searchIndexerWorkflow', {
+    workflowId: searchIndexerWorkflowId(taskQueue),
+    taskQueue,
+    workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+  });
+}
+
+/**
+ * The sweeper: a Temporal schedule that runs sweeperWorkflow every minute on this task queue, so that
+ * work committed to PostgreSQL by a process that died before handing it to Temporal (an event's
+ * delivery, a signing request's workflow) is still started. Created once; every worker start makes
+ * sure it exists.
+ */
+export async function ensureSweeperSchedule(client: Client, taskQueue: string) {
+  const scheduleId = sweeperScheduleId(taskQueue);
+  try {
+    await client.schedule.create({
+      scheduleId,
+      spec: { intervals: [{ every: '1 minute' }] },
+      action: { type: 'startWorkflow', workflowType: 'sweeperWorkflow', workflowId: scheduleId, taskQueue },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP },
+    });
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+  }
+}
