@@ -1,0 +1,238 @@
+import { expect } from 'chai';
+import { client } from '../support/http';
+import { makePdf } from '../support/pdfs';
+import { createSigningRequest, drawnSignature, eventually, tokenOf } from '../support/signing';
+import { createTestAccount } from '../support/system';
+
+// One request has one outcome, whatever arrives at the same moment; everything sealing needs is checked
+// when it is given; and where a request stands is always visible (progress).
+
+type Account = Awaited<ReturnType<typeof createTestAccount>>;
+
+const linkFor = async ({ request }: Account, requestId: string, signerId: string) => {
+  const link = await request('POST', `/api/v1/signatures/${requestId}/signers/${signerId}/link`);
+  expect(link.status, JSON.stringify(link.body)).to.equal(200);
+  return link.body.url as string;
+};
+const sign = (account: Account, url: string) =>
+  client(account.system.url!)('POST', `/sign/${tokenOf(url)}/sign`, { json: { consent: true, signature: { type: 'typed', value: 'Signer' } } });
+const decline = (account: Account, url: string) => client(account.system.url!)('POST', `/sign/${tokenOf(url)}/decline`, { json: { reason: 'No' } });
+const cancel = (account: Account, id: string) => account.request('POST', `/api/v1/signatures/${id}/cancel`, { json: { reason: 'race' } });
+
+const terminalTypes = ['signing_request.completed', 'signing_request.cancelled', 'signing_request.declined', 'signing_request.expired'];
+
+/** Waits until the request has its outcome, then checks that status, signers, sealed file, audit trail and events agree. */
+async function outcomeOf(account: Account, id: string) {
+  const final = await eventually(async () => {
+    const response = await account.request('GET', `/api/v1/signatures/${id}`);
+    expect(response.body.status).not.to.equal('pending');
+    expect(response.body.progress.stage).to.equal('finished');
+    return response.body;
+  }, 60_000);
+  // The events of a request are written with its last transition; wait for the workflow to be done with it.
+  const events = await eventually(async () => {
+    const rows = await account.db('events')
+      .where({ account_id: account.account.id })
+      .where((where) => where.whereRaw(`data->>'signingRequestId' = ?`, [id]).orWhere((signed) => signed.where({ type: 'document.signed' }).whereRaw(`data->>'documentId' = ?`, [final.documentId])))
+      .select('type');
+    expect(rows.map((row) => row.type).filter((type) => terminalTypes.includes(type))).to.have.length.greaterThan(0);
+    return rows.map((row) => row.type as string);
+  });
+  const audit = (await account.request('GET', `/api/v1/signatures/${id}/audit-trail`)).body.data.map((step: { action: string }) => step.action);
+  const sealed = await account.request('GET', `/api/v1/signatures/${id}/document`);
+  const signed = final.signers.filter((signer: { status: string }) => signer.status === 'signed').length;
+
+  expect(events.filter((type) => terminalTypes.includes(type)), `terminal events of ${id}`).to.deep.equal([`signing_request.${final.status}`]);
+  // The audit trail ends the same way: a decline is the decliner's own step; the others are the request's.
+  const ending = final.status === 'declined' ? [] : [final.status];
+  expect(audit.filter((action: string) => ['completed', 'cancelled', 'expired'].includes(action)), `audit of ${id}`).to.deep.equal(ending);
+  expect(audit.filter((action: string) => action === 'declined')).to.have.length(final.status === 'declined' ? 1 : 0);
+  expect(events.filter((type) => type === 'signer.signed')).to.have.length(signed);
+  expect(audit.filter((action: string) => action === 'signed')).to.have.length(signed);
+  if (final.status === 'completed') {
+    expect(signed).to.equal(final.signers.length);
+    expect(final.sealedSha256).to.match(/^[0-9a-f]{64}$/);
+    expect(sealed.status).to.equal(200);
+    expect(events.filter((type) => type === 'document.signed')).to.have.length(1);
+  } else {
+    expect(signed, `${final.status} with every signer signed`).to.be.below(final.signers.length);
+    expect(final.sealedSha256).to.equal(null);
+    expect(sealed.status).to.equal(409);
+    expect(events).not.to.include('document.signed');
+  }
+  return final;
+}
+
+describe('one outcome per signing request, under races', function () {
+  this.timeout(240_000);
+  const TRIES = 10;
+
+  it(`the only signer's signature and the owner's cancel at the same moment: one 200, one 409, and everything agrees (${TRIES} requests)`, async () => {
+    const account = await createTestAccount();
+    const requests = await Promise.all(
+      Array.from({ length: TRIES }, () => createSigningRequest(account.request, { signers: [{ name: 'Only Signer', email: 'only@example.com' }] })),
+    );
+    const links = await Promise.all(requests.map(({ signingRequest }) => linkFor(account, signingRequest.id, signingRequest.signers[0].id)));
+    const results = await Promise.all(
+      requests.map(async ({ signingRequest }, i) => {
+        const [signed, cancelled] = await Promise.all([sign(account, links[i]), cancel(account, signingRequest.id)]);
+        return { id: signingRequest.id, sign: signed.status, cancel: cancelled.status };
+      }),
+    );
+    const outcomes: string[] = [];
+    for (const result of results) {
+      expect([result.sign, result.cancel].sort(), JSON.stringify(result)).to.deep.equal([200, 409]);
+      const final = await outcomeOf(account, result.id);
+      expect(final.status).to.equal(result.sign === 200 ? 'completed' : 'cancelled');
+      outcomes.push(final.status);
+    }
+    // Both orders happen across the tries, or the race was not a race (reported, not asserted: timing decides).
+    if (new Set(outcomes).size < 2) console.log(`      (every try ended ${outcomes[0]})`);
+  });
+
+  it(`two signers, one of them already signed: the last signature, a decline by nobody else, and a cancel at once (${TRIES} requests)`, async () => {
+    const account = await createTestAccount();
+    const requests = await Promise.all(Array.from({ length: TRIES }, () => createSigningRequest(account.request)));
+    const results = await Promise.all(
+      requests.map(async ({ signingRequest }) => {
+        const [first, second] = await Promise.all(signingRequest.signers.map((signer: { id: string }) => linkFor(account, signingRequest.id, signer.id)));
+        expect((await sign(account, first)).status).to.equal(200);
+        const [signed, cancelled] = await Promise.all([sign(account, second), cancel(account, signingRequest.id)]);
+        return { id: signingRequest.id, sign: signed.status, cancel: cancelled.status };
+      }),
+    );
+    for (const result of results) {
+      expect([result.sign, result.cancel].sort(), JSON.stringify(result)).to.deep.equal([200, 409]);
+      expect((await outcomeOf(account, result.id)).status).to.equal(result.sign === 200 ? 'completed' : 'cancelled');
+    }
+  });
+
+  it(`two signers at once and a decline and a cancel at once (${TRIES} requests): whatever wins, one outcome`, async () => {
+    const account = await createTestAccount();
+    const requests = await Promise.all(
+      Array.from({ length: TRIES }, () =>
+        createSigningRequest(account.request, { signers: ['a', 'b', 'c'].map((name) => ({ name: `Signer ${name}`, email: `${name}@example.com` })) }),
+      ),
+    );
+    for (const { signingRequest } of requests) {
+      const [a, b, c] = await Promise.all(signingRequest.signers.map((signer: { id: string }) => linkFor(account, signingRequest.id, signer.id)));
+      const answers = await Promise.all([sign(account, a), sign(account, b), decline(account, c), cancel(account, signingRequest.id)]);
+      const [signA, signB, declineC, cancelAll] = answers.map((answer) => answer.status);
+      for (const status of [signA, signB, declineC, cancelAll]) expect([200, 409]).to.include(status);
+      const final = await outcomeOf(account, signingRequest.id);
+      expect(declineC === 200 || cancelAll === 200, 'someone ended it').to.equal(true);
+      expect(declineC === 200 && cancelAll === 200, 'both decline and cancel accepted').to.equal(false);
+      expect(final.status).to.equal(declineC === 200 ? 'declined' : 'cancelled');
+      // Each signature that was answered 200 is recorded, and no other.
+      const signedIds = final.signers.filter((signer: { status: string }) => signer.status === 'signed').map((signer: { id: string }) => signer.id);
+      expect(signedIds).to.deep.equal(signingRequest.signers.slice(0, 2).filter((_: unknown, i: number) => [signA, signB][i] === 200).map((signer: { id: string }) => signer.id));
+    }
+  });
+});
+
+// A PNG whose header claims width × height, with an IDAT that is not even compressed data.
+function pngClaiming(width: number, height: number) {
+  const chunk = (type: string, data: Buffer) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    return Buffer.concat([length, Buffer.from(type, 'latin1'), data, Buffer.alloc(4)]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8;
+  header[9] = 6;
+  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', Buffer.from('this is not zlib data')), chunk('IEND', Buffer.alloc(0))]);
+  return `data:image/png;base64,${png.toString('base64')}`;
+}
+
+describe('what sealing needs is checked when it is given', function () {
+  this.timeout(60_000);
+
+  it('a field on a page the document does not have, or outside its page, is 400 naming the field; nothing is created', async () => {
+    const account = await createTestAccount();
+    const pdf = await makePdf(['One', 'Two']);
+    const document = await account.request('POST', '/api/v1/documents', { json: { fileName: 'two-pages.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+    const field = { page: 1, x: 50, y: 50, width: 150, height: 40, type: 'signature' };
+    const create = (fields: object[]) =>
+      account.request('POST', '/api/v1/signatures', { json: { document_id: document.body.id, title: 'Fields', signers: [{ name: 'Ada', email: 'ada@example.com', fields }] } });
+
+    const page99 = await create([{ ...field, page: 99 }]);
+    expect(page99.status).to.equal(400);
+    expect(page99.body.details).to.deep.equal(['signers.0.fields.0.page must be at most 2: the document has 2 page(s)']);
+    const outside = await create([field, { ...field, x: 500 }, { ...field, page: 2, y: 820 }]);
+    expect(outside.status).to.equal(400);
+    expect(outside.body.details).to.deep.equal([
+      'signers.0.fields.1 must lie inside page 1 (595 × 842 points)',
+      'signers.0.fields.2 must lie inside page 2 (595 × 842 points)',
+    ]);
+    expect((await account.request('GET', '/api/v1/signatures')).body.data).to.have.length(0);
+    expect((await create([field, { ...field, page: 2, x: 400, y: 780 }])).status).to.equal(201);
+  });
+
+  it('a drawn signature that does not decode, is not a PNG, or is too large is 400; the signer can still sign', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request, { signers: [{ name: 'Ada', email: 'ada@example.com' }] });
+    const url = await linkFor(account, signingRequest.id, signingRequest.signers[0].id);
+    const signWith = (value: string) => client(account.system.url!)('POST', `/sign/${tokenOf(url)}/sign`, { json: { consent: true, signature: { type: 'drawn', value } } });
+    for (const [value, detail] of [
+      ['data:image/png;base64,AAAA', 'signature.value must be a PNG image'],
+      [pngClaiming(10, 10), 'signature.value must be a PNG image that can be decoded'],
+      [pngClaiming(20000, 20000), 'signature.value must be at most 2000000 pixels, 4000 on a side (this one is 20000 × 20000)'],
+      [pngClaiming(2000, 1001), 'signature.value must be at most 2000000 pixels, 4000 on a side (this one is 2000 × 1001)'],
+    ]) {
+      const refused = await signWith(value);
+      expect(refused.status, value.slice(0, 60)).to.equal(400);
+      expect(refused.body.details).to.deep.equal([detail]);
+    }
+    expect((await signWith(drawnSignature)).status).to.equal(200);
+    expect((await outcomeOf(account, signingRequest.id)).status).to.equal('completed');
+  });
+});
+
+describe('GET /api/v1/signatures/:id progress', function () {
+  this.timeout(60_000);
+
+  it('awaiting_signers with whose turn it is, from the workflow; finished once it ends', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request, { signingOrder: 'sequential' });
+    const [first, second] = signingRequest.signers.map((signer: { id: string }) => signer.id);
+    expect(signingRequest.progress).to.deep.equal({ stage: 'awaiting_signers', waitingFor: [first], sealing: null });
+    const read = () => account.request('GET', `/api/v1/signatures/${signingRequest.id}`).then((response) => response.body.progress);
+    expect(await read()).to.deep.equal({ stage: 'awaiting_signers', waitingFor: [first], sealing: null });
+    expect((await sign(account, await linkFor(account, signingRequest.id, first))).status).to.equal(200);
+    await eventually(async () => expect(await read()).to.deep.equal({ stage: 'awaiting_signers', waitingFor: [second], sealing: null }));
+    expect((await sign(account, await linkFor(account, signingRequest.id, second))).status).to.equal(200);
+    await outcomeOf(account, signingRequest.id);
+    expect(await read()).to.deep.equal({ stage: 'finished', waitingFor: [], sealing: null });
+  });
+
+  it('is in the OpenAPI document', async () => {
+    const account = await createTestAccount();
+    const spec = (await account.request('GET', '/api/v1/openapi.json')).body;
+    expect(spec.components.schemas.SigningRequest.properties.progress).to.deep.equal({ $ref: '#/components/schemas/SigningRequestProgress' });
+    expect(spec.components.schemas.SigningRequestProgress.properties.stage.enum).to.deep.equal(['awaiting_signers', 'sealing', 'finished']);
+  });
+});
+
+describe('signing links and path ids', function () {
+  this.timeout(30_000);
+
+  it('a link made by a server started with PORT=0 carries its real port', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request);
+    const url = await linkFor(account, signingRequest.id, signingRequest.signers[0].id);
+    expect(url.startsWith(`${account.system.url}/sign/`), url).to.equal(true);
+    expect(new URL(url).port).not.to.equal('0');
+  });
+
+  it('an id of the wrong kind or shape is 404 before any query', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request);
+    for (const path of [`/api/v1/signatures/${signingRequest.documentId}`, '/api/v1/signatures/not-an-id', `/api/v1/signatures/${signingRequest.id}/signers/${signingRequest.id}/link`]) {
+      const response = await account.request(path.endsWith('/link') ? 'POST' : 'GET', path);
+      expect(response.status, path).to.equal(404);
+      expect(response.body.error).to.equal('not_found');
+    }
+  });
+});
