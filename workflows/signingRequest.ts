@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   condition,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
@@ -24,17 +25,20 @@ import {
   type SigningRequestState,
 } from './definitions';
 
-// E-mails and records: retried with backoff for days; every activity is idempotent and heartbeats,
-// so one lost with its worker is retried within the heartbeat timeout.
-const activities = proxyActivities<SigningActivities>({
-  startToCloseTimeout: '2 minutes',
-  heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 500 },
-});
+const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 500 };
+
+// E-mails: retried with backoff for days; every activity is idempotent and heartbeats, so one lost
+// with its worker is retried within the heartbeat timeout.
+const activities = proxyActivities<SigningActivities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: '15 seconds', retry });
+
+// Transitions (one short database transaction each) run as local activities, in the worker that runs
+// the workflow task: a signer's 200 waits for the signature to be recorded, but not for a second trip
+// through the task queue. They are idempotent, so a retry after a lost worker changes nothing.
+const transitions = proxyLocalActivities<SigningActivities>({ startToCloseTimeout: '1 minute', retry });
 
 // Sealing retries are the workflow's own, so that `progress` can say how many failed, why, and when
 // the next one runs: a request that cannot be sealed is visible, never a silent retry loop.
-const sealing = proxyActivities<SigningActivities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '15 seconds', retry: { maximumAttempts: 1 } });
+const sealing = proxyLocalActivities<SigningActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 1 } });
 const SEAL_RETRY_FIRST_MS = 1000;
 const SEAL_RETRY_MAX_MS = 30 * 60 * 1000;
 
@@ -104,7 +108,7 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
       const signer = refuseUnlessDue(sign.signerId);
       signer.busy = 'signing';
       try {
-        if (!(await activities.recordSignature(requestId, sign))) throw refused();
+        if (!(await transitions.recordSignature(requestId, sign))) throw refused();
         signer.status = 'signed';
       } finally {
         signer.busy = null;
@@ -121,7 +125,7 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
       const signer = refuseUnlessDue(decline.signerId);
       signer.busy = 'declining';
       try {
-        if (!(await end('declined', () => activities.recordDecline(requestId, decline)))) throw refused();
+        if (!(await end('declined', () => transitions.recordDecline(requestId, decline)))) throw refused();
         signer.status = 'declined';
       } finally {
         signer.busy = null;
@@ -134,7 +138,7 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
     cancelUpdate,
     async ({ reason }) => {
       refuseUnlessOpen();
-      if (!(await end('cancelled', () => activities.recordCancellation(requestId, reason ?? null)))) throw refused();
+      if (!(await end('cancelled', () => transitions.recordCancellation(requestId, reason ?? null)))) throw refused();
       return state();
     },
     { validator: (_cancel) => refuseUnlessOpen() },
@@ -148,7 +152,7 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
     const signer = signers.find((candidate) => candidate.id === view.signerId);
     if (!signer || status !== 'pending' || signer.status !== 'notified') return;
     signer.status = 'viewed';
-    await activities.recordView(requestId, view);
+    await transitions.recordView(requestId, view);
   });
 
   let announced = false;
@@ -159,7 +163,7 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
       for (const signer of toInvite) if (signer.status === 'pending') signer.status = 'notified';
     }
     if (!announced) {
-      await activities.announceRequest(requestId);
+      await transitions.announceRequest(requestId);
       announced = true;
     }
     if (signers.every((signer) => signer.status === 'signed')) {
@@ -177,7 +181,7 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
         await condition(() => !signaturesInFlight());
         continue;
       }
-      await end('expired', () => activities.expireRequest(requestId));
+      await end('expired', () => transitions.expireRequest(requestId));
     } else {
       await activities.sendReminders(requestId, due().map((signer) => signer.id), ++reminderRound);
       nextReminderAt = Date.now() + input.reminderEveryMs; // no burst of catch-up reminders after downtime
