@@ -4,7 +4,6 @@ import { newId } from '../ids';
 import { toPage } from '../db/pagination';
 import { monthWindow, plans } from '../accounts/plans';
 import { countDocumentsThisMonth, type Account } from '../accounts/service';
-import type { EventDispatcher } from '../events/dispatch';
 import { recordEvent } from '../events/service';
 import { inspectPdf, type PdfFacts } from '../pdf/inspect';
 import { extractPdfText } from '../pdf/text';
@@ -81,7 +80,7 @@ async function assertDocumentQuota(trx: Db, account: Account) {
 
 export interface DocumentDeps {
   db: Db;
-  events: EventDispatcher;
+  events?: unknown;
 }
 
 const documentEventData = (document: Document) => ({
@@ -92,7 +91,7 @@ const documentEventData = (document: Document) => ({
   createdAt: document.createdAt.toISOString(),
 });
 
-export async function createDocument({ db, events }: DocumentDeps, account: Account, input: { fileName: string; fileSize: number; content?: Buffer }): Promise<Document> {
+export async function createDocument({ db }: DocumentDeps, account: Account, input: { fileName: string; fileSize: number; content?: Buffer }): Promise<Document> {
   const facts = input.content ? await checkContent(input.content, input.fileSize) : undefined;
   const bodyText = input.content ? await extractPdfText(input.content) : null;
   return db.transaction(async (trx) => {
@@ -112,14 +111,13 @@ export async function createDocument({ db, events }: DocumentDeps, account: Acco
       .returning(documentColumns);
     if (input.content) await trx('document_files').insert({ document_id: row.id, content: input.content });
     const document = toDocument(row);
-    const event = await recordEvent(trx, account.id, 'document.created', documentEventData(document));
-    events.afterCommit(trx, [event.id]);
+    await recordEvent(trx, account.id, 'document.created', documentEventData(document));
     return document;
   });
 }
 
 /** Uploads the PDF of a document created without content. The original is immutable once uploaded. */
-export async function uploadDocumentFile({ db, events }: DocumentDeps, accountId: string, id: string, content: Buffer): Promise<Document> {
+export async function uploadDocumentFile({ db }: DocumentDeps, accountId: string, id: string, content: Buffer): Promise<Document> {
   const document = await getDocument(db, accountId, id);
   if (document.status !== 'awaiting_file') throw conflict('This document already has its file; originals cannot be replaced.');
   const facts = await checkContent(content, document.fileSize);
@@ -132,15 +130,14 @@ export async function uploadDocumentFile({ db, events }: DocumentDeps, accountId
     if (!row) throw conflict('This document already has its file; originals cannot be replaced.');
     await trx('document_files').insert({ document_id: id, content });
     const uploaded = toDocument(row);
-    await recordChange(trx, events, uploaded, 'document.updated');
+    await recordChange(trx, uploaded, 'document.updated');
     return uploaded;
   });
 }
 
 /** The event of a change to a document, in the change's transaction: it keeps the search index in step. */
-async function recordChange(trx: Db, events: EventDispatcher, document: Document, type: 'document.updated' | 'document.deleted') {
-  const event = await recordEvent(trx, document.accountId, type, { ...documentEventData(document), updatedAt: document.updatedAt.toISOString() });
-  events.afterCommit(trx, [event.id]);
+async function recordChange(trx: Db, document: Document, type: 'document.updated' | 'document.deleted') {
+  await recordEvent(trx, document.accountId, type, { ...documentEventData(document), updatedAt: document.updatedAt.toISOString() });
 }
 
 export async function getDocument(db: Db, accountId: string, id: string): Promise<Document> {
@@ -171,17 +168,17 @@ export async function getDocuments(db: Db, accountId: string, ids: string[]): Pr
   return rows.map(toDocument);
 }
 
-export async function renameDocument({ db, events }: DocumentDeps, accountId: string, id: string, fileName: string): Promise<Document> {
+export async function renameDocument({ db }: DocumentDeps, accountId: string, id: string, fileName: string): Promise<Document> {
   return db.transaction(async (trx) => {
     const [row]: DocumentRow[] = await liveDocuments(trx, accountId).where({ id }).update({ file_name: fileName, updated_at: trx.fn.now() }).returning(documentColumns);
     if (!row) throw notFound('Document');
     const renamed = toDocument(row);
-    await recordChange(trx, events, renamed, 'document.updated');
+    await recordChange(trx, renamed, 'document.updated');
     return renamed;
   });
 }
 
-export async function deleteDocument({ db, events }: DocumentDeps, accountId: string, id: string): Promise<void> {
+export async function deleteDocument({ db }: DocumentDeps, accountId: string, id: string): Promise<void> {
   await db.transaction(async (trx) => {
     // The row lock orders this delete with a signing request being made on the document (which locks it too).
     if (!(await lockDocument(trx, accountId, id))) throw notFound('Document');
@@ -189,7 +186,7 @@ export async function deleteDocument({ db, events }: DocumentDeps, accountId: st
     if (active) throw conflict(`The document is out for signature (${active.id}); cancel that request first.`);
     const [row]: DocumentRow[] = await liveDocuments(trx, accountId).where({ id }).update({ deleted_at: trx.fn.now(), updated_at: trx.fn.now() }).returning(documentColumns);
     if (!row) throw notFound('Document');
-    await recordChange(trx, events, toDocument(row), 'document.deleted');
+    await recordChange(trx, toDocument(row), 'document.deleted');
   });
 }
 

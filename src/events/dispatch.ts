@@ -31,8 +31,13 @@ export function createEventDispatcher({ client, taskQueue, db, retryScale, onErr
       .whereNotExists(joinSubscribers(db('events as e').whereRaw('e.id = events.id')).select(db.raw('1')))
       .update({ dispatched_at: db.fn.now() })
       .returning('id');
-    const done = new Set(idle.map((event) => event.id));
-    const deliverable = eventIds.filter((id) => !done.has(id));
+    // Read, not derived from what this call marked: a concurrent dispatch (the sweeper, a second
+    // dispatcher) may have marked an idle event first, and it must not get a workflow here.
+    const deliverable: string[] = idle.length === eventIds.length ? [] : await db('events')
+      .whereIn('id', eventIds)
+      .whereNull('dispatched_at')
+      .whereExists(joinSubscribers(db('events as e').whereRaw('e.id = events.id')).select(db.raw('1')))
+      .pluck('id');
     for (let i = 0; i < deliverable.length; i += STARTS_AT_ONCE) {
       const batch = deliverable.slice(i, i + STARTS_AT_ONCE);
       await Promise.all(batch.map(start));
