@@ -3,9 +3,13 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 // What the api and the signing request workflow share: updates, signals, queries, search attributes.
 
-export type SigningOrder = 'parallel' | 'sequential';
-export type RequestStatus = 'pending' | 'completed' | 'declined' | 'cancelled' | 'expired';
-export type SignerStatus = 'pending' | 'notified' | 'viewed' | 'signed' | 'declined';
+// The vocabulary of a signing request, defined once: the api's schemas, the store and the workflow use these.
+export const signingOrders = ['parallel', 'sequential'] as const;
+export const requestStatuses = ['pending', 'completed', 'declined', 'cancelled', 'expired'] as const;
+export const signerStatuses = ['pending', 'notified', 'viewed', 'signed', 'declined'] as const;
+export type SigningOrder = (typeof signingOrders)[number];
+export type RequestStatus = (typeof requestStatuses)[number];
+export type SignerStatus = (typeof signerStatuses)[number];
 
 export interface SigningRequestInput {
   requestId: string;

@@ -1,8 +1,9 @@
 import { isId } from '../ids';
 import { paginationQuery, queryDate, z } from '../api/validation';
 
-export const requestStatuses = ['pending', 'completed', 'declined', 'cancelled', 'expired'] as const;
-export const signerStatuses = ['pending', 'notified', 'viewed', 'signed', 'declined'] as const;
+import { requestStatuses, signerStatuses, signingOrders } from '../../workflows/definitions';
+
+export { requestStatuses, signerStatuses };
 
 export const FieldSchema = z
   .object({
@@ -38,7 +39,7 @@ export const SigningRequestCreateSchema = z
         title: z.string().trim().min(1, { error: 'is required' }).max(200),
         message: z.string().max(5000).optional(),
         signers: z.array(SignerInputSchema).min(1).max(50),
-        signingOrder: z.enum(['parallel', 'sequential']).default('parallel'),
+        signingOrder: z.enum(signingOrders).default('parallel'),
         expiresAt: z.iso.datetime({ offset: true }).optional().openapi({ description: 'ISO 8601; default: expiresInDays from now.' }),
         expiresInDays: z.number().int().min(1).max(365).optional().openapi({ description: 'Default 30.' }),
         reminderEveryDays: z.number().int().min(0).max(30).default(3).openapi({ description: '0 = no reminders.' }),
@@ -106,7 +107,7 @@ export const SigningRequestSchema = z
     title: z.string(),
     message: z.string().nullable(),
     status: z.enum(requestStatuses),
-    signingOrder: z.enum(['parallel', 'sequential']),
+    signingOrder: z.enum(signingOrders),
     expiresAt: z.string(),
     reminderEveryDays: z.number().int(),
     originalSha256: z.string(),

@@ -38,11 +38,11 @@ export function signingRoutes({ db, temporal, openapi, config, logger }: { db: D
   });
   router.get('/request', async (ctx) => {
     const context = await resolveSigningToken(db, ctx.params.token);
-    if (context.request_status === 'pending' && ['pending', 'notified'].includes(context.status)) {
+    if (context.request.status === 'pending' && ['pending', 'notified'].includes(context.signer.status)) {
       // Best effort: the page shows either way; the workflow records the view once.
-      signingRequestHandle(temporal, context.request_id)
-        .viewed({ signerId: context.id, ...client(ctx) })
-        .catch((error) => logger.warn({ err: error, requestId: context.request_id }, 'could not record a view'));
+      signingRequestHandle(temporal, context.request.id)
+        .viewed({ signerId: context.signer.id, ...client(ctx) })
+        .catch((error) => logger.warn({ err: error, requestId: context.request.id }, 'could not record a view'));
     }
     ctx.set('Cache-Control', 'no-store');
     ctx.body = presentSignerView(context);
@@ -57,7 +57,7 @@ export function signingRoutes({ db, temporal, openapi, config, logger }: { db: D
     assertCanAct(context);
     ctx.type = 'application/pdf';
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = await getOriginalPdf(db, context.document_id);
+    ctx.body = await getOriginalPdf(db, context.request.documentId);
   });
 
   describe('post', '/sign', 'Sign, with consent to sign electronically and a typed or drawn signature', {
@@ -73,8 +73,8 @@ export function signingRoutes({ db, temporal, openapi, config, logger }: { db: D
       if (problem) throw validationError([`signature.value ${problem}`]);
     }
     assertCanAct(context);
-    await runUpdate(() => signingRequestHandle(temporal, context.request_id).sign({ signerId: context.id, signature: input.signature, fieldValues: input.fieldValues, ...client(ctx) }));
-    ctx.body = { signerId: context.id, status: 'signed' };
+    await runUpdate(() => signingRequestHandle(temporal, context.request.id).sign({ signerId: context.signer.id, signature: input.signature, fieldValues: input.fieldValues, ...client(ctx) }));
+    ctx.body = { signerId: context.signer.id, status: 'signed' };
   });
 
   describe('post', '/decline', 'Decline to sign, with a reason', {
@@ -85,8 +85,8 @@ export function signingRoutes({ db, temporal, openapi, config, logger }: { db: D
     const context = await resolveSigningToken(db, ctx.params.token);
     const { reason } = parseInput(DeclineSchema, ctx.request.body);
     assertCanAct(context);
-    await runUpdate(() => signingRequestHandle(temporal, context.request_id).decline({ signerId: context.id, reason, ...client(ctx) }));
-    ctx.body = { signerId: context.id, status: 'declined' };
+    await runUpdate(() => signingRequestHandle(temporal, context.request.id).decline({ signerId: context.signer.id, reason, ...client(ctx) }));
+    ctx.body = { signerId: context.signer.id, status: 'declined' };
   });
 
   // --- The signing page (HTML) and its assets. RegExp paths are not prefixed, so /sign-assets/… stays at the root. ---
