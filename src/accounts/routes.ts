@@ -1,5 +1,4 @@
-import type { Context } from 'koa';
-import { pickErrors } from '../api/openapi';
+import { routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
 import { z } from '../api/validation';
 import { plans, planNames, rateLimitedOperations } from './plans';
@@ -24,28 +23,34 @@ export const AccountSchema = z
   .openapi('Account');
 
 export function accountRoutes({ router, db, config, openapi }: RouteDeps) {
-  openapi.registerPath({
-    method: 'get',
-    path: '/account',
-    tags: ['Account'],
-    summary: 'Your plan, this month’s usage against its quotas, and the rate limits that apply',
-    responses: { 200: { description: 'The account', content: { 'application/json': { schema: AccountSchema } } }, ...pickErrors(401) },
-  });
-  router.get('/account', async (ctx: Context) => {
-    const account: Account = ctx.state.account;
-    const usage = await describeUsage(db, account);
-    ctx.body = {
-      id: account.id,
-      email: account.email,
-      plan: account.plan,
-      usage,
-      features: { webhooks: plans[account.plan].webhooks },
-      rateLimits: rateLimitedOperations.map((operation) => ({
-        operation,
-        limit: Math.ceil(plans[account.plan].rateLimitsPerHour[operation] * config.RATE_LIMIT_MULTIPLIER),
-        window: '1h',
-      })),
-      createdAt: account.createdAt.toISOString(),
-    };
-  });
+  const route = routesOn(router, openapi);
+
+  route(
+    {
+      method: 'get',
+      path: '/account',
+      tag: 'Account',
+      summary: 'Your plan, this month’s usage against its quotas, and the rate limits that apply',
+      response: AccountSchema,
+      responseDescription: 'The account',
+      errors: [401],
+    },
+    async (_input, ctx) => {
+      const account: Account = ctx.state.account;
+      const usage = await describeUsage(db, account);
+      return {
+        id: account.id,
+        email: account.email,
+        plan: account.plan,
+        usage,
+        features: { webhooks: plans[account.plan].webhooks },
+        rateLimits: rateLimitedOperations.map((operation) => ({
+          operation,
+          limit: Math.ceil(plans[account.plan].rateLimitsPerHour[operation] * config.RATE_LIMIT_MULTIPLIER),
+          window: '1h',
+        })),
+        createdAt: account.createdAt.toISOString(),
+      };
+    },
+  );
 }

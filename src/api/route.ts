@@ -24,11 +24,15 @@ export interface RouteSpec<Params extends Schema | undefined, Query extends Sche
   /** A JSON body, parsed with `jsonBody()` unless `parseBody` says otherwise. */
   body?: Body;
   parseBody?: Middleware;
+  /** The OpenAPI request body of a body the handler reads itself (multipart, a file), in place of `body`. */
+  requestBody?: NonNullable<RouteConfig['request']>['body'];
   /** Rate limits, gates: run before the body is read. */
   before?: Middleware[];
-  /** The success response: its status and schema (or a full OpenAPI response for files). */
+  /** The success response: its status and schema (or a full OpenAPI response for files and 204s). */
   status?: number;
   response: Schema | NonNullable<RouteConfig['responses']>[number];
+  /** The success response's OpenAPI description when `response` is a schema; default 'OK'. */
+  responseDescription?: string;
   errors: (keyof typeof errorResponses)[];
 }
 
@@ -41,7 +45,8 @@ export interface RouteInput<Params, Query, Body> {
 /**
  * One declaration per route: it registers the OpenAPI path and the Koa route together, validates
  * params, query and body with one schema each, and hands the handler a typed input. The handler
- * returns the response body (or sets ctx itself for files and streams and returns undefined).
+ * returns the response body (or sets ctx itself for files and streams and returns undefined); a 204
+ * route's handler returns nothing.
  */
 export function defineRoute<Params extends Schema | undefined = undefined, Query extends Schema | undefined = undefined, Body extends Schema | undefined = undefined>(
   router: Router,
@@ -50,7 +55,7 @@ export function defineRoute<Params extends Schema | undefined = undefined, Query
   handler: (input: RouteInput<Parsed<Params>, Parsed<Query>, Parsed<Body>>, ctx: Context) => unknown,
 ) {
   const status = spec.status ?? 200;
-  const response = spec.response instanceof z.ZodType ? { description: 'OK', ...jsonContent(spec.response) } : spec.response;
+  const response = spec.response instanceof z.ZodType ? { description: spec.responseDescription ?? 'OK', ...jsonContent(spec.response) } : spec.response;
   openapi.registerPath({
     method: spec.method,
     path: spec.path,
@@ -61,6 +66,7 @@ export function defineRoute<Params extends Schema | undefined = undefined, Query
       ...(spec.params ? { params: spec.params as never } : {}),
       ...(spec.query ? { query: spec.query as never } : {}),
       ...(spec.body ? { body: jsonContent(spec.body) } : {}),
+      ...(spec.requestBody ? { body: spec.requestBody } : {}),
     },
     responses: { [status]: response, ...pickErrors(...spec.errors) },
   });
@@ -74,6 +80,8 @@ export function defineRoute<Params extends Schema | undefined = undefined, Query
     if (result !== undefined) {
       ctx.status = status;
       ctx.body = result;
+    } else if (status === 204) {
+      ctx.status = 204;
     }
   });
 }
@@ -92,7 +100,22 @@ export const idParam = (kind: IdKind, what: string) =>
     .refine((value) => isId(kind, value), { error: what })
     .openapi({ example: `${idPrefixes[kind]}_01jd8x3c6hf1z8k3q2v5n7m9pt` });
 
-const PaginationSchema = z.object({ limit: z.number(), hasMore: z.boolean(), nextCursor: z.string().nullable() }).openapi('Pagination');
+const PaginationSchema = z.object({ limit: z.number().int(), hasMore: z.boolean(), nextCursor: z.string().nullable() }).openapi('Pagination');
 
 /** The list envelope every list endpoint answers with. */
 export const listOf = (item: Schema) => z.object({ data: z.array(item), pagination: PaginationSchema });
+
+/** A page of rows in that envelope, each row presented. */
+export const presentPage = <Row, Item>(page: { data: Row[]; hasMore: boolean; nextCursor: string | null }, limit: number, present: (row: Row) => Item) => ({
+  data: page.data.map(present),
+  pagination: { limit, hasMore: page.hasMore, nextCursor: page.nextCursor },
+});
+
+/** `defineRoute` bound to one router and registry, as a route file uses it: `const route = routesOn(router, openapi)`. */
+export const routesOn =
+  (router: Router, openapi: OpenAPIRegistry) =>
+  <Params extends Schema | undefined = undefined, Query extends Schema | undefined = undefined, Body extends Schema | undefined = undefined>(
+    spec: RouteSpec<Params, Query, Body>,
+    handler: (input: RouteInput<Parsed<Params>, Parsed<Query>, Parsed<Body>>, ctx: Context) => unknown,
+  ) =>
+    defineRoute(router, openapi, spec, handler);

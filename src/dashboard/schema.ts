@@ -1,3 +1,4 @@
+import { listOf } from '../api/route';
 import { eventTypes } from '../events/service';
 import { isId } from '../ids';
 import { paginationQuery, queryDate, z } from '../api/validation';
@@ -39,9 +40,7 @@ export const ActivityItemSchema = z
   })
   .openapi('ActivityItem');
 
-export const ActivityPageSchema = z
-  .object({ data: z.array(ActivityItemSchema), pagination: z.object({ limit: z.number().int(), hasMore: z.boolean(), nextCursor: z.string().nullable() }) })
-  .openapi('ActivityPage');
+export const ActivityPageSchema = listOf(ActivityItemSchema).openapi('ActivityPage');
 
 export const BreakdownQuerySchema = z
   .object({

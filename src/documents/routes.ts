@@ -2,9 +2,9 @@ import fs from 'node:fs/promises';
 import type { Context } from 'koa';
 import type { File } from 'formidable';
 import type { Account } from '../accounts/service';
-import { jsonOrMultipartBody, jsonBody, readPdfBody } from '../api/middleware/body';
+import { jsonOrMultipartBody, readPdfBody } from '../api/middleware/body';
 import { uploadGate } from '../api/middleware/uploadGate';
-import { jsonContent as json, pickErrors } from '../api/openapi';
+import { presentPage, routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
 import { parseInput, z } from '../api/validation';
 import { validationError } from '../errors';
@@ -20,6 +20,7 @@ import {
 } from './schema';
 import { createDocument, deleteDocument, getDocument, getDocumentFile, listDocuments, renameDocument, uploadDocumentFile } from './service';
 
+const tag = 'Documents';
 const pdf = { content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } };
 
 /** The fields of a create request, from a JSON body or from a multipart upload. */
@@ -39,103 +40,123 @@ async function readCreateInput(ctx: Context) {
 
 export function documentRoutes({ router, db, config, rateLimit, openapi, events }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
+  const route = routesOn(router, openapi);
   const maxBytes = config.MAX_UPLOAD_BYTES;
   // One gate for both upload routes: together they process at most MAX_CONCURRENT_UPLOADS large bodies.
   const gate = uploadGate(config.MAX_CONCURRENT_UPLOADS);
 
-  openapi.registerPath({
-    method: 'post',
-    path: '/documents',
-    tags: ['Documents'],
-    summary: 'Create a document',
-    description: `JSON with optional base64 content, or multipart/form-data with a file part. At most ${maxBytes} bytes. Rate limited per plan; counts against the monthly document quota.`,
-    request: { body: { content: { 'application/json': { schema: DocumentCreateSchema }, 'multipart/form-data': { schema: DocumentUploadSchema } } } },
-    responses: { 201: { description: 'Created', ...json(DocumentSchema) }, ...pickErrors(400, 401, 403, 413, 429) },
-  });
-  router.post('/documents', rateLimit('POST /documents'), gate, jsonOrMultipartBody(maxBytes), async (ctx) => {
-    const document = await createDocument({ db, events }, account(ctx), await readCreateInput(ctx));
-    ctx.status = 201;
-    ctx.body = presentDocument(document);
-  });
+  route(
+    {
+      method: 'post',
+      path: '/documents',
+      tag,
+      summary: 'Create a document',
+      description: `JSON with optional base64 content, or multipart/form-data with a file part. At most ${maxBytes} bytes. Rate limited per plan; counts against the monthly document quota.`,
+      before: [rateLimit('POST /documents'), gate],
+      parseBody: jsonOrMultipartBody(maxBytes),
+      requestBody: { content: { 'application/json': { schema: DocumentCreateSchema }, 'multipart/form-data': { schema: DocumentUploadSchema } } },
+      status: 201,
+      response: DocumentSchema,
+      responseDescription: 'Created',
+      errors: [400, 401, 403, 413, 429],
+    },
+    async (_input, ctx) => presentDocument(await createDocument({ db, events }, account(ctx), await readCreateInput(ctx))),
+  );
 
-  openapi.registerPath({
-    method: 'get',
-    path: '/documents',
-    tags: ['Documents'],
-    summary: 'List documents, newest first',
-    request: { query: DocumentListQuerySchema },
-    responses: { 200: { description: 'A page of documents', ...json(DocumentListSchema) }, ...pickErrors(400, 401) },
-  });
-  router.get('/documents', async (ctx) => {
-    const query = parseInput(DocumentListQuerySchema, ctx.query);
-    const page = await listDocuments(db, account(ctx).id, query);
-    ctx.body = { data: page.data.map(presentDocument), pagination: { limit: query.limit, hasMore: page.hasMore, nextCursor: page.nextCursor } };
-  });
+  route(
+    {
+      method: 'get',
+      path: '/documents',
+      tag,
+      summary: 'List documents, newest first',
+      query: DocumentListQuerySchema,
+      response: DocumentListSchema,
+      responseDescription: 'A page of documents',
+      errors: [400, 401],
+    },
+    async ({ query }, ctx) => presentPage(await listDocuments(db, account(ctx).id, query), query.limit, presentDocument),
+  );
 
-  openapi.registerPath({
-    method: 'get',
-    path: '/documents/{id}',
-    tags: ['Documents'],
-    summary: 'Retrieve a document',
-    request: { params: DocumentIdParams },
-    responses: { 200: { description: 'The document', ...json(DocumentSchema) }, ...pickErrors(401, 404) },
-  });
-  router.get('/documents/:id', async (ctx) => {
-    ctx.body = presentDocument(await getDocument(db, account(ctx).id, ctx.params.id));
-  });
+  route(
+    {
+      method: 'get',
+      path: '/documents/{id}',
+      tag,
+      summary: 'Retrieve a document',
+      params: DocumentIdParams,
+      response: DocumentSchema,
+      responseDescription: 'The document',
+      errors: [401, 404],
+    },
+    async ({ params }, ctx) => presentDocument(await getDocument(db, account(ctx).id, params.id)),
+  );
 
-  openapi.registerPath({
-    method: 'patch',
-    path: '/documents/{id}',
-    tags: ['Documents'],
-    summary: 'Rename a document',
-    request: { params: DocumentIdParams, body: json(DocumentUpdateSchema) },
-    responses: { 200: { description: 'The document', ...json(DocumentSchema) }, ...pickErrors(400, 401, 404) },
-  });
-  router.patch('/documents/:id', jsonBody(), async (ctx) => {
-    const { fileName } = parseInput(DocumentUpdateSchema, ctx.request.body);
-    ctx.body = presentDocument(await renameDocument({ db, events }, account(ctx).id, ctx.params.id, fileName));
-  });
+  route(
+    {
+      method: 'patch',
+      path: '/documents/{id}',
+      tag,
+      summary: 'Rename a document',
+      params: DocumentIdParams,
+      body: DocumentUpdateSchema,
+      response: DocumentSchema,
+      responseDescription: 'The document',
+      errors: [400, 401, 404],
+    },
+    async ({ params, body }, ctx) => presentDocument(await renameDocument({ db, events }, account(ctx).id, params.id, body.fileName)),
+  );
 
-  openapi.registerPath({
-    method: 'delete',
-    path: '/documents/{id}',
-    tags: ['Documents'],
-    summary: 'Delete a document',
-    request: { params: DocumentIdParams },
-    responses: { 204: { description: 'Deleted' }, ...pickErrors(401, 404, 409) },
-  });
-  router.delete('/documents/:id', async (ctx) => {
-    await deleteDocument({ db, events }, account(ctx).id, ctx.params.id);
-    ctx.status = 204;
-  });
+  route(
+    {
+      method: 'delete',
+      path: '/documents/{id}',
+      tag,
+      summary: 'Delete a document',
+      params: DocumentIdParams,
+      status: 204,
+      response: { description: 'Deleted' },
+      errors: [401, 404, 409],
+    },
+    async ({ params }, ctx) => {
+      await deleteDocument({ db, events }, account(ctx).id, params.id);
+    },
+  );
 
-  openapi.registerPath({
-    method: 'put',
-    path: '/documents/{id}/file',
-    tags: ['Documents'],
-    summary: 'Upload the PDF of a document created without content',
-    request: { params: DocumentIdParams, body: pdf },
-    responses: { 200: { description: 'The document, now ready', ...json(DocumentSchema) }, ...pickErrors(400, 401, 404, 409, 413) },
-  });
-  router.put('/documents/:id/file', gate, async (ctx) => {
-    await getDocument(db, account(ctx).id, ctx.params.id); // 404 before reading a body for someone else's document
-    const content = await readPdfBody(ctx, maxBytes);
-    ctx.body = presentDocument(await uploadDocumentFile({ db, events }, account(ctx).id, ctx.params.id, content));
-  });
+  route(
+    {
+      method: 'put',
+      path: '/documents/{id}/file',
+      tag,
+      summary: 'Upload the PDF of a document created without content',
+      params: DocumentIdParams,
+      before: [gate],
+      requestBody: pdf,
+      response: DocumentSchema,
+      responseDescription: 'The document, now ready',
+      errors: [400, 401, 404, 409, 413],
+    },
+    async ({ params }, ctx) => {
+      await getDocument(db, account(ctx).id, params.id); // 404 before reading a body for someone else's document
+      const content = await readPdfBody(ctx, maxBytes);
+      return presentDocument(await uploadDocumentFile({ db, events }, account(ctx).id, params.id, content));
+    },
+  );
 
-  openapi.registerPath({
-    method: 'get',
-    path: '/documents/{id}/file',
-    tags: ['Documents'],
-    summary: 'Download the original PDF',
-    request: { params: DocumentIdParams },
-    responses: { 200: { description: 'The original PDF', ...pdf }, ...pickErrors(401, 404, 409) },
-  });
-  router.get('/documents/:id/file', async (ctx) => {
-    const { document, content } = await getDocumentFile(db, account(ctx).id, ctx.params.id);
-    ctx.type = 'application/pdf';
-    ctx.set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(document.fileName)}`);
-    ctx.body = content;
-  });
+  route(
+    {
+      method: 'get',
+      path: '/documents/{id}/file',
+      tag,
+      summary: 'Download the original PDF',
+      params: DocumentIdParams,
+      response: { description: 'The original PDF', ...pdf },
+      errors: [401, 404, 409],
+    },
+    async ({ params }, ctx) => {
+      const { document, content } = await getDocumentFile(db, account(ctx).id, params.id);
+      ctx.type = 'application/pdf';
+      ctx.set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(document.fileName)}`);
+      ctx.body = content;
+    },
+  );
 }

@@ -1,3 +1,4 @@
+import { idParam, listOf } from '../api/route';
 import { isId } from '../ids';
 import { paginationQuery, queryDate, z } from '../api/validation';
 
@@ -47,7 +48,7 @@ export const DocumentListQuerySchema = z.object({
   createdBefore: queryDate.optional().openapi({ type: 'string', format: 'date-time' }),
 });
 
-export const DocumentIdParams = z.object({ id: z.string().openapi({ example: 'doc_01jd8x3c6hf1z8k3q2v5n7m9pt' }) });
+export const DocumentIdParams = z.object({ id: idParam('document', 'Document') });
 
 export const DocumentSchema = z
   .object({
@@ -62,12 +63,7 @@ export const DocumentSchema = z
   })
   .openapi('Document');
 
-export const DocumentListSchema = z
-  .object({
-    data: z.array(DocumentSchema),
-    pagination: z.object({ limit: z.number().int(), hasMore: z.boolean(), nextCursor: z.string().nullable() }),
-  })
-  .openapi('DocumentList');
+export const DocumentListSchema = listOf(DocumentSchema).openapi('DocumentList');
 
 export type DocumentCreateInput = z.infer<typeof DocumentCreateSchema>;
 export type DocumentListQuery = z.infer<typeof DocumentListQuerySchema>;

@@ -1,3 +1,4 @@
+import { listOf } from '../api/route';
 import { queryDate, paginationQuery, z } from '../api/validation';
 import { DocumentSchema, documentStatuses } from '../documents/schema';
 import { SigningRequestSchema, requestStatuses } from '../signatures/schema';
@@ -61,10 +62,6 @@ export const SearchHitSchema = z
   ])
   .openapi('SearchHit');
 
-export const SearchResultSchema = z
-  .object({
-    data: z.array(SearchHitSchema),
-    pagination: z.object({ limit: z.number().int(), hasMore: z.boolean(), nextCursor: z.string().nullable() }),
-    total: z.number().int().openapi({ description: 'Hits over all pages.' }),
-  })
+export const SearchResultSchema = listOf(SearchHitSchema)
+  .extend({ total: z.number().int().openapi({ description: 'Hits over all pages.' }) })
   .openapi('SearchResult');

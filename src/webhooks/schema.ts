@@ -1,3 +1,4 @@
+import { idParam, listOf } from '../api/route';
 import { eventTypes } from '../events/service';
 import { isId } from '../ids';
 import { paginationQuery, z } from '../api/validation';
@@ -36,8 +37,8 @@ export const WebhookUpdateSchema = z
   .refine((input) => Object.values(input).some((value) => value !== undefined), { error: 'must change at least one of url, events, description, enabled' })
   .openapi('WebhookUpdate');
 
-export const WebhookIdParams = z.object({ id: z.string().openapi({ example: 'wh_01jd8x3c6hf1z8k3q2v5n7m9pt' }) });
-export const DeliveryIdParams = WebhookIdParams.extend({ deliveryId: z.string().openapi({ example: 'whd_01jd8x3c6hf1z8k3q2v5n7m9pt' }) });
+export const WebhookIdParams = z.object({ id: idParam('webhook', 'Webhook') });
+export const DeliveryIdParams = WebhookIdParams.extend({ deliveryId: idParam('delivery', 'Delivery') });
 
 export const WebhookListQuerySchema = z.object({
   ...paginationQuery,
@@ -73,9 +74,6 @@ export const WebhookSchema = z
 export const WebhookWithSecretSchema = WebhookSchema.extend({
   secret: z.string().openapi({ description: 'whsec_…: shown only on creation and rotation. Verify X-Service-Signature with it.' }),
 }).openapi('WebhookWithSecret');
-
-const listOf = <Item extends z.ZodType>(item: Item) =>
-  z.object({ data: z.array(item), pagination: z.object({ limit: z.number().int(), hasMore: z.boolean(), nextCursor: z.string().nullable() }) });
 
 export const WebhookListSchema = listOf(WebhookSchema).openapi('WebhookList');
 

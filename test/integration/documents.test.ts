@@ -344,6 +344,24 @@ describe('GET, PATCH, DELETE /api/v1/documents/:id and GET /:id/file', () => {
     expect(response.body.error).to.equal('not_found');
   });
 
+  it('404 for an id that is not a document id, for every method, even with an invalid body', async () => {
+    const { request } = await createTestAccount();
+    for (const id of ['garbage', 'wh_01jd8x3c6hf1z8k3q2v5n7m9pt', `doc_${'x'.repeat(300)}`]) {
+      const path = `/api/v1/documents/${id}`;
+      const attempts = [
+        await request('GET', path),
+        await request('PATCH', path, { json: {} }),
+        await request('DELETE', path),
+        await request('GET', `${path}/file`),
+        await request('PUT', `${path}/file`, { body: Buffer.from('%PDF'), headers: { 'Content-Type': 'application/pdf' } }),
+      ];
+      for (const attempt of attempts) {
+        expect(attempt.status, id).to.equal(404);
+        expect(attempt.body).to.include({ error: 'not_found', message: 'Document not found.' });
+      }
+    }
+  });
+
   it('another account’s document is 404 for every method', async () => {
     const owner = await createTestAccount();
     const stranger = await createTestAccount();
