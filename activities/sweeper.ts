@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
 import type { Config } from '../src/config';
 import type { Db } from '../src/db';
-import { startSigningRequest } from '../src/signatures/service';
-import { toSigningRequest } from '../src/signatures/store';
+import { startSigningRequest } from '../src/signingRequests/service';
+import { toSigningRequest } from '../src/signingRequests/store';
 import { activityEventDispatcher } from './events';
 
 export interface SweeperActivityDeps {

@@ -3,7 +3,6 @@ import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db';
-import { createEventDispatcher } from '../events/dispatch';
 import type { Logger } from '../logger';
 import { accountRoutes } from '../accounts/routes';
 import { dashboardRoutes } from '../dashboard/routes';
@@ -12,8 +11,8 @@ import { docsRoutes } from '../docs/routes';
 import { mailDevRoutes } from '../mail/devRoutes';
 import type { SearchBackend } from '../search/backend';
 import { searchRoutes } from '../search/routes';
-import { signatureRoutes } from '../signatures/routes';
-import { signingRoutes } from '../signing/routes';
+import { signingRequestRoutes } from '../signingRequests/routes';
+import { signerPortalRoutes } from '../signerPortal/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import type { Webhooks } from '../webhooks/setup';
 import { healthRoutes, type ReadinessChecks } from '../health/routes';
@@ -47,21 +46,14 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
     ctx.body = openApiDocument;
   });
   api.use(authenticate(apiKeys));
-  const events = createEventDispatcher({
-    client: temporal,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    db,
-    retryScale: config.WEBHOOK_RETRY_SCALE,
-    onError: (error, eventIds) => logger.warn({ err: error, eventIds }, 'event dispatch failed; the sweeper will retry'),
-  });
-  const deps = { router: api, db, config, rateLimit, openapi, temporal, events, webhooks, search };
+  const deps = { router: api, db, config, rateLimit, openapi, temporal, webhooks, search };
   accountRoutes(deps);
   documentRoutes(deps);
-  signatureRoutes(deps);
+  signingRequestRoutes(deps);
   webhookRoutes(deps);
   searchRoutes(deps);
   dashboardRoutes(deps);
-  const signing = signingRoutes({ db, temporal, openapi, config, logger });
+  const signerPortal = signerPortalRoutes({ db, temporal, openapi, config, logger });
 
   const health = healthRoutes(readinessChecks);
   const docs = docsRoutes();
@@ -85,7 +77,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   });
   app.use(health.routes());
   app.use(docs.routes());
-  app.use(signing.routes());
+  app.use(signerPortal.routes());
   if (config.NODE_ENV !== 'production') app.use(mailDevRoutes(db).routes());
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: false }));

@@ -34,6 +34,9 @@ export interface RouteSpec<Params extends Schema | undefined, Query extends Sche
   /** The success response's OpenAPI description when `response` is a schema; default 'OK'. */
   responseDescription?: string;
   errors: (keyof typeof errorResponses)[];
+  /** For routes outside /api/v1 (the signer's): their own server and no API key. */
+  servers?: RouteConfig['servers'];
+  security?: RouteConfig['security'];
 }
 
 export interface RouteInput<Params, Query, Body> {
@@ -69,6 +72,8 @@ export function defineRoute<Params extends Schema | undefined = undefined, Query
       ...(spec.requestBody ? { body: spec.requestBody } : {}),
     },
     responses: { [status]: response, ...pickErrors(...spec.errors) },
+    ...(spec.servers ? { servers: spec.servers } : {}),
+    ...(spec.security ? { security: spec.security } : {}),
   });
   const middleware = [...(spec.before ?? []), ...(spec.body || spec.parseBody ? [spec.parseBody ?? jsonBody()] : [])];
   const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');

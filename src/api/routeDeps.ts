@@ -3,7 +3,6 @@ import type Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db';
-import type { EventDispatcher } from '../events/dispatch';
 import type { SearchBackend } from '../search/backend';
 import type { Webhooks } from '../webhooks/setup';
 import type { RateLimit } from './middleware/rateLimit';
@@ -16,8 +15,6 @@ export interface RouteDeps {
   rateLimit: RateLimit;
   openapi: OpenAPIRegistry;
   temporal: Client;
-  /** Starts delivery of events once their transaction commits. */
-  events: EventDispatcher;
   webhooks: Webhooks;
   /** Search and the dashboard's aggregations: Elasticsearch, or PostgreSQL without it. */
   search: SearchBackend;

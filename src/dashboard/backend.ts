@@ -1,4 +1,4 @@
-import type { requestStatuses, signerStatuses } from '../signatures/schema';
+import type { requestStatuses, signerStatuses } from '../../workflows/definitions';
 
 export type RequestStatus = (typeof requestStatuses)[number];
 export type SignerStatus = (typeof signerStatuses)[number];

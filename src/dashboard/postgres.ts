@@ -1,5 +1,5 @@
 import type { Db } from '../db';
-import { requestStatuses, signerStatuses } from '../signatures/schema';
+import { requestStatuses, signerStatuses } from '../../workflows/definitions';
 import {
   FINISHED_STATUSES,
   TOP_DECLINE_REASONS,

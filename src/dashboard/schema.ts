@@ -2,7 +2,7 @@ import { listOf } from '../api/route';
 import { eventTypes } from '../events/service';
 import { isId } from '../ids';
 import { paginationQuery, queryDate, z } from '../api/validation';
-import { requestStatuses, signerStatuses } from '../signatures/schema';
+import { requestStatuses, signerStatuses } from '../../workflows/definitions';
 
 const counts = (statuses: readonly string[]) => z.object(Object.fromEntries(statuses.map((status) => [status, z.number().int()])));
 const seconds = z.number().nullable().openapi({ description: 'Seconds; null when no request has completed.' });

@@ -38,7 +38,7 @@ async function readCreateInput(ctx: Context) {
   return { fileName, fileSize: file.size, content: await fs.readFile(file.filepath) };
 }
 
-export function documentRoutes({ router, db, config, rateLimit, openapi, events }: RouteDeps) {
+export function documentRoutes({ router, db, config, rateLimit, openapi }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
   const route = routesOn(router, openapi);
   const maxBytes = config.MAX_UPLOAD_BYTES;
@@ -60,7 +60,7 @@ export function documentRoutes({ router, db, config, rateLimit, openapi, events 
       responseDescription: 'Created',
       errors: [400, 401, 403, 413, 429],
     },
-    async (_input, ctx) => presentDocument(await createDocument({ db, events }, account(ctx), await readCreateInput(ctx))),
+    async (_input, ctx) => presentDocument(await createDocument({ db }, account(ctx), await readCreateInput(ctx))),
   );
 
   route(
@@ -103,7 +103,7 @@ export function documentRoutes({ router, db, config, rateLimit, openapi, events 
       responseDescription: 'The document',
       errors: [400, 401, 404],
     },
-    async ({ params, body }, ctx) => presentDocument(await renameDocument({ db, events }, account(ctx).id, params.id, body.fileName)),
+    async ({ params, body }, ctx) => presentDocument(await renameDocument({ db }, account(ctx).id, params.id, body.fileName)),
   );
 
   route(
@@ -118,7 +118,7 @@ export function documentRoutes({ router, db, config, rateLimit, openapi, events 
       errors: [401, 404, 409],
     },
     async ({ params }, ctx) => {
-      await deleteDocument({ db, events }, account(ctx).id, params.id);
+      await deleteDocument({ db }, account(ctx).id, params.id);
     },
   );
 
@@ -138,7 +138,7 @@ export function documentRoutes({ router, db, config, rateLimit, openapi, events 
     async ({ params }, ctx) => {
       await getDocument(db, account(ctx).id, params.id); // 404 before reading a body for someone else's document
       const content = await readPdfBody(ctx, maxBytes);
-      return presentDocument(await uploadDocumentFile({ db, events }, account(ctx).id, params.id, content));
+      return presentDocument(await uploadDocumentFile({ db }, account(ctx).id, params.id, content));
     },
   );
 

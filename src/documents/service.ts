@@ -80,7 +80,6 @@ async function assertDocumentQuota(trx: Db, account: Account) {
 
 export interface DocumentDeps {
   db: Db;
-  events?: unknown;
 }
 
 const documentEventData = (document: Document) => ({

@@ -1,7 +1,8 @@
 import { listOf } from '../api/route';
 import { queryDate, paginationQuery, z } from '../api/validation';
 import { DocumentSchema, documentStatuses } from '../documents/schema';
-import { SigningRequestSchema, requestStatuses } from '../signatures/schema';
+import { SigningRequestSchema } from '../signingRequests/schema';
+import { requestStatuses } from '../../workflows/definitions';
 import { decodeCursor, searchSorts } from './cursor';
 import { isEmptySearchText, parseSearchText } from './text';
 

@@ -1,8 +1,8 @@
 import type { Db } from '../db';
 import { presentDocument } from '../documents/presenter';
 import { getDocuments } from '../documents/service';
-import { presentSigningRequest } from '../signatures/presenter';
-import { findSigningRequests } from '../signatures/store';
+import { presentSigningRequest } from '../signingRequests/presenter';
+import { findSigningRequests } from '../signingRequests/store';
 import type { SearchBackend, SearchHitRef } from './backend';
 import { encodeCursor } from './cursor';
 import type { SearchQuery, SearchType } from './schema';

@@ -5,7 +5,7 @@ import { mailSender, type MailMessage, type MailTransport } from '../mail';
 import { cancelledMail, completedMail, declinedMail, invitationMail, reminderMail, type RenderedMail } from '../mail/templates';
 import { sealDocument } from '../pdf/seal';
 import { loadSealCertificate } from '../pdf/sealCertificate';
-import { emailLinkToken, hashToken, loadTokenSecret } from '../signing/tokens';
+import { emailLinkToken, hashToken, loadTokenSecret } from '../signerPortal/tokens';
 import type { ClientInfo, DeclineInput, SignInput } from '../../workflows/definitions';
 import { loadForLifecycle, type SigningRequest } from './store';
 

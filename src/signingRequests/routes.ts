@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Account } from '../accounts/service';
 import type { RouteDeps } from '../api/routeDeps';
-import { idParam, listOf, routesOn } from '../api/route';
+import { idParam, listOf, presentPage, routesOn } from '../api/route';
 import { z } from '../api/validation';
 import { presentSigningRequest } from './presenter';
 import { AuditStepSchema, CancelSchema, SigningRequestCreateSchema, SigningRequestListQuerySchema, SigningRequestSchema } from './schema';
@@ -12,41 +12,38 @@ const IdParams = z.object({ id: idParam('signingRequest', 'Signing request') });
 const SignerParams = IdParams.extend({ signerId: idParam('signer', 'Signer') });
 const tag = 'Signing requests';
 
-export function signatureRoutes({ router, db, config, rateLimit, openapi, temporal }: RouteDeps) {
+export function signingRequestRoutes({ router, db, config, rateLimit, openapi, temporal }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
   const deps = { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, publicUrl: config.publicUrl };
   const route = routesOn(router, openapi);
 
   route(
-    { method: 'post', path: '/signatures', tag, summary: 'Send a document to one or more signers', body: SigningRequestCreateSchema, before: [rateLimit('POST /signatures')], status: 201, response: SigningRequestSchema, errors: [400, 401, 404, 409, 429] },
+    { method: 'post', path: '/signatures', tag, summary: 'Send a document to one or more signers', body: SigningRequestCreateSchema, before: [rateLimit('POST /signatures')], status: 201, response: SigningRequestSchema, responseDescription: 'Created; invitations are on their way', errors: [400, 401, 404, 409, 429] },
     async ({ body }, ctx) => presentSigningRequest(await createSigningRequest(deps, account(ctx), body)),
   );
 
   route(
-    { method: 'get', path: '/signatures', tag, summary: 'List signing requests, newest first', query: SigningRequestListQuerySchema, response: listOf(SigningRequestSchema), errors: [400, 401] },
-    async ({ query }, ctx) => {
-      const page = await listSigningRequests(db, account(ctx).id, query);
-      return { data: page.data.map(presentSigningRequest), pagination: { limit: query.limit, hasMore: page.hasMore, nextCursor: page.nextCursor } };
-    },
+    { method: 'get', path: '/signatures', tag, summary: 'List signing requests, newest first', query: SigningRequestListQuerySchema, response: listOf(SigningRequestSchema).openapi('SigningRequestList'), responseDescription: 'A page of signing requests', errors: [400, 401] },
+    async ({ query }, ctx) => presentPage(await listSigningRequests(db, account(ctx).id, query), query.limit, presentSigningRequest),
   );
 
   route(
-    { method: 'get', path: '/signatures/{id}', tag, summary: 'A signing request with the live status of each signer and where it stands (progress)', params: IdParams, response: SigningRequestSchema, errors: [401, 404] },
+    { method: 'get', path: '/signatures/{id}', tag, summary: 'A signing request with the live status of each signer and where it stands (progress)', params: IdParams, response: SigningRequestSchema, responseDescription: 'The signing request', errors: [401, 404] },
     async ({ params }, ctx) => presentSigningRequest(await getSigningRequest(deps, account(ctx).id, params.id)),
   );
 
   route(
-    { method: 'post', path: '/signatures/{id}/cancel', tag, summary: 'Cancel a pending signing request', params: IdParams, body: CancelSchema, response: SigningRequestSchema, errors: [400, 401, 404, 409] },
+    { method: 'post', path: '/signatures/{id}/cancel', tag, summary: 'Cancel a pending signing request', params: IdParams, body: CancelSchema, response: SigningRequestSchema, responseDescription: 'Cancelled', errors: [400, 401, 404, 409] },
     async ({ params, body }, ctx) => presentSigningRequest(await cancelSigningRequest(deps, account(ctx).id, params.id, body.reason)),
   );
 
   route(
-    { method: 'post', path: '/signatures/{id}/remind', tag, summary: 'E-mail the signers whose turn it is again', params: IdParams, response: z.object({ remindedSignerIds: z.array(z.string()) }), errors: [401, 404, 409] },
+    { method: 'post', path: '/signatures/{id}/remind', tag, summary: 'E-mail the signers whose turn it is again', params: IdParams, response: z.object({ remindedSignerIds: z.array(z.string()) }), responseDescription: 'Who was reminded', errors: [401, 404, 409] },
     ({ params }, ctx) => remindSigners(deps, account(ctx).id, params.id),
   );
 
   route(
-    { method: 'get', path: '/signatures/{id}/audit-trail', tag, summary: 'Every step of the request: who, what, when, from which IP and browser', params: IdParams, response: z.object({ data: z.array(AuditStepSchema) }), errors: [401, 404] },
+    { method: 'get', path: '/signatures/{id}/audit-trail', tag, summary: 'Every step of the request: who, what, when, from which IP and browser', params: IdParams, response: z.object({ data: z.array(AuditStepSchema) }), responseDescription: 'The audit trail, oldest first', errors: [401, 404] },
     async ({ params }, ctx) => ({ data: (await findAuditTrail(db, account(ctx).id, params.id)).map((step) => ({ ...step, at: step.at.toISOString() })) }),
   );
 
@@ -69,7 +66,7 @@ export function signatureRoutes({ router, db, config, rateLimit, openapi, tempor
   );
 
   route(
-    { method: 'post', path: '/signatures/{id}/signers/{signerId}/link', tag, summary: 'A fresh signing link for one signer (embedded signing)', params: SignerParams, response: z.object({ url: z.string(), expiresAt: z.string() }), errors: [401, 404, 409] },
+    { method: 'post', path: '/signatures/{id}/signers/{signerId}/link', tag, summary: 'A fresh signing link for one signer (embedded signing)', params: SignerParams, response: z.object({ url: z.string(), expiresAt: z.string() }), responseDescription: 'The link', errors: [401, 404, 409] },
     ({ params }, ctx) => createSigningLink(deps, account(ctx).id, params.id, params.signerId),
   );
 }

@@ -5,7 +5,7 @@ import type { Db } from '../db';
 import { lockDocument } from '../documents/service';
 import { conflict, notFound, validationError } from '../errors';
 import { newId } from '../ids';
-import { hashToken, randomToken } from '../signing/tokens';
+import { hashToken, randomToken } from '../signerPortal/tokens';
 import { signingRequestHandle, startSigningRequestWorkflow } from '../temporal/client';
 import { refusalTypes, type SigningRequestProgress } from '../../workflows/definitions';
 import { signedFileName } from './lifecycle';

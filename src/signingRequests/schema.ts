@@ -3,8 +3,6 @@ import { paginationQuery, queryDate, z } from '../api/validation';
 
 import { requestStatuses, signerStatuses, signingOrders } from '../../workflows/definitions';
 
-export { requestStatuses, signerStatuses };
-
 export const FieldSchema = z
   .object({
     page: z.number().int().min(1),

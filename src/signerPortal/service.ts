@@ -1,6 +1,6 @@
 import type { Db } from '../db';
 import { AppError, conflict, notFound } from '../errors';
-import { toSigner, toSigningRequest } from '../signatures/store';
+import { toSigner, toSigningRequest } from '../signingRequests/store';
 import { hashToken } from './tokens';
 
 /** The signer a link token belongs to, with their request; 404 for an unknown token. */

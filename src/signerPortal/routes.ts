@@ -1,0 +1,109 @@
+import fs from 'node:fs';
+import Router from '@koa/router';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { Client } from '@temporalio/client';
+import type { Context } from 'koa';
+import type { Config } from '../config';
+import type { Db } from '../db';
+import type { Logger } from '../logger';
+import { jsonBody } from '../api/middleware/body';
+import { routesOn } from '../api/route';
+import { z } from '../api/validation';
+import { runUpdate } from '../signingRequests/service';
+import { signatureImageProblem } from '../pdf/signatureImage';
+import { signingRequestHandle } from '../temporal/client';
+import { DeclineSchema, SignerViewSchema, SignSchema } from './schema';
+import { assertCanAct, getOriginalPdf, presentSignerView, resolveSigningToken } from './service';
+import { AppError, validationError } from '../errors';
+import { linkNotValidPage, setSigningPageHeaders, signingAssetPath, signingAssets, signingPage } from './page';
+
+const TokenParams = z.object({
+  token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, { error: 'Signing link' }).openapi({ description: 'The token of the signing link.' }),
+});
+const SignerStatusSchema = z.object({ signerId: z.string(), status: z.string() }).openapi('SignerStatus');
+
+/**
+ * What a signer's browser (or another front end) calls, authorised by the link token alone:
+ * the signer's view of the request, the PDF, and Sign / Decline, which go through the workflow.
+ */
+export function signerPortalRoutes({ db, temporal, openapi, config, logger }: { db: Db; temporal: Client; openapi: OpenAPIRegistry; config: Config; logger: Logger }) {
+  const router = new Router();
+  const route = routesOn(router, openapi);
+  const signerSide = { tag: 'Signing (signer side)', params: TokenParams, servers: [{ url: config.publicUrl }], security: [] };
+  const client = (ctx: Context) => ({ ipAddress: ctx.ip, userAgent: ctx.get('User-Agent').slice(0, 500) || undefined });
+
+  route(
+    { ...signerSide, method: 'get', path: '/sign/{token}/request', summary: 'What the signer needs to render the signing page; opening it counts as viewed', response: SignerViewSchema, responseDescription: 'The signer’s view', errors: [404] },
+    async ({ params }, ctx) => {
+      const context = await resolveSigningToken(db, params.token);
+      if (context.request.status === 'pending' && ['pending', 'notified'].includes(context.signer.status)) {
+        // Best effort: the page shows either way; the workflow records the view once.
+        signingRequestHandle(temporal, context.request.id)
+          .viewed({ signerId: context.signer.id, ...client(ctx) })
+          .catch((error) => logger.warn({ err: error, requestId: context.request.id }, 'could not record a view'));
+      }
+      ctx.set('Cache-Control', 'no-store');
+      return presentSignerView(context);
+    },
+  );
+
+  route(
+    { ...signerSide, method: 'get', path: '/sign/{token}/document', summary: 'The PDF to sign', response: { description: 'The PDF', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } }, errors: [404, 409] },
+    async ({ params }, ctx) => {
+      const context = await resolveSigningToken(db, params.token);
+      assertCanAct(context);
+      ctx.type = 'application/pdf';
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = await getOriginalPdf(db, context.request.documentId);
+    },
+  );
+
+  route(
+    { ...signerSide, method: 'post', path: '/sign/{token}/sign', summary: 'Sign, with consent to sign electronically and a typed or drawn signature', body: SignSchema, parseBody: jsonBody(2 * 1024 * 1024), response: SignerStatusSchema, responseDescription: 'Signed', errors: [400, 404, 409] },
+    async ({ params, body }, ctx) => {
+      const context = await resolveSigningToken(db, params.token);
+      // Checked now, not at sealing: a signature that cannot be drawn would leave the request unsealable.
+      if (body.signature.type === 'drawn') {
+        const problem = await signatureImageProblem(body.signature.value);
+        if (problem) throw validationError([`signature.value ${problem}`]);
+      }
+      assertCanAct(context);
+      await runUpdate(() => signingRequestHandle(temporal, context.request.id).sign({ signerId: context.signer.id, signature: body.signature, fieldValues: body.fieldValues, ...client(ctx) }));
+      return { signerId: context.signer.id, status: 'signed' };
+    },
+  );
+
+  route(
+    { ...signerSide, method: 'post', path: '/sign/{token}/decline', summary: 'Decline to sign, with a reason', body: DeclineSchema, response: SignerStatusSchema, responseDescription: 'Declined', errors: [400, 404, 409] },
+    async ({ params, body }, ctx) => {
+      const context = await resolveSigningToken(db, params.token);
+      assertCanAct(context);
+      await runUpdate(() => signingRequestHandle(temporal, context.request.id).decline({ signerId: context.signer.id, reason: body.reason, ...client(ctx) }));
+      return { signerId: context.signer.id, status: 'declined' };
+    },
+  );
+
+  // --- The signing page (HTML) and its assets. ---
+  router.get('/sign/:token', async (ctx) => {
+    setSigningPageHeaders(ctx);
+    try {
+      await resolveSigningToken(db, ctx.params.token);
+      ctx.body = signingPage;
+    } catch (error) {
+      if (!(error instanceof AppError && error.status === 404)) throw error;
+      ctx.status = 404;
+      ctx.body = linkNotValidPage;
+    }
+  });
+  router.get(signingAssetPath, (ctx) => {
+    const name = ctx.captures?.[0] ?? '';
+    if (!Object.hasOwn(signingAssets, name)) return;
+    const asset = signingAssets[name];
+    ctx.type = asset.type;
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = fs.createReadStream(asset.file);
+  });
+
+  return router;
+}
