@@ -8,6 +8,7 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   PUBLIC_URL: z.string().url().optional(),
+  TRUST_PROXY: z.string().default(''),
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z.string().optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
@@ -47,6 +48,8 @@ export interface Config extends Env {
   publicUrl: string;
   runApi: boolean;
   runWorker: boolean;
+  /** TRUST_PROXY split: addresses or CIDR ranges of the proxies whose X-Forwarded-For is believed. */
+  trustedProxies: string[];
   /** WEBHOOK_ALLOW_PRIVATE_HOSTS split: host names, IP addresses or CIDR ranges deliveries may reach though not public. */
   webhookAllowedPrivateHosts: string[];
 }
@@ -65,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (values.PUBLIC_URL ?? `http://localhost:${values.PORT}`).replace(/\/$/, ''),
     runApi: processes.includes('api'),
     runWorker: processes.includes('worker'),
+    trustedProxies: values.TRUST_PROXY.split(',').map((proxy) => proxy.trim()).filter(Boolean),
     webhookAllowedPrivateHosts: values.WEBHOOK_ALLOW_PRIVATE_HOSTS.split(',').map((host) => host.trim().toLowerCase()).filter(Boolean),
   };
 }

@@ -19,6 +19,7 @@ import { healthRoutes, type ReadinessChecks } from '../health/routes';
 import { type ApiKeyAuthenticator, uncachedAuthenticator } from '../apiKeys/cache';
 import { authenticate } from './middleware/authenticate';
 import { createRateLimiter } from './middleware/rateLimit';
+import { clientAddress } from './middleware/clientAddress';
 import { requestContext } from './middleware/requestContext';
 import { buildOpenApiDocument, createOpenApiRegistry } from './openapi';
 
@@ -35,9 +36,12 @@ export interface AppDeps {
 }
 
 export function createApp({ config, db, logger, readinessChecks, temporal, webhooks, search, apiKeys = uncachedAuthenticator(db) }: AppDeps) {
-  const app = new Koa({ proxy: true });
+  // X-Forwarded-For is believed only from the proxies named in TRUST_PROXY: the client's address goes
+  // into the audit trail and the sealed certificate, so it is evidence, not a header anyone may set.
+  const app = new Koa();
   const openapi = createOpenApiRegistry();
-  const api = new Router({ prefix: '/api/v1' });
+  // Case-sensitive: /API/V1/… matches no route (and so no handler without its authentication).
+  const api = new Router({ prefix: '/api/v1', sensitive: true });
   const rateLimit = createRateLimiter(db, config.RATE_LIMIT_MULTIPLIER);
 
   let openApiDocument: unknown;
@@ -58,6 +62,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   const health = healthRoutes(readinessChecks);
   const docs = docsRoutes();
   app.use(requestContext(logger));
+  app.use(clientAddress(config.trustedProxies));
   // Errors outside the middleware chain, e.g. a socket that broke after the response was decided. A client
   // hanging up (ECONNRESET, EPIPE, an HTTP parse error at end of stream) is not our failure: info, not error.
   app.on('error', (error: Error & { code?: string }) => {

@@ -32,17 +32,36 @@ function describeIssue(issue: z.core.$ZodIssue) {
   return field ? `${field} ${issue.message}` : `body ${issue.message}`;
 }
 
-/** Parses input with a schema; every violated rule becomes one details string of a 400 validation_error. */
+/**
+ * Parses input with a schema; every violated rule becomes one details string of a 400 validation_error.
+ * No text anywhere in the input may hold a NUL character: PostgreSQL cannot store one, so it would
+ * otherwise fail deep in a query as a 500.
+ */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
+  const withNul = nulPaths(input);
+  if (withNul.length) throw validationError(withNul.map((field) => `${field || 'body'} must not contain NUL characters`));
   const result = schema.safeParse(input);
   if (!result.success) throw validationError(result.error.issues.map(describeIssue));
   return result.data;
 }
 
-/** A query-string date: ISO 8601 or anything Date.parse reads unambiguously, as a Date. */
+function nulPaths(value: unknown, at = ''): string[] {
+  if (typeof value === 'string') return value.includes('\u0000') ? [at] : [];
+  if (Array.isArray(value)) return value.flatMap((item, i) => nulPaths(item, at ? `${at}.${i}` : String(i)));
+  if (value && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, item]) => (key.includes('\u0000') ? [at || 'body'] : nulPaths(item, at ? `${at}.${key}` : key)));
+  }
+  return [];
+}
+
+// ISO 8601 only (a date, or a date and time with an optional zone), years 1000–9999: `0`, `2024` or
+// `March 7` are not dates here, and a year PostgreSQL cannot store is refused before it gets there.
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** A query-string date in ISO 8601, as a Date. */
 export const queryDate = z
   .string()
-  .refine((value) => !Number.isNaN(Date.parse(value)), { error: 'must be an ISO 8601 date' })
+  .refine((value) => ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)) && Number(value.slice(0, 4)) >= 1000, { error: 'must be an ISO 8601 date' })
   .transform((value) => new Date(value));
 
 export const paginationQuery = {

@@ -36,7 +36,6 @@ export const signingPageCsp = [
 export function setSigningPageHeaders(ctx: Context) {
   ctx.set('Content-Security-Policy', signingPageCsp);
   ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Cache-Control', 'no-store');
   ctx.type = 'text/html';
 }

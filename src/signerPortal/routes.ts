@@ -100,8 +100,7 @@ export function signerPortalRoutes({ db, temporal, openapi, config, logger }: { 
     if (!Object.hasOwn(signingAssets, name)) return;
     const asset = signingAssets[name];
     ctx.type = asset.type;
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Cache-Control', 'public, max-age=3600');
+      ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = fs.createReadStream(asset.file);
   });
 

@@ -13,6 +13,7 @@ export function requestContext(logger: Logger): Middleware {
     ctx.state.requestId = requestId;
     ctx.state.log = log;
     ctx.set('X-Request-Id', requestId);
+    ctx.set('X-Content-Type-Options', 'nosniff'); // every response, errors included
     const started = process.hrtime.bigint();
     try {
       await next();

@@ -1,0 +1,129 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { createApp } from '../../src/api/app';
+import { createLogger } from '../../src/logger';
+import { client } from '../support/http';
+import { makePdf } from '../support/pdfs';
+import { createSigningRequest, eventually, tokenOf } from '../support/signing';
+import { createTestAccount, sharedSystem, testConfig } from '../support/system';
+
+// Requests an attacker with a free account would send: each is a clear 4xx in the spec's error body.
+
+describe('hostile requests: every path under /api is authenticated, in any case', () => {
+  it('case variants of the prefix reach no handler: 404 with the error body, with or without a key', async () => {
+    const account = await createTestAccount();
+    const anonymous = client(account.system.url!);
+    for (const path of ['/API/V1/documents', '/Api/v1/documents', '/api/V1/documents', '/API/documents', '/api/v1/DOCUMENTS']) {
+      for (const request of [anonymous, account.request]) {
+        const response = await request('GET', path);
+        expect(response.status, path).to.equal(404);
+        expect(response.body.error, path).to.equal('not_found');
+      }
+    }
+  });
+});
+
+describe('hostile requests: NUL characters, odd dates, forged cursors', () => {
+  it('a NUL byte in a body field, a query value or a path id is a 4xx, never a 500', async () => {
+    const account = await createTestAccount();
+    const created = await account.request('POST', '/api/v1/documents', { json: { fileName: 'a\u0000b.pdf', fileSize: 10 } });
+    expect(created.status).to.equal(400);
+    expect(created.body.details).to.deep.equal(['fileName must not contain NUL characters']);
+    const signers = await account.request('POST', '/api/v1/signatures', { json: { document_id: 'doc_x', title: 'T', signers: [{ name: 'A\u0000', email: 'a@example.com' }] } });
+    expect(signers.body.details).to.deep.equal(['signers.0.name must not contain NUL characters']);
+    for (const path of ['/api/v1/search?q=a%00b', '/api/v1/signatures?signerEmail=a%00@example.com', '/api/v1/documents?cursor=doc_%00']) {
+      const response = await account.request('GET', path);
+      expect(response.status, path).to.equal(400);
+      expect(response.body.error).to.equal('validation_error');
+    }
+    for (const path of ['/api/v1/documents/doc_%00', '/api/v1/signatures/sr_%00x', '/api/v1/webhooks/%00']) {
+      expect((await account.request('GET', path)).status, path).to.equal(404);
+    }
+  });
+
+  it('query dates are ISO 8601 only: 0, 2024, "March 7" and year -271821 are 400; real dates are 200', async () => {
+    const account = await createTestAccount();
+    for (const value of ['0', '2024', 'March 7', '-271821-04-20', '+275760-09-13', '2024-13-45', '0001-01-01']) {
+      for (const path of ['/api/v1/signatures', '/api/v1/search']) {
+        const response = await account.request('GET', `${path}?createdAfter=${encodeURIComponent(value)}`);
+        expect(response.status, `${path} ${value}`).to.equal(400);
+        expect(response.body.details, `${path} ${value}`).to.deep.equal(['createdAfter must be an ISO 8601 date']);
+      }
+    }
+    for (const value of ['2024-03-07', '2024-03-07T10:00:00Z', '2024-03-07T10:00:00.123+02:00']) {
+      expect((await account.request('GET', `/api/v1/signatures?createdAfter=${encodeURIComponent(value)}`)).status, value).to.equal(200);
+    }
+  });
+
+  it('a search cursor holding a huge number is 400', async () => {
+    const account = await createTestAccount();
+    const forged = Buffer.from(JSON.stringify(['-createdAt', 1e300, 'doc_01jd8x3c6hf1z8k3q2v5n7m9pt'])).toString('base64url');
+    const response = await account.request('GET', `/api/v1/search?cursor=${forged}`);
+    expect(response.status).to.equal(400);
+    expect(response.body.details).to.deep.equal(['cursor is not a valid cursor']);
+  });
+
+  it('every response says X-Content-Type-Options: nosniff', async () => {
+    const account = await createTestAccount();
+    const anonymous = client(account.system.url!);
+    for (const response of [await account.request('GET', '/api/v1/documents'), await anonymous('GET', '/api/v1/documents'), await anonymous('GET', '/nowhere'), await anonymous('GET', '/healthz')]) {
+      expect(response.headers.get('x-content-type-options')).to.equal('nosniff');
+    }
+  });
+});
+
+describe('hostile requests: X-Forwarded-For is evidence only from a trusted proxy', function () {
+  this.timeout(60_000);
+
+  /** An api of its own with TRUST_PROXY as given, on the shared system's database and Temporal. */
+  async function appTrusting(trustProxy: string) {
+    const system = await sharedSystem();
+    const app = createApp({ config: testConfig({ TRUST_PROXY: trustProxy }), db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
+    const server: Server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+  }
+
+  async function signedFrom(trustProxy: string) {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request, { signers: [{ name: 'Ada', email: 'ada@example.com' }] });
+    const link = await account.request('POST', `/api/v1/signatures/${signingRequest.id}/signers/${signingRequest.signers[0].id}/link`);
+    const api = await appTrusting(trustProxy);
+    try {
+      const signed = await client(api.url)('POST', `/sign/${tokenOf(link.body.url)}/sign`, {
+        json: { consent: true, signature: { type: 'typed', value: 'Ada' } },
+        headers: { 'X-Forwarded-For': '203.0.113.9' },
+      });
+      expect(signed.status).to.equal(200);
+    } finally {
+      await api.close();
+    }
+    return eventually(async () => {
+      const steps = (await account.request('GET', `/api/v1/signatures/${signingRequest.id}/audit-trail`)).body.data;
+      const step = steps.find((candidate: { action: string }) => candidate.action === 'signed');
+      expect(step).to.not.equal(undefined);
+      return step.ipAddress as string;
+    });
+  }
+
+  it('by default the connecting address is recorded, whatever the header says', async () => {
+    expect(await signedFrom('')).to.match(/127\.0\.0\.1$/);
+  });
+
+  it('behind a proxy named in TRUST_PROXY, the address it forwarded for is recorded', async () => {
+    expect(await signedFrom('127.0.0.1')).to.equal('203.0.113.9');
+  });
+});
+
+describe('hostile requests: a PDF field name with NUL in a multipart upload', () => {
+  it('is 400, not 500', async () => {
+    const account = await createTestAccount();
+    const form = new FormData();
+    form.append('fileName', 'bad\u0000name.pdf');
+    form.append('file', new Blob([new Uint8Array(await makePdf())], { type: 'application/pdf' }), 'x.pdf');
+    const response = await account.request('POST', '/api/v1/documents', { body: form });
+    expect(response.status).to.equal(400);
+    expect(response.body.details).to.deep.equal(['fileName must not contain NUL characters']);
+  });
+});
