@@ -19,9 +19,9 @@ export function parseAllowList(entries: string[]): AllowList {
   };
 }
 
-/** The URL's host without IPv6 brackets, lower-case, addresses in canonical form. */
+/** The URL's host without IPv6 brackets or a trailing dot (`localhost.` is localhost), lower-case, addresses in canonical form. */
 function hostOf(url: URL) {
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.+$/, '').toLowerCase();
   return net.isIP(host) ? ipaddr.process(host).toString() : host;
 }
 
@@ -41,9 +41,24 @@ export function refusedAddress(url: URL, allowList: AllowList): string | undefin
   if (isAllowListed(url, allowList)) return undefined;
   const host = hostOf(url);
   if (net.isIP(host)) {
+    if (isPublicAddress(host)) return undefined;
     const range = ipaddr.process(host).range();
-    return range === 'unicast' ? undefined : `url must not point to a ${range} address`;
+    return `url must not point to a ${range === 'unicast' ? 'non-public' : range} address`;
   }
   if (host === 'localhost' || host.endsWith('.localhost')) return 'url must not point to localhost';
   return undefined;
+}
+
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * A public address: IPv4 unicast, or IPv6 global unicast (2000::/3) outside the special ranges. Forms
+ * that embed an IPv4 address (IPv4-mapped are unwrapped; IPv4-compatible `::a9fe:a9fe`, NAT64, 6to4,
+ * Teredo) are not public: they can lead to a private one.
+ */
+export function isPublicAddress(text: string): boolean {
+  if (!ipaddr.isValid(text)) return false;
+  const address = ipaddr.process(text);
+  if (address.range() !== 'unicast') return false;
+  return address.kind() === 'ipv4' || (address as ipaddr.IPv6).match(GLOBAL_UNICAST_V6);
 }

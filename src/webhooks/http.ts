@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { isAllowListed, type AllowList } from './addressPolicy';
+import { isAllowListed, isPublicAddress, type AllowList } from './addressPolicy';
 
 const RESPONSE_SNIPPET_BYTES = 1024;
 export const USER_AGENT = `Signet-Webhooks/${require('../../package.json').version}`;
@@ -30,7 +30,8 @@ export async function createWebhookPoster(allowList: AllowList, timeoutMs: numbe
 
   function post(urlText: string, body: string, headers: Record<string, string>): Promise<PostResult> {
     const url = new URL(urlText);
-    const agents = isAllowListed(url, allowList) ? allowed : publicOnly;
+    const allowListed = isAllowListed(url, allowList);
+    const agents = allowListed ? allowed : publicOnly;
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     return new Promise<PostResult>((resolve) => {
@@ -67,6 +68,15 @@ export async function createWebhookPoster(allowList: AllowList, timeoutMs: numbe
       const deadline = setTimeout(() => request.destroy(new Error(`no complete response within ${timeoutMs / 1000} s`)), timeoutMs);
       request.on('close', () => clearTimeout(deadline));
       request.on('error', failed);
+      // A second check on the address actually connected to, stricter than the agent's about IPv6
+      // forms that embed an IPv4 address.
+      if (!allowListed) {
+        request.on('socket', (socket) =>
+          socket.once('connect', () => {
+            if (!isPublicAddress(socket.remoteAddress ?? '')) request.destroy(new Error(`DNS lookup ${socket.remoteAddress} is not allowed`));
+          }),
+        );
+      }
       request.end(body);
     });
   }

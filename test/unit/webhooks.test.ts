@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { verifyWebhook } from 'signet/webhooks';
-import { isAllowListed, parseAllowList, refusedAddress } from '../../src/webhooks/addressPolicy';
+import { isAllowListed, isPublicAddress, parseAllowList, refusedAddress } from '../../src/webhooks/addressPolicy';
 import { createWebhookPoster, parseRetryAfter } from '../../src/webhooks/http';
 import { decryptSecret, encryptSecret, generateWebhookSecret } from '../../src/webhooks/secrets';
 import { hexSignature, signatureHeaders } from '../../src/webhooks/signature';
@@ -53,9 +53,14 @@ describe('webhook secrets at rest', () => {
 describe('webhook address policy', () => {
   const none = parseAllowList([]);
   it('refuses literal non-public addresses and localhost names, and allows public ones', () => {
-    for (const url of ['https://127.0.0.1/', 'https://10.0.0.1/', 'https://172.16.0.1/', 'https://192.168.0.1/', 'https://169.254.169.254/', 'https://[::1]/', 'https://[fe80::1]/', 'https://[fd00::1]/', 'https://[::ffff:10.0.0.1]/', 'https://0.0.0.0/', 'https://100.64.0.1/', 'https://localhost/', 'https://a.localhost/', 'https://2130706433/']) {
+    for (const url of ['https://127.0.0.1/', 'https://10.0.0.1/', 'https://172.16.0.1/', 'https://192.168.0.1/', 'https://169.254.169.254/', 'https://[::1]/', 'https://[fe80::1]/', 'https://[fd00::1]/', 'https://[::ffff:10.0.0.1]/', 'https://0.0.0.0/', 'https://100.64.0.1/', 'https://localhost/', 'https://a.localhost/', 'https://2130706433/',
+      // Forms that embed an IPv4 address, and names with a trailing dot.
+      'https://[::a9fe:a9fe]/', 'https://[::7f00:1]/', 'https://[::ffff:7f00:1]/', 'https://[64:ff9b::a00:1]/', 'https://[2002:a00:1::]/', 'https://[2001:0:a00:1::]/', 'https://[::]/',
+      'https://localhost./', 'https://a.localhost../', 'https://LOCALHOST./']) {
       expect(refusedAddress(new URL(url), none), url).to.match(/^url must not point to/);
     }
+    for (const address of ['::a9fe:a9fe', '::ffff:169.254.169.254', 'fc00::1', '10.1.2.3', 'not an address', '']) expect(isPublicAddress(address), address).to.equal(false);
+    for (const address of ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c']) expect(isPublicAddress(address), address).to.equal(true);
     for (const url of ['https://93.184.215.14/', 'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/', 'https://example.com/']) {
       expect(refusedAddress(new URL(url), none), url).to.equal(undefined);
     }
@@ -89,6 +94,9 @@ describe('the webhook poster', () => {
         const result = await poster.post(url, '{}', {});
         expect(result.statusCode, url).to.equal(null);
         expect(result.error, url).to.match(/^blocked: the address is not public/);
+      }
+      for (const url of [`http://[::7f00:1]:${port}/`, `http://[::ffff:7f00:1]:${port}/`, `http://localhost.:${port}/`]) {
+        expect((await poster.post(url, '{}', {})).statusCode, url).to.equal(null);
       }
       expect(hits).to.equal(0);
     } finally {
