@@ -83,7 +83,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   app.use(health.routes());
   app.use(docs.routes());
   app.use(signerPortal.routes());
-  if (config.NODE_ENV !== 'production') app.use(mailDevRoutes(db).routes());
+  if (config.NODE_ENV !== 'production') app.use(mailDevRoutes(db).routes()); // loopback clients only
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: false }));
   return app;

@@ -3,8 +3,9 @@ import type { Db } from '../db';
 import { getOutboxAttachment, getOutboxMessage, listOutboxMessages } from './outbox';
 import { escapeHtml } from './templates';
 
-// /dev/mail: the outbox as a web page, so a developer can open the links Signet e-mails. Mounted only
-// outside production; it has no authentication.
+// /dev/mail: the outbox as a web page, so a developer can open the links Signet e-mails. It shows
+// every signing link and has no authentication, so it is mounted only in development (and tests) and
+// answers only clients on this machine: anyone else gets 404, as if it did not exist.
 const csp = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-src 'self'; frame-ancestors 'none'";
 
 function page(title: string, body: string) {
@@ -22,8 +23,15 @@ function linkify(text: string) {
   return escapeHtml(text).replace(/https?:\/\/[^\s<]+/g, (url) => `<a href="${url}" target="_blank" rel="noopener">${url}</a>`);
 }
 
+const isLoopback = (address = '') => /^(127\.|::1$|::ffff:127\.)/.test(address);
+// Outbox ids are bigints; a longer run of digits is no id of ours.
+const outboxId = (text: string) => (/^\d{1,15}$/.test(text) ? Number(text) : undefined);
+
 export function mailDevRoutes(db: Db) {
   const router = new Router({ prefix: '/dev/mail' });
+  router.use(async (ctx, next) => {
+    if (isLoopback(ctx.req.socket.remoteAddress)) await next();
+  });
 
   router.get('/', async (ctx) => {
     const messages = await listOutboxMessages(db);
@@ -45,7 +53,8 @@ export function mailDevRoutes(db: Db) {
   });
 
   router.get('/:id', async (ctx) => {
-    const message = /^\d+$/.test(ctx.params.id) ? await getOutboxMessage(db, Number(ctx.params.id)) : undefined;
+    const id = outboxId(ctx.params.id);
+    const message = id === undefined ? undefined : await getOutboxMessage(db, id);
     if (!message) return;
     const attachments = message.attachments.map(
       (attachment, index) =>
@@ -67,8 +76,10 @@ ${attachments.length ? `<ul>${attachments.join('')}</ul>` : ''}
   });
 
   router.get('/:id/attachments/:index', async (ctx) => {
-    if (!/^\d+$/.test(ctx.params.id) || !/^\d+$/.test(ctx.params.index)) return;
-    const attachment = await getOutboxAttachment(db, Number(ctx.params.id), Number(ctx.params.index));
+    const id = outboxId(ctx.params.id);
+    const index = outboxId(ctx.params.index);
+    if (id === undefined || index === undefined) return;
+    const attachment = await getOutboxAttachment(db, id, index);
     if (!attachment) return;
     ctx.type = attachment.contentType;
     ctx.set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(attachment.filename)}`);

@@ -1,4 +1,7 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -216,6 +219,8 @@ describe('mail: outbox and /dev/mail', () => {
 
     expect((await request('GET', '/dev/mail/999999999')).status).to.equal(404);
     expect((await request('GET', '/dev/mail/abc')).status).to.equal(404);
+    expect((await request('GET', `/dev/mail/${'9'.repeat(40)}`)).status).to.equal(404);
+    expect((await request('GET', `/dev/mail/${id}/attachments/${'9'.repeat(40)}`)).status).to.equal(404);
   });
 
   it('is 404 in production', async () => {
@@ -227,6 +232,22 @@ describe('mail: outbox and /dev/mail', () => {
       const request = client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
       expect((await request('GET', '/dev/mail')).status).to.equal(404);
       expect((await request('GET', '/dev/mail/1')).status).to.equal(404);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('is 404 to a client that is not on loopback (here: over a Unix socket, no IP address at all)', async () => {
+    const system = await sharedSystem();
+    const app = createApp({ config: testConfig(), db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
+    const socketPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'signet-devmail-')), 'api.sock');
+    const server = app.listen(socketPath);
+    await new Promise((resolve) => server.once('listening', resolve));
+    const statusOf = (urlPath: string) =>
+      new Promise<number>((resolve, reject) => http.get({ socketPath, path: urlPath }, (response) => (response.resume(), resolve(response.statusCode!))).on('error', reject));
+    try {
+      expect(await statusOf('/dev/mail')).to.equal(404);
+      expect(await statusOf('/healthz')).to.equal(200); // the same app answers other paths over that socket
     } finally {
       server.close();
     }
