@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createApp } from '../../src/api/app';
@@ -125,5 +125,50 @@ describe('hostile requests: a PDF field name with NUL in a multipart upload', ()
     const response = await account.request('POST', '/api/v1/documents', { body: form });
     expect(response.status).to.equal(400);
     expect(response.body.details).to.deep.equal(['fileName must not contain NUL characters']);
+  });
+});
+
+describe('hostile requests: bodies and methods answer in JSON, consistently', () => {
+  it('a corrupt gzip or unknown Content-Encoding body is 400 or 415, not 500', async () => {
+    const account = await createTestAccount();
+    const gzip = await account.request('POST', '/api/v1/webhooks', { body: Buffer.from('not gzip at all'), headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' } });
+    expect(gzip.status).to.equal(400);
+    expect(gzip.body.error).to.equal('validation_error');
+    const unknown = await account.request('POST', '/api/v1/webhooks', { body: Buffer.from('{}'), headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'x-weird' } });
+    expect(unknown.status).to.equal(415);
+    expect(unknown.body.error).to.equal('unsupported_media_type');
+  });
+
+  it('POST /documents with no body is 400 like every other endpoint', async () => {
+    const account = await createTestAccount();
+    const response = await account.request('POST', '/api/v1/documents');
+    expect(response.status).to.equal(400);
+    expect(response.body.error).to.equal('validation_error');
+  });
+
+  it('a multipart upload with more than 20 fields is 400', async () => {
+    const account = await createTestAccount();
+    const many = new FormData();
+    for (let i = 0; i < 25; i++) many.append(`field${i}`, 'x');
+    const tooMany = await account.request('POST', '/api/v1/documents', { body: many });
+    expect(tooMany.status).to.equal(400);
+    expect(tooMany.body.details).to.deep.equal(['body must have at most 20 form fields']);
+  });
+
+  it('TRACE and other unknown methods are JSON errors', async () => {
+    const account = await createTestAccount();
+    const { port } = new URL(account.system.url!);
+    for (const method of ['TRACE', 'PROPFIND']) {
+      const { status, type, body } = await new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+        const request = http.request({ host: '127.0.0.1', port, method, path: '/api/v1/documents', headers: { Authorization: `Bearer ${account.apiKey}` } }, (response) => {
+          let text = '';
+          response.on('data', (chunk) => (text += chunk)).on('end', () => resolve({ status: response.statusCode!, type: response.headers['content-type'] ?? '', body: text }));
+        });
+        request.on('error', reject).end();
+      });
+      expect([405, 501], method).to.include(status);
+      expect(type, method).to.match(/application\/json/);
+      expect(JSON.parse(body).error, method).to.be.a('string');
+    }
   });
 });

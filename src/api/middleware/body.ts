@@ -18,6 +18,8 @@ export function jsonBody(maxFileBytes = 0): Middleware {
   };
 }
 
+export const MAX_FORM_FIELDS = 20;
+
 /** JSON or multipart/form-data; uploaded parts land in temporary files that are removed after the request. */
 export function jsonOrMultipartBody(maxFileBytes: number): Middleware {
   const parse = koaBody({
@@ -26,10 +28,11 @@ export function jsonOrMultipartBody(maxFileBytes: number): Middleware {
     urlencoded: false,
     multipart: true,
     jsonLimit: jsonLimitFor(maxFileBytes),
-    formidable: { maxFileSize: maxFileBytes, maxTotalFileSize: maxFileBytes, maxFiles: 1, maxFields: 20, allowEmptyFiles: true, minFileSize: 0 },
+    formidable: { maxFileSize: maxFileBytes, maxTotalFileSize: maxFileBytes, maxFiles: 1, maxFields: MAX_FORM_FIELDS, allowEmptyFiles: true, minFileSize: 0 },
   });
   return async (ctx, next) => {
-    if (!ctx.is('application/json', 'multipart/form-data')) {
+    // No body at all is a missing field (400), as on every JSON endpoint; a body of another type is 415.
+    if ((ctx.request.length || ctx.get('Transfer-Encoding')) && !ctx.is('application/json', 'multipart/form-data')) {
       throw unsupportedMediaType('Send JSON (application/json) or a multipart/form-data upload with a file part.');
     }
     try {

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../logger';
+import { MAX_FORM_FIELDS } from './body';
 import { AppError } from '../../errors';
 
 // Gives every request an id (X-Request-Id, echoed when the caller sent a sane one), a child logger,
@@ -19,6 +20,7 @@ export function requestContext(logger: Logger): Middleware {
       await next();
       if (ctx.body === undefined && ctx.status === 404) throw new AppError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}.`);
       if (ctx.body === undefined && ctx.status === 405) throw new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed here.`);
+      if (ctx.body === undefined && ctx.status === 501) throw new AppError(501, 'not_implemented', `${ctx.method} is not a method this service knows.`);
     } catch (error) {
       renderError(ctx, error, requestId, log);
     } finally {
@@ -47,6 +49,12 @@ function toAppError(error: unknown): AppError | undefined {
   if (type === 'request.aborted' || type === 'stream.not.readable' || isFormidableAbort(error) || (error as { code?: string })?.code === 'ECONNRESET') {
     return new AppError(400, 'request_aborted', 'The client closed the request before its body arrived.');
   }
+  const code = (error as { code?: unknown })?.code;
+  // A body whose Content-Encoding does not decode (zlib's Z_DATA_ERROR and kin).
+  if (typeof code === 'string' && code.startsWith('Z_')) {
+    return new AppError(400, 'validation_error', 'The request is invalid.', { details: ['body could not be decoded as its Content-Encoding says'] });
+  }
+  if (code === FORMIDABLE_MAX_FIELDS) return new AppError(400, 'validation_error', 'The request is invalid.', { details: [`body must have at most ${MAX_FORM_FIELDS} form fields`] });
   if (status === 413 || type === 'entity.too.large') return new AppError(413, 'payload_too_large', 'The request body is too large.');
   if (type === 'entity.parse.failed' || (error instanceof SyntaxError && status === 400)) {
     return new AppError(400, 'validation_error', 'The request is invalid.', { details: ['body must be valid JSON'] });
@@ -59,6 +67,8 @@ function toAppError(error: unknown): AppError | undefined {
   }
   return undefined;
 }
+
+const FORMIDABLE_MAX_FIELDS = 1007;
 
 function isFormidableAbort(error: unknown) {
   const { code, httpCode } = (error ?? {}) as { code?: unknown; httpCode?: unknown };
