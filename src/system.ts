@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import Koa from 'koa';
-import { createApp } from './api/app';
+import { createApp } from './app';
 import { healthRoutes } from './health/routes';
 import { cachedAuthenticator, uncachedAuthenticator } from './apiKeys/cache';
 import { checkProductionSettings, type Config } from './config';

@@ -130,6 +130,30 @@ describe('one outcome per signing request, under races', function () {
   });
 });
 
+describe('a document deleted while a request is made on it', function () {
+  this.timeout(120_000);
+
+  it('either the request is made and the delete is 409, or the document is gone and the request 404: never both (10 tries)', async () => {
+    const account = await createTestAccount();
+    const pdf = await makePdf(['Raced']);
+    for (let i = 0; i < 10; i++) {
+      const document = await account.request('POST', '/api/v1/documents', { json: { fileName: `raced-${i}.pdf`, fileSize: pdf.length, content: pdf.toString('base64') } });
+      const [deleted, created] = await Promise.all([
+        account.request('DELETE', `/api/v1/documents/${document.body.id}`),
+        account.request('POST', '/api/v1/signatures', { json: { document_id: document.body.id, title: 'Raced', signers: [{ name: 'Ada', email: 'ada@example.com' }] } }),
+      ]);
+      const requests = await account.db('signing_requests').where({ document_id: document.body.id });
+      if (created.status === 201) {
+        expect(deleted.status, `try ${i}`).to.equal(409);
+        expect(requests).to.have.length(1);
+      } else {
+        expect([created.status, deleted.status], `try ${i}`).to.deep.equal([404, 204]);
+        expect(requests).to.have.length(0);
+      }
+    }
+  });
+});
+
 // A PNG whose header claims width × height, with an IDAT that is not even compressed data.
 function pngClaiming(width: number, height: number) {
   const chunk = (type: string, data: Buffer) => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createApp } from '../../src/api/app';
+import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
 import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';

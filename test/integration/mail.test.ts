@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { createApp } from '../../src/api/app';
+import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
 import { createMailTransport, mailSender, type MailMessage } from '../../src/mail';
 import { messageIdFor } from '../../src/mail/smtp';

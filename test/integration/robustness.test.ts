@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import net from 'node:net';
 import { expect } from 'chai';
 import { PDFDocument } from 'pdf-lib';
-import { createApp } from '../../src/api/app';
+import { createApp } from '../../src/app';
 import { createSemaphore } from '../../src/api/middleware/uploadGate';
 import { createLogger } from '../../src/logger';
 import { client } from '../support/http';

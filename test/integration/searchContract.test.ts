@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { createApp } from '../../src/api/app';
+import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
 import type { SearchBackend } from '../../src/search/backend';
 import { createElasticsearchClient } from '../../src/search/elasticsearch';

@@ -17,7 +17,7 @@ describe('the lint rule that keeps workflows deterministic', function () {
         "import fs from 'node:fs';",
         "import crypto from 'crypto';",
         "import knex from 'knex';",
-        "import { createApp } from '../src/api/app';",
+        "import { createApp } from '../src/app';",
         'export const all = [fs, crypto, knex, createApp];',
         'setTimeout(() => 1, 1);',
       ].join('\n'),
