@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client as TemporalClient } from '@temporalio/client';
 import { createAccount } from '../src/accounts/service';
-import { createApp } from '../src/api/app';
+import { createApp } from '../src/app';
 import { createApiKey } from '../src/apiKeys/service';
 import { loadConfig } from '../src/config';
 import { migrateLatest, openDatabase, type Db } from '../src/db';

@@ -1,11 +1,15 @@
 // Scenarios of `npm run bench` around signing requests: the raw rate at which the Temporal server
-// starts a workflow (the floor under POST /signatures, which starts one before answering), and the
-// end-to-end time from a signer's Sign to the signing_request.completed event.
+// starts a workflow (the floor under POST /signatures, which starts one before answering), a raw
+// update round trip to a workflow that answers at once (the floor under a signer's Sign → 200), and
+// the end-to-end time from a signer's Sign to the signing_request.completed event.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Db } from '../src/db';
-import { percentile, stats } from './stats';
+import { percentile, stats, type Stats } from './stats';
+import { echoUpdate, type echoWorkflow } from './workflows/echo';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -96,33 +100,113 @@ export async function terminateWorkflows(client: Client, ids: string[], concurre
   return terminated;
 }
 
+export const ECHO_TASK_QUEUE = 'signet-bench-echo';
+const ECHO_LIFETIME_MS = 10 * 60 * 1000;
+
+export interface EchoOptions {
+  address: string;
+  namespace: string;
+  client: Client;
+  /** Timed updates, each to its own workflow, after `warmUp` untimed ones. */
+  count: number;
+  warmUp: number;
+  concurrency: number;
+  /** Give up on the rest this long after the echo workflows are started. */
+  deadlineMs: number;
+  log: (message: string) => void;
+}
+
+export interface EchoSample {
+  latency: Stats;
+  perSecond: number;
+  bad: number;
+}
+
+/**
+ * The floor under a signer's Sign → HTTP 200: `count` update round trips (executeUpdate, which waits for
+ * the handler's result, as the api's sign does), `concurrency` at a time, to bench/workflows/echo.ts,
+ * whose handler answers at once. Each update goes to its own workflow, started beforehand and through
+ * its first workflow task, as a signing request's workflow is when its signer signs. The workflows run
+ * in a worker in this process, on ECHO_TASK_QUEUE of the service's Temporal server, and are terminated
+ * at the end.
+ */
+export async function echoUpdates(options: EchoOptions): Promise<EchoSample> {
+  const { client, concurrency, log } = options;
+  // Once per process; the SDK's info level prints the whole webpack report, and Ctrl-C stays with the bench.
+  Runtime.install({ shutdownSignals: [], logger: new DefaultLogger('WARN') });
+  log('echo baseline: bundling bench/workflows/echo.ts and starting its worker');
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows/echo'), logger: new DefaultLogger('WARN') });
+  const connection = await NativeConnection.connect({ address: options.address });
+  try {
+    const worker = await Worker.create({ connection, namespace: options.namespace, taskQueue: ECHO_TASK_QUEUE, workflowBundle });
+    return await worker.runUntil(async () => {
+      const deadline = Date.now() + options.deadlineMs;
+      const ids = Array.from({ length: options.warmUp + options.count }, () => `bench-echo-${randomUUID()}`);
+      try {
+        await eachLimited(ids, concurrency, async (workflowId) => {
+          await client.workflow.start<typeof echoWorkflow>('echoWorkflow', { workflowId, taskQueue: ECHO_TASK_QUEUE, args: [ECHO_LIFETIME_MS], workflowExecutionTimeout: ECHO_LIFETIME_MS * 2 });
+        });
+        // Started, task scheduled, started, completed: the workflow waits on its timer.
+        await eachLimited(ids, concurrency, async (workflowId) => {
+          while (Date.now() < deadline && (await client.workflow.getHandle(workflowId).describe()).historyLength < 4) await sleep(20);
+        });
+        const update = async (workflowId: string) => {
+          const started = performance.now();
+          await client.connection.withDeadline(deadline, () => client.workflow.getHandle(workflowId).executeUpdate(echoUpdate, { args: [workflowId] }));
+          return performance.now() - started;
+        };
+        await eachLimited(ids.slice(0, options.warmUp), concurrency, (workflowId) => update(workflowId).then(() => undefined, () => undefined));
+        log(`echo baseline: ${options.count} updates, ${concurrency} at a time`);
+        const latencies: number[] = [];
+        let bad = 0;
+        const started = performance.now();
+        await eachLimited(ids.slice(options.warmUp), concurrency, async (workflowId) => {
+          if (Date.now() >= deadline) return;
+          await update(workflowId).then((ms) => latencies.push(ms), () => bad++);
+        });
+        return { latency: stats(latencies), perSecond: latencies.length / ((performance.now() - started) / 1000), bad };
+      } finally {
+        await terminateWorkflows(client, ids);
+      }
+    });
+  } finally {
+    await connection.close();
+  }
+}
 
 export interface EndToEndOptions {
   baseUrl: string;
+  /** The service's Temporal server, to read when the sign's workflow task started and completed. */
+  client: Client;
   auth: Record<string, string>;
   db: Db;
   accountId: string;
   documentId: string;
   signerEmail: string;
+  /** Timed signs, after `warmUp` untimed ones (and their completions). */
   count: number;
+  warmUp: number;
   concurrency: number;
   /** Give up on completions this long after the first sign is sent. */
   deadlineMs: number;
   log: (message: string) => void;
 }
 
+interface PreparedRequest {
+  id: string;
+  signerId: string;
+  token?: string;
+}
+
 /**
- * `count` signing requests of one signer each, created and linked first; once the worker has sent
- * every invitation (so no backlog is in the way), the signers sign, `concurrency` at a time. For each
- * request: the time from sending the Sign call to the signing_request.completed event's created_at
- * (written by the service with `new Date()` on this machine: one clock with the Date.now() taken here),
- * broken down with signers.signed_at (the recordSignature activity, also `new Date()` in the service)
- * and sealed_documents.created_at (PostgreSQL's now(), same machine).
+ * `warmUp + count` signing requests of one signer each, created and linked, and waited on until the
+ * worker has sent every invitation of the account (so no backlog is in the way of the signs of endToEnd).
  */
-export async function endToEnd(options: EndToEndOptions) {
-  const { baseUrl, auth, db, accountId, count, concurrency, log } = options;
+export async function prepareEndToEnd(options: EndToEndOptions) {
+  const { baseUrl, auth, db, accountId, concurrency, log } = options;
+  const count = options.warmUp + options.count;
   const json = { ...auth, 'Content-Type': 'application/json' };
-  const requests: { id: string; signerId: string; token?: string }[] = [];
+  const requests: PreparedRequest[] = [];
   log(`end to end: creating ${count} signing requests and their signer links`);
   await eachLimited(Array.from({ length: count }, (_, i) => i), concurrency, async (i) => {
     const response = await fetch(`${baseUrl}/api/v1/signatures`, {
@@ -152,9 +236,64 @@ export async function endToEnd(options: EndToEndOptions) {
     await sleep(250);
   }
   const drainSeconds = (performance.now() - drainStarted) / 1000;
-  log(`end to end: invitations drained after ${drainSeconds.toFixed(1)} s (${pendingLeft} signers still pending); signing ${count}, ${concurrency} at a time`);
+  log(`end to end: invitations drained after ${drainSeconds.toFixed(1)} s (${pendingLeft} signers still pending)`);
+  return { requests, drainSeconds, pendingLeft };
+}
 
-  const ids = new Set(requests.map((request) => request.id));
+const { EventType } = temporal.api.enums.v1;
+
+/**
+ * The workflow task that answered the sign update, from the request's workflow history: when a worker
+ * took it (started) and when it handed its result back (completed), in ms by the server's clock (this
+ * machine's). An update's outcome goes back with the completion of the task that ran its handler.
+ */
+async function signTask(client: Client, workflowId: string) {
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const lastBefore = (index: number, type: temporal.api.enums.v1.EventType) => {
+    for (let i = index - 1; i >= 0; i--) if (events[i].eventType === type) return i;
+    return -1;
+  };
+  const completed = lastBefore(events.findIndex((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED), EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+  const started = lastBefore(completed, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED);
+  const at = (index: number) => (index < 0 || !events[index].eventTime ? NaN : Number(events[index].eventTime.seconds) * 1000 + (events[index].eventTime.nanos ?? 0) / 1e6);
+  return { startedAt: at(started), completedAt: at(completed) };
+}
+
+/** A signer's Sign, as the signing page sends it; the HTTP status, or 0 when there was no answer by `deadline`. */
+function postSign(baseUrl: string, token: string, deadline: number): Promise<number> {
+  return fetch(`${baseUrl}/sign/${token}/sign`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'User-Agent': 'signet-bench' },
+    body: JSON.stringify({ consent: true, signature: { type: 'typed', value: 'Bench Signer' } }),
+    signal: AbortSignal.timeout(Math.max(1000, deadline - Date.now())),
+  }).then(
+    async (response) => (await response.arrayBuffer(), response.status),
+    () => 0,
+  );
+}
+
+/**
+ * The signers of prepareEndToEnd's requests sign, `concurrency` at a time: first `warmUp` of them,
+ * untimed, waited on until their requests are completed (the first seals in a fresh DATA_DIR generate
+ * its seal certificate), then the other `count`. For each of those: the time from sending the Sign
+ * call to its HTTP 200, and to the signing_request.completed event's created_at (written by the
+ * service with `new Date()` on this machine: one clock with the Date.now() taken here), broken down
+ * with signers.signed_at (the recordSignature activity, also `new Date()` in the service),
+ * sealed_documents.created_at (PostgreSQL's now(), same machine) and the sign's workflow task.
+ */
+export async function endToEnd(options: EndToEndOptions, { requests, drainSeconds, pendingLeft }: Awaited<ReturnType<typeof prepareEndToEnd>>) {
+  const { baseUrl, db, accountId, count, concurrency, log } = options;
+  const warmUp = requests.slice(0, options.warmUp);
+  const timed = requests.slice(options.warmUp);
+  if (warmUp.length > 0) {
+    log(`end to end: warm-up, ${warmUp.length} signs ${concurrency} at a time and their completions`);
+    const until = Date.now() + options.deadlineMs;
+    await eachLimited(warmUp, concurrency, async (request) => void (await postSign(baseUrl, request.token!, until)));
+    const completed = async () => Number((await db('signing_requests').whereIn('id', warmUp.map((request) => request.id)).where({ status: 'completed' }).count({ n: '*' }).first())?.n ?? 0);
+    while (Date.now() < until && (await completed()) < warmUp.length) await sleep(100);
+  }
+  log(`end to end: signing ${timed.length}, ${concurrency} at a time`);
+  const ids = new Set(timed.map((request) => request.id));
   const sentAt = new Map<string, number>();
   const respondedAt = new Map<string, number>();
   const observedAt = new Map<string, number>();
@@ -180,18 +319,10 @@ export async function endToEnd(options: EndToEndOptions) {
     }
   })();
 
-  await eachLimited(requests, concurrency, async (request) => {
+  await eachLimited(timed, concurrency, async (request) => {
     if (Date.now() >= deadline) return;
     sentAt.set(request.id, Date.now());
-    const status = await fetch(`${baseUrl}/sign/${request.token}/sign`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'User-Agent': 'signet-bench' },
-      body: JSON.stringify({ consent: true, signature: { type: 'typed', value: 'Bench Signer' } }),
-      signal: AbortSignal.timeout(Math.max(1000, deadline - Date.now())),
-    }).then(
-      async (response) => (await response.arrayBuffer(), response.status),
-      () => 0,
-    );
+    const status = await postSign(baseUrl, request.token!, deadline);
     respondedAt.set(request.id, Date.now());
     signStatuses.set(status, (signStatuses.get(status) ?? 0) + 1);
   });
@@ -209,6 +340,13 @@ export async function endToEnd(options: EndToEndOptions) {
     for (const row of await db('signers').whereIn('signing_request_id', chunk).select('signing_request_id', 'signed_at')) signedAt.set(row.signing_request_id, new Date(row.signed_at).getTime());
     for (const row of await db('sealed_documents').whereIn('signing_request_id', chunk).select('signing_request_id', 'created_at')) sealedAt.set(row.signing_request_id, new Date(row.created_at).getTime());
   }
+  const taskStartedAt = new Map<string, number>();
+  const taskCompletedAt = new Map<string, number>();
+  await eachLimited(done, concurrency, async (id) => {
+    const task = await signTask(options.client, id).catch(() => ({ startedAt: NaN, completedAt: NaN }));
+    taskStartedAt.set(id, task.startedAt);
+    taskCompletedAt.set(id, task.completedAt);
+  });
   const over = (from: (id: string) => number | undefined, to: (id: string) => number | undefined) =>
     stats(done.map((id) => (to(id) ?? NaN) - (from(id) ?? NaN)).filter((value) => Number.isFinite(value)));
 
@@ -225,6 +363,11 @@ export async function endToEnd(options: EndToEndOptions) {
     signResponse: stats([...respondedAt].map(([id, at]) => at - sentAt.get(id)!)),
     completion: over((id) => sentAt.get(id), (id) => completedAt.get(id)),
     observed: over((id) => sentAt.get(id), (id) => observedAt.get(id)),
+    toTaskStarted: over((id) => sentAt.get(id), (id) => taskStartedAt.get(id)),
+    taskStartedToSigned: over((id) => taskStartedAt.get(id), (id) => signedAt.get(id)),
+    taskHeld: over((id) => taskStartedAt.get(id), (id) => taskCompletedAt.get(id)),
+    completedToTaskCompleted: over((id) => completedAt.get(id), (id) => taskCompletedAt.get(id)),
+    taskCompletedToResponse: over((id) => taskCompletedAt.get(id), (id) => respondedAt.get(id)),
     toSigned: over((id) => sentAt.get(id), (id) => signedAt.get(id)),
     signedToResponse: over((id) => signedAt.get(id), (id) => respondedAt.get(id)),
     signedToSealed: over((id) => signedAt.get(id), (id) => sealedAt.get(id)),

@@ -37,8 +37,10 @@ const activities = proxyActivities<SigningActivities>({ startToCloseTimeout: '2 
 const transitions = proxyLocalActivities<SigningActivities>({ startToCloseTimeout: '1 minute', retry });
 
 // Sealing retries are the workflow's own, so that `progress` can say how many failed, why, and when
-// the next one runs: a request that cannot be sealed is visible, never a silent retry loop.
-const sealing = proxyLocalActivities<SigningActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 1 } });
+// the next one runs: a request that cannot be sealed is visible, never a silent retry loop. Sealing is
+// a regular activity: a local one would hold the workflow task that answers the last signer's update,
+// so their 200 would wait for the seal.
+const sealing = proxyActivities<SigningActivities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '15 seconds', retry: { maximumAttempts: 1 } });
 const SEAL_RETRY_FIRST_MS = 1000;
 const SEAL_RETRY_MAX_MS = 30 * 60 * 1000;
 
