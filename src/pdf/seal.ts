@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import { PDFDocument } from 'pdf-lib';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf } from '@signpdf/signpdf';
-import { P12Signer } from '@signpdf/signer-p12';
 import { appendCertificatePage, type CertificateInfo } from './certificatePage';
 import type { SealCertificate } from './sealCertificate';
+import { SealSigner } from './sealSigner';
 import { stampSignaturesInto, type SignatureStamp } from './stamp';
 
 // Bytes reserved for the PKCS#7 signature: a 2048-bit key's signature and certificate chain need about 3 KB.
@@ -43,6 +43,5 @@ export async function sealPdf(bytes: Uint8Array, certificate: SealCertificate): 
     appName: 'Signet',
   });
   const withPlaceholder = await pdfDoc.save({ useObjectStreams: false });
-  const signer = new P12Signer(certificate.p12, { passphrase: certificate.password });
-  return new SignPdf().sign(Buffer.from(withPlaceholder), signer);
+  return new SignPdf().sign(Buffer.from(withPlaceholder), new SealSigner(certificate));
 }
