@@ -1,6 +1,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import { createElasticsearchDashboard } from '../dashboard/elasticsearch';
 import type { Db } from '../db';
+import { withAdvisoryLock } from '../db/advisoryLock';
 import type { Logger } from '../logger';
 import type { SearchBackend } from './backend';
 import { isUnavailable, unlessUnavailable } from './elasticsearch';
@@ -52,8 +53,16 @@ export async function rebuildIndex(db: Db, client: Client, prefix: string, type:
   return { index, documents: done };
 }
 
-/** Creates or rebuilds the indices whose alias is missing or points to an older mapping version. */
+/**
+ * Creates or rebuilds the indices whose alias is missing or points to an older mapping version. Processes
+ * starting at once take turns (a PostgreSQL advisory lock): two rebuilding the same alias would each flip
+ * it and drop the other's index, with whatever the indexer had written to it in between.
+ */
 export async function ensureIndices(db: Db, client: Client, prefix: string, logger?: Logger) {
+  await withAdvisoryLock(db, `search indices ${prefix}`, logger ?? { info() {} }, () => ensureIndicesNow(db, client, prefix, logger));
+}
+
+async function ensureIndicesNow(db: Db, client: Client, prefix: string, logger?: Logger) {
   for (const type of searchTypesOf) {
     const current = await indicesBehind(client, aliasOf(prefix, type));
     if (current.length === 1 && current[0].version === mappingVersion(type)) continue;

@@ -25,11 +25,12 @@ export function howToAddSearchAttributes(namespace: string) {
  * exactly what to add and how.
  */
 export async function prepareSearchAttributes(connection: Connection, namespace: string, logger: ProgressLog) {
+  logger.info({ namespace }, 'checking Temporal search attributes');
   const missing = await missingSearchAttributes(connection, namespace);
   if (missing.length) {
     logger.info({ namespace, searchAttributes: missing }, 'registering Temporal search attributes');
     try {
-      await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map((name) => [name, KEYWORD])) });
+      await answered(connection.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map((name) => [name, KEYWORD])) }));
     } catch (error) {
       // Another process may have added them in the meantime; only a refusal that leaves some missing counts.
       if ((await missingSearchAttributes(connection, namespace)).length) throw refused(namespace, error);
@@ -41,7 +42,7 @@ export async function prepareSearchAttributes(connection: Connection, namespace:
 async function missingSearchAttributes(connection: Connection, namespace: string) {
   let custom: Record<string, temporal.api.enums.v1.IndexedValueType>;
   try {
-    custom = (await connection.operatorService.listSearchAttributes({ namespace })).customAttributes ?? {};
+    custom = (await answered(connection.operatorService.listSearchAttributes({ namespace }))).customAttributes ?? {};
   } catch (error) {
     throw refused(namespace, error);
   }
@@ -56,13 +57,21 @@ async function waitUntilQueryable(connection: Connection, namespace: string) {
   const deadline = Date.now() + VISIBLE_WITHIN_MS;
   for (;;) {
     try {
-      await connection.workflowService.countWorkflowExecutions({ namespace, query });
+      await answered(connection.workflowService.countWorkflowExecutions({ namespace, query }));
       return;
     } catch (error) {
       if (Date.now() > deadline) throw new Error(`Temporal search attributes ${names.join(', ')} were added but are still not usable in namespace "${namespace}" after ${VISIBLE_WITHIN_MS / 1000} s: ${(error as Error).message}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
+}
+
+// A server that does not answer must not hold a starting process (and the lock it holds) forever.
+const CALL_MS = 10_000;
+function answered<T>(call: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer from Temporal within ${CALL_MS / 1000} s`)), CALL_MS)));
+  return Promise.race([call, late]).finally(() => clearTimeout(timer));
 }
 
 function refused(namespace: string, error: unknown) {

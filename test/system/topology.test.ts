@@ -116,7 +116,8 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
       for (const database of [name, ...(temporalServer?.databases ?? [])]) await admin.raw(`drop database if exists ${database} with (force)`);
       await admin.destroy();
     }
-    fs.rmSync(dir, { recursive: true, force: true });
+    if (process.env.SIGNET_KEEP_TOPOLOGY) console.log(`kept ${dir}`);
+    else fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('all four processes start on the empty database: the migrations ran once, and the namespace got its search attributes', async () => {
@@ -182,9 +183,9 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
         const search = await api2('GET', `/api/v1/search?q=${encodeURIComponent('Topology lease')}&type=signing_request`);
         expect(search.status, JSON.stringify(search.body)).to.equal(200);
         const hit = search.body.data.find((item: { id: string }) => item.id === requestId);
-        if (!hit) throw new Error('not found by search yet');
+        if (!hit) throw new Error(`not found by search yet; the workers said:\n${processes.filter(({ name: processName }) => processName.startsWith('worker')).map(({ log }) => fs.readFileSync(log, 'utf8').split('\n').filter((line) => /"level":(40|50|60)/.test(line)).slice(-5).join('\n')).join('\n')}`);
         return hit;
-      }, 30_000);
+      }, 60_000);
       expect(found.id).to.equal(requestId);
 
       const temporal = new Client({ connection: temporalServer.connection, namespace: 'default' });
