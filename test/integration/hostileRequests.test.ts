@@ -1,10 +1,10 @@
 import http, { type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
 import { client } from '../support/http';
-import { makePdf } from '../support/pdfs';
+import { makeLargePdf, makePdf } from '../support/pdfs';
 import { createSigningRequest, eventually, tokenOf } from '../support/signing';
 import { createTestAccount, sharedSystem, testConfig } from '../support/system';
 
@@ -169,6 +169,45 @@ describe('hostile requests: bodies and methods answer in JSON, consistently', ()
       expect([405, 501], method).to.include(status);
       expect(type, method).to.match(/application\/json/);
       expect(JSON.parse(body).error, method).to.be.a('string');
+    }
+  });
+});
+
+describe('hostile neighbours: one account’s stalled uploads do not hold another’s', function () {
+  this.timeout(60_000);
+
+  /** Sends the head and the first bytes of a large upload, then stalls. */
+  async function stalledUpload(port: number, apiKey: string) {
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    socket.write(`POST /api/v1/documents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n`);
+    socket.write(`{"fileName":"stalled.pdf","fileSize":10,"content":"${'A'.repeat(64 * 1024)}`);
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk));
+    socket.on('error', () => undefined);
+    return { answered: () => answer, close: () => socket.destroy() };
+  }
+
+  it('two stalled uploads of one account leave an upload slot for another account', async () => {
+    const system = await sharedSystem();
+    const app = createApp({ config: testConfig({ MAX_CONCURRENT_UPLOADS: '2' }), db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
+    const server: Server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    const stalled: Awaited<ReturnType<typeof stalledUpload>>[] = [];
+    try {
+      const stalling = await createTestAccount();
+      const neighbour = await createTestAccount();
+      stalled.push(await stalledUpload(port, stalling.apiKey), await stalledUpload(port, stalling.apiKey));
+      await new Promise((resolve) => setTimeout(resolve, 300)); // both reached the gate and wait for their bodies
+      const pdf = await makeLargePdf(1536 * 1024);
+      const upload = await client(`http://127.0.0.1:${port}`, neighbour.apiKey)('POST', '/api/v1/documents', { json: { fileName: 'neighbour.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+      expect(upload.status, JSON.stringify(upload.body)).to.equal(201);
+      // Served while the stalled uploads still hold what they hold.
+      expect(stalled.map((one) => one.answered())).to.deep.equal(['', '']);
+    } finally {
+      for (const one of stalled) one.close();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

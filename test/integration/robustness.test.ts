@@ -2,12 +2,11 @@ import crypto from 'node:crypto';
 import type { Server } from 'node:http';
 import net from 'node:net';
 import { expect } from 'chai';
-import { PDFDocument } from 'pdf-lib';
 import { createApp } from '../../src/app';
 import { createSemaphore } from '../../src/api/middleware/uploadGate';
 import { createLogger } from '../../src/logger';
 import { client } from '../support/http';
-import { makePdf } from '../support/pdfs';
+import { makeLargePdf } from '../support/pdfs';
 import { createTestAccount, sharedSystem, testConfig } from '../support/system';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -35,12 +34,6 @@ async function abortMidBody(port: number, head: string, partialBody: Buffer, wai
   socket.destroy();
 }
 
-/** A valid PDF of about `bytes` bytes (an incompressible attachment pads it). */
-async function makeLargePdf(bytes: number): Promise<Buffer> {
-  const pdf = await PDFDocument.load(await makePdf(['a large contract']));
-  await pdf.attach(crypto.randomBytes(bytes), 'padding.bin', { mimeType: 'application/octet-stream' });
-  return Buffer.from(await pdf.save());
-}
 
 describe('robustness', function () {
   this.timeout(60_000);

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,13 @@ export async function makePdf(pages: string[] = ['Signet test document']): Promi
     const page = pdf.addPage([595, 842]);
     page.drawText(text, { x: 50, y: 780, size: 14, font });
   }
+  return Buffer.from(await pdf.save());
+}
+
+/** A valid PDF of about `bytes` bytes (an incompressible attachment pads it). */
+export async function makeLargePdf(bytes: number): Promise<Buffer> {
+  const pdf = await PDFDocument.load(await makePdf(['a large contract']));
+  await pdf.attach(crypto.randomBytes(bytes), 'padding.bin', { mimeType: 'application/octet-stream' });
   return Buffer.from(await pdf.save());
 }
 

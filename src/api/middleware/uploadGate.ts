@@ -29,19 +29,29 @@ export function createSemaphore(slots: number) {
 /**
  * Route middleware that lets at most `slots` large uploads (declared Content-Length over 1 MiB, or a
  * chunked body of unknown length) be read and processed at once, bounding the memory they take.
- * The slot is released however the request ends: success, error, or a client that hung up.
+ * One account holds at most half the slots (at least one), so its slow or stalled uploads never hold
+ * another account's. A slot is released however the request ends: success, error, or a client that hung up.
  */
 export function uploadGate(slots: number): Middleware {
   const semaphore = createSemaphore(slots);
+  const share = Math.max(1, Math.floor(slots / 2));
+  const perAccount = new Map<string, ReturnType<typeof createSemaphore> & { holders: number }>();
   return async (ctx, next) => {
     const declared = ctx.request.length;
     const large = declared === undefined ? ctx.get('Transfer-Encoding') !== '' : declared > LARGE_BODY_BYTES;
     if (!large) return next();
+    const accountId: string = ctx.state.account?.id ?? '';
+    let account = perAccount.get(accountId);
+    if (!account) perAccount.set(accountId, (account = Object.assign(createSemaphore(share), { holders: 0 })));
+    account.holders++;
+    const releaseAccount = await account.acquire();
     const release = await semaphore.acquire();
     try {
       await next();
     } finally {
       release();
+      releaseAccount();
+      if (--account.holders === 0) perAccount.delete(accountId);
     }
   };
 }
