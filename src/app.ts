@@ -62,7 +62,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   const health = healthRoutes(readinessChecks);
   const docs = docsRoutes();
   app.use(requestContext(logger));
-  app.use(clientAddress(config.trustedProxies));
+  if (config.trustedProxies.length) app.use(clientAddress(config.trustedProxies));
   // Errors outside the middleware chain, e.g. a socket that broke after the response was decided. A client
   // hanging up (ECONNRESET, EPIPE, an HTTP parse error at end of stream) is not our failure: info, not error.
   app.on('error', (error: Error & { code?: string }) => {

@@ -51,7 +51,7 @@ export interface RouteInput<Params, Query, Body> {
  * returns the response body (or sets ctx itself for files and streams and returns undefined); a 204
  * route's handler returns nothing.
  */
-export function defineRoute<Params extends Schema | undefined = undefined, Query extends Schema | undefined = undefined, Body extends Schema | undefined = undefined>(
+function defineRoute<Params extends Schema | undefined = undefined, Query extends Schema | undefined = undefined, Body extends Schema | undefined = undefined>(
   router: Router,
   openapi: OpenAPIRegistry,
   spec: RouteSpec<Params, Query, Body>,

@@ -11,6 +11,7 @@ import { routesOn } from '../api/route';
 import { z } from '../api/validation';
 import { runUpdate } from '../signingRequests/service';
 import { signatureImageProblem } from '../pdf/signatureImage';
+import { SIGNING_TOKEN } from './tokens';
 import { signingRequestHandle } from '../temporal/client';
 import { DeclineSchema, SignerViewSchema, SignSchema } from './schema';
 import { assertCanAct, getOriginalPdf, presentSignerView, resolveSigningToken } from './service';
@@ -18,7 +19,7 @@ import { AppError, validationError } from '../errors';
 import { linkNotValidPage, setSigningPageHeaders, signingAssetPath, signingAssets, signingPage } from './page';
 
 const TokenParams = z.object({
-  token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, { error: 'Signing link' }).openapi({ description: 'The token of the signing link.' }),
+  token: z.string().regex(SIGNING_TOKEN, { error: 'Signing link' }).openapi({ description: 'The token of the signing link.' }),
 });
 const SignerStatusSchema = z.object({ signerId: z.string(), status: z.string() }).openapi('SignerStatus');
 

@@ -1,11 +1,11 @@
 import type { Db } from '../db';
 import { AppError, conflict, notFound } from '../errors';
 import { toSigner, toSigningRequest } from '../signingRequests/store';
-import { hashToken } from './tokens';
+import { hashToken, SIGNING_TOKEN } from './tokens';
 
 /** The signer a link token belongs to, with their request; 404 for an unknown token. */
 export async function resolveSigningToken(db: Db, token: string) {
-  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) throw notFound('Signing link');
+  if (!SIGNING_TOKEN.test(token)) throw notFound('Signing link');
   const link = await db('signer_tokens').where({ token_hash: hashToken(token) }).first('signer_id', 'expires_at');
   if (!link) throw notFound('Signing link');
   const signer = toSigner(await db('signers').where({ id: link.signer_id }).first());

@@ -5,6 +5,9 @@ import { dataDirSecret } from '../dataDirSecret';
 // an e-mail is derived (HMAC of the signer id with a server secret) so a retried e-mail activity sends
 // the same link; embedded-signing links are random.
 
+/** What every link token looks like: 32 bytes as base64url, 43 characters. */
+export const SIGNING_TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
 export const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
 
 export const randomToken = () => crypto.randomBytes(32).toString('base64url');

@@ -94,7 +94,7 @@ async function pageSizesOf(trx: Db, documentId: string): Promise<[number, number
 }
 
 /** Every field must lie on a page that exists, inside its box: sealing draws it there. */
-export function fieldProblems(signers: { fields?: SignatureField[] }[], pageSizes: [number, number][]): string[] {
+function fieldProblems(signers: { fields?: SignatureField[] }[], pageSizes: [number, number][]): string[] {
   const problems: string[] = [];
   signers.forEach((signer, s) =>
     signer.fields?.forEach((field, f) => {
