@@ -20,6 +20,7 @@ import { type ApiKeyAuthenticator, uncachedAuthenticator } from './apiKeys/cache
 import { authenticate } from './api/middleware/authenticate';
 import { createRateLimiter } from './api/middleware/rateLimit';
 import { clientAddress } from './api/middleware/clientAddress';
+import { readDeadline } from './api/middleware/readDeadline';
 import { requestContext } from './api/middleware/requestContext';
 import { buildOpenApiDocument, createOpenApiRegistry } from './api/openapi';
 
@@ -62,6 +63,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   const health = healthRoutes(readinessChecks);
   const docs = docsRoutes();
   app.use(requestContext(logger));
+  app.use(readDeadline(config.BODY_IDLE_TIMEOUT_MS));
   if (config.trustedProxies.length) app.use(clientAddress(config.trustedProxies));
   // Errors outside the middleware chain, e.g. a socket that broke after the response was decided. A client
   // hanging up (ECONNRESET, EPIPE, an HTTP parse error at end of stream) is not our failure: info, not error.

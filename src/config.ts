@@ -23,6 +23,8 @@ export const configSchema = z.object({
   SIGNET_PROCESSES: z.string().default('api,worker'),
   MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
   MAX_CONCURRENT_UPLOADS: z.coerce.number().int().positive().default(2),
+  /** A request body from which nothing arrives for this long is answered 408 and its connection closed. */
+  BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   RATE_LIMIT_MULTIPLIER: z.coerce.number().positive().default(1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAIL_FROM: z.string().min(1).default('Signet <no-reply@signet.local>'),

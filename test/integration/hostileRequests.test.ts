@@ -176,24 +176,62 @@ describe('hostile requests: bodies and methods answer in JSON, consistently', ()
 describe('hostile neighbours: one account’s stalled uploads do not hold another’s', function () {
   this.timeout(60_000);
 
-  /** Sends the head and the first bytes of a large upload, then stalls. */
-  async function stalledUpload(port: number, apiKey: string) {
+  /** Sends the head and the first bytes of an upload (a large JSON one unless told), then stalls. */
+  async function stalledUpload(port: number, apiKey: string, request = { head: 'POST /api/v1/documents', type: 'application/json', length: 2 * 1024 * 1024, start: `{"fileName":"stalled.pdf","fileSize":10,"content":"${'A'.repeat(64 * 1024)}` }) {
     const socket = net.connect(port, '127.0.0.1');
     await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-    socket.write(`POST /api/v1/documents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n`);
-    socket.write(`{"fileName":"stalled.pdf","fileSize":10,"content":"${'A'.repeat(64 * 1024)}`);
+    socket.write(`${request.head} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: ${request.type}\r\nContent-Length: ${request.length}\r\n\r\n`);
+    socket.write(request.start);
     let answer = '';
+    let closed = false;
     socket.on('data', (chunk) => (answer += chunk));
     socket.on('error', () => undefined);
-    return { answered: () => answer, close: () => socket.destroy() };
+    socket.on('close', () => (closed = true));
+    return { answered: () => answer, closed: () => closed, close: () => socket.destroy() };
   }
 
-  it('two stalled uploads of one account leave an upload slot for another account', async () => {
+  /** An api of its own on the shared system's database and Temporal. */
+  async function appWith(settings: Record<string, string>) {
     const system = await sharedSystem();
-    const app = createApp({ config: testConfig({ MAX_CONCURRENT_UPLOADS: '2' }), db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
+    const app = createApp({ config: testConfig(settings), db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
     const server: Server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
-    const { port } = server.address() as AddressInfo;
+    return { port: (server.address() as AddressInfo).port, close: () => new Promise((resolve) => server.close(resolve)) };
+  }
+
+  it('a body that stops arriving is answered 408 in JSON, its connection closed and its upload slot freed', async () => {
+    const api = await appWith({ MAX_CONCURRENT_UPLOADS: '2', BODY_IDLE_TIMEOUT_MS: '400' });
+    const account = await createTestAccount();
+    const stalled: Awaited<ReturnType<typeof stalledUpload>>[] = [];
+    try {
+      const boundary = 'stalledboundary';
+      stalled.push(
+        // Two large uploads of one account: the second waits for the account's one slot, then stalls too.
+        await stalledUpload(api.port, account.apiKey),
+        await stalledUpload(api.port, account.apiKey),
+        await stalledUpload(api.port, account.apiKey, { head: 'POST /api/v1/documents', type: `multipart/form-data; boundary=${boundary}`, length: 2 * 1024 * 1024, start: `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n` }),
+        await stalledUpload(api.port, account.apiKey, { head: 'POST /api/v1/signatures', type: 'application/json', length: 1000, start: '{"documentId":' }),
+      );
+      await eventually(() => {
+        for (const one of stalled) {
+          expect(one.answered()).to.match(/^HTTP\/1\.1 408 /);
+          expect(one.answered()).to.include('"error":"request_timeout"');
+          expect(one.closed()).to.equal(true);
+        }
+      }, 15_000);
+      // Every slot is free again: the same account uploads at once.
+      const pdf = await makeLargePdf(1536 * 1024);
+      const upload = await client(`http://127.0.0.1:${api.port}`, account.apiKey)('POST', '/api/v1/documents', { json: { fileName: 'after.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+      expect(upload.status, JSON.stringify(upload.body)).to.equal(201);
+    } finally {
+      for (const one of stalled) one.close();
+      await api.close();
+    }
+  });
+
+  it('two stalled uploads of one account leave an upload slot for another account', async () => {
+    const api = await appWith({ MAX_CONCURRENT_UPLOADS: '2' });
+    const { port } = api;
     const stalled: Awaited<ReturnType<typeof stalledUpload>>[] = [];
     try {
       const stalling = await createTestAccount();
@@ -207,7 +245,7 @@ describe('hostile neighbours: one account’s stalled uploads do not hold anothe
       expect(stalled.map((one) => one.answered())).to.deep.equal(['', '']);
     } finally {
       for (const one of stalled) one.close();
-      await new Promise((resolve) => server.close(resolve));
+      await api.close();
     }
   });
 });
