@@ -15,6 +15,7 @@ import { createApiKey } from '../src/apiKeys/service';
 import { createRateLimiter } from '../src/api/middleware/rateLimit';
 import { migrateLatest, openDatabase, type Db } from '../src/db';
 import { makeBigPdf } from './pdf';
+import { cores, cpuMeter, pidListeningOn } from './cpu';
 import { percentile } from './stats';
 import {
   connectTemporal,
@@ -50,6 +51,7 @@ const E2E_REQUESTS = 200;
 const E2E_CONCURRENCY = 8;
 const E2E_WARM_UP = 2 * E2E_CONCURRENCY; // untimed signs (and echo updates) first
 const E2E_DEADLINE_MS = 120_000;
+const E2E_ALONE_REQUESTS = 40; // signed one at a time, against (f) one at a time
 const GOALS = {
   readOfQuery: 0.5, // (b) req/s against (a1), the bare app making one query
   readP99Ms: 25,
@@ -147,12 +149,15 @@ function freePort(): Promise<number> {
   });
 }
 
+// BENCH_PROFILE_DIR=<dir>: each server writes a V8 CPU profile there when it stops (open it in Chrome's DevTools).
+const profileFlags = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+
 /** Starts `node <NODE_FLAGS> <script>` with its output in a log file, and waits until `readyPath` answers 200. */
 async function startServer(name: string, script: string, env: Record<string, string | undefined>, readyPath: string, logDir: string) {
   const port = await freePort();
   const logFile = path.join(logDir, `${name}.log`);
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...NODE_FLAGS, script], { cwd: REPO, env: { ...env, PORT: String(port) }, stdio: ['ignore', out, out] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...profileFlags, script], { cwd: REPO, env: { ...env, PORT: String(port) }, stdio: ['ignore', out, out] });
   fs.closeSync(out);
   cleanups.push(() => stopChild(child));
   const url = `http://127.0.0.1:${port}`;
@@ -469,12 +474,23 @@ async function main() {
       concurrency: E2E_CONCURRENCY,
       deadlineMs: E2E_DEADLINE_MS,
       log,
+      cpu: cpuMeter({
+        service: service.pid,
+        'Temporal server': pidListeningOn(Number(serviceEnv.TEMPORAL_ADDRESS!.split(':').pop())),
+        PostgreSQL: pidListeningOn(Number(new URL(serviceEnv.DATABASE_URL!).port || 5432)),
+        ...(serviceEnv.ELASTICSEARCH_URL ? { Elasticsearch: pidListeningOn(Number(new URL(serviceEnv.ELASTICSEARCH_URL).port || 9200)) } : {}),
+      }),
     };
     const prepared = await prepareEndToEnd(endToEndOptions);
     // Just before the signs, with the invitations drained: the same quiet server for both.
     const echo = await echoUpdates({ address: serviceEnv.TEMPORAL_ADDRESS!, namespace, client, count: E2E_REQUESTS, warmUp: E2E_WARM_UP, concurrency: E2E_CONCURRENCY, deadlineMs: E2E_DEADLINE_MS, log });
     const e2e = await endToEnd(endToEndOptions, prepared);
-    return { signatures, signatureSamples, startSamples, echo, e2e };
+    // One at a time: the path's own latency, with no other request's work in the way.
+    const alone = { ...endToEndOptions, count: E2E_ALONE_REQUESTS, warmUp: 2, concurrency: 1 };
+    const preparedAlone = await prepareEndToEnd(alone);
+    const echoAlone = await echoUpdates({ address: serviceEnv.TEMPORAL_ADDRESS!, namespace, client, count: E2E_ALONE_REQUESTS, warmUp: 2, concurrency: 1, deadlineMs: E2E_DEADLINE_MS, log });
+    const e2eAlone = await endToEnd(alone, preparedAlone);
+    return { signatures, signatureSamples, startSamples, echo, e2e, echoAlone, e2eAlone };
   }
 
   const temporalNamespace = serviceEnv.TEMPORAL_NAMESPACE ?? 'default';
@@ -527,6 +543,16 @@ async function main() {
   const mb = (value: number) => `${value.toFixed(0)} MB`;
   const percent = (part: number, whole: number) => `${((part / whole) * 100).toFixed(0)}%`;
   const pass = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+  // What each completed request cost in CPU, and the wait that alone imposes at a concurrency.
+  const cpuLines = (perRequest: Record<string, number>, inFlight: number) => {
+    const total = Object.values(perRequest).reduce((sum, used) => sum + used, 0);
+    if (total === 0) return [];
+    return [
+      `- CPU per completed request, over the timed signs and their completions: ${Object.entries(perRequest).map(([name, used]) => `${name} ${ms(used)} ms`).join(', ')}; **${ms(total)} ms in all**. ` +
+        `On ${cores()} cores that allows at most ${((cores() * 1000) / total).toFixed(1)} requests/s` +
+        (inFlight > 1 ? `, so with ${inFlight} in flight a request spends at least ${ms((inFlight * total) / cores())} ms from sign to completion on average (Little's law), whatever the order of the work.` : '.'),
+    ];
+  };
   const cpu = os.cpus();
   const databaseUrl = new URL(serviceEnv.DATABASE_URL!);
   // The service's error and fatal log lines (pino JSON), counted by message.
@@ -572,6 +598,18 @@ async function main() {
       `- where the completion goes: sent → signers.signed_at ${spread(e2e.toSigned)}; signed_at → HTTP 200 ${spread(e2e.signedToResponse)}; ` +
         `signed_at → sealed_documents.created_at (completeRequest loads and seals the PDF) ${spread(e2e.signedToSealed)}; sealed → completed event ${spread(e2e.sealedToCompleted)}; ` +
         `completed event → the sign's task completed ${spread(e2e.completedToTaskCompleted)}.`,
+      ...cpuLines(e2e.cpuPerRequest, E2E_CONCURRENCY),
+      '',
+      `**One at a time** (${E2E_ALONE_REQUESTS} requests of 1 signer, each signed once the previous sign had its 200; (f) likewise, one update at a time, just before):`,
+      '',
+      '| 1 at a time | n | p50 ms | p99 ms | max ms | p99 ratio |',
+      '|---|---:|---:|---:|---:|---:|',
+      `| (f) raw Temporal update round trip | ${signing.echoAlone.latency.n} | ${ms(signing.echoAlone.latency.p50)} | ${ms(signing.echoAlone.latency.p99)} | ${ms(signing.echoAlone.latency.max)} | 1.00 |`,
+      `| sign sent → HTTP 200 | ${signing.e2eAlone.signResponse.n} | ${ms(signing.e2eAlone.signResponse.p50)} | ${ms(signing.e2eAlone.signResponse.p99)} | ${ms(signing.e2eAlone.signResponse.max)} | ${(signing.e2eAlone.signResponse.p99 / signing.echoAlone.latency.p99).toFixed(2)} of (f) |`,
+      `| sign sent → completed event's created_at | ${signing.e2eAlone.completion.n} | ${ms(signing.e2eAlone.completion.p50)} | ${ms(signing.e2eAlone.completion.p99)} | ${ms(signing.e2eAlone.completion.max)} | ${(signing.e2eAlone.completion.p99 / signing.echoAlone.latency.p99).toFixed(2)} of (f) |`,
+      '',
+      `- one at a time, where the time goes: sent → task started ${spread(signing.e2eAlone.toTaskStarted)}; task started → signers.signed_at ${spread(signing.e2eAlone.taskStartedToSigned)}; signed_at → sealed_documents.created_at ${spread(signing.e2eAlone.signedToSealed)}; task completed → HTTP 200 ${spread(signing.e2eAlone.taskCompletedToResponse)}.`,
+      ...cpuLines(signing.e2eAlone.cpuPerRequest, 1),
     ];
   };
 
@@ -656,6 +694,9 @@ async function main() {
           `${GOALS.signOfUpdate} × ${ms(echo.latency.p99)} ms = ${ms(GOALS.signOfUpdate * echo.latency.p99)} ms (${(e2e.signResponse.p99 / echo.latency.p99).toFixed(1)} ×)${allSigned ? '' : ' (not every sign answered 200)'}`,
         `- ${pass(e2e.completed === e2e.count && e2e.completion.p99 < GOALS.completedP99Ms)} last sign → signing_request.completed p99 < ${GOALS.completedP99Ms} ms: ${ms(e2e.completion.p99)} ms` +
           `${e2e.completed === e2e.count ? '' : ` (only ${e2e.completed} of ${e2e.count} completed)`}`,
+        `- ${pass(signing.e2eAlone.signResponse.p99 <= GOALS.signOfUpdate * signing.echoAlone.latency.p99)} one at a time, sign → HTTP 200 p99 ≤ ${GOALS.signOfUpdate} × (f)'s p99 one at a time: ` +
+          `${ms(signing.e2eAlone.signResponse.p99)} ms against ${ms(GOALS.signOfUpdate * signing.echoAlone.latency.p99)} ms (${(signing.e2eAlone.signResponse.p99 / signing.echoAlone.latency.p99).toFixed(1)} ×)`,
+        `- ${pass(signing.e2eAlone.completed === signing.e2eAlone.count && signing.e2eAlone.completion.p99 < GOALS.completedP99Ms)} one at a time, last sign → signing_request.completed p99 < ${GOALS.completedP99Ms} ms: ${ms(signing.e2eAlone.completion.p99)} ms`,
       );
     }
     if (uploads) {

@@ -8,6 +8,7 @@ import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Db } from '../src/db';
+import { cpuBetween } from './cpu';
 import { percentile, stats, type Stats } from './stats';
 import { echoUpdate, type echoWorkflow } from './workflows/echo';
 
@@ -190,6 +191,8 @@ export interface EndToEndOptions {
   /** Give up on completions this long after the first sign is sent. */
   deadlineMs: number;
   log: (message: string) => void;
+  /** CPU ms used so far by each process behind the service (bench/cpu.ts), read around the timed signs. */
+  cpu?: () => Record<string, number>;
 }
 
 interface PreparedRequest {
@@ -299,6 +302,7 @@ export async function endToEnd(options: EndToEndOptions, { requests, drainSecond
   const observedAt = new Map<string, number>();
   const completedAt = new Map<string, number>();
   const signStatuses = new Map<number, number>();
+  const cpuAtStart = options.cpu?.();
   const phaseStarted = Date.now();
   const deadline = phaseStarted + options.deadlineMs;
   let signing = true;
@@ -329,6 +333,7 @@ export async function endToEnd(options: EndToEndOptions, { requests, drainSecond
   const signsSeconds = (Date.now() - phaseStarted) / 1000;
   signing = false;
   await poller;
+  const cpu = cpuAtStart && options.cpu ? cpuBetween(cpuAtStart, options.cpu()) : {};
   const lastCompletion = Math.max(...completedAt.values());
 
   // The breakdown, for the completed requests.
@@ -372,5 +377,7 @@ export async function endToEnd(options: EndToEndOptions, { requests, drainSecond
     signedToResponse: over((id) => signedAt.get(id), (id) => respondedAt.get(id)),
     signedToSealed: over((id) => signedAt.get(id), (id) => sealedAt.get(id)),
     sealedToCompleted: over((id) => sealedAt.get(id), (id) => completedAt.get(id)),
+    /** CPU ms per completed request, by process, over the timed signs and their completions. */
+    cpuPerRequest: Object.fromEntries(Object.entries(cpu).map(([name, used]) => [name, used / Math.max(1, completedAt.size)])),
   };
 }

@@ -1,0 +1,58 @@
+// CPU time of the processes behind a scenario (the service, the Temporal server, PostgreSQL,
+// Elasticsearch), read from /proc: with it, a closed-loop latency can be told apart from the CPU each
+// request costs. On a saturated machine, n requests in flight each wait about n × (CPU per request) /
+// cores (Little's law), whatever the code does in between.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** The pid that listens on a loopback TCP port, if this machine lets us see it. */
+export function pidListeningOn(port: number): number | undefined {
+  try {
+    const out = execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' });
+    const match = /pid=(\d+)/.exec(out);
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function stat(pid: number) {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    // fields[1] = ppid; [11..14] = utime, stime, cutime, cstime (man 5 proc, counted from field 3)
+    return { ppid: Number(fields[1]), own: Number(fields[11]) + Number(fields[12]), children: Number(fields[13]) + Number(fields[14]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU ms used so far by each named process and its descendants (the live ones, and the waited-for
+ * ones through the root's cutime: PostgreSQL's backends that have exited, say).
+ */
+export function cpuMeter(roots: Record<string, number | undefined>) {
+  return (): Record<string, number> => {
+    const stats = new Map<number, NonNullable<ReturnType<typeof stat>>>();
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const found = stat(Number(entry));
+      if (found) stats.set(Number(entry), found);
+    }
+    const below = (root: number): number => {
+      let ticks = (stats.get(root)?.own ?? 0) + (stats.get(root)?.children ?? 0);
+      for (const [pid, { ppid }] of stats) if (ppid === root) ticks += below(pid);
+      return ticks;
+    };
+    return Object.fromEntries(Object.entries(roots).filter(([, pid]) => pid).map(([name, pid]) => [name, (below(pid!) * 1000) / TICKS_PER_SECOND]));
+  };
+}
+
+/** CPU ms per label between two readings of a cpuMeter. */
+export const cpuBetween = (before: Record<string, number>, after: Record<string, number>) =>
+  Object.fromEntries(Object.keys(after).map((name) => [name, after[name] - (before[name] ?? 0)]));
+
+export const cores = () => os.cpus().length;
