@@ -1,38 +1,60 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../src/db';
+import type { PdfTextExtractor } from '../src/pdf/text';
 import type { SearchBackend } from '../src/search/backend';
-import { indexEvent, indexPendingEvents } from '../src/search/indexer';
+import { indexEvent, indexNewTexts, indexPendingEvents } from '../src/search/indexer';
 
 export interface SearchActivityDeps {
   db: Db;
   search: SearchBackend;
+  /** The worker's pool that extracts the text of uploaded PDFs. */
+  pdfText: PdfTextExtractor;
 }
 
 const BATCH = 500;
+/** Texts per index write: Elasticsearch answers a write once it is searchable (up to its 1 s refresh). */
+const TEXT_BATCH = 32;
 const IDLE_POLL_MS = 200;
 
-// Both re-read PostgreSQL and write what they read, versioned by the time of reading: safe to repeat,
-// and a no-op without Elasticsearch. While Elasticsearch is down they fail and Temporal retries them.
-export function createSearchActivities({ db, search }: SearchActivityDeps) {
+// They re-read PostgreSQL and write what they read, versioned by the time of reading: safe to repeat.
+// Without Elasticsearch the index is PostgreSQL itself, and only the text of new PDFs is work (events
+// stay unmarked, as nothing reads them). While Elasticsearch is down they fail and Temporal retries them.
+export function createSearchActivities({ db, search, pdfText }: SearchActivityDeps) {
   return {
     /** Brings the index in step with the resources of one event. */
     indexEvent: (eventId: string): Promise<void> => indexEvent(db, search, eventId),
 
     /**
-     * The search indexer's step: for `runForMs`, indexes the events not yet indexed as they come, polling
-     * the database every 200 ms when there are none. Polling here rather than in the workflow keeps a
-     * Temporal round trip (and its timer) out of the time from a commit to the change being searchable.
+     * The search indexer's step, for `runForMs`, as two loops that each poll the database every 200 ms
+     * when idle: one extracts the text of new PDFs and indexes it, the other (Elasticsearch only) indexes
+     * the events not yet indexed. A PDF's text waits neither for an index refresh of unrelated events nor
+     * they for a slow PDF. Polling here rather than in the workflow keeps a Temporal round trip (and its
+     * timer) out of the time from a commit to the change being searchable.
      */
     async indexEventsFor(runForMs: number): Promise<number> {
       const context = Context.current();
       const until = Date.now() + runForMs;
+      let failed = false;
       let indexed = 0;
-      while (Date.now() < until && !context.cancellationSignal.aborted) {
+      /** Runs `step` until the time is up, pausing whenever it reports that it has caught up. */
+      const poll = async (step: () => Promise<boolean>) => {
+        try {
+          while (Date.now() < until && !context.cancellationSignal.aborted && !failed) {
+            if (!(await step())) await context.sleep(IDLE_POLL_MS);
+          }
+        } catch (error) {
+          failed = true; // the other loop stops too: Temporal retries the whole step
+          throw error;
+        }
+      };
+      const indexEvents = async () => {
         const taken = await indexPendingEvents(db, search, BATCH);
         indexed += taken;
         context.heartbeat(indexed);
-        if (taken < BATCH) await context.sleep(IDLE_POLL_MS);
-      }
+        return taken === BATCH;
+      };
+      const indexTexts = async () => (await indexNewTexts(db, search, pdfText, TEXT_BATCH)) === TEXT_BATCH;
+      await Promise.all([poll(indexTexts), ...(search.kind === 'elasticsearch' ? [poll(indexEvents)] : [])]);
       return indexed;
     },
   };

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { concatTransformationMatrix, drawObject, PDFDocument, popGraphicsState, pushGraphicsState } from 'pdf-lib';
+import { concatTransformationMatrix, drawObject, PDFDocument, popGraphicsState, pushGraphicsState, StandardFonts } from 'pdf-lib';
 
 const IMAGE_WIDTH = 4096; // pixels (= bytes) per row of the grey-scale image
 
@@ -27,4 +27,37 @@ export async function makeBigPdf(maxBytes: number): Promise<Buffer> {
     throw new Error(`big PDF came out at ${bytes.length} bytes (limit ${maxBytes}) or without %%EOF`);
   }
   return bytes;
+}
+
+/** A PDF of `pages` pages of text, `lines` lines each, of random hexadecimal words (they compress about 2:1). */
+async function textPdf(pages: number, lines: number): Promise<Buffer> {
+  const pdf = await PDFDocument.create();
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  for (let number = 1; number <= pages; number++) {
+    const page = pdf.addPage([595, 842]);
+    for (let line = 0; line < lines; line++) {
+      const words = Array.from({ length: 8 }, () => crypto.randomBytes(5).toString('hex')).join(' ');
+      page.drawText(`${number}.${line + 1} The parties agree: ${words}`, { x: 40, y: 810 - (line % 110) * 7, size: 6, font });
+    }
+  }
+  return Buffer.from(await pdf.save());
+}
+
+/** A 5-page text PDF of about 40 KB (at least 40,000 bytes), the upload of the upload scenario. */
+export async function makeUploadPdf(): Promise<Buffer> {
+  for (let lines = 40; ; lines += 5) {
+    const pdf = await textPdf(5, lines);
+    if (pdf.length >= 40_000) return pdf;
+  }
+}
+
+/** A multipart/form-data body with one file part, as a browser sends it. */
+export function multipartBody(pdf: Buffer, fileName: string) {
+  const boundary = '----SignetBenchBoundary7MA4YWxkTrZu0gW';
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: application/pdf\r\n\r\n`),
+    pdf,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { body, contentType: `multipart/form-data; boundary=${boundary}` };
 }

@@ -14,8 +14,9 @@ import { createAccount } from '../src/accounts/service';
 import { createApiKey } from '../src/apiKeys/service';
 import { createRateLimiter } from '../src/api/middleware/rateLimit';
 import { migrateLatest, openDatabase, type Db } from '../src/db';
-import { makeBigPdf } from './pdf';
 import { cores, cpuMeter, pidListeningOn } from './cpu';
+import { hostileUploads, sampleFamilyMemory } from './hostilePdfs';
+import { makeBigPdf, makeUploadPdf, multipartBody } from './pdf';
 import { percentile } from './stats';
 import {
   connectTemporal,
@@ -59,7 +60,12 @@ const GOALS = {
   completedP99Ms: 500, // last sign → signing_request.completed
   peakRssMb: 400,
   uploadRssMb: 300,
+  uploadOfCreate: 0.5, // (c2) req/s against (c)
+  hostileHealthzMs: 100, // slowest /healthz while a hostile PDF is uploaded
+  hostileGrowthMb: 300, // growth of service + children RSS meanwhile
+  hostileAnswerSeconds: 15,
 };
+const TEXT_DRAIN_DEADLINE_MS = 10 * 60_000;
 const WEBHOOK_EVENTS = 1000;
 const WEBHOOK_PACED_EVENTS = 200;
 const WEBHOOK_PACED_RATE = 10; // events per second, well below what the pipeline sustains
@@ -69,10 +75,11 @@ const TASK_QUEUE = 'signet-bench';
 
 /**
  * The scenarios, in groups that BENCH_ONLY (comma-separated) can pick; all when it is unset:
- * memory (the uploads, peak RSS), read ((a) (a1) (a2) (b)), write ((c)), limiter, signing ((d) (e),
- * (f) and the end-to-end signs), webhooks, search.
+ * memory (the uploads, peak RSS), read ((a) (a1) (a2) (b)), write ((c) and (c2), the PDF upload), hostile
+ * (hostile PDFs: /healthz and memory while each is refused), limiter, signing ((d) (e), (f) and the
+ * end-to-end signs), webhooks, search.
  */
-const GROUPS = ['memory', 'read', 'write', 'limiter', 'signing', 'webhooks', 'search'] as const;
+const GROUPS = ['memory', 'read', 'write', 'hostile', 'limiter', 'signing', 'webhooks', 'search'] as const;
 type Group = (typeof GROUPS)[number];
 
 function selectedGroups(): Set<Group> {
@@ -221,7 +228,7 @@ interface Scenario {
   url: string;
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
   /** The status every response must have; anything else is reported as an error. */
   status: number;
   connections?: number;
@@ -294,6 +301,7 @@ async function uploadMemory(baseUrl: string, headers: Record<string, string>, pi
   const pdf = new Blob([new Uint8Array(await makeBigPdf(UPLOAD_BYTES))], { type: 'application/pdf' });
   const before = memoryMb(pid, 'VmRSS');
   peaks.reset();
+  const family = sampleFamilyMemory(pid); // the service and its PDF processes
   let sampled = before;
   const sampler = setInterval(() => {
     if (fs.existsSync(`/proc/${pid}`)) sampled = Math.max(sampled, memoryMb(pid, 'VmRSS')); // (gone: the uploads fail and say so)
@@ -307,11 +315,14 @@ async function uploadMemory(baseUrl: string, headers: Record<string, string>, pi
       await response.arrayBuffer();
       return response.status;
     }),
-  ).finally(() => clearInterval(sampler));
+  ).finally(() => {
+    clearInterval(sampler);
+    family.stop();
+  });
   const seconds = (performance.now() - started) / 1000;
   const peak = Math.max(sampled, peaks.resettable ? peaks.sinceReset() : 0);
   await sleep(2000);
-  return { bytes: pdf.size, before, peak, after: memoryMb(pid, 'VmRSS'), seconds, statuses };
+  return { bytes: pdf.size, before, peak, after: memoryMb(pid, 'VmRSS'), seconds, statuses, familyBefore: family.start, familyPeak: family.peak() };
 }
 
 // ---------------------------------------------------------------- main
@@ -390,15 +401,27 @@ async function main() {
       { name: '(b) GET /api/v1/documents/:id', url: `${service.url}/api/v1/documents/${documentId}`, headers: auth, status: 200 },
     );
   }
-  if (only.has('write')) {
-    scenarios.push({
-      name: '(c) POST /api/v1/documents (metadata only)',
-      url: `${service.url}/api/v1/documents`,
-      method: 'POST',
-      headers: { ...auth, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ fileName: 'bench.pdf', fileSize: 1234 }),
-      status: 201,
-    });
+  const uploadPdf = only.has('write') ? await makeUploadPdf() : null;
+  if (uploadPdf) {
+    const upload = multipartBody(uploadPdf, 'bench-upload.pdf');
+    scenarios.push(
+      {
+        name: '(c) POST /api/v1/documents (metadata only)',
+        url: `${service.url}/api/v1/documents`,
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ fileName: 'bench.pdf', fileSize: 1234 }),
+        status: 201,
+      },
+      {
+        name: `(c2) POST /api/v1/documents, a ${(uploadPdf.length / 1000).toFixed(0)} KB 5-page PDF as multipart`,
+        url: `${service.url}/api/v1/documents`,
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': upload.contentType },
+        body: upload.body,
+        status: 201,
+      },
+    );
   }
   // Rounds interleave the scenarios (a b c, a b c, …) so that slow drift in a noisy machine's
   // background load spreads over all three instead of landing on one.
@@ -414,6 +437,29 @@ async function main() {
   }
   const peakOfLoad = peaks.sinceReset();
   const wholeRunPeak = peaks.wholeRun();
+
+  // The worker extracts the uploads' text after they commit, in the background: the scenarios after this
+  // one get a quiet service only once it has caught up.
+  let textDrain: { documents: number; seconds: number; left: number } | null = null;
+  if (uploadPdf) {
+    const awaitingText = async () => Number((await db('documents').where({ account_id: account.id, status: 'ready' }).whereNull('body_text').count({ n: '*' }))[0].n);
+    const documents = await awaitingText();
+    log(`waiting for the worker to extract the text of ${documents} uploads`);
+    const drainStarted = performance.now();
+    let left = documents;
+    while (left > 0 && performance.now() - drainStarted < TEXT_DRAIN_DEADLINE_MS) {
+      await sleep(500);
+      left = await awaitingText();
+    }
+    textDrain = { documents, seconds: (performance.now() - drainStarted) / 1000, left };
+  }
+
+  let hostile: Awaited<ReturnType<typeof hostileUploads>> | null = null;
+  let familyAtRest = 0;
+  if (only.has('hostile')) {
+    familyAtRest = sampleFamilyMemory(service.pid).start;
+    hostile = await hostileUploads({ baseUrl: service.url, auth, pid: service.pid, log });
+  }
 
   let limiter: Awaited<ReturnType<typeof limiterCost>> | null = null;
   if (only.has('limiter')) {
@@ -563,6 +609,34 @@ async function main() {
     serviceErrors.set(message, (serviceErrors.get(message) ?? 0) + 1);
   }
 
+  const c = row('(c)');
+  const c2 = row('(c2)');
+  const uploadReport = (): string[] => [
+    ...(c && c2 && uploadPdf
+      ? [
+          `**Uploads against metadata-only creates:** (c2) ${c2.rps.toFixed(0)} req/s against (c) ${c.rps.toFixed(0)} req/s: **ratio ${(c2.rps / c.rps).toFixed(2)}**; ` +
+            `p99 ${c2.p99.toFixed(1)} ms against ${c.p99.toFixed(1)} ms. Each upload is parsed (structure, pages, SHA-256) by the api's pool of PDF processes before its 201; ` +
+            `its text is extracted afterwards by the worker's pool.` +
+            (textDrain ? ` The worker had the text of ${textDrain.documents} uploads left to extract after the last round and took ${textDrain.seconds.toFixed(0)} s to catch up${textDrain.left > 0 ? ` (${textDrain.left} still left when given up)` : ''}.` : ''),
+          '',
+        ]
+      : []),
+    ...(hostile
+      ? [
+          `**Hostile PDFs**, uploaded one at a time as multipart after the load (service + its PDF processes at ${mb(familyAtRest)} RSS before them); ` +
+            `/healthz asked every 10 ms meanwhile, and the RSS of the service and its children sampled every 10 ms:`,
+          '',
+          '| PDF | size | answer | seconds | /healthz p50 ms | p99 ms | max ms | memory growth |',
+          '|---|---:|---|---:|---:|---:|---:|---:|',
+          ...hostile.map(
+            (one) =>
+              `| ${one.name} | ${(one.bytes / 1024).toFixed(0)} KB | ${one.status} ${one.problem} | ${one.seconds.toFixed(2)} | ${one.healthz.p50.toFixed(1)} | ${one.healthz.p99.toFixed(1)} | ${one.healthz.max.toFixed(1)} | +${mb(one.memoryGrowthMb)} |`,
+          ),
+          '',
+        ]
+      : []),
+  ];
+
   const signingReport = (): string[] => {
     if (!signing || !d || !e) return [];
     const { echo, e2e } = signing;
@@ -633,6 +707,7 @@ async function main() {
           '',
         ]
       : []),
+    ...uploadReport(),
     ...signingReport(),
     ...tableRows.filter((row) => row.bad > 0).map((row) => `**Warning:** ${row.name} had ${row.bad} responses with an unexpected status or connection errors; its numbers are not trustworthy.`),
     ...(webhooks
@@ -666,7 +741,8 @@ async function main() {
           `**Memory** of the service (api + worker in one process, pid ${service.pid}): RSS ${mb(rssAfterStartup)} once ready (peak ${mb(peakOfStartup)} during startup); ` +
             `peak RSS (VmHWM) during the load runs ${peaks.resettable ? mb(peakOfLoad) : 'n/a (VmHWM could not be reset)'}; **peak over the whole run ${mb(wholeRunPeak)}**.`,
           `**Uploads** (first thing after startup): ${UPLOADS} concurrent multipart uploads of a ${(uploads.bytes / 1e6).toFixed(1)} MB PDF took ${uploads.seconds.toFixed(1)} s ` +
-            `(statuses: ${uploads.statuses.every((status) => status === 201) ? 'all 201' : uploads.statuses.join(', ')}); RSS ${mb(uploads.before)} before, peak ${mb(uploads.peak)} during: **+${mb(uploads.peak - uploads.before)}**; ${mb(uploads.after)} 2 s after.`,
+            `(statuses: ${uploads.statuses.every((status) => status === 201) ? 'all 201' : uploads.statuses.join(', ')}); RSS ${mb(uploads.before)} before, peak ${mb(uploads.peak)} during: **+${mb(uploads.peak - uploads.before)}**; ${mb(uploads.after)} 2 s after. ` +
+            `With its PDF processes (which parse the uploads): ${mb(uploads.familyBefore)} before, peak ${mb(uploads.familyPeak)} (+${mb(uploads.familyPeak - uploads.familyBefore)}).`,
         ]
       : []),
     ...(serviceErrors.size ? ['', `Errors logged by the service: ${[...serviceErrors].map(([message, count]) => `${count} × "${message}"`).join('; ')}.`] : []),
@@ -697,6 +773,21 @@ async function main() {
         `- ${pass(signing.e2eAlone.signResponse.p99 <= GOALS.signOfUpdate * signing.echoAlone.latency.p99)} one at a time, sign → HTTP 200 p99 ≤ ${GOALS.signOfUpdate} × (f)'s p99 one at a time: ` +
           `${ms(signing.e2eAlone.signResponse.p99)} ms against ${ms(GOALS.signOfUpdate * signing.echoAlone.latency.p99)} ms (${(signing.e2eAlone.signResponse.p99 / signing.echoAlone.latency.p99).toFixed(1)} ×)`,
         `- ${pass(signing.e2eAlone.completed === signing.e2eAlone.count && signing.e2eAlone.completion.p99 < GOALS.completedP99Ms)} one at a time, last sign → signing_request.completed p99 < ${GOALS.completedP99Ms} ms: ${ms(signing.e2eAlone.completion.p99)} ms`,
+      );
+    }
+    if (c && c2) {
+      lines.push(
+        `- ${pass(c2.rps / c.rps >= GOALS.uploadOfCreate)} (c2) a 40 KB PDF upload ≥ ${GOALS.uploadOfCreate * 100}% of (c) req/s: ${percent(c2.rps, c.rps)} (p99 ${c2.p99.toFixed(0)} ms)`,
+      );
+    }
+    if (hostile) {
+      const slowest = Math.max(...hostile.map((one) => one.healthz.max));
+      const growth = Math.max(...hostile.map((one) => one.memoryGrowthMb));
+      const slowestAnswer = Math.max(...hostile.map((one) => one.seconds));
+      lines.push(
+        `- ${pass(slowest < GOALS.hostileHealthzMs)} /healthz < ${GOALS.hostileHealthzMs} ms while each hostile PDF is uploaded: slowest ${slowest.toFixed(0)} ms`,
+        `- ${pass(growth < GOALS.hostileGrowthMb)} service + children RSS grows < ${GOALS.hostileGrowthMb} MB during each: at most +${mb(growth)}`,
+        `- ${pass(slowestAnswer < GOALS.hostileAnswerSeconds && hostile.every((one) => one.status === 400))} each answered 400 within ${GOALS.hostileAnswerSeconds} s: slowest ${slowestAnswer.toFixed(1)} s`,
       );
     }
     if (uploads) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Provision the real services the test suite needs (Debian 12, run as root on CI).
 #
-#   scripts/provision.sh [all|postgres|temporal|temporal-server|test-server|elasticsearch|browser|compose]...   (default: all)
+#   scripts/provision.sh [all|postgres|temporal|temporal-server|test-server|elasticsearch|browser|compose|schemathesis]...   (default: all)
 #
 # Idempotent; downloads and builds are cached under <repo>/.cache. Logs go to stderr.
 # `temporal` prints the absolute path of the temporal binary as the last stdout line:
@@ -121,6 +121,34 @@ provision_compose() {
   log "compose: $(command -v docker-compose)"
 }
 
+# ---------------------------------------------------------------- schemathesis
+# The OpenAPI fuzzer of test/system/schemathesis.test.ts, from PyPI into a virtualenv of its own, with
+# every Python package pinned by scripts/schemathesis-requirements.txt (a new pin installs afresh).
+# Sets SCHEMATHESIS_BIN.
+SCHEMATHESIS_HOME="$CACHE/schemathesis"
+
+provision_schemathesis() {
+  local requirements="$REPO/scripts/schemathesis-requirements.txt" stamp="$SCHEMATHESIS_HOME/.installed" want
+  want="$(sha256sum "$requirements" | cut -d' ' -f1)"
+  SCHEMATHESIS_BIN="$SCHEMATHESIS_HOME/bin/schemathesis"
+  if [[ ! -x $SCHEMATHESIS_BIN || "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
+    # Debian's python3 makes virtualenvs only with python3-venv (which brings ensurepip).
+    local python=python3
+    if ! { command -v python3 >/dev/null && python3 -c 'import ensurepip, venv' 2>/dev/null; }; then
+      apt_install python3-venv
+      python=/usr/bin/python3
+    fi
+    rm -rf "$SCHEMATHESIS_HOME"
+    log "installing schemathesis ($(grep -i '^schemathesis==' "$requirements")) into $SCHEMATHESIS_HOME"
+    "$python" -m venv "$SCHEMATHESIS_HOME" >&2 || die "$python -m venv failed"
+    timeout 900 "$SCHEMATHESIS_HOME/bin/pip" install -q --disable-pip-version-check --no-deps -r "$requirements" >&2 \
+      || die "pip install of schemathesis failed"
+    "$SCHEMATHESIS_BIN" --version >&2 || die "schemathesis installed but does not run"
+    echo "$want" > "$stamp"
+  fi
+  log "schemathesis: $SCHEMATHESIS_BIN"
+}
+
 # ---------------------------------------------------------------- elasticsearch
 java_major() { # prints the major version of `java` on PATH (0 if unknown)
   local v; v="$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1)"
@@ -201,11 +229,11 @@ provision_elasticsearch() {
 provision_browser() {
   local pkgs=()
   command -v chromium >/dev/null || pkgs+=(chromium)
-  command -v pdfsig >/dev/null || pkgs+=(poppler-utils)
+  command -v pdfsig >/dev/null && command -v pdftoppm >/dev/null || pkgs+=(poppler-utils) # pdftoppm renders template previews
   command -v qpdf >/dev/null || pkgs+=(qpdf)
   if (( ${#pkgs[@]} )); then apt_install "${pkgs[@]}"; fi
-  command -v chromium pdfsig qpdf >/dev/null || die "chromium/pdfsig/qpdf still missing"
-  log "browser: chromium, pdfsig, qpdf present"
+  command -v chromium pdfsig pdftoppm qpdf >/dev/null || die "chromium/pdfsig/pdftoppm/qpdf still missing"
+  log "browser: chromium, pdfsig, pdftoppm, qpdf present"
 }
 
 # Serialise concurrent provisioning (e.g. parallel test workers) so builds/unzips don't race.
@@ -222,7 +250,7 @@ main() {
   for t in "$@"; do
     case $t in
       all) provision_postgres; provision_temporal; provision_temporal_server; provision_test_server; provision_elasticsearch
-           provision_browser; provision_compose ;;
+           provision_browser; provision_compose; provision_schemathesis ;;
       postgres) provision_postgres ;;
       temporal) provision_temporal; print_temporal=1 ;;
       elasticsearch) provision_elasticsearch ;;
@@ -230,7 +258,8 @@ main() {
       test-server) provision_test_server ;;
       compose) provision_compose ;;
       browser) provision_browser ;;
-      *) die "unknown target '$t' (want: all postgres temporal temporal-server test-server elasticsearch browser compose)" ;;
+      schemathesis) provision_schemathesis ;;
+      *) die "unknown target '$t' (want: all postgres temporal temporal-server test-server elasticsearch browser compose schemathesis)" ;;
     esac
   done
   if (( print_temporal )); then echo "$TEMPORAL_BIN"; fi

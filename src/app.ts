@@ -1,3 +1,4 @@
+import http from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
@@ -23,6 +24,9 @@ import { clientAddress } from './api/middleware/clientAddress';
 import { readDeadline } from './api/middleware/readDeadline';
 import { requestContext } from './api/middleware/requestContext';
 import { buildOpenApiDocument, createOpenApiRegistry } from './api/openapi';
+import { createPdfInspector, type PdfInspector } from './pdf/inspect';
+import { createTextTagFinder, type TextTagFinder } from './pdf/textTags';
+import { templateRoutes } from './templates/routes';
 
 export interface AppDeps {
   config: Config;
@@ -34,15 +38,20 @@ export interface AppDeps {
   search: SearchBackend;
   /** How API keys are checked; without one, every request looks its key up in the database. */
   apiKeys?: ApiKeyAuthenticator;
+  /** Checks uploaded PDFs; without one, the app gets its own pool, whose children start with its first upload. */
+  pdf?: PdfInspector;
+  /** Finds text tags in PDFs; without one, the app gets its own pool, whose children start with its first search. */
+  textTags?: TextTagFinder;
 }
 
-export function createApp({ config, db, logger, readinessChecks, temporal, webhooks, search, apiKeys = uncachedAuthenticator(db) }: AppDeps) {
+export function createApp({ config, db, logger, readinessChecks, temporal, webhooks, search, apiKeys = uncachedAuthenticator(db), pdf = createPdfInspector(config), textTags = createTextTagFinder(config) }: AppDeps) {
   // X-Forwarded-For is believed only from the proxies named in TRUST_PROXY: the client's address goes
   // into the audit trail and the sealed certificate, so it is evidence, not a header anyone may set.
   const app = new Koa();
   const openapi = createOpenApiRegistry();
-  // Case-sensitive: /API/V1/… matches no route (and so no handler without its authentication).
-  const api = new Router({ prefix: '/api/v1', sensitive: true });
+  // Case-sensitive: /API/V1/… matches no route (and so no handler without its authentication). Every
+  // method Node accepts is one it knows, so a path without the method asked for is 405 with Allow, not 501.
+  const api = new Router({ prefix: '/api/v1', sensitive: true, methods: http.METHODS });
   const rateLimit = createRateLimiter(db, config.RATE_LIMIT_MULTIPLIER);
 
   let openApiDocument: unknown;
@@ -51,9 +60,10 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
     ctx.body = openApiDocument;
   });
   api.use(authenticate(apiKeys));
-  const deps = { router: api, db, config, rateLimit, openapi, temporal, webhooks, search };
+  const deps = { router: api, db, config, rateLimit, openapi, temporal, webhooks, search, pdf, textTags };
   accountRoutes(deps);
   documentRoutes(deps);
+  templateRoutes(deps);
   signingRequestRoutes(deps);
   webhookRoutes(deps);
   searchRoutes(deps);

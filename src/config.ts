@@ -25,6 +25,12 @@ export const configSchema = z.object({
   MAX_CONCURRENT_UPLOADS: z.coerce.number().int().positive().default(2),
   /** A request body from which nothing arrives for this long is answered 408 and its connection closed. */
   BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  PDF_POOL_SIZE: z.coerce.number().int().positive().default(2),
+  PDF_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  PDF_MAX_MEMORY_MB: z.coerce.number().int().min(64).default(256),
+  PDF_MAX_PAGES: z.coerce.number().int().positive().default(2_000),
+  PDF_MAX_OBJECTS: z.coerce.number().int().positive().default(100_000),
+  PDF_MAX_DECOMPRESSED_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
   RATE_LIMIT_MULTIPLIER: z.coerce.number().positive().default(1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAIL_FROM: z.string().min(1).default('Signet <no-reply@signet.local>'),
@@ -32,6 +38,8 @@ export const configSchema = z.object({
   SENDGRID_API_URL: z.string().url().optional(),
   SMTP_URL: z.string().optional(),
   SIGNING_TOKEN_SECRET: z.string().min(32).optional(),
+  /** Signs the console's session cookies and CSRF tokens; unset: derived from SIGNING_TOKEN_SECRET (so production needs nothing more). */
+  CONSOLE_SESSION_SECRET: z.string().min(32).optional(),
   SEAL_P12_PATH: z.string().optional(),
   SEAL_P12_PASSWORD: z.string().default(''),
   WEBHOOK_SECRET_KEY: z

@@ -31,5 +31,6 @@ export const payloadTooLarge = (limitBytes: number) =>
 export const unsupportedMediaType = (message: string) => new AppError(415, 'unsupported_media_type', message);
 export const rateLimitExceeded = (message: string, headers: Record<string, string>) =>
   new AppError(429, 'rate_limit_exceeded', message, { headers });
+export const serverBusy = (message: string) => new AppError(503, 'server_busy', message, { headers: { 'Retry-After': '1' } });
 export const searchUnavailable = () =>
   new AppError(503, 'search_unavailable', 'Search is unavailable for a moment; the rest of the API works. Try again shortly.', { headers: { 'Retry-After': '5' } });

@@ -19,6 +19,9 @@ export function newId(kind: IdKind): string {
   return typeid(idPrefixes[kind]).toString();
 }
 
+/** The shape of an id of one kind: its prefix and a TypeID suffix. */
+export const idPattern = (kind: IdKind) => new RegExp(`^${idPrefixes[kind]}_[0-7][0-9a-hjkmnp-tv-z]{25}$`);
+
 export function isId(kind: IdKind, value: string): boolean {
-  return new RegExp(`^${idPrefixes[kind]}_[0-7][0-9a-hjkmnp-tv-z]{25}$`).test(value);
+  return idPattern(kind).test(value);
 }

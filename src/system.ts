@@ -13,6 +13,9 @@ import { createEventDispatcher } from './events/dispatch';
 import { dispatchEventsOf } from './events/service';
 import type { Logger } from './logger';
 import { createMailTransport } from './mail';
+import { createPdfInspector } from './pdf/inspect';
+import { createPdfTextExtractor } from './pdf/text';
+import { createTextTagFinder } from './pdf/textTags';
 import type { SearchBackend } from './search/backend';
 import { createSearchBackend } from './search/setup';
 import { ensureSweeperSchedule, startSearchIndexer } from './temporal/client';
@@ -91,6 +94,9 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
 
     if (config.runWorker) {
       installTemporalRuntime(logger);
+      // The worker extracts the text of uploaded PDFs for search, in its own pool of child processes.
+      const pdfText = createPdfTextExtractor(config);
+      stops.push(() => pdfText.close());
       const { worker, connection } = await createWorker({
         address: temporalAddress,
         namespace: config.TEMPORAL_NAMESPACE,
@@ -101,6 +107,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
           mail: createMailTransport(config, database.knex),
           delivery: { db: database.knex, secretKey: webhooks.secretKey, poster: webhooks.poster },
           search,
+          pdfText,
         },
       });
       const running = worker.run();
@@ -110,7 +117,8 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         await connection.close();
       });
       await ensureSweeperSchedule(client, config.TEMPORAL_TASK_QUEUE);
-      if (search.kind === 'elasticsearch') await startSearchIndexer(client, config.TEMPORAL_TASK_QUEUE);
+      // On either backend: besides Elasticsearch's index, it keeps the text of new PDFs coming.
+      await startSearchIndexer(client, config.TEMPORAL_TASK_QUEUE);
     }
 
     const readinessChecks = {
@@ -118,6 +126,11 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       temporal: () => temporal.workflowService.getSystemInfo({}),
       ...(search.kind === 'elasticsearch' ? { search: () => search.health() } : {}),
     };
+    // The api checks uploaded PDFs in a pool of child processes, closed after the server has drained.
+    const pdf = createPdfInspector(config);
+    stops.push(() => pdf.close());
+    const textTags = createTextTagFinder(config);
+    stops.push(() => textTags.close());
     // Listen first: with PORT=0 the address is known only now, and links and the OpenAPI servers read it.
     const server = http.createServer();
     await new Promise<void>((resolve, reject) => server.listen(config.PORT, config.HOST, resolve).once('error', reject));
@@ -130,7 +143,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       // See src/apiKeys/cache.ts for why the embedded database gets no cache.
       const apiKeys = database.embedded ? uncachedAuthenticator(database.knex) : await cachedAuthenticator(database.knex, logger);
       stops.push(() => apiKeys.close());
-      handle = createApp({ apiKeys, config, db: database.knex, logger, temporal: client, webhooks, search, readinessChecks }).callback();
+      handle = createApp({ apiKeys, config, db: database.knex, logger, temporal: client, webhooks, search, readinessChecks, pdf, textTags }).callback();
     } else {
       // A worker alone serves only /healthz and /readyz, for its container's health check.
       const healthOnly = new Koa();

@@ -2,6 +2,7 @@ import type { Db } from '../db';
 import { notFound } from '../errors';
 import { newId } from '../ids';
 import { authChanged } from '../apiKeys/changes';
+import { countLiveTemplates } from '../templates/store';
 import { monthWindow, type Plan, plans } from './plans';
 
 export interface Account {
@@ -62,6 +63,6 @@ export async function describeUsage(db: Db, account: Account, now = new Date()) 
   return {
     periodResetsAt: end.toISOString(),
     documents: { used: await countDocumentsThisMonth(db, account.id, now), limit: limits.documentsPerMonth },
-    templates: { used: 0, limit: limits.templates },
+    templates: { used: await countLiveTemplates(db, account.id), limit: limits.templates },
   };
 }

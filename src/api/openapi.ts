@@ -28,10 +28,12 @@ export const errorResponses = {
   401: errorResponse('Unauthorized: missing, malformed, unknown or revoked API key.'),
   403: errorResponse('Forbidden: quota_exceeded or plan_upgrade_required.'),
   404: errorResponse('Not Found (also for other accounts’ resources).'),
+  408: errorResponse('Request Timeout: request_timeout, the body stopped arriving; the connection is closed.'),
   409: errorResponse('Conflict with the resource’s current state.'),
-  413: errorResponse('Payload Too Large.'),
+  413: errorResponse('Payload Too Large: payload_too_large.'),
+  415: errorResponse('Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.'),
   429: errorResponse('Too Many Requests: rate_limit_exceeded; see Retry-After.'),
-  503: errorResponse('Service Unavailable: search_unavailable (Elasticsearch does not answer; the rest of the API works); see Retry-After.'),
+  503: errorResponse('Service Unavailable: search_unavailable (Elasticsearch does not answer; the rest of the API works), or server_busy (too many uploads are being checked at once); see Retry-After.'),
 };
 
 /** An OpenAPI request or response body of JSON described by a zod schema. */
@@ -49,7 +51,11 @@ export function buildOpenApiDocument(registry: OpenAPIRegistry, serverUrl: strin
       version: '1.0.0',
       description:
         'Upload PDFs, send them to signers, and get back a sealed PDF with an audit trail. ' +
-        'Every path is served under /api/v1 (canonical) and /api (the current version).',
+        'Every path is served under /api/v1 (canonical) and /api (the current version).\n\n' +
+        'Errors are JSON in the Error shape. Besides those listed on each operation: a method a path does not have is ' +
+        '405 method_not_allowed with an Allow header, an unknown path is 404 not_found, and no text anywhere in a request ' +
+        '(values, field names, query parameters) may contain a NUL character (U+0000): 400. Unknown fields of a JSON body are ignored, ' +
+        'but a field named __proto__, at any depth, is refused: 400.',
     },
     servers: [{ url: `${serverUrl}/api/v1` }],
     security: [{ bearerAuth: [] }],

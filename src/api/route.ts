@@ -1,8 +1,8 @@
-import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { notFound } from '../errors';
-import { idPrefixes, isId, type IdKind } from '../ids';
+import { idPattern, idPrefixes, isId, type IdKind } from '../ids';
 import { jsonBody } from './middleware/body';
 import { jsonContent, pickErrors, type errorResponses } from './openapi';
 import { parseInput, z } from './validation';
@@ -10,6 +10,7 @@ import { parseInput, z } from './validation';
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Schema = z.ZodType;
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+type LinkObject = NonNullable<ResponseConfig['links']>[string];
 
 export interface RouteSpec<Params extends Schema | undefined, Query extends Schema | undefined, Body extends Schema | undefined> {
   method: Method;
@@ -33,6 +34,9 @@ export interface RouteSpec<Params extends Schema | undefined, Query extends Sche
   response: Schema | NonNullable<RouteConfig['responses']>[number];
   /** The success response's OpenAPI description when `response` is a schema; default 'OK'. */
   responseDescription?: string;
+  /** OpenAPI links of the success response: the operations its answer leads to (see `linkTo`). */
+  links?: Record<string, LinkObject>;
+  /** Errors this route's own rules give; those every route of its shape can give are added (see `implicitErrors`). */
   errors: (keyof typeof errorResponses)[];
   /** For routes outside /api/v1 (the signer's): their own server and no API key. */
   servers?: RouteConfig['servers'];
@@ -68,10 +72,11 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
     request: {
       ...(spec.params ? { params: spec.params as never } : {}),
       ...(spec.query ? { query: spec.query as never } : {}),
-      ...(spec.body ? { body: jsonContent(spec.body) } : {}),
-      ...(spec.requestBody ? { body: spec.requestBody } : {}),
+      // A body whose every field is optional may be left out: an absent body reads as {}.
+      ...(spec.body ? { body: { required: !spec.body.safeParse({}).success, ...jsonContent(spec.body) } } : {}),
+      ...(spec.requestBody ? { body: { required: true, ...spec.requestBody } } : {}),
     },
-    responses: { [status]: response, ...pickErrors(...spec.errors) },
+    responses: { [status]: { ...response, ...(spec.links ? { links: spec.links } : {}) }, ...pickErrors(...implicitErrors(spec), ...spec.errors) },
     ...(spec.servers ? { servers: spec.servers } : {}),
     ...(spec.security ? { security: spec.security } : {}),
   });
@@ -91,6 +96,31 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
   });
 }
 
+/**
+ * The errors a route can give by its shape alone: 401 without a valid key (every route but the
+ * signer's), 404 for a path id, 400 for a query, and 400, 408, 413 and 415 for a body (unreadable,
+ * stalled, too large, or not of a media type it takes).
+ */
+function implicitErrors(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined>) {
+  const errors: (keyof typeof errorResponses)[] = [];
+  if (spec.security === undefined) errors.push(401);
+  if (spec.params) errors.push(404);
+  if (spec.query) errors.push(400);
+  if (spec.body || spec.parseBody || spec.requestBody) errors.push(400, 408, 413, 415);
+  return errors;
+}
+
+/** An OpenAPI link to the operation `method path`, its parameters (and fields of its body) taken from runtime expressions. */
+export const linkTo = (method: Method, path: string, parameters: Record<string, string>, requestBody?: Record<string, string>): LinkObject => ({
+  operationRef: `#/paths/${path.replaceAll('~', '~0').replaceAll('/', '~1')}/${method}`,
+  parameters,
+  ...(requestBody ? { requestBody } : {}),
+});
+
+/** Links named after the operations they lead to, each given the `{id}` of the resource in the response. */
+export const linksById = (operations: Record<string, [Method, string]>) =>
+  Object.fromEntries(Object.entries(operations).map(([name, [method, path]]) => [name, linkTo(method, path, { id: '$response.body#/id' })]));
+
 // A path id that cannot exist is the same answer as one that does not: 404, with no database query.
 function parseParams(schema: Schema, params: unknown) {
   const result = schema.safeParse(params);
@@ -103,7 +133,7 @@ export const idParam = (kind: IdKind, what: string) =>
   z
     .string()
     .refine((value) => isId(kind, value), { error: what })
-    .openapi({ example: `${idPrefixes[kind]}_01jd8x3c6hf1z8k3q2v5n7m9pt` });
+    .openapi({ pattern: idPattern(kind).source, example: `${idPrefixes[kind]}_01jd8x3c6hf1z8k3q2v5n7m9pt` });
 
 const PaginationSchema = z.object({ limit: z.number().int(), hasMore: z.boolean(), nextCursor: z.string().nullable() }).openapi('Pagination');
 

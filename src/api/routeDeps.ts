@@ -3,6 +3,8 @@ import type Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db';
+import type { PdfInspector } from '../pdf/inspect';
+import type { TextTagFinder } from '../pdf/textTags';
 import type { SearchBackend } from '../search/backend';
 import type { Webhooks } from '../webhooks/setup';
 import type { RateLimit } from './middleware/rateLimit';
@@ -18,4 +20,8 @@ export interface RouteDeps {
   webhooks: Webhooks;
   /** Search and the dashboard's aggregations: Elasticsearch, or PostgreSQL without it. */
   search: SearchBackend;
+  /** Checks uploaded PDFs in a pool of child processes. */
+  pdf: PdfInspector;
+  /** Finds text tags such as {{signature:tenant}} in PDFs, in a pool of child processes. */
+  textTags: TextTagFinder;
 }

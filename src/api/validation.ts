@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { validationError } from '../errors';
+import { idPattern, type IdKind } from '../ids';
 
 extendZodWithOpenApi(z);
 
@@ -55,18 +56,84 @@ function nulPaths(value: unknown, at = ''): string[] {
 }
 
 // ISO 8601 only (a date, or a date and time with an optional zone), years 1000–9999: `0`, `2024` or
-// `March 7` are not dates here, and a year PostgreSQL cannot store is refused before it gets there.
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+// `March 7` are not dates here, and a year PostgreSQL cannot store is refused before it gets there. The
+// same pattern is the OpenAPI document's, so whatever it allows is accepted ([0-9], not \d: one engine's
+// \d is ASCII, another's any digit).
+const ISO_DATE =
+  /^[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]{1,9})?)?(Z|[+-]([01][0-9]|2[0-3]):?[0-5][0-9])?)?$/;
+// The last instant before year 10000 (UTC): a zone can push 9999-12-31 past it, where no resource was ever created.
+const LAST_DATE = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /** A query-string date in ISO 8601, as a Date. */
 export const queryDate = z
   .string()
-  .refine((value) => ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)) && Number(value.slice(0, 4)) >= 1000, { error: 'must be an ISO 8601 date' })
-  .transform((value) => new Date(value));
+  .refine((value) => ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)), { error: 'must be an ISO 8601 date' })
+  .transform((value) => new Date(Math.min(Date.parse(value), LAST_DATE)))
+  .openapi({ type: 'string', pattern: ISO_DATE.source, description: 'ISO 8601: a date, or a date and time with an optional zone, years 1000–9999.', example: '2026-11-01T00:00:00Z' });
 
-export const paginationQuery = {
-  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: 'Page size, 1–100.' }),
-  cursor: z.string().max(200).optional().openapi({ description: 'nextCursor of the previous page.' }),
-};
+// RFC 3339, as OpenAPI's "date-time" means it, with seconds and a zone, on a day its month has.
+const DATE_TIME = /^([1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$/;
+const isDayOfItsMonth = (year: string, month: string, day: string) => new Date(Date.UTC(Number(year), Number(month) - 1, Number(day))).getUTCDate() === Number(day);
+
+/** A date and time in a JSON body, e.g. `2026-12-01T12:00:00Z`, kept as the string given. */
+export const dateTime = z
+  .string()
+  .refine(
+    (value) => {
+      const match = DATE_TIME.exec(value);
+      return !!match && isDayOfItsMonth(match[1], match[2], match[3]);
+    },
+    { error: 'must be an ISO 8601 date and time with a zone, e.g. 2026-12-01T12:00:00Z' },
+  )
+  .openapi({ type: 'string', format: 'date-time', pattern: DATE_TIME.source, example: '2026-12-01T12:00:00Z' });
+
+/** The rule "`later` must be after `earlier`" of two optional query dates, as arguments of zod's refine. */
+export const laterThan = <Earlier extends string, Later extends string>(
+  earlier: Earlier,
+  later: Later,
+): [(query: { [key in Earlier | Later]?: Date }) => boolean, { path: string[]; error: string }] => [
+  (query) => !query[earlier] || !query[later] || query[earlier] < query[later],
+  { path: [later], error: `must be after ${earlier}` },
+];
+
+/** OpenAPI 3.1 (JSON Schema) keywords that zod-to-openapi's metadata type, written for 3.0, does not list. */
+export const jsonSchemaKeywords = (keywords: { propertyNames?: object; contentEncoding?: string; contentMediaType?: string; if?: object; then?: object; else?: object }) =>
+  keywords as Record<string, never>;
+
+// JSON Schema and PostgreSQL count characters by code point: an emoji is one character, not two UTF-16 units.
+const codePointsAtMost = (maxLength: number) =>
+  [(value: string) => value.length <= maxLength || [...value].length <= maxLength, { error: `must be at most ${maxLength} characters` }] as const;
+
+/** A string of at most `maxLength` characters. */
+export const text = (maxLength: number) =>
+  z
+    .string()
+    .refine(...codePointsAtMost(maxLength))
+    .openapi({ maxLength });
+
+// A character that is neither a control character nor whitespace as any engine sees it (JavaScript's
+// trim() and the \s of other regex engines differ on a few, so they are named).
+export const VISIBLE_CHARACTER = /[^\s\u0000-\u001f\u007f-\u00a0\u1680\u180e\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+
+/** Text that must show something: at least one visible character (`blank` says what else); stored trimmed. */
+export const visibleText = (maxLength: number, blank = 'is required') =>
+  z
+    .string()
+    .refine(...codePointsAtMost(maxLength))
+    .regex(VISIBLE_CHARACTER, { error: blank })
+    .trim()
+    .openapi({ maxLength, pattern: VISIBLE_CHARACTER.source });
+
+export const pageLimit = z.coerce.number().int().min(1).max(100).default(20).openapi({ description: 'Page size, 1–100.' });
+
+/** limit and cursor of a list of one kind of resource, whose cursor is the id of the previous page's last item. */
+export const paginationQuery = (kind: IdKind) => ({
+  limit: pageLimit,
+  cursor: z
+    .string()
+    .regex(idPattern(kind), { error: 'is not a valid cursor' })
+    .optional()
+    .openapi({ description: 'nextCursor of the previous page.' }),
+});
 
 export { z };

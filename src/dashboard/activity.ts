@@ -22,6 +22,9 @@ const summaries: Record<EventType, (data: Data) => string> = {
   'signer.declined': (data) => `${person(data)} declined${data.reason ? `: ${data.reason}` : ''}`,
   'signer.notified': (data) => `${person(data)} was sent the signing link`,
   'signer.viewed': (data) => `${person(data)} opened the signing page`,
+  'template.created': (data) => `Template ${quoted(data.name)} created`,
+  'template.updated': (data) => `Template ${quoted(data.name)} updated`,
+  'template.deleted': (data) => `Template ${quoted(data.name)} deleted`,
 };
 
 export const summarizeEvent = (type: string, data: Data) => (summaries[type as EventType] ?? (() => type))(data ?? {});

@@ -1,7 +1,6 @@
 import { listOf } from '../api/route';
 import { eventTypes } from '../events/service';
-import { isId } from '../ids';
-import { paginationQuery, queryDate, z } from '../api/validation';
+import { laterThan, paginationQuery, queryDate, z } from '../api/validation';
 import { requestStatuses, signerStatuses } from '../../workflows/definitions';
 
 const counts = (statuses: readonly string[]) => z.object(Object.fromEntries(statuses.map((status) => [status, z.number().int()])));
@@ -23,8 +22,7 @@ export const StatsSchema = z
   .openapi('DashboardStats');
 
 export const ActivityQuerySchema = z.object({
-  ...paginationQuery,
-  cursor: paginationQuery.cursor.refine((value) => value === undefined || isId('event', value), { error: 'is not a valid cursor' }),
+  ...paginationQuery('event'),
   type: z.enum(eventTypes).optional(),
 });
 
@@ -44,10 +42,10 @@ export const ActivityPageSchema = listOf(ActivityItemSchema).openapi('ActivityPa
 
 export const BreakdownQuerySchema = z
   .object({
-    from: queryDate.optional().openapi({ type: 'string', format: 'date-time', description: 'Requests created at or after.' }),
-    to: queryDate.optional().openapi({ type: 'string', format: 'date-time', description: 'Requests created before.' }),
+    from: queryDate.optional().openapi({ description: 'Requests created at or after.' }),
+    to: queryDate.optional().openapi({ description: 'Requests created before; must be after from.' }),
   })
-  .refine((range) => !range.from || !range.to || range.from < range.to, { path: ['to'], error: 'must be after from' });
+  .refine(...laterThan('from', 'to'));
 
 export const BreakdownSchema = z
   .object({

@@ -1,10 +1,10 @@
 import fs from 'node:fs/promises';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { File } from 'formidable';
 import type { Account } from '../accounts/service';
 import { jsonOrMultipartBody, readPdfBody } from '../api/middleware/body';
 import { uploadGate } from '../api/middleware/uploadGate';
-import { presentPage, routesOn } from '../api/route';
+import { linksById, linkTo, presentPage, routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
 import { parseInput, z } from '../api/validation';
 import { validationError } from '../errors';
@@ -18,10 +18,20 @@ import {
   DocumentUpdateSchema,
   DocumentUploadSchema,
 } from './schema';
-import { createDocument, deleteDocument, getDocument, getDocumentFile, listDocuments, renameDocument, uploadDocumentFile } from './service';
+import { assertDocumentQuota, createDocument, deleteDocument, getDocument, getDocumentFile, listDocuments, renameDocument, uploadDocumentFile } from './service';
 
 const tag = 'Documents';
-const pdf = { content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } };
+const pdfBody = { content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } };
+const documentLinks = {
+  ...linksById({
+    GetDocument: ['get', '/documents/{id}'],
+    RenameDocument: ['patch', '/documents/{id}'],
+    DeleteDocument: ['delete', '/documents/{id}'],
+    UploadDocumentFile: ['put', '/documents/{id}/file'],
+    DownloadDocumentFile: ['get', '/documents/{id}/file'],
+  }),
+  SendForSignature: linkTo('post', '/signatures', {}, { document_id: '$response.body#/id' }),
+};
 
 /** The fields of a create request, from a JSON body or from a multipart upload. */
 async function readCreateInput(ctx: Context) {
@@ -38,12 +48,17 @@ async function readCreateInput(ctx: Context) {
   return { fileName, fileSize: file.size, content: await fs.readFile(file.filepath) };
 }
 
-export function documentRoutes({ router, db, config, rateLimit, openapi }: RouteDeps) {
+export function documentRoutes({ router, db, config, rateLimit, openapi, pdf }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
   const route = routesOn(router, openapi);
   const maxBytes = config.MAX_UPLOAD_BYTES;
   // One gate for both upload routes: together they process at most MAX_CONCURRENT_UPLOADS large bodies.
   const gate = uploadGate(config.MAX_CONCURRENT_UPLOADS);
+  // Before the body is read: an account over its quota costs no upload and no parse.
+  const quota: Middleware = async (ctx, next) => {
+    await assertDocumentQuota(db, account(ctx));
+    await next();
+  };
 
   route(
     {
@@ -51,16 +66,19 @@ export function documentRoutes({ router, db, config, rateLimit, openapi }: Route
       path: '/documents',
       tag,
       summary: 'Create a document',
-      description: `JSON with optional base64 content, or multipart/form-data with a file part. At most ${maxBytes} bytes. Rate limited per plan; counts against the monthly document quota.`,
-      before: [rateLimit('POST /documents'), gate],
-      parseBody: jsonOrMultipartBody(maxBytes),
-      requestBody: { content: { 'application/json': { schema: DocumentCreateSchema }, 'multipart/form-data': { schema: DocumentUploadSchema } } },
+      description:
+        `JSON with optional base64 content, or multipart/form-data with a file part. At most ${maxBytes} bytes, ${config.PDF_MAX_PAGES} pages and ` +
+        `${config.PDF_MAX_OBJECTS} objects. Rate limited per plan; counts against the monthly document quota. The PDF's text is searchable about a second later.`,
+      before: [rateLimit('POST /documents'), quota, gate],
+      parseBody: jsonOrMultipartBody(maxBytes, 'file'),
+      requestBody: { content: { 'application/json': { schema: DocumentCreateSchema }, 'multipart/form-data': { schema: DocumentUploadSchema, encoding: { file: { contentType: 'application/pdf' } } } } },
       status: 201,
       response: DocumentSchema,
       responseDescription: 'Created',
-      errors: [400, 401, 403, 413, 429],
+      links: documentLinks,
+      errors: [400, 401, 403, 413, 429, 503],
     },
-    async (_input, ctx) => presentDocument(await createDocument({ db }, account(ctx), await readCreateInput(ctx))),
+    async (_input, ctx) => presentDocument(await createDocument({ db, pdf }, account(ctx), await readCreateInput(ctx))),
   );
 
   route(
@@ -130,15 +148,15 @@ export function documentRoutes({ router, db, config, rateLimit, openapi }: Route
       summary: 'Upload the PDF of a document created without content',
       params: DocumentIdParams,
       before: [gate],
-      requestBody: pdf,
+      requestBody: pdfBody,
       response: DocumentSchema,
       responseDescription: 'The document, now ready',
-      errors: [400, 401, 404, 409, 413],
+      errors: [400, 401, 404, 409, 413, 503],
     },
     async ({ params }, ctx) => {
       await getDocument(db, account(ctx).id, params.id); // 404 before reading a body for someone else's document
       const content = await readPdfBody(ctx, maxBytes);
-      return presentDocument(await uploadDocumentFile({ db }, account(ctx).id, params.id, content));
+      return presentDocument(await uploadDocumentFile({ db, pdf }, account(ctx).id, params.id, content));
     },
   );
 
@@ -149,7 +167,7 @@ export function documentRoutes({ router, db, config, rateLimit, openapi }: Route
       tag,
       summary: 'Download the original PDF',
       params: DocumentIdParams,
-      response: { description: 'The original PDF', ...pdf },
+      response: { description: 'The original PDF', ...pdfBody },
       errors: [401, 404, 409],
     },
     async ({ params }, ctx) => {

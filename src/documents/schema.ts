@@ -1,23 +1,20 @@
 import { idParam, listOf } from '../api/route';
-import { isId } from '../ids';
-import { paginationQuery, queryDate, z } from '../api/validation';
+import { jsonSchemaKeywords, laterThan, paginationQuery, queryDate, VISIBLE_CHARACTER, visibleText, z } from '../api/validation';
 
 export const documentStatuses = ['awaiting_file', 'ready'] as const;
 
-const fileName = z
-  .string()
-  .trim()
-  .min(1, { error: 'is required' })
-  .max(255)
+const NO_CONTROL_CHARACTERS = '[^\\u0000-\\u001f]*';
+const fileName = visibleText(255)
   .refine((value) => !/[\u0000-\u001f]/.test(value), { error: 'must not contain control characters' })
-  .openapi({ example: 'contract.pdf' });
+  .openapi({ pattern: `^${NO_CONTROL_CHARACTERS}${VISIBLE_CHARACTER.source}${NO_CONTROL_CHARACTERS}$`, example: 'contract.pdf' });
 
 // Spec §7: a missing, non-numeric or non-positive fileSize is reported as "fileSize must be a positive number".
 const fileSize = z
   .number({ error: 'must be a positive number' })
   .positive({ error: 'must be a positive number' })
   .int({ error: 'must be a whole number of bytes' })
-  .openapi({ description: 'Size of the PDF in bytes.', example: 48213 });
+  .max(Number.MAX_SAFE_INTEGER)
+  .openapi({ description: 'Size of the PDF in bytes; with content, exactly its size.', example: 48213 });
 
 export const DocumentCreateSchema = z
   .object({
@@ -27,26 +24,30 @@ export const DocumentCreateSchema = z
       .string()
       .regex(/^[A-Za-z0-9+/]*={0,2}$/, { error: 'must be base64' })
       .optional()
-      .openapi({ description: 'The PDF, base64-encoded. Without it, upload the file with PUT /documents/{id}/file.' }),
+      .openapi({
+        description: 'The PDF, base64-encoded: a whole, unencrypted PDF with at least one page, of fileSize bytes. Without it, upload the file with PUT /documents/{id}/file.',
+        ...jsonSchemaKeywords({ contentEncoding: 'base64', contentMediaType: 'application/pdf' }),
+      }),
   })
   .openapi('DocumentCreate');
 
 export const DocumentUploadSchema = z
   .object({
-    file: z.any().openapi({ type: 'string', format: 'binary', description: 'The PDF file.' }),
+    file: z.custom((value) => value !== undefined).openapi({ type: 'string', format: 'binary', description: 'The PDF file: a whole, unencrypted PDF with at least one page.' }),
     fileName: fileName.optional().openapi({ description: 'Defaults to the uploaded file’s name.' }),
   })
   .openapi('DocumentUpload');
 
 export const DocumentUpdateSchema = z.object({ fileName }).openapi('DocumentUpdate');
 
-export const DocumentListQuerySchema = z.object({
-  ...paginationQuery,
-  cursor: paginationQuery.cursor.refine((value) => value === undefined || isId('document', value), { error: 'is not a valid cursor' }),
-  status: z.enum(documentStatuses).optional(),
-  createdAfter: queryDate.optional().openapi({ type: 'string', format: 'date-time' }),
-  createdBefore: queryDate.optional().openapi({ type: 'string', format: 'date-time' }),
-});
+export const DocumentListQuerySchema = z
+  .object({
+    ...paginationQuery('document'),
+    status: z.enum(documentStatuses).optional(),
+    createdAfter: queryDate.optional().openapi({ description: 'Created at or after.' }),
+    createdBefore: queryDate.optional().openapi({ description: 'Created before; must be after createdAfter.' }),
+  })
+  .refine(...laterThan('createdAfter', 'createdBefore'));
 
 export const DocumentIdParams = z.object({ id: idParam('document', 'Document') });
 

@@ -5,8 +5,8 @@ import { toPage } from '../db/pagination';
 import { monthWindow, plans } from '../accounts/plans';
 import { countDocumentsThisMonth, type Account } from '../accounts/service';
 import { recordEvent } from '../events/service';
-import { inspectPdf, type PdfFacts } from '../pdf/inspect';
-import { extractPdfText } from '../pdf/text';
+import type { PdfFacts, PdfInspector } from '../pdf/inspect';
+import type { PdfTextExtractor } from '../pdf/text';
 import type { DocumentListQuery, documentStatuses } from './schema';
 
 export interface Document {
@@ -35,7 +35,8 @@ interface DocumentRow {
   body_text?: string | null;
 }
 
-// Never select *: body_text (the PDF's text, up to 200k characters) and search_vector are for search only.
+// Never select *: body_text (the PDF's text, up to 200k characters, null until the worker has extracted it)
+// and search_vector are for search only.
 export const documentColumns: string[] = ['id', 'account_id', 'file_name', 'file_size', 'status', 'page_count', 'sha256', 'created_at', 'updated_at', 'deleted_at'];
 
 const toDocument = (row: DocumentRow): Document => ({
@@ -53,21 +54,25 @@ const toDocument = (row: DocumentRow): Document => ({
 const liveDocuments = (db: Db, accountId: string) => db('documents').where({ account_id: accountId }).whereNull('deleted_at');
 
 /** Validates PDF bytes against the declared size; every problem found becomes a details string. */
-async function checkContent(content: Uint8Array, fileSize: number): Promise<PdfFacts> {
+async function checkContent(pdf: PdfInspector, content: Uint8Array, fileSize: number): Promise<PdfFacts> {
   const problems: string[] = [];
   if (content.length !== fileSize) problems.push(`fileSize must equal the size of the content (${content.length} bytes)`);
-  const { facts, problem } = await inspectPdf(content);
+  const { facts, problem } = await pdf.inspect(content);
   if (problem) problems.push(problem);
   if (problems.length > 0 || !facts) throw validationError(problems);
   return facts;
 }
 
-async function assertDocumentQuota(trx: Db, account: Account) {
+/**
+ * Refuses a new document once the account has used its monthly quota. The route checks before reading
+ * the body, so an account over its quota costs no upload and no parse; the creating transaction checks
+ * again with `lock`, which serialises concurrent creations so that two cannot both take the last slot.
+ */
+export async function assertDocumentQuota(db: Db, account: Account, { lock = false } = {}) {
   const limit = plans[account.plan].documentsPerMonth;
   if (limit === null) return;
-  // Locking the account row serialises concurrent creations, so two requests cannot both take the last slot.
-  await trx('accounts').where({ id: account.id }).forUpdate().first('id');
-  const used = await countDocumentsThisMonth(trx, account.id);
+  if (lock) await db('accounts').where({ id: account.id }).forUpdate().first('id');
+  const used = await countDocumentsThisMonth(db, account.id);
   if (used >= limit) {
     const resetsAt = monthWindow().end.toISOString();
     throw quotaExceeded(`The ${account.plan} plan allows ${limit} documents per month; the quota resets at ${resetsAt}.`, {
@@ -82,6 +87,11 @@ export interface DocumentDeps {
   db: Db;
 }
 
+export interface UploadDeps extends DocumentDeps {
+  /** Checks uploaded PDFs in child processes (src/pdf/inspect.ts). */
+  pdf: PdfInspector;
+}
+
 const documentEventData = (document: Document) => ({
   documentId: document.id,
   fileName: document.fileName,
@@ -90,11 +100,11 @@ const documentEventData = (document: Document) => ({
   createdAt: document.createdAt.toISOString(),
 });
 
-export async function createDocument({ db }: DocumentDeps, account: Account, input: { fileName: string; fileSize: number; content?: Buffer }): Promise<Document> {
-  const facts = input.content ? await checkContent(input.content, input.fileSize) : undefined;
-  const bodyText = input.content ? await extractPdfText(input.content) : null;
+/** A document, with its PDF or waiting for it. Its text is extracted for search later, by the worker (extractPendingTexts). */
+export async function createDocument({ db, pdf }: UploadDeps, account: Account, input: { fileName: string; fileSize: number; content?: Buffer }): Promise<Document> {
+  const facts = input.content ? await checkContent(pdf, input.content, input.fileSize) : undefined;
   return db.transaction(async (trx) => {
-    await assertDocumentQuota(trx, account);
+    await assertDocumentQuota(trx, account, { lock: true });
     const [row]: DocumentRow[] = await trx('documents')
       .insert({
         id: newId('document'),
@@ -105,7 +115,6 @@ export async function createDocument({ db }: DocumentDeps, account: Account, inp
         page_count: facts?.pageCount ?? null,
         page_sizes: facts ? JSON.stringify(facts.pageSizes) : null,
         sha256: facts?.sha256 ?? null,
-        body_text: bodyText,
       })
       .returning(documentColumns);
     if (input.content) await trx('document_files').insert({ document_id: row.id, content: input.content });
@@ -115,16 +124,39 @@ export async function createDocument({ db }: DocumentDeps, account: Account, inp
   });
 }
 
+/**
+ * A document made by Signet from a PDF it already checked (a template's copy), in the caller's transaction:
+ * no inspection, but the same quota, row, file and event as an upload.
+ */
+export async function createDocumentFromCopy(trx: Db, account: Account, input: { fileName: string; content: Buffer; pageSizes: [number, number][]; sha256: string }): Promise<Document> {
+  await assertDocumentQuota(trx, account, { lock: true });
+  const [row]: DocumentRow[] = await trx('documents')
+    .insert({
+      id: newId('document'),
+      account_id: account.id,
+      file_name: input.fileName,
+      file_size: input.content.length,
+      status: 'ready',
+      page_count: input.pageSizes.length,
+      page_sizes: JSON.stringify(input.pageSizes),
+      sha256: input.sha256,
+    })
+    .returning(documentColumns);
+  await trx('document_files').insert({ document_id: row.id, content: input.content });
+  const document = toDocument(row);
+  await recordEvent(trx, account.id, 'document.created', documentEventData(document));
+  return document;
+}
+
 /** Uploads the PDF of a document created without content. The original is immutable once uploaded. */
-export async function uploadDocumentFile({ db }: DocumentDeps, accountId: string, id: string, content: Buffer): Promise<Document> {
+export async function uploadDocumentFile({ db, pdf }: UploadDeps, accountId: string, id: string, content: Buffer): Promise<Document> {
   const document = await getDocument(db, accountId, id);
   if (document.status !== 'awaiting_file') throw conflict('This document already has its file; originals cannot be replaced.');
-  const facts = await checkContent(content, document.fileSize);
-  const bodyText = await extractPdfText(content);
+  const facts = await checkContent(pdf, content, document.fileSize);
   return db.transaction(async (trx) => {
     const [row]: DocumentRow[] = await liveDocuments(trx, accountId)
       .where({ id, status: 'awaiting_file' })
-      .update({ status: 'ready', page_count: facts.pageCount, page_sizes: JSON.stringify(facts.pageSizes), sha256: facts.sha256, body_text: bodyText, updated_at: trx.fn.now() })
+      .update({ status: 'ready', page_count: facts.pageCount, page_sizes: JSON.stringify(facts.pageSizes), sha256: facts.sha256, updated_at: trx.fn.now() })
       .returning(documentColumns);
     if (!row) throw conflict('This document already has its file; originals cannot be replaced.');
     await trx('document_files').insert({ document_id: id, content });
@@ -132,6 +164,32 @@ export async function uploadDocumentFile({ db }: DocumentDeps, accountId: string
     await recordChange(trx, uploaded, 'document.updated');
     return uploaded;
   });
+}
+
+/**
+ * Extracts, for search, the text of up to `limit` documents whose file has arrived and whose text has
+ * not been extracted yet (body_text null; a partial index finds them), oldest upload first, as many at
+ * a time as the extractor has processes; none is started after `until`. Returns the ids of those done.
+ * Runs in the worker, after the upload has committed; safe to repeat.
+ */
+export async function extractPendingTexts(db: Db, pdfText: PdfTextExtractor, { limit, until }: { limit: number; until: number }): Promise<string[]> {
+  const ids: string[] = await db('documents').where({ status: 'ready' }).whereNull('body_text').whereNull('deleted_at').orderBy('updated_at').limit(limit).pluck('id');
+  const done: string[] = [];
+  const extractNext = async () => {
+    for (let id = ids.shift(); id !== undefined && Date.now() < until; id = ids.shift()) {
+      const file = await db('document_files').where({ document_id: id }).first('content');
+      const text = file ? await pdfText.extractText(file.content) : '';
+      await db('documents').where({ id }).whereNull('body_text').update({ body_text: text });
+      done.push(id);
+    }
+  };
+  await Promise.all(Array.from({ length: pdfText.processes }, extractNext));
+  return done;
+}
+
+/** Sets documents back to waiting for their text, so that it is extracted again. */
+export async function forgetDocumentTexts(db: Db, ids: string[]) {
+  await db('documents').whereIn('id', ids).update({ body_text: null });
 }
 
 /** The event of a change to a document, in the change's transaction: it keeps the search index in step. */

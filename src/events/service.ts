@@ -16,6 +16,9 @@ export const eventTypes = [
   'signing_request.expired',
   'document.updated',
   'document.deleted',
+  'template.created',
+  'template.updated',
+  'template.deleted',
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 

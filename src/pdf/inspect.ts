@@ -1,5 +1,7 @@
-import crypto from 'node:crypto';
-import { EncryptedPDFError, PDFDocument } from 'pdf-lib';
+import path from 'node:path';
+import type { Config } from '../config';
+import { serverBusy } from '../errors';
+import { createPdfPool, PdfLimitError, PdfPoolBusyError } from './pool';
 
 export interface PdfFacts {
   pageCount: number;
@@ -8,36 +10,49 @@ export interface PdfFacts {
   sha256: string;
 }
 
-/**
- * Checks that bytes are a whole, unencrypted, parsable PDF with at least one page.
- * Returns the problems as validation messages rather than throwing, so callers can report them with other rules.
- */
-export async function inspectPdf(bytes: Uint8Array): Promise<{ facts?: PdfFacts; problem?: string }> {
-  const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1');
-  if (!head.includes('%PDF-')) return { problem: 'content must be a PDF file' };
-  // A PDF ends with %%EOF; one cut short (an interrupted upload) does not, though pdf-lib would often still open it.
-  const tail = Buffer.from(bytes.subarray(Math.max(0, bytes.length - 1024))).toString('latin1');
-  if (!tail.includes('%%EOF')) return { problem: 'content is a truncated PDF (no %%EOF marker)' };
-  try {
-    const pdf = await PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: true });
-    const pageCount = pdf.getPageCount();
-    if (pageCount < 1) return { problem: 'content must be a PDF with at least one page' };
-    const pageSizes = pdf.getPages().map((page): [number, number] => {
-      const { width, height } = page.getSize();
-      return [width, height];
-    });
-    return { facts: { pageCount, pageSizes, sha256: crypto.createHash('sha256').update(bytes).digest('hex') } };
-  } catch (error) {
-    if (error instanceof EncryptedPDFError || (await isEncrypted(bytes))) return { problem: 'content must not be an encrypted PDF' };
-    return { problem: 'content is not a parsable PDF' };
-  }
+/** The facts of a PDF, or the one problem that refuses it (a validation message). */
+export type PdfInspection = { facts: PdfFacts; problem?: undefined } | { facts?: undefined; problem: string };
+
+export interface PdfInspector {
+  inspect(bytes: Uint8Array): Promise<PdfInspection>;
+  /** PDFs handed to a child process so far. */
+  readonly jobsStarted: number;
+  close(): Promise<void>;
 }
 
-// Encrypted object streams can make the strict parse fail before pdf-lib looks at the trailer's /Encrypt.
-async function isEncrypted(bytes: Uint8Array) {
-  try {
-    return (await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false })).isEncrypted;
-  } catch {
-    return false;
-  }
+/** PDFs waiting for a child beyond this are answered 503: uploads over 1 MiB are gated before this anyway. */
+const MAX_QUEUED = 100;
+
+/**
+ * Checks PDFs we did not produce (uploads) for what the answer needs: a whole, unencrypted, parsable
+ * PDF with at least one page, its page sizes and SHA-256. The parse runs in PDF_POOL_SIZE warm child
+ * processes (inspectPdf.mjs), never on the api's event loop, within PDF_MAX_PAGES, PDF_MAX_OBJECTS and
+ * PDF_MAX_DECOMPRESSED_BYTES (counted by the parser) and PDF_TIMEOUT_MS and PDF_MAX_MEMORY_MB (enforced
+ * by the pool from outside). Each limit passed is a problem naming it.
+ */
+export function createPdfInspector(config: Config): PdfInspector {
+  const limits = { maxPages: config.PDF_MAX_PAGES, maxObjects: config.PDF_MAX_OBJECTS, maxDecompressedBytes: config.PDF_MAX_DECOMPRESSED_BYTES };
+  const pool = createPdfPool<PdfInspection>({
+    script: path.join(__dirname, 'inspectPdf.mjs'),
+    args: [JSON.stringify(limits)],
+    size: config.PDF_POOL_SIZE,
+    maxQueued: MAX_QUEUED,
+    timeoutMs: config.PDF_TIMEOUT_MS,
+    maxMemoryMb: config.PDF_MAX_MEMORY_MB,
+  });
+  return {
+    async inspect(bytes) {
+      try {
+        return await pool.run(bytes);
+      } catch (error) {
+        if (error instanceof PdfLimitError) return { problem: error.message };
+        if (error instanceof PdfPoolBusyError) throw serverBusy('Too many PDFs are being checked at the moment; try again in a second.');
+        throw error;
+      }
+    },
+    get jobsStarted() {
+      return pool.jobsStarted;
+    },
+    close: pool.close,
+  };
 }

@@ -11,8 +11,12 @@ export interface StampField {
   y: number;
   width: number;
   height: number;
-  type: 'signature' | 'initials' | 'date' | 'text';
-  value?: string;
+  type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox';
+  /**
+   * What the signer entered, or the sender prefilled: the text of a text or date field, 'true' for a ticked
+   * checkbox, initials typed or drawn (a PNG data URL).
+   */
+  value?: string | null;
 }
 
 export interface SignatureStamp {
@@ -47,19 +51,27 @@ export async function stampSignaturesInto(pdf: PDFDocument, signatures: Signatur
       withoutFields.push(stamp);
       continue;
     }
-    const image = stamp.signature.type === 'drawn' ? await embedSignatureImage(pdf, stamp.signature.pngDataUrl) : undefined;
+    const signatureImage = stamp.signature.type === 'drawn' ? await embedSignatureImage(pdf, stamp.signature.pngDataUrl) : undefined;
+    const initialsImages = new Map<string, PDFImage>(); // drawn initials, embedded once however many fields show them
     for (const field of stamp.fields) {
       const page = pages[field.page - 1];
       if (!page) throw new Error(`field on page ${field.page}, but the document has ${pages.length} pages`);
-      drawField(page, field, stamp, image, fonts);
+      const drawnInitials = field.type === 'initials' && field.value?.startsWith('data:') ? field.value : undefined;
+      if (drawnInitials && !initialsImages.has(drawnInitials)) initialsImages.set(drawnInitials, await embedSignatureImage(pdf, drawnInitials));
+      drawField(page, field, stamp, drawnInitials ? initialsImages.get(drawnInitials) : signatureImage, fonts);
     }
   }
   if (withoutFields.length) await appendSignaturesPage(pdf, withoutFields, fonts);
 }
 
-function drawField(page: PDFPage, field: StampField, stamp: SignatureStamp, image: PDFImage | undefined, fonts: Fonts) {
-  if (field.type === 'date') return drawTextInBox(page, field, formatDate(stamp.signedAt), fonts.regular);
+function drawField(page: PDFPage, placed: StampField, stamp: SignatureStamp, image: PDFImage | undefined, fonts: Fonts) {
+  // Fields count from the page's bottom-left corner, the page's own coordinates from its MediaBox origin.
+  const origin = page.getMediaBox();
+  const field = { ...placed, x: placed.x + origin.x, y: placed.y + origin.y };
+  if (field.type === 'date') return drawTextInBox(page, field, field.value ?? formatDate(stamp.signedAt), fonts.regular);
   if (field.type === 'text') return drawTextInBox(page, field, field.value ?? '', fonts.regular);
+  if (field.type === 'checkbox') return field.value === 'true' ? drawTextInBox(page, field, 'X', fonts.regular) : undefined;
+  if (field.type === 'initials' && field.value && !field.value.startsWith('data:')) return drawTextInBox(page, field, field.value, fonts.italic);
   if (image) return drawImageInBox(page, field, image);
   const typed = stamp.signature.type === 'typed' ? stamp.signature.value : stamp.signerName;
   drawTextInBox(page, field, field.type === 'initials' ? initialsOf(typed) : typed, fonts.italic);

@@ -1,33 +1,50 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
+import type { Config } from '../config';
+import { createPdfPool } from './pool';
 
 /** Enough text to find a document by what it says, and small enough for one tsvector (1 MB). */
-export const MAX_TEXT_CHARS = 200_000;
+const MAX_TEXT_CHARS = 200_000;
 
-const SCRIPT = path.join(__dirname, 'extractText.mjs');
-const TIME_LIMIT_MS = 30_000;
-const HEAP_LIMIT_MB = 256;
+/** The background work yields the CPU to the api sharing the machine. */
+const NICENESS = 10;
+
+export interface PdfTextExtractor {
+  extractText(bytes: Uint8Array): Promise<string>;
+  /** Child processes at most: how many PDFs are worth handing over at once. */
+  readonly processes: number;
+  close(): Promise<void>;
+}
 
 /**
- * The text of a PDF, page after page, for search. A scanned PDF has none: that is an empty string,
- * not an error, and so is a PDF that pdf.js cannot read (the upload was already validated by pdf-lib).
- *
- * pdf.js runs in a child process with a heap cap and a time limit: parsing an untrusted 25 MB PDF
- * costs hundreds of MB for a moment, which the server would otherwise keep, and a PDF crafted to hang
- * or exhaust the parser only costs its own child. A child that fails or runs out of time gives ''.
+ * The text of PDFs, page after page, for search: in the worker, after the upload has committed. pdf.js
+ * runs in PDF_POOL_SIZE warm child processes (extractText.mjs) at a low CPU priority, within the
+ * pool's PDF_TIMEOUT_MS and PDF_MAX_MEMORY_MB. A scanned PDF has no text, and a PDF that pdf.js cannot
+ * read, that passes a limit or that crashes its child has none either: '' rather than an error.
  */
-export function extractPdfText(bytes: Uint8Array): Promise<string> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_LIMIT_MB}`, SCRIPT, String(MAX_TEXT_CHARS)], {
-      stdio: ['pipe', 'pipe', 'ignore'],
-      timeout: TIME_LIMIT_MS,
-      killSignal: 'SIGKILL',
-    });
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.on('error', () => resolve(''));
-    child.on('close', (code) => resolve(code === 0 ? Buffer.concat(chunks).toString('utf8') : ''));
-    child.stdin.on('error', () => undefined); // the child may exit before reading everything
-    child.stdin.end(bytes);
+export function createPdfTextExtractor(config: Config): PdfTextExtractor {
+  const pool = createPdfPool<string>({
+    script: path.join(__dirname, 'extractText.mjs'),
+    args: [String(MAX_TEXT_CHARS)],
+    size: config.PDF_POOL_SIZE,
+    maxQueued: Number.POSITIVE_INFINITY, // the indexer hands over a few documents at a time
+    timeoutMs: config.PDF_TIMEOUT_MS,
+    maxMemoryMb: config.PDF_MAX_MEMORY_MB,
+    niceness: NICENESS,
   });
+  let closed = false;
+  return {
+    processes: config.PDF_POOL_SIZE,
+    async extractText(bytes) {
+      try {
+        return await pool.run(bytes);
+      } catch (error) {
+        if (closed) throw error; // shutting down says nothing about the PDF
+        return '';
+      }
+    },
+    close() {
+      closed = true;
+      return pool.close();
+    },
+  };
 }

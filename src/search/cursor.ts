@@ -22,7 +22,7 @@ export function decodeCursor(text: string): SearchCursor | null {
     if (!Array.isArray(parsed) || parsed.length !== 3) return null;
     const [sort, value, id] = parsed;
     if (!(searchSorts as readonly unknown[]).includes(sort) || typeof value !== 'number' || !(Math.abs(value) <= MAX_SORT_VALUE)) return null;
-    if (typeof id !== 'string' || !(isId('document', id) || isId('signingRequest', id))) return null;
+    if (typeof id !== 'string' || !(isId('document', id) || isId('signingRequest', id) || isId('template', id))) return null;
     return { sort, value, id };
   } catch {
     return null;

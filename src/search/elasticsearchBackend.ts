@@ -9,6 +9,7 @@ import { idsByType, loadForIndex, writeToIndex } from './esDocuments';
 import { aliasOf, createVersionedIndex, flipAlias, indicesBehind, mappingVersion, searchTypesOf } from './esIndices';
 import { searchElasticsearch } from './esSearch';
 import { resourcesOf } from './indexer';
+import { searchTables } from './postgres';
 import type { SearchType } from './schema';
 
 const PAGE = 500;
@@ -27,8 +28,7 @@ export interface RebuildProgress {
  */
 export async function rebuildIndex(db: Db, client: Client, prefix: string, type: SearchType, onProgress?: (progress: RebuildProgress) => void) {
   const startedAt = new Date();
-  const table = type === 'document' ? 'documents' : 'signing_requests';
-  const live = () => db(table).modify((builder) => (type === 'document' ? builder.whereNull('deleted_at') : builder));
+  const live = () => db(searchTables[type]).modify((builder) => (type === 'signing_request' ? builder : builder.whereNull('deleted_at')));
   const [{ total }] = await live().count({ total: '*' });
   const index = await createVersionedIndex(client, prefix, type);
   let done = 0;

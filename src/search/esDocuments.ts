@@ -65,7 +65,20 @@ async function loadSigningRequests(db: Db, ids: string[]): Promise<Loaded[]> {
   });
 }
 
-export const loadForIndex = (db: Db, type: SearchType, ids: string[]) => (type === 'document' ? loadDocuments(db, ids) : loadSigningRequests(db, ids));
+async function loadTemplates(db: Db, ids: string[]): Promise<Loaded[]> {
+  const rows = await db('templates').whereIn('id', ids).select('id', 'account_id', 'name', 'created_at', 'deleted_at', db.raw(readVersion));
+  const found = new Map(rows.map((row) => [row.id, row]));
+  const version = rows[0]?.version ?? Date.now() * 1000;
+  return ids.map((id) => {
+    const row = found.get(id);
+    if (!row || row.deleted_at) return { id, version: row?.version ?? version, body: null };
+    return { id, version: row.version, body: { id, accountId: row.account_id, name: searchWords(row.name), createdAt: row.created_at.toISOString() } };
+  });
+}
+
+const loaders: Record<SearchType, (db: Db, ids: string[]) => Promise<Loaded[]>> = { document: loadDocuments, signing_request: loadSigningRequests, template: loadTemplates };
+
+export const loadForIndex = (db: Db, type: SearchType, ids: string[]) => loaders[type](db, ids);
 
 /**
  * Writes the copies in one _bulk request. `target` is the alias (require_alias: a write never creates a

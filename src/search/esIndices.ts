@@ -38,6 +38,11 @@ export const indexDefinitions: Record<SearchType, { name: string; settings: obje
       signerStates: { type: 'nested', properties: { email: keyword, status: keyword, declineReason: keyword } },
     },
   },
+  template: {
+    name: 'templates',
+    settings,
+    properties: { id: keyword, accountId: keyword, name: text, createdAt: date },
+  },
 };
 
 export const searchTypesOf = Object.keys(indexDefinitions) as SearchType[];

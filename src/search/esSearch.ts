@@ -7,7 +7,7 @@ import type { SearchQuery, SearchType } from './schema';
 import type { SearchText } from './text';
 
 // The same weights as the tsvector columns: names and titles first, then signers, then the rest.
-const FIELDS = ['fileName^3', 'title^3', 'signers^2', 'message', 'text'];
+const FIELDS = ['fileName^3', 'title^3', 'name^3', 'signers^2', 'message', 'text'];
 const FIELD_NAMES = FIELDS.map((field) => field.split('^')[0]);
 
 /** Every word and phrase must match in some field; the last word typed matches as a prefix. */

@@ -1,13 +1,16 @@
 import type { Db } from '../db';
+import { extractPendingTexts, forgetDocumentTexts } from '../documents/service';
+import type { PdfTextExtractor } from '../pdf/text';
 import type { ResourceRef, SearchBackend } from './backend';
 
 type EventRow = { id: string; data: Record<string, unknown> | null };
 
-/** The resources an event is about: its document and its signing request, whichever it names. */
+/** The resources an event is about: its document, signing request and template, whichever it names. */
 export function resourcesOf(events: EventRow[]): ResourceRef[] {
   return events.flatMap(({ data }) => [
     ...(typeof data?.documentId === 'string' ? [{ type: 'document' as const, id: data.documentId }] : []),
     ...(typeof data?.signingRequestId === 'string' ? [{ type: 'signing_request' as const, id: data.signingRequestId }] : []),
+    ...(typeof data?.templateId === 'string' ? [{ type: 'template' as const, id: data.templateId }] : []),
   ]);
 }
 
@@ -29,4 +32,24 @@ export async function indexPendingEvents(db: Db, search: SearchBackend, limit: n
   await search.index(resourcesOf(events));
   await db('events').whereIn('id', events.map((event) => event.id)).whereNull('indexed_at').update({ indexed_at: db.fn.now() });
   return events.length;
+}
+
+/** A batch of texts starts no extraction after this, so that a few slow PDFs cannot hold the activity for minutes. */
+const TEXT_BATCH_MS = 15_000;
+
+/**
+ * Extracts the text of up to `limit` newly uploaded PDFs (extractPendingTexts) and indexes their
+ * documents in one write. If the index cannot take them, their texts are forgotten, to be extracted and
+ * indexed again on a later call, so the index never misses one. Returns how many documents got their text.
+ */
+export async function indexNewTexts(db: Db, search: SearchBackend, pdfText: PdfTextExtractor, limit: number): Promise<number> {
+  const ids = await extractPendingTexts(db, pdfText, { limit, until: Date.now() + TEXT_BATCH_MS });
+  if (ids.length === 0) return 0;
+  try {
+    await search.index(ids.map((id) => ({ type: 'document', id })));
+  } catch (error) {
+    await forgetDocumentTexts(db, ids);
+    throw error;
+  }
+  return ids.length;
 }

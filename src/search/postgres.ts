@@ -18,22 +18,25 @@ export function toTsquery({ words, phrases, prefix }: SearchText): string {
   return [...words.map(lexeme), ...phrases.map((phrase) => `(${phrase.map(lexeme).join(' <-> ')})`), ...(prefix ? [`${lexeme(prefix)}:*`] : [])].join(' & ');
 }
 
+export const searchTables: Record<SearchType, string> = { document: 'documents', signing_request: 'signing_requests', template: 'templates' };
+
 /** Which tables a query can match: the type asked for, and what the status and signer filters allow. */
 export function typesOf(query: SearchQuery): SearchType[] {
-  return (['document', 'signing_request'] as const).filter((type) => {
+  return (['document', 'signing_request', 'template'] as const).filter((type) => {
     if (query.type && query.type !== type) return false;
+    if (type === 'template') return !query.signerEmail && !query.status;
     if (type === 'document') return !query.signerEmail && (!query.status || (documentStatuses as readonly string[]).includes(query.status));
     return !query.status || (requestStatuses as readonly string[]).includes(query.status);
   });
 }
 
 function matches(db: Db, accountId: string, query: SearchQuery, type: SearchType, tsquery: string | null) {
-  const table = type === 'document' ? 'documents' : 'signing_requests';
+  const table = searchTables[type];
   const score = tsquery ? db.raw(`ts_rank(search_vector, to_tsquery('simple', ?)) as score`, [tsquery]) : db.raw('null::real as score');
   return db(table)
     .where('account_id', accountId)
     .modify((builder) => {
-      if (type === 'document') builder.whereNull('deleted_at');
+      if (type !== 'signing_request') builder.whereNull('deleted_at');
       if (tsquery) builder.whereRaw(`search_vector @@ to_tsquery('simple', ?)`, [tsquery]);
       if (query.status) builder.where('status', query.status);
       if (query.createdAfter) builder.where('created_at', '>=', query.createdAfter);
@@ -60,12 +63,13 @@ function orderOf(builder: Knex.QueryBuilder, query: SearchQuery) {
 async function highlights(db: Db, hits: SearchHitRef[], tsquery: string) {
   const ids = (type: SearchType) => hits.filter((hit) => hit.type === type).map((hit) => hit.id);
   const headline = (expression: string, as: string) => db.raw(`ts_headline('simple', signet_search_words(${expression}), to_tsquery('simple', ?), ?) as ${as}`, [tsquery, HEADLINE_OPTIONS]);
-  const [documents, requests] = await Promise.all([
+  const [documents, requests, templates] = await Promise.all([
     db('documents').whereIn('id', ids('document')).select('id', headline('file_name', 'file_name'), headline(`left(body_text, ${HEADLINE_CHARS})`, 'text')),
     db('signing_requests').whereIn('id', ids('signing_request')).select('id', headline('title', 'title'), headline('message', 'message'), headline('signer_text', 'signers')),
+    db('templates').whereIn('id', ids('template')).select('id', headline('name', 'name')),
   ]);
   const marked = new Map<string, Record<string, string>>();
-  for (const row of [...documents, ...requests]) {
+  for (const row of [...documents, ...requests, ...templates]) {
     const fields = Object.entries(row).filter(([name, value]) => name !== 'id' && typeof value === 'string' && value.includes('<mark>'));
     marked.set(row.id, Object.fromEntries(fields.map(([name, value]) => [name === 'file_name' ? 'fileName' : name, value as string])));
   }

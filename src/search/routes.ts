@@ -14,9 +14,9 @@ export function searchRoutes({ router, db, openapi, search }: RouteDeps) {
       method: 'get',
       path: '/search',
       tag: 'Search',
-      summary: 'Search documents and signing requests',
+      summary: 'Search documents, signing requests and templates',
       description:
-        'Full text over document file names and PDF text, signing request titles and messages, and signer names and e-mails; ' +
+        'Full text over document file names and PDF text, signing request titles and messages, signer names and e-mails, and template names; ' +
         'every word must match, the last one as a prefix. Only the calling account’s resources are searched.',
       query: SearchQuerySchema,
       response: SearchResultSchema,

@@ -1,33 +1,33 @@
 import { listOf } from '../api/route';
-import { queryDate, paginationQuery, z } from '../api/validation';
+import { pageLimit, queryDate, text, visibleText, z } from '../api/validation';
 import { DocumentSchema, documentStatuses } from '../documents/schema';
 import { SigningRequestSchema } from '../signingRequests/schema';
+import { TemplateSchema } from '../templates/schema';
 import { requestStatuses } from '../../workflows/definitions';
 import { decodeCursor, searchSorts } from './cursor';
 import { isEmptySearchText, parseSearchText } from './text';
 
-export const searchTypes = ['document', 'signing_request'] as const;
+export const searchTypes = ['document', 'signing_request', 'template'] as const;
 export type SearchType = (typeof searchTypes)[number];
 
 export const MAX_QUERY_LENGTH = 500;
 
 export const SearchQuerySchema = z
   .object({
-    q: z
-      .string()
-      .max(MAX_QUERY_LENGTH)
+    q: text(MAX_QUERY_LENGTH)
       .optional()
-      .openapi({ description: 'Full text: "quoted phrases", words, and the last word as a prefix (as you type). Query syntax is plain text here.', example: 'services agr' }),
-    type: z.enum(searchTypes).optional().openapi({ description: 'Default: both.' }),
+      .openapi({
+        description: 'Full text: "quoted phrases", words, and the last word as a prefix (as you type). Query syntax is plain text here. Must contain a letter or a digit.',
+        example: 'services agr',
+      }),
+    type: z.enum(searchTypes).optional().openapi({ description: 'Default: every type. Templates are found by name; status and signerEmail leave them out.' }),
     status: z.enum([...new Set([...documentStatuses, ...requestStatuses])] as [string, ...string[]]).optional().openapi({ description: 'A document status or a signing request status.' }),
-    signerEmail: z.string().trim().min(1).max(320).optional().openapi({ description: 'Signing requests with this signer (any letter case); excludes documents.' }),
-    createdAfter: queryDate.optional().openapi({ type: 'string', format: 'date-time' }),
-    createdBefore: queryDate.optional().openapi({ type: 'string', format: 'date-time' }),
-    sort: z.enum(searchSorts).optional().openapi({ description: 'Default: relevance with q, else -createdAt (newest first).' }),
-    limit: paginationQuery.limit,
-    cursor: z
-      .string()
-      .max(500)
+    signerEmail: visibleText(320).optional().openapi({ description: 'Signing requests with this signer (any letter case); excludes documents.' }),
+    createdAfter: queryDate.optional().openapi({ description: 'Created at or after.' }),
+    createdBefore: queryDate.optional().openapi({ description: 'Created before; must be after createdAfter.' }),
+    sort: z.enum(searchSorts).optional().openapi({ description: 'Default: relevance with q, else -createdAt (newest first). relevance needs q.' }),
+    limit: pageLimit,
+    cursor: text(500)
       .optional()
       .transform((value, ctx) => {
         if (value === undefined) return undefined;
@@ -35,7 +35,7 @@ export const SearchQuerySchema = z
         if (!cursor) ctx.addIssue({ code: 'custom', message: 'is not a valid cursor' });
         return cursor ?? undefined;
       })
-      .openapi({ type: 'string', description: 'nextCursor of the previous page.' }),
+      .openapi({ type: 'string', description: 'nextCursor of the previous page, with the same sort; anything else is 400.' }),
   })
   .transform((query, ctx) => {
     const text = query.q === undefined ? null : parseSearchText(query.q);
@@ -60,6 +60,7 @@ export const SearchHitSchema = z
   .union([
     DocumentSchema.extend({ type: z.literal('document'), ...hitFields }),
     SigningRequestSchema.extend({ type: z.literal('signing_request'), ...hitFields }),
+    TemplateSchema.extend({ type: z.literal('template'), ...hitFields }),
   ])
   .openapi('SearchHit');
 

@@ -3,6 +3,8 @@ import { presentDocument } from '../documents/presenter';
 import { getDocuments } from '../documents/service';
 import { presentSigningRequest } from '../signingRequests/presenter';
 import { findSigningRequests } from '../signingRequests/store';
+import { presentTemplate } from '../templates/presenter';
+import { findTemplates } from '../templates/store';
 import type { SearchBackend, SearchHitRef } from './backend';
 import { encodeCursor } from './cursor';
 import type { SearchQuery, SearchType } from './schema';
@@ -14,10 +16,15 @@ import type { SearchQuery, SearchType } from './schema';
 export async function searchAccount({ db, search }: { db: Db; search: SearchBackend }, accountId: string, query: SearchQuery) {
   const page = await search.search(accountId, query);
   const ids = (type: SearchType) => page.hits.filter((hit) => hit.type === type).map((hit) => hit.id);
-  const [documents, requests] = await Promise.all([getDocuments(db, accountId, ids('document')), findSigningRequests(db, accountId, ids('signing_request'))]);
+  const [documents, requests, templates] = await Promise.all([
+    getDocuments(db, accountId, ids('document')),
+    findSigningRequests(db, accountId, ids('signing_request')),
+    findTemplates(db, accountId, ids('template')),
+  ]);
   const shown = new Map<string, object>([
     ...documents.map((document) => [document.id, presentDocument(document)] as const),
     ...requests.map((record) => [record.request.id, presentSigningRequest(record)] as const),
+    ...templates.map((template) => [template.id, presentTemplate(template)] as const),
   ]);
   const data = page.hits.flatMap((hit) => {
     const resource = shown.get(hit.id);

@@ -2,9 +2,11 @@ import path from 'node:path';
 import type { Context } from 'koa';
 
 // The page a signer opens from their link: a static HTML shell; /sign-assets/signing.js fills it from the JSON endpoints.
-// The PDF is drawn by pdf.js, served from the pdfjs-dist package (no CDN) like Swagger UI at /docs.
+// The PDF is drawn by pdf.js and signatures by signature_pad, both served from their npm packages (no CDN)
+// like Swagger UI at /docs.
 
 const pdfjsDir = path.join(path.dirname(require.resolve('pdfjs-dist/package.json')), 'build');
+const signaturePadDir = path.dirname(require.resolve('signature_pad')); // its dist/ folder
 const ownDir = path.join(__dirname, 'assets');
 
 /** Every file under /sign-assets/: its path on disk and content type. */
@@ -13,9 +15,10 @@ export const signingAssets: Record<string, { file: string; type: string }> = {
   'signing.css': { file: path.join(ownDir, 'signing.css'), type: 'text/css' },
   'pdf.min.mjs': { file: path.join(pdfjsDir, 'pdf.min.mjs'), type: 'text/javascript' },
   'pdf.worker.min.mjs': { file: path.join(pdfjsDir, 'pdf.worker.min.mjs'), type: 'text/javascript' },
+  'signature-pad.min.mjs': { file: path.join(signaturePadDir, 'signature_pad.min.js'), type: 'text/javascript' },
 };
 
-export const signingAssetPath = /^\/sign-assets\/([a-z.]+)$/;
+export const signingAssetPath = /^\/sign-assets\/([a-z.-]+)$/;
 
 // pdf.js needs a module worker (worker-src 'self') and draws pages on canvases; nothing else loads from anywhere.
 export const signingPageCsp = [
@@ -80,7 +83,13 @@ export const signingPage = shell(
     </section>
 
     <section id="sign" class="sign" aria-labelledby="sign-heading" hidden>
+      <div id="fields" class="fields" hidden>
+        <h2>Your fields</h2>
+        <p class="hint">Each is marked on the document above. Fields the sender filled in are fixed.</p>
+        <div id="field-list" class="field-list"></div>
+      </div>
       <h2 id="sign-heading">Your signature</h2>
+      <p id="signature-places" class="hint"></p>
       <fieldset class="modes">
         <legend>How do you want to sign?</legend>
         <label><input type="radio" name="mode" value="drawn" checked> Draw</label>
@@ -95,7 +104,19 @@ export const signingPage = shell(
         <input id="typed-name" type="text" autocomplete="name" maxlength="200">
         <p id="typed-preview" class="typed-preview" aria-hidden="true"></p>
       </div>
+      <div id="initials" class="initials" hidden>
+        <h3>Your initials</h3>
+        <div id="initials-drawn" class="drawn">
+          <canvas id="initials-pad" class="pad initials-pad" role="img" aria-label="Initials pad: draw your initials with a finger, pen or mouse"></canvas>
+          <button type="button" id="clear-initials" class="secondary" aria-label="Clear the initials">Clear</button>
+        </div>
+        <div id="initials-typed" class="typed" hidden>
+          <label for="typed-initials">Your initials</label>
+          <input id="typed-initials" type="text" autocomplete="off" maxlength="20">
+        </div>
+      </div>
       <label class="consent"><input type="checkbox" id="consent"> I agree to sign this document electronically</label>
+      <p id="missing" class="missing" aria-live="polite" hidden></p>
       <div class="actions">
         <button type="button" id="sign-button" class="primary" disabled>Sign</button>
         <button type="button" id="decline-button" class="secondary">Decline</button>

@@ -14,6 +14,7 @@ import { signatureImageProblem } from '../pdf/signatureImage';
 import { SIGNING_TOKEN } from './tokens';
 import { signingRequestHandle } from '../temporal/client';
 import { DeclineSchema, SignerViewSchema, SignSchema } from './schema';
+import { checkFieldValues } from './fieldValues';
 import { assertCanAct, getOriginalPdf, presentSignerView, resolveSigningToken } from './service';
 import { AppError, validationError } from '../errors';
 import { linkNotValidPage, setSigningPageHeaders, signingAssetPath, signingAssets, signingPage } from './page';
@@ -60,16 +61,17 @@ export function signerPortalRoutes({ db, temporal, openapi, config, logger }: { 
   );
 
   route(
-    { ...signerSide, method: 'post', path: '/sign/{token}/sign', summary: 'Sign, with consent to sign electronically and a typed or drawn signature', body: SignSchema, parseBody: jsonBody(2 * 1024 * 1024), response: SignerStatusSchema, responseDescription: 'Signed', errors: [400, 404, 409] },
+    { ...signerSide, method: 'post', path: '/sign/{token}/sign', summary: 'Sign, with consent to sign electronically, a typed or drawn signature and the values of the signer’s fields', body: SignSchema, parseBody: jsonBody(2 * 1024 * 1024), response: SignerStatusSchema, responseDescription: 'Signed', errors: [400, 404, 409] },
     async ({ params, body }, ctx) => {
       const context = await resolveSigningToken(db, params.token);
-      // Checked now, not at sealing: a signature that cannot be drawn would leave the request unsealable.
-      if (body.signature.type === 'drawn') {
-        const problem = await signatureImageProblem(body.signature.value);
-        if (problem) throw validationError([`signature.value ${problem}`]);
-      }
+      // Checked now, not at sealing: a signature that cannot be drawn would leave the request unsealable,
+      // and a required field left empty would be sealed empty.
+      const imageProblem = body.signature.type === 'drawn' ? await signatureImageProblem(body.signature.value) : undefined;
+      const fields = await checkFieldValues(context.signer.fields, body.fieldValues ?? {});
+      const problems = [...(imageProblem ? [`signature.value ${imageProblem}`] : []), ...fields.problems];
+      if (problems.length > 0) throw validationError(problems);
       assertCanAct(context);
-      await runUpdate(() => signingRequestHandle(temporal, context.request.id).sign({ signerId: context.signer.id, signature: body.signature, fieldValues: body.fieldValues, ...client(ctx) }));
+      await runUpdate(() => signingRequestHandle(temporal, context.request.id).sign({ signerId: context.signer.id, signature: body.signature, fieldValues: fields.values, ...client(ctx) }));
       return { signerId: context.signer.id, status: 'signed' };
     },
   );
@@ -101,7 +103,7 @@ export function signerPortalRoutes({ db, temporal, openapi, config, logger }: { 
     if (!Object.hasOwn(signingAssets, name)) return;
     const asset = signingAssets[name];
     ctx.type = asset.type;
-      ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = fs.createReadStream(asset.file);
   });
 

@@ -1,13 +1,15 @@
-import { z } from '../api/validation';
+import { jsonSchemaKeywords, visibleText, z } from '../api/validation';
+import { MAX_DRAWN_INITIALS_BYTES, MAX_TEXT_VALUE, MAX_TYPED_INITIALS } from './fieldValues';
 
 // A drawn signature is a PNG data URL of at most 1 MB.
 const MAX_DRAWN_BYTES = 1024 * 1024;
+const FIELD_POSITION = /^[0-9]{1,2}$/;
 
 export const SignSchema = z
   .object({
     consent: z.literal(true, { error: 'must be true: the signer agrees to sign electronically' }),
     signature: z.discriminatedUnion('type', [
-      z.object({ type: z.literal('typed'), value: z.string().trim().min(1, { error: 'must not be empty' }).max(200) }),
+      z.object({ type: z.literal('typed'), value: visibleText(200, 'must not be empty') }),
       z.object({
         type: z.literal('drawn'),
         value: z
@@ -17,13 +19,24 @@ export const SignSchema = z
       }),
     ]),
     fieldValues: z
-      .record(z.string().regex(/^\d{1,2}$/, { error: 'keys must be field positions (0, 1, …)' }), z.string().max(500))
+      .record(
+        z.string().regex(FIELD_POSITION, { error: 'keys must be field positions (0, 1, …)' }),
+        z.union([z.string().max(Math.ceil((MAX_DRAWN_INITIALS_BYTES * 4) / 3) + 32, { error: `must be at most ${MAX_DRAWN_INITIALS_BYTES / 1024} KB` }), z.boolean()], {
+          error: 'must be text (a text field, initials) or true or false (a checkbox)',
+        }),
+      )
       .optional()
-      .openapi({ description: 'Values of the signer’s text fields, keyed by the field’s position in its fields list.' }),
+      .openapi({
+        ...jsonSchemaKeywords({ propertyNames: { pattern: FIELD_POSITION.source } }),
+        description:
+          `The values of the signer’s fields, keyed by the field’s position in its fields list: a text field’s text (at most ${MAX_TEXT_VALUE} characters), ` +
+          `a checkbox’s true or false, initials drawn (a PNG data URL of at most ${MAX_DRAWN_INITIALS_BYTES / 1024} KB) or typed (at most ${MAX_TYPED_INITIALS} characters). ` +
+          'Every required field needs one (a required checkbox: true). Signature fields take the signature, date fields the date of signing, and fields the sender prefilled keep their value: none of them takes one (400).',
+      }),
   })
   .openapi('Sign');
 
-export const DeclineSchema = z.object({ reason: z.string().trim().min(1, { error: 'is required' }).max(1000) }).openapi('Decline');
+export const DeclineSchema = z.object({ reason: visibleText(1000) }).openapi('Decline');
 
 export const SignerViewSchema = z
   .object({

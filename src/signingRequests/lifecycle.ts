@@ -183,8 +183,8 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
             signerEmail: signer.email,
             signedAt: signer.signedAt!,
             signature: signer.signature!.type === 'drawn' ? { type: 'drawn', pngDataUrl: signer.signature!.value } : { type: 'typed', value: signer.signature!.value },
-            // A text field's value is what the signer entered for it, keyed by the field's position in the list.
-            fields: signer.fields?.map((field, index) => ({ ...field, value: signer.signature!.fieldValues?.[String(index)] })),
+            // A field's value is the sender's prefill (fixed), else what the signer entered, keyed by the field's position in the list.
+            fields: signer.fields?.map((field, index) => ({ ...field, value: field.value ?? signer.signature!.fieldValues?.[String(index)] })),
           })),
           certificate: {
             requestId,

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Account } from '../accounts/service';
 import type { RouteDeps } from '../api/routeDeps';
-import { idParam, listOf, presentPage, routesOn } from '../api/route';
+import { idParam, linksById, linkTo, listOf, presentPage, routesOn } from '../api/route';
 import { z } from '../api/validation';
 import { presentSigningRequest } from './presenter';
 import { AuditStepSchema, CancelSchema, SigningRequestCreateSchema, SigningRequestListQuerySchema, SigningRequestSchema } from './schema';
@@ -11,6 +11,16 @@ import { findAuditTrail, listSigningRequests } from './store';
 const IdParams = z.object({ id: idParam('signingRequest', 'Signing request') });
 const SignerParams = IdParams.extend({ signerId: idParam('signer', 'Signer') });
 const tag = 'Signing requests';
+const signingRequestLinks = {
+  ...linksById({
+    GetSigningRequest: ['get', '/signatures/{id}'],
+    CancelSigningRequest: ['post', '/signatures/{id}/cancel'],
+    RemindSigners: ['post', '/signatures/{id}/remind'],
+    GetAuditTrail: ['get', '/signatures/{id}/audit-trail'],
+    GetSealedDocument: ['get', '/signatures/{id}/document'],
+  }),
+  CreateSigningLink: linkTo('post', '/signatures/{id}/signers/{signerId}/link', { id: '$response.body#/id', signerId: '$response.body#/signers/0/id' }),
+};
 
 export function signingRequestRoutes({ router, db, config, rateLimit, openapi, temporal }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
@@ -18,7 +28,7 @@ export function signingRequestRoutes({ router, db, config, rateLimit, openapi, t
   const route = routesOn(router, openapi);
 
   route(
-    { method: 'post', path: '/signatures', tag, summary: 'Send a document to one or more signers', body: SigningRequestCreateSchema, before: [rateLimit('POST /signatures')], status: 201, response: SigningRequestSchema, responseDescription: 'Created; invitations are on their way', errors: [400, 401, 404, 409, 429] },
+    { method: 'post', path: '/signatures', tag, summary: 'Send a document to one or more signers', body: SigningRequestCreateSchema, before: [rateLimit('POST /signatures')], status: 201, response: SigningRequestSchema, responseDescription: 'Created; invitations are on their way', links: signingRequestLinks, errors: [400, 401, 404, 409, 429] },
     async ({ body }, ctx) => presentSigningRequest(await createSigningRequest(deps, account(ctx), body)),
   );
 

@@ -1,11 +1,11 @@
-import { isId } from '../ids';
-import { paginationQuery, queryDate, z } from '../api/validation';
+import { dateTime, jsonSchemaKeywords, laterThan, paginationQuery, queryDate, text, VISIBLE_CHARACTER, visibleText, z } from '../api/validation';
 
+import { fieldTypes } from '../pdf/textTags';
 import { requestStatuses, signerStatuses, signingOrders } from '../../workflows/definitions';
 
 export const FieldSchema = z
   .object({
-    page: z.number().int().min(1),
+    page: z.number().int().min(1).max(100_000),
     x: z.number().min(0),
     y: z.number().min(0),
     width: z.number().positive(),
@@ -16,30 +16,67 @@ export const FieldSchema = z
 
 export type SignatureField = z.infer<typeof FieldSchema>;
 
+/** A signer's field as stored and shown: placed by hand (SignatureField), or by a template's role, with its label and any prefilled value. */
+export const SignerFieldSchema = FieldSchema.extend({
+  type: z.enum(fieldTypes),
+  label: z.string().nullable().optional().openapi({ description: 'The template field’s label.' }),
+  required: z.boolean().optional(),
+  value: z.string().nullable().optional().openapi({ description: 'Prefilled by the sender from a template (fixed): text, a date, or "true" for a ticked checkbox.' }),
+}).openapi('SignerField');
+
+export type SignerField = z.infer<typeof SignerFieldSchema>;
+
 const SignerInputSchema = z.object({
-  name: z.string().trim().min(1, { error: 'is required' }).max(200),
-  email: z.email().max(320),
-  fields: z.array(FieldSchema).max(50).optional(),
+  name: visibleText(200),
+  // zod's e-mail pattern, stated as the pattern it is (the "email" format of other validators differs in details).
+  email: z
+    .string()
+    .max(320)
+    .regex(z.regexes.email, { error: 'must be a valid e-mail address' })
+    .openapi({ description: 'An e-mail address. Each signer needs their own (compared without letter case).' }),
+  fields: z.array(FieldSchema).max(50).optional().openapi({ description: 'Each on a page the document has and inside that page (400 otherwise). Not with template_id.' }),
+  role: visibleText(100).optional().openapi({ description: 'With template_id (and only then): the template role this signer fills, one signer per role.' }),
 });
 
-// The spec names the field document_id; documentId is accepted too, as every other field is camelCase.
-const withDocumentIdAlias = (body: unknown) =>
-  body && typeof body === 'object' && !Array.isArray(body) && (body as Record<string, unknown>).document_id === undefined
-    ? { ...body, document_id: (body as Record<string, unknown>).documentId }
-    : body;
+const prefillValue = z.union([text(500), z.boolean()]);
+
+// The spec names the field document_id; documentId is accepted too, as every other field is camelCase. Its
+// sibling template_id is named the same way, and templateId accepted.
+const withIdAliases = (body: unknown) => {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const fields = body as Record<string, unknown>;
+  // An alias stands in only for a field that is absent: a document_id of null is refused, not replaced.
+  const either = (name: string, alias: string) => (fields[name] === undefined ? fields[alias] : fields[name]);
+  return { ...fields, document_id: either('document_id', 'documentId'), template_id: either('template_id', 'templateId') };
+};
 
 export const SigningRequestCreateSchema = z
   .preprocess(
-    withDocumentIdAlias,
+    withIdAliases,
     z
       .object({
-        document_id: z.string().min(1, { error: 'is required' }).openapi({ description: 'The document to sign (documentId is accepted too).' }),
-        title: z.string().trim().min(1, { error: 'is required' }).max(200),
-        message: z.string().max(5000).optional(),
-        signers: z.array(SignerInputSchema).min(1).max(50),
+        document_id: z.string().min(1, { error: 'is required' }).optional().openapi({ description: 'The document to sign (documentId is accepted too); or template_id.' }),
+        template_id: z
+          .string()
+          .min(1, { error: 'is required' })
+          .optional()
+          .openapi({ description: 'Instead of document_id: a template (templateId is accepted too). Its PDF becomes a new document, counted against the monthly quota; each signer names a role.' }),
+        prefill: z
+          .record(visibleText(100), prefillValue)
+          .optional()
+          .openapi({
+            ...jsonSchemaKeywords({ propertyNames: { maxLength: 100, pattern: VISIBLE_CHARACTER.source } }),
+            description: 'With template_id: values of the template’s text and date fields (text) and checkboxes (true or false), by field label; fixed for the signers.',
+            example: { rent: '1200 EUR' },
+          }),
+        title: visibleText(200),
+        message: text(5000).optional(),
+        signers: z.array(SignerInputSchema).min(1).max(50).openapi({ description: 'Each with an e-mail address of their own (compared without letter case).' }),
         signingOrder: z.enum(signingOrders).default('parallel'),
-        expiresAt: z.iso.datetime({ offset: true }).optional().openapi({ description: 'ISO 8601; default: expiresInDays from now.' }),
-        expiresInDays: z.number().int().min(1).max(365).optional().openapi({ description: 'Default 30.' }),
+        expiresAt: dateTime
+          .optional()
+          .openapi({ description: 'ISO 8601, in the future; not with expiresInDays. Default: expiresInDays from now.' }),
+        expiresInDays: z.number().int().min(1).max(365).optional().openapi({ description: 'Default 30; not with expiresAt.' }),
         reminderEveryDays: z.number().int().min(0).max(30).default(3).openapi({ description: '0 = no reminders.' }),
       })
       .superRefine((input, ctx) => {
@@ -51,21 +88,52 @@ export const SigningRequestCreateSchema = z
         });
         if (input.expiresAt && Date.parse(input.expiresAt) <= Date.now()) ctx.addIssue({ code: 'custom', path: ['expiresAt'], message: 'must be in the future' });
         if (input.expiresAt && input.expiresInDays) ctx.addIssue({ code: 'custom', path: ['expiresInDays'], message: 'cannot be combined with expiresAt' });
+        sourceIssues(input).forEach(([path, message]) => ctx.addIssue({ code: 'custom', path, message }));
+      })
+      // Reported with every other problem of the body, even when those stop the checks above.
+      .refine((input) => input.document_id !== undefined || input.template_id !== undefined, {
+        path: ['document_id'],
+        error: 'is required',
+        when: ({ value }) => typeof value === 'object' && value !== null && !Array.isArray(value),
       }),
   )
-  .openapi('SigningRequestCreate');
+  .openapi('SigningRequestCreate', {
+    not: { required: ['expiresAt', 'expiresInDays'] },
+    oneOf: [{ required: ['document_id'] }, { required: ['template_id'] }],
+    // The rules of sourceIssues, as JSON Schema: with a template each signer names a role and places no field; without one, no role and no prefill.
+    ...jsonSchemaKeywords({
+      if: { required: ['template_id'] },
+      then: { properties: { signers: { items: { required: ['role'], not: { required: ['fields'] } } } } },
+      else: { properties: { prefill: false, signers: { items: { properties: { role: false } } } } },
+    }),
+  });
 
-export const CancelSchema = z.object({ reason: z.string().max(1000).optional() }).openapi('SigningRequestCancel');
+/** The rules of a request's source: a document or a template, not both; roles and prefill with a template, fields without. */
+function sourceIssues(input: { document_id?: string; template_id?: string; prefill?: object; signers: { role?: string; fields?: unknown[] }[] }): [(string | number)[], string][] {
+  const issues: [(string | number)[], string][] = [];
+  if (input.document_id !== undefined && input.template_id !== undefined) issues.push([['template_id'], 'cannot be combined with document_id']);
+  const fromTemplate = input.template_id !== undefined;
+  input.signers.forEach((signer, index) => {
+    if (fromTemplate && signer.role === undefined) issues.push([['signers', index, 'role'], 'is required with template_id']);
+    if (fromTemplate && signer.fields !== undefined) issues.push([['signers', index, 'fields'], 'cannot be given with template_id: the template places them']);
+    if (!fromTemplate && signer.role !== undefined) issues.push([['signers', index, 'role'], 'needs template_id']);
+  });
+  if (!fromTemplate && input.prefill !== undefined) issues.push([['prefill'], 'needs template_id']);
+  return issues;
+}
 
-export const SigningRequestListQuerySchema = z.object({
-  ...paginationQuery,
-  cursor: paginationQuery.cursor.refine((value) => value === undefined || isId('signingRequest', value), { error: 'is not a valid cursor' }),
-  status: z.enum(requestStatuses).optional(),
-  documentId: z.string().max(100).optional(),
-  signerEmail: z.string().max(320).optional(),
-  createdAfter: queryDate.optional().openapi({ type: 'string', format: 'date-time' }),
-  createdBefore: queryDate.optional().openapi({ type: 'string', format: 'date-time' }),
-});
+export const CancelSchema = z.object({ reason: text(1000).optional() }).openapi('SigningRequestCancel');
+
+export const SigningRequestListQuerySchema = z
+  .object({
+    ...paginationQuery('signingRequest'),
+    status: z.enum(requestStatuses).optional(),
+    documentId: text(100).optional(),
+    signerEmail: text(320).optional(),
+    createdAfter: queryDate.optional().openapi({ description: 'Created at or after.' }),
+    createdBefore: queryDate.optional().openapi({ description: 'Created before; must be after createdAfter.' }),
+  })
+  .refine(...laterThan('createdAfter', 'createdBefore'));
 
 export const SignerSchema = z
   .object({
@@ -74,7 +142,7 @@ export const SignerSchema = z
     email: z.string(),
     order: z.number().int(),
     status: z.enum(signerStatuses),
-    fields: z.array(FieldSchema).nullable(),
+    fields: z.array(SignerFieldSchema).nullable(),
     notifiedAt: z.string().nullable(),
     viewedAt: z.string().nullable(),
     signedAt: z.string().nullable(),

@@ -2,14 +2,16 @@ import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@tem
 import { PDFDocument } from 'pdf-lib';
 import type { Account } from '../accounts/service';
 import type { Db } from '../db';
-import { lockDocument } from '../documents/service';
+import { createDocumentFromCopy, lockDocument, type Document } from '../documents/service';
 import { conflict, notFound, validationError } from '../errors';
 import { newId } from '../ids';
 import { hashToken, randomToken } from '../signerPortal/tokens';
+import { templateRequestProblems, templateSigners } from '../templates/requests';
+import { findTemplate, findTemplateFile } from '../templates/store';
 import { signingRequestHandle, startSigningRequestWorkflow } from '../temporal/client';
 import { refusalTypes, type SigningRequestProgress } from '../../workflows/definitions';
 import { signedFileName } from './lifecycle';
-import type { SignatureField, SigningRequestCreateInput } from './schema';
+import type { SignatureField, SignerField, SigningRequestCreateInput } from './schema';
 import { findSigningRequest, toSigningRequest, type SigningRequest, type SigningRequestWithSigners } from './store';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -25,18 +27,15 @@ export interface SigningDeps {
 /**
  * Records the request and its signers, then starts its workflow (id = request id) before answering; the
  * sweeper covers a crash between the two. The document is locked for the transaction, so it cannot be
- * deleted while a request is being made on it, and every field is checked against its pages.
+ * deleted while a request is being made on it, and every field is checked against its pages; or it is
+ * made from a template in the same transaction.
  */
 export async function createSigningRequest({ db, temporal, taskQueue }: SigningDeps, account: Account, input: SigningRequestCreateInput) {
   const requestId = newId('signingRequest');
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : new Date(Date.now() + (input.expiresInDays ?? 30) * DAY_MS);
   const signerIds = input.signers.map(() => newId('signer'));
   const request = await db.transaction(async (trx) => {
-    const document = await lockDocument(trx, account.id, input.document_id);
-    if (!document) throw notFound('Document');
-    if (document.status !== 'ready') throw conflict('The document has no PDF yet: upload it with PUT /documents/{id}/file first.');
-    const problems = fieldProblems(input.signers, await pageSizesOf(trx, document.id));
-    if (problems.length) throw validationError(problems);
+    const { document, signers } = await documentAndSigners(trx, account, input);
     const [row] = await trx('signing_requests')
       .insert({
         id: requestId,
@@ -48,11 +47,11 @@ export async function createSigningRequest({ db, temporal, taskQueue }: SigningD
         expires_at: expiresAt,
         reminder_every_days: input.reminderEveryDays,
         original_sha256: document.sha256,
-        signer_text: input.signers.map((signer) => `${signer.name} ${signer.email}`).join(' '),
+        signer_text: signers.map((signer) => `${signer.name} ${signer.email}`).join(' '),
       })
       .returning('*');
     await trx('signers').insert(
-      input.signers.map((signer, index) => ({
+      signers.map((signer, index) => ({
         id: signerIds[index],
         signing_request_id: requestId,
         name: signer.name,
@@ -66,6 +65,31 @@ export async function createSigningRequest({ db, temporal, taskQueue }: SigningD
   });
   await startSigningRequest(db, temporal, taskQueue, request, signerIds);
   return findSigningRequest(db, account.id, requestId);
+}
+
+/** The document a request is made on and its signers, with their fields, in signing order. */
+async function documentAndSigners(trx: Db, account: Account, input: SigningRequestCreateInput): Promise<{ document: Document; signers: { name: string; email: string; fields?: SignerField[] }[] }> {
+  if (input.template_id !== undefined) return documentFromTemplate(trx, account, input.template_id, input);
+  const document = await lockDocument(trx, account.id, input.document_id ?? '');
+  if (!document) throw notFound('Document');
+  if (document.status !== 'ready') throw conflict('The document has no PDF yet: upload it with PUT /documents/{id}/file first.');
+  const problems = fieldProblems(input.signers, await pageSizesOf(trx, document.id));
+  if (problems.length) throw validationError(problems);
+  return { document, signers: input.signers };
+}
+
+/**
+ * A new document from the template's PDF, counted against the monthly document quota, and one signer per
+ * role, in the roles' order, each with its role's fields and the values prefilled in them.
+ */
+async function documentFromTemplate(trx: Db, account: Account, templateId: string, input: SigningRequestCreateInput) {
+  const template = await findTemplate(trx, account.id, templateId);
+  if (!template) throw notFound('Template');
+  const problems = templateRequestProblems(template, input);
+  if (problems.length) throw validationError(problems);
+  const content = await findTemplateFile(trx, template.id);
+  const document = await createDocumentFromCopy(trx, account, { fileName: `${template.name}.pdf`, content, pageSizes: template.pageSizes, sha256: template.sha256 });
+  return { document, signers: templateSigners(template, input) };
 }
 
 /**

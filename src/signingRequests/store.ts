@@ -2,7 +2,7 @@ import type { Db } from '../db';
 import { toPage } from '../db/pagination';
 import { notFound } from '../errors';
 import type { RequestStatus, SignerStatus, SigningOrder } from '../../workflows/definitions';
-import type { SignatureField } from './schema';
+import type { SignerField } from './schema';
 
 // Rows of signing_requests and signers, mapped once to the camelCase objects everything else uses.
 
@@ -13,7 +13,7 @@ export interface Signer {
   email: string;
   order: number;
   status: SignerStatus;
-  fields: SignatureField[] | null;
+  fields: SignerField[] | null;
   notifiedAt: Date | null;
   viewedAt: Date | null;
   signedAt: Date | null;

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Account } from '../accounts/service';
-import { presentPage, routesOn } from '../api/route';
+import { linksById, linkTo, presentPage, routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
 import { attemptDelivery, createTestDelivery } from './delivery';
 import { presentDelivery, presentDeliveryDetail, presentWebhook } from './presenter';
@@ -29,6 +29,19 @@ import {
 } from './service';
 
 const tag = 'Webhooks';
+const webhookLinks = linksById({
+  GetWebhook: ['get', '/webhooks/{id}'],
+  UpdateWebhook: ['patch', '/webhooks/{id}'],
+  DeleteWebhook: ['delete', '/webhooks/{id}'],
+  RotateWebhookSecret: ['post', '/webhooks/{id}/rotate-secret'],
+  TestWebhook: ['post', '/webhooks/{id}/test'],
+  ListDeliveries: ['get', '/webhooks/{id}/deliveries'],
+});
+const deliveryIds = { id: '$response.body#/webhookId', deliveryId: '$response.body#/id' };
+const deliveryLinks = {
+  GetDelivery: linkTo('get', '/webhooks/{id}/deliveries/{deliveryId}', deliveryIds),
+  Redeliver: linkTo('post', '/webhooks/{id}/deliveries/{deliveryId}/redeliver', deliveryIds),
+};
 
 export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
@@ -49,6 +62,7 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
       status: 201,
       response: WebhookWithSecretSchema,
       responseDescription: 'Created',
+      links: webhookLinks,
       errors: [400, 401, 403, 429],
     },
     async ({ body }, ctx) => {
@@ -145,6 +159,7 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
       params: WebhookIdParams,
       response: DeliveryDetailSchema,
       responseDescription: 'The delivery of the ping, with its one attempt',
+      links: deliveryLinks,
       errors: [401, 404, 429],
     },
     async ({ params }, ctx) => {

@@ -78,6 +78,23 @@ describe('POST /api/v1/documents', () => {
     expect(fromField.body.fileName).to.equal('Renamed.pdf');
   });
 
+  it('201 for a multipart file part without its own Content-Type: the part with a filename, or named file, is the file', async () => {
+    const { request } = await createTestAccount();
+    const pdf = await makePdf(['no content type']);
+    const boundary = 'signet-test-boundary';
+    const part = (disposition: string, value: Buffer | string) => [Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; ${disposition}\r\n\r\n`), Buffer.from(value), Buffer.from('\r\n')];
+    const send = (...parts: Buffer[][]) =>
+      request('POST', '/api/v1/documents', { body: Buffer.concat([...parts.flat(), Buffer.from(`--${boundary}--\r\n`)]), headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` } });
+    const { createHash } = await import('node:crypto');
+    const sha256 = createHash('sha256').update(pdf).digest('hex');
+    const withFilename = await send(part('name="file"; filename="bare.pdf"', pdf));
+    expect(withFilename.status, JSON.stringify(withFilename.body)).to.equal(201);
+    expect(withFilename.body).to.include({ fileName: 'bare.pdf', fileSize: pdf.length, pageCount: 1, sha256 });
+    const byName = await send(part('name="fileName"', 'named.pdf'), part('name="file"', pdf));
+    expect(byName.status, JSON.stringify(byName.body)).to.equal(201);
+    expect(byName.body).to.include({ fileName: 'named.pdf', fileSize: pdf.length, sha256 });
+  });
+
   it('400 for a multipart request without a file part', async () => {
     const { request } = await createTestAccount();
     const form = new FormData();

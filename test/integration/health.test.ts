@@ -29,7 +29,14 @@ describe('GET /api/v1/openapi.json and /docs', () => {
     expect(response.body.openapi).to.equal('3.1.0');
     await SwaggerParser.validate(structuredClone(response.body));
     expect(Object.keys(response.body.paths)).to.include.members(['/documents', '/documents/{id}', '/documents/{id}/file', '/account']);
-    expect(response.body.paths['/documents'].post.responses).to.have.keys('201', '400', '401', '403', '413', '429');
+    const { paths, components } = response.body;
+    expect(paths['/documents'].post.responses).to.include.keys('201', '400', '401', '403', '413', '415', '429');
+    expect(paths['/documents'].post.requestBody.required).to.equal(true);
+    expect(paths['/signatures/{id}/cancel'].post.requestBody.required, 'every field of a cancel is optional').to.equal(false);
+    expect(components.schemas.DocumentUpload.required).to.deep.equal(['file']);
+    expect(components.schemas.WebhookCreate.properties.events.items.enum).to.include.members(['*', 'document.created']);
+    expect(components.schemas.WebhookCreate.properties.url.pattern).to.match(/^\^https:/);
+    expect(paths['/documents'].post.responses['201'].links.GetDocument).to.deep.equal({ operationRef: '#/paths/~1documents~1{id}/get', parameters: { id: '$response.body#/id' } });
   });
 
   it('serves a readable reference page with its assets, without a CDN', async () => {

@@ -46,7 +46,7 @@ before(async function () {
   const account = await createTestAccount();
   const other = await createTestAccount();
   const db = account.db;
-  const known = await uploadKnownPdfs(account.request);
+  const known = await uploadKnownPdfs(account.request, db);
   const seeded = await seedAccount(db, account.account.id, { seed: 5, documents: 320, requests: 160, now: NOW, extraWord: 'common' });
   const foreign = await seedAccount(db, other.account.id, { seed: 9, documents: 30, requests: 20, now: NOW, extraWord: 'common zephyrine xylograph' });
   const prefix = `signet-test-contract-${databaseKind}-${process.pid}-`;
@@ -225,8 +225,8 @@ for (const kind of backends) {
       ['limit=0', 'limit must be at least 1'],
       ['limit=1000', 'limit must be at most 100'],
       ['limit=abc', 'limit must be a number'],
-      ['type=template', 'type must be one of: document, signing_request'],
-      ['type=document&type=signing_request', 'type must be one of: document, signing_request'],
+      ['type=folder', 'type must be one of: document, signing_request, template'],
+      ['type=document&type=signing_request', 'type must be one of: document, signing_request, template'],
       ['status=signed', 'status must be one of'],
       ['createdAfter=yesterday-ish', 'createdAfter must be an ISO 8601 date'],
       ['createdBefore=2026-13-45', 'createdBefore must be an ISO 8601 date'],

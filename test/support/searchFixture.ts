@@ -3,6 +3,7 @@ import type { Db } from '../../src/db';
 import { newId } from '../../src/ids';
 import type { Request } from './http';
 import { makePdf } from './pdfs';
+import { eventually } from './signing';
 
 // A fixture account for the search and dashboard contract: hundreds of documents and signing requests in
 // every state over 14 months, written straight to PostgreSQL (the source of truth both backends read), plus
@@ -163,20 +164,23 @@ export async function seedAccount(db: Db, accountId: string, options: { seed: nu
   return { documents, requests };
 }
 
-/** Real PDFs with known text, uploaded through the API: their text is extracted at upload. */
-export async function uploadKnownPdfs(request: Request) {
+/** Real PDFs with known text, uploaded through the API; returns once the worker has extracted their text. */
+export async function uploadKnownPdfs(request: Request, db: Db) {
   const upload = async (fileName: string, pages: string[]) => {
     const pdf = await makePdf(pages);
     const response = await request('POST', '/api/v1/documents', { json: { fileName, fileSize: pdf.length, content: pdf.toString('base64') } });
     expect(response.status).to.equal(201);
     return { id: response.body.id as string, fileName, body: pages.join(' '), createdAt: new Date(response.body.createdAt), status: 'ready' as const, deleted: false };
   };
-  return {
+  const known = {
     pageThree: await upload('master-services.pdf', ['Master services agreement', 'Definitions and scope', 'The zephyrine indemnity clause survives termination']),
     named: await upload('zephyrine-notes.pdf', ['Meeting notes of the steering group']),
     fox: await upload('fable.pdf', ['The quick brown fox jumps over the lazy dog']),
     scanned: await upload('scanned-contract.pdf', ['']),
   };
+  const ids = Object.values(known).map((document) => document.id);
+  await eventually(async () => expect(await db('documents').whereIn('id', ids).whereNotNull('body_text').pluck('id')).to.have.length(ids.length));
+  return known;
 }
 
 /** Words as a reader would split them: letters and digits, lower-cased. Written apart from the service's own. */

@@ -20,15 +20,30 @@ export function jsonBody(maxFileBytes = 0): Middleware {
 
 export const MAX_FORM_FIELDS = 20;
 
-/** JSON or multipart/form-data; uploaded parts land in temporary files that are removed after the request. */
-export function jsonOrMultipartBody(maxFileBytes: number): Middleware {
+/**
+ * JSON or multipart/form-data; uploaded parts land in temporary files that are removed after the request.
+ * A part is a file when it has a Content-Type, a filename, or the name `fileField`: not every client
+ * gives a file part its own Content-Type, and formidable alone would take such a part for a text field.
+ */
+export function jsonOrMultipartBody(maxFileBytes: number, fileField: string): Middleware {
   const parse = koaBody({
     json: true,
     text: false,
     urlencoded: false,
     multipart: true,
     jsonLimit: jsonLimitFor(maxFileBytes),
-    formidable: { maxFileSize: maxFileBytes, maxTotalFileSize: maxFileBytes, maxFiles: 1, maxFields: MAX_FORM_FIELDS, allowEmptyFiles: true, minFileSize: 0 },
+    formidable: {
+      maxFileSize: maxFileBytes,
+      maxTotalFileSize: maxFileBytes,
+      maxFiles: 1,
+      maxFields: MAX_FORM_FIELDS,
+      allowEmptyFiles: true,
+      minFileSize: 0,
+      onPart: (part, handlePart) => {
+        if (!part.mimetype && (part.originalFilename !== null || part.name === fileField)) part.mimetype = 'application/octet-stream';
+        handlePart(part);
+      },
+    },
   });
   return async (ctx, next) => {
     // No body at all is a missing field (400), as on every JSON endpoint; a body of another type is 415.

@@ -20,7 +20,6 @@ export function requestContext(logger: Logger): Middleware {
       await next();
       if (ctx.body === undefined && ctx.status === 404) throw new AppError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}.`);
       if (ctx.body === undefined && ctx.status === 405) throw new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed here.`);
-      if (ctx.body === undefined && ctx.status === 501) throw new AppError(501, 'not_implemented', `${ctx.method} is not a method this service knows.`);
     } catch (error) {
       renderError(ctx, error, requestId, log);
     } finally {
@@ -56,6 +55,10 @@ function toAppError(error: unknown): AppError | undefined {
   }
   if (code === FORMIDABLE_MAX_FIELDS) return new AppError(400, 'validation_error', 'The request is invalid.', { details: [`body must have at most ${MAX_FORM_FIELDS} form fields`] });
   if (status === 413 || type === 'entity.too.large') return new AppError(413, 'payload_too_large', 'The request body is too large.');
+  // co-body refuses a "__proto__" key anywhere in a JSON body (prototype poisoning): valid JSON, refused all the same.
+  if (error instanceof SyntaxError && error.message === 'Object contains forbidden prototype property') {
+    return new AppError(400, 'validation_error', 'The request is invalid.', { details: ['body must not contain a field named __proto__'] });
+  }
   if (type === 'entity.parse.failed' || (error instanceof SyntaxError && status === 400)) {
     return new AppError(400, 'validation_error', 'The request is invalid.', { details: ['body must be valid JSON'] });
   }

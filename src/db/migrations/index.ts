@@ -9,6 +9,9 @@ import * as searchIndexing from './20261121001200_search_indexing';
 import * as signingRequestWorkflows from './20261121001300_signing_request_workflows';
 import * as authChangeNotifications from './20261121001400_auth_change_notifications';
 import * as documentPageSizes from './20261123000000_document_page_sizes';
+import * as documentTextExtraction from './20261124001000_document_text_extraction';
+import * as templates from './20261125000000_templates';
+import * as consolePeople from './20261126000000_console_people';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 const migrations: Record<string, Knex.Migration> = {
@@ -22,6 +25,9 @@ const migrations: Record<string, Knex.Migration> = {
   '20261121001300_signing_request_workflows': signingRequestWorkflows,
   '20261121001400_auth_change_notifications': authChangeNotifications,
   '20261123000000_document_page_sizes': documentPageSizes,
+  '20261124001000_document_text_extraction': documentTextExtraction,
+  '20261125000000_templates': templates,
+  '20261126000000_console_people': consolePeople,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

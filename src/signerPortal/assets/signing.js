@@ -1,5 +1,8 @@
-// The signing page: reads the signer's view from /sign/:token/request, draws the PDF with pdf.js,
-// and sends Sign or Decline. Everything shown comes from the API answers; nothing is inserted as HTML.
+// The signing page: reads the signer's view from /sign/:token/request, draws the PDF with pdf.js and marks
+// the signer's fields at their places on it, asks for each of them (signature and initials drawn with
+// signature_pad or typed, text, checkboxes; dates and the sender's prefilled values are fixed), and sends
+// Sign or Decline. Everything shown comes from the API answers; nothing is inserted as HTML.
+import SignaturePad from '/sign-assets/signature-pad.min.mjs';
 
 const token = location.pathname.split('/').filter(Boolean).pop();
 const api = `/sign/${encodeURIComponent(token)}`;
@@ -16,6 +19,10 @@ const endStates = {
   invalid: ['This signing link is not valid', 'Check that you opened the whole link from your e-mail, or ask the sender for a new one.'],
 };
 
+const typeNames = { signature: 'Signature', initials: 'Initials', date: 'Date', text: 'Text', checkbox: 'Checkbox' };
+// The date a date field is sealed with: the day of signing, as the sealed PDF prints it (UTC).
+const today = new Date().toISOString().slice(0, 10);
+
 async function call(method, path, body) {
   const response = await fetch(`${api}${path}`, {
     method,
@@ -29,18 +36,16 @@ async function call(method, path, body) {
   return { status: response.status, ok: response.ok, data };
 }
 
+function element(tag, properties = {}, children = []) {
+  const node = Object.assign(document.createElement(tag), properties);
+  node.append(...children);
+  return node;
+}
+
 function showAlert(message, details = []) {
   const alert = $('alert');
   alert.replaceChildren(document.createTextNode(message));
-  if (details.length) {
-    const list = document.createElement('ul');
-    for (const detail of details) {
-      const item = document.createElement('li');
-      item.textContent = detail;
-      list.append(item);
-    }
-    alert.append(list);
-  }
+  if (details.length) alert.append(element('ul', {}, details.map((detail) => element('li', { textContent: detail }))));
   alert.hidden = false;
 }
 
@@ -89,7 +94,168 @@ async function handleFailure(result) {
   }
 }
 
-async function renderDocument(view) {
+// --- The signer's fields ---
+
+const isPrefilled = (field) => field.value !== undefined && field.value !== null;
+const nameOf = (field) => `${field.label ? field.label.charAt(0).toUpperCase() + field.label.slice(1) : typeNames[field.type]} (page ${field.page})`;
+const initialsOf = (name) =>
+  name
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word) => Array.from(word)[0].toUpperCase())
+    .join('');
+
+/**
+ * A signature_pad on a canvas that follows its box: resized to its CSS size × the device pixel ratio, with
+ * the strokes drawn so far kept. `onChange` runs after each stroke and after clearing.
+ */
+function createPad(canvas, onChange) {
+  const pad = new SignaturePad(canvas, { penColor: '#0b1f66', minWidth: 0.8, maxWidth: 2.8 });
+  const resize = () => {
+    const ratio = window.devicePixelRatio || 1;
+    const width = Math.round(canvas.clientWidth * ratio);
+    const height = Math.round(canvas.clientHeight * ratio);
+    if (!width || !height || (canvas.width === width && canvas.height === height)) return;
+    const strokes = pad.toData();
+    canvas.width = width;
+    canvas.height = height;
+    canvas.getContext('2d').scale(ratio, ratio);
+    pad.clear();
+    pad.fromData(strokes);
+  };
+  new ResizeObserver(resize).observe(canvas);
+  resize();
+  pad.addEventListener('endStroke', onChange);
+  return {
+    isEmpty: () => pad.isEmpty(),
+    clear() {
+      pad.clear();
+      onChange();
+    },
+    toDataURL: () => pad.toDataURL('image/png'),
+  };
+}
+
+/** The form of one signer: its controls, what is still missing, and the body of the Sign call. */
+function createSigningForm(view, onChange) {
+  const fields = (view.signer.fields || []).map((field, index) => ({ ...field, index }));
+  const fillable = fields.filter((field) => !isPrefilled(field));
+  const needsInitials = fillable.some((field) => field.type === 'initials');
+  const controls = new Map(); // field index → the control that fills it
+  const mode = () => document.querySelector('input[name="mode"]:checked').value;
+  let initialsTyped = false; // the signer changed the initials made from their typed name
+
+  const signaturePad = createPad($('pad'), onChange);
+  const initialsPad = needsInitials ? createPad($('initials-pad'), onChange) : null;
+
+  function row(field) {
+    const id = `field-${field.index}`;
+    const required = field.required && !isPrefilled(field) && field.type !== 'date';
+    const labelText = `${nameOf(field)}${required ? ' (required)' : ''}`;
+    if (field.type === 'checkbox') {
+      const box = element('input', { type: 'checkbox', id, checked: field.value === 'true', disabled: isPrefilled(field) });
+      box.addEventListener('change', onChange);
+      controls.set(field.index, box);
+      const note = isPrefilled(field) ? [element('span', { className: 'fixed-note', textContent: ' · set by the sender' })] : [];
+      return element('div', { className: 'field-row check' }, [element('label', { htmlFor: id }, [box, ` ${labelText}`, ...note])]);
+    }
+    const input = element('input', { type: 'text', id, maxLength: 500, autocomplete: 'off' });
+    if (field.type === 'date' && !isPrefilled(field)) {
+      Object.assign(input, { value: today, readOnly: true });
+      return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: `${labelText} · today’s date, filled in for you` }), input]);
+    }
+    if (isPrefilled(field)) {
+      Object.assign(input, { value: field.value, readOnly: true });
+      return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: `${labelText} · set by the sender` }), input]);
+    }
+    input.required = Boolean(field.required);
+    input.addEventListener('input', onChange);
+    controls.set(field.index, input);
+    return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: labelText }), input]);
+  }
+
+  const listed = fields.filter((field) => field.type !== 'signature' && field.type !== 'initials');
+  $('field-list').replaceChildren(...listed.map(row));
+  $('fields').hidden = listed.length === 0;
+  $('initials').hidden = !needsInitials;
+  const signatureFields = fields.filter((field) => field.type === 'signature').length;
+  $('signature-places').textContent = signatureFields > 1 ? `It goes into the ${signatureFields} signature fields marked on the document.` : '';
+
+  const typedName = () => $('typed-name').value.trim();
+  const initials = () => {
+    if (mode() === 'drawn') return initialsPad && !initialsPad.isEmpty() ? initialsPad.toDataURL() : '';
+    return $('typed-initials').value.trim();
+  };
+  const signatureGiven = () => (mode() === 'drawn' ? !signaturePad.isEmpty() : typedName().length > 0);
+
+  $('typed-name').addEventListener('input', () => {
+    $('typed-preview').textContent = $('typed-name').value;
+    if (!initialsTyped) $('typed-initials').value = initialsOf(typedName());
+    onChange();
+  });
+  $('typed-initials').addEventListener('input', () => {
+    initialsTyped = true;
+    onChange();
+  });
+  $('clear').addEventListener('click', () => signaturePad.clear());
+  $('clear-initials').addEventListener('click', () => initialsPad?.clear());
+  for (const radio of document.querySelectorAll('input[name="mode"]')) {
+    radio.addEventListener('change', () => {
+      for (const [drawn, typed] of [['drawn', 'typed'], ['initials-drawn', 'initials-typed']]) {
+        $(drawn).hidden = mode() !== 'drawn';
+        $(typed).hidden = mode() !== 'typed';
+      }
+      onChange();
+    });
+  }
+
+  return {
+    fields,
+    /** What the signer still has to give, in words; empty when Sign may be pressed. */
+    missing() {
+      const missing = [];
+      if (!signatureGiven()) missing.push('your signature');
+      if (needsInitials && !initials()) missing.push('your initials');
+      for (const field of fillable) {
+        if (!field.required) continue;
+        const control = controls.get(field.index);
+        if (field.type === 'text' && !control.value.trim()) missing.push(nameOf(field));
+        if (field.type === 'checkbox' && !control.checked) missing.push(`${nameOf(field)}: tick it`);
+      }
+      return missing;
+    },
+    /** What a field shows on the document now: text, a drawing (data URL), or '' while it is empty. */
+    display(field) {
+      if (isPrefilled(field)) return field.type === 'checkbox' ? (field.value === 'true' ? '✓' : '') : field.value;
+      if (field.type === 'date') return today;
+      if (field.type === 'signature') return mode() === 'drawn' ? (signaturePad.isEmpty() ? '' : { image: signaturePad.toDataURL() }) : typedName();
+      if (field.type === 'initials') return mode() === 'drawn' ? (initials() ? { image: initials() } : '') : initials();
+      const control = controls.get(field.index);
+      return field.type === 'checkbox' ? (control.checked ? '✓' : '') : control.value;
+    },
+    /** The control that fills a field, to focus when its mark on the document is pressed. */
+    controlOf(field) {
+      if (field.type === 'signature') return mode() === 'drawn' ? $('pad') : $('typed-name');
+      if (field.type === 'initials') return mode() === 'drawn' ? $('initials-pad') : $('typed-initials');
+      return controls.get(field.index);
+    },
+    body() {
+      const signature = mode() === 'drawn' ? { type: 'drawn', value: signaturePad.toDataURL() } : { type: 'typed', value: typedName() };
+      const fieldValues = {};
+      for (const field of fillable) {
+        if (field.type === 'initials') fieldValues[field.index] = initials();
+        if (field.type === 'checkbox') fieldValues[field.index] = controls.get(field.index).checked;
+        if (field.type === 'text' && controls.get(field.index).value.trim()) fieldValues[field.index] = controls.get(field.index).value;
+      }
+      return { consent: $('consent').checked, signature, fieldValues };
+    },
+  };
+}
+
+// --- The document, with the signer's fields marked on its pages ---
+
+/** Each page as a canvas in a sheet that also holds the marks of the fields on it (positioned in % of the page). */
+async function renderDocument(view, marks) {
   $('file-name').textContent = view.document.fileName;
   $('download').href = `${api}/document`;
   $('document').hidden = false;
@@ -103,122 +269,101 @@ async function renderDocument(view) {
     const pdfjs = await import('/sign-assets/pdf.min.mjs');
     pdfjs.GlobalWorkerOptions.workerSrc = '/sign-assets/pdf.worker.min.mjs';
     const pdf = await pdfjs.getDocument({ data: bytes, isEvalSupported: false, enableXfa: false }).promise;
-    for (let number = 1; number <= pdf.numPages; number++) await renderPage(pdf, number);
+    for (let number = 1; number <= pdf.numPages; number++) await renderPage(pdf, number, marks);
     $('pages').dataset.rendered = String(pdf.numPages);
   } catch (error) {
     console.error(error);
-    const note = document.createElement('p');
-    note.textContent = 'The document cannot be shown here. Use "Download the PDF" to read it before you sign.';
+    const note = element('p', { textContent: 'The document cannot be shown here. Use "Download the PDF" to read it before you sign.' });
     $('pages').replaceChildren(note);
   }
 }
 
-async function renderPage(pdf, number) {
+async function renderPage(pdf, number, marks) {
   const page = await pdf.getPage(number);
   const width = $('pages').clientWidth || 320;
   const ratio = window.devicePixelRatio || 1;
-  const viewport = page.getViewport({ scale: (width / page.getViewport({ scale: 1 }).width) * ratio });
-  const canvas = document.createElement('canvas');
-  canvas.width = Math.floor(viewport.width);
-  canvas.height = Math.floor(viewport.height);
+  const natural = page.getViewport({ scale: 1 });
+  const viewport = page.getViewport({ scale: (width / natural.width) * ratio });
+  const canvas = element('canvas', { width: Math.floor(viewport.width), height: Math.floor(viewport.height) });
   canvas.setAttribute('role', 'img');
   canvas.setAttribute('aria-label', `Page ${number} of ${pdf.numPages}`);
-  $('pages').append(canvas);
+  const sheet = element('div', { className: 'sheet' }, [canvas]);
+  sheet.dataset.page = String(number);
+  $('pages').append(sheet);
+  // Fields count in PDF points from the page's bottom-left corner, as the page's text tags were measured.
+  const [left, bottom] = page.view;
+  for (const field of marks.fieldsOn(number)) {
+    const corners = natural.convertToViewportRectangle([left + field.x, bottom + field.y, left + field.x + field.width, bottom + field.y + field.height]);
+    const box = {
+      left: Math.min(corners[0], corners[2]) / natural.width,
+      top: Math.min(corners[1], corners[3]) / natural.height,
+      width: Math.abs(corners[2] - corners[0]) / natural.width,
+      height: Math.abs(corners[3] - corners[1]) / natural.height,
+    };
+    sheet.append(marks.create(field, box));
+  }
+  sheet.style.setProperty('--points', String(natural.width));
   await page.render({ canvasContext: canvas.getContext('2d'), viewport }).promise;
 }
 
-/** A signature pad drawn with pointer events (mouse, pen and touch alike); it scales to its width. */
-function createSignaturePad(canvas, onChange) {
-  const context = canvas.getContext('2d');
-  let empty = true;
-  let last = null;
-
-  function resize() {
-    const ratio = window.devicePixelRatio || 1;
-    const width = Math.round(canvas.clientWidth * ratio);
-    const height = Math.round(canvas.clientHeight * ratio);
-    if (!width || !height || (canvas.width === width && canvas.height === height)) return;
-    canvas.width = width;
-    canvas.height = height;
-    context.setTransform(ratio, 0, 0, ratio, 0, 0);
-    context.lineWidth = 2.5;
-    context.lineCap = 'round';
-    context.lineJoin = 'round';
-    context.strokeStyle = '#0b1f66';
-    clear();
+/** The marks of a signer's fields on the pages: placed once, their content kept up to date with the form. */
+function createMarks(form, canAct) {
+  const placed = [];
+  const emptyText = (field) => ({ signature: 'Sign here', initials: 'Initials', text: field.label || 'Text' })[field.type] || '';
+  function paint({ field, mark }) {
+    const shown = form.display(field);
+    mark.classList.toggle('empty', !shown);
+    const state = !shown ? 'empty' : isPrefilled(field) ? 'set by the sender' : 'filled';
+    mark.setAttribute('aria-label', `${nameOf(field)}: ${typeNames[field.type].toLowerCase()} field, ${state}`);
+    if (shown && typeof shown === 'object') mark.replaceChildren(element('img', { src: shown.image, alt: '' }));
+    else mark.textContent = shown || emptyText(field);
   }
-
-  function clear() {
-    context.clearRect(0, 0, canvas.width, canvas.height);
-    empty = true;
-    onChange();
-  }
-
-  const pointAt = (event) => {
-    const box = canvas.getBoundingClientRect();
-    return { x: event.clientX - box.left, y: event.clientY - box.top };
+  return {
+    fieldsOn: (page) => form?.fields.filter((field) => field.page === page) ?? [],
+    create(field, box) {
+      const fixed = isPrefilled(field) || field.type === 'date' || !canAct;
+      const mark = element(fixed ? 'span' : 'button', { className: `mark ${field.type}${fixed ? ' fixed' : ''}` });
+      if (!fixed) {
+        mark.type = 'button';
+        mark.addEventListener('click', () => {
+          const control = form.controlOf(field);
+          control.scrollIntoView({ block: 'center' });
+          control.focus({ preventScroll: true });
+        });
+      }
+      mark.dataset.field = String(field.index);
+      mark.style.left = `${box.left * 100}%`;
+      mark.style.top = `${box.top * 100}%`;
+      mark.style.width = `${box.width * 100}%`;
+      mark.style.height = `${box.height * 100}%`;
+      mark.style.setProperty('--field-height', String(field.height));
+      placed.push({ field, mark });
+      paint({ field, mark });
+      return mark;
+    },
+    refresh: () => placed.forEach(paint),
   };
-
-  canvas.addEventListener('pointerdown', (event) => {
-    event.preventDefault();
-    canvas.setPointerCapture(event.pointerId);
-    last = pointAt(event);
-    context.beginPath();
-    context.arc(last.x, last.y, context.lineWidth / 2, 0, Math.PI * 2);
-    context.fillStyle = context.strokeStyle;
-    context.fill();
-  });
-  canvas.addEventListener('pointermove', (event) => {
-    if (!last) return;
-    event.preventDefault();
-    const point = pointAt(event);
-    context.beginPath();
-    context.moveTo(last.x, last.y);
-    context.lineTo(point.x, point.y);
-    context.stroke();
-    last = point;
-    if (empty) {
-      empty = false;
-      onChange();
-    }
-  });
-  const end = () => {
-    last = null;
-  };
-  canvas.addEventListener('pointerup', end);
-  canvas.addEventListener('pointercancel', end);
-
-  new ResizeObserver(resize).observe(canvas);
-  resize();
-  return { clear, isEmpty: () => empty, toDataURL: () => canvas.toDataURL('image/png') };
 }
 
+// --- Putting it together ---
+
 function setUpSigning(view) {
-  const mode = () => document.querySelector('input[name="mode"]:checked').value;
   const signButton = $('sign-button');
   let busy = false;
-  let pad = null;
-  const hasSignature = () => (mode() === 'drawn' ? Boolean(pad && !pad.isEmpty()) : $('typed-name').value.trim().length > 0);
+  let marks = null;
   const update = () => {
-    signButton.disabled = busy || !$('consent').checked || !hasSignature();
+    const missing = form.missing();
+    signButton.disabled = busy || !$('consent').checked || missing.length > 0;
+    $('missing').textContent = missing.length ? `Still to fill in: ${missing.join(', ')}.` : '';
+    $('missing').hidden = missing.length === 0;
     $('decline-confirm').disabled = busy || $('reason').value.trim().length === 0;
+    marks?.refresh();
   };
-  pad = createSignaturePad($('pad'), () => update());
+  const form = createSigningForm(view, () => update());
+  marks = createMarks(form, true);
 
   $('typed-name').placeholder = view.signer.name;
-  for (const radio of document.querySelectorAll('input[name="mode"]')) {
-    radio.addEventListener('change', () => {
-      $('drawn').hidden = mode() !== 'drawn';
-      $('typed').hidden = mode() !== 'typed';
-      update();
-    });
-  }
-  $('typed-name').addEventListener('input', () => {
-    $('typed-preview').textContent = $('typed-name').value;
-    update();
-  });
   $('consent').addEventListener('change', update);
-  $('clear').addEventListener('click', () => pad.clear());
   $('reason').addEventListener('input', update);
   $('decline-button').addEventListener('click', () => {
     $('decline').hidden = false;
@@ -244,14 +389,12 @@ function setUpSigning(view) {
     }
   }
 
-  signButton.addEventListener('click', () => {
-    const signature = mode() === 'drawn' ? { type: 'drawn', value: pad.toDataURL() } : { type: 'typed', value: $('typed-name').value.trim() };
-    return send('/sign', { consent: $('consent').checked, signature }, 'signed');
-  });
+  signButton.addEventListener('click', () => send('/sign', form.body(), 'signed'));
   $('decline-confirm').addEventListener('click', () => send('/decline', { reason: $('reason').value.trim() }, 'declined'));
 
   $('sign').hidden = false;
   update();
+  return marks;
 }
 
 async function start() {
@@ -278,8 +421,8 @@ async function start() {
   const state = stateOf(view);
   if (state) showOutcome(state);
   if (state && state !== 'waiting') return;
-  if (!state) setUpSigning(view);
-  await renderDocument(view);
+  const marks = state ? createMarks(null, false) : setUpSigning(view);
+  await renderDocument(view, marks);
 }
 
 start();

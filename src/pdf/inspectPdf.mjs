@@ -1,0 +1,153 @@
+// The child program of the PDF inspector (inspect.ts), run in the pool of pool.ts: is this a whole,
+// unencrypted PDF with at least one page, within the limits of argv[2] ({maxPages, maxObjects,
+// maxDecompressedBytes}), and what are its pages and hash? Answers {facts} or {problem}. Plain
+// JavaScript, so that it starts without a TypeScript loader.
+import crypto from 'node:crypto';
+import { createRequire } from 'node:module';
+import zlib from 'node:zlib';
+import { serveJobs } from './serveJobs.mjs';
+
+const require = createRequire(import.meta.url);
+const { decodePDFRawStream, EncryptedPDFError, PDFArray, PDFContext, PDFDict, PDFDocument, PDFName, PDFNumber } = require('pdf-lib');
+const ByteStream = require('pdf-lib/cjs/core/parser/ByteStream').default;
+
+const { maxPages, maxObjects, maxDecompressedBytes } = JSON.parse(process.argv[2]);
+const NOT_PARSABLE = 'content is not a parsable PDF';
+const INVALID_PAGE_TREE = 'content is not a parsable PDF: its page tree lists a page or node twice, or a node under the wrong parent';
+const tooManyPages = `content exceeds the limit of ${maxPages} pages (PDF_MAX_PAGES)`;
+const tooManyObjects = `content exceeds the limit of ${maxObjects} objects (PDF_MAX_OBJECTS)`;
+const tooLarge = `content exceeds the limit of ${maxDecompressedBytes} bytes decompressed (PDF_MAX_DECOMPRESSED_BYTES)`;
+
+// pdf-lib warns on stderr about every odd object; the verdict is what counts.
+console.warn = () => undefined;
+console.log = () => undefined;
+
+/** What the job in progress has cost. The first limit passed is its verdict: pdf-lib catches some errors and goes on. */
+let job = { objects: 0, decompressed: 0, exceeded: undefined };
+
+function exceed(problem) {
+  job.exceeded ??= problem;
+  throw new Error(problem);
+}
+
+// Every indirect object pdf-lib parses, from the file or from an object stream, is assigned here.
+const assign = PDFContext.prototype.assign;
+PDFContext.prototype.assign = function (ref, object) {
+  if (++job.objects > maxObjects) exceed(tooManyObjects);
+  return assign.call(this, ref, object);
+};
+
+// pdf-lib inflates object streams and cross-reference streams whole while it parses (their objects
+// are what it parses). Here they inflate within what is left of the job's budget and stop there:
+// natively for FlateDecode, through pdf-lib's own decoders a chunk at a time for the other filters.
+const TYPE = PDFName.of('Type');
+const OBJECT_STREAM = PDFName.of('ObjStm');
+const OBJECT_COUNT = PDFName.of('N');
+const FILTER = PDFName.of('Filter');
+const FLATE = PDFName.of('FlateDecode');
+const CHUNK_BYTES = 64 * 1024;
+ByteStream.fromPDFRawStream = (rawStream) => ByteStream.of(decodeWithinBudget(rawStream));
+
+function decodeWithinBudget(rawStream) {
+  const { dict } = rawStream;
+  // An object stream says how many objects it holds: no need to inflate one that holds too many.
+  const objectCount = dict.lookup(OBJECT_COUNT);
+  if (dict.lookup(TYPE) === OBJECT_STREAM && objectCount instanceof PDFNumber && job.objects + objectCount.asNumber() > maxObjects) exceed(tooManyObjects);
+  const left = maxDecompressedBytes - job.decompressed;
+  if (left <= 0) exceed(tooLarge);
+  let decoded;
+  if (dict.lookup(FILTER) === FLATE) {
+    try {
+      decoded = zlib.inflateSync(rawStream.contents, { maxOutputLength: left, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    } catch (error) {
+      if (error.code === 'ERR_BUFFER_TOO_LARGE') exceed(tooLarge);
+      // zlib refuses what pdf-lib's inflater forgives (a wrong checksum): that one decides below
+    }
+  }
+  if (!decoded) {
+    const stream = decodePDFRawStream(rawStream);
+    while (stream.getBytes(CHUNK_BYTES).length > 0) if (stream.pos > left) exceed(tooLarge);
+    stream.reset();
+    decoded = stream.getBytes();
+  }
+  job.decompressed += decoded.length;
+  return decoded;
+}
+
+const PAGES = PDFName.of('Pages');
+const PAGE = PDFName.of('Page');
+const KIDS = PDFName.of('Kids');
+const PARENT = PDFName.of('Parent');
+const MEDIA_BOX = PDFName.of('MediaBox');
+
+/**
+ * [width, height] of each page, in order, walking the page tree as pdf-lib does (a kid that is neither
+ * /Pages nor /Page is skipped). Refuses a node met twice (a tree listing its children twice has 2^depth
+ * paths) and a node whose /Parent is not the node listing it (pdf-lib follows /Parent for inherited
+ * attributes, forever around a cycle), and stops at the page limit.
+ */
+function walkPageTree(pdf) {
+  const { context } = pdf;
+  const seen = new Set();
+  const sizes = [];
+  if (!(pdf.catalog instanceof PDFDict)) return { problem: NOT_PARSABLE };
+  const stack = [{ reference: pdf.catalog.get(PAGES), parent: undefined, mediaBox: undefined }];
+  while (stack.length > 0) {
+    const { reference, parent, mediaBox: inherited } = stack.pop();
+    const node = context.lookup(reference);
+    const type = node instanceof PDFDict ? node.lookup(TYPE) : undefined;
+    if (!parent && type !== PAGES) return { problem: NOT_PARSABLE };
+    if (type !== PAGES && type !== PAGE) continue;
+    if (seen.has(node) || context.lookup(node.get(PARENT)) !== parent) return { problem: INVALID_PAGE_TREE };
+    seen.add(node);
+    const mediaBox = node.get(MEDIA_BOX) ?? inherited;
+    if (type === PAGE) {
+      if (sizes.length === maxPages) return { problem: tooManyPages };
+      const size = sizeOf(context.lookup(mediaBox));
+      if (!size) return { problem: NOT_PARSABLE };
+      sizes.push(size);
+      continue;
+    }
+    const kids = node.lookup(KIDS);
+    if (!(kids instanceof PDFArray)) return { problem: NOT_PARSABLE };
+    for (let index = kids.size() - 1; index >= 0; index--) stack.push({ reference: kids.get(index), parent: node, mediaBox });
+  }
+  return { sizes };
+}
+
+/** [width, height] of a rectangle [x1 y1 x2 y2], as pdf-lib's page.getSize() reads it. */
+function sizeOf(box) {
+  if (!(box instanceof PDFArray) || box.size() !== 4) return undefined;
+  const numbers = [0, 1, 2, 3].map((index) => box.lookup(index));
+  if (!numbers.every((number) => number instanceof PDFNumber)) return undefined;
+  const [x1, y1, x2, y2] = numbers.map((number) => number.asNumber());
+  return [x2 - x1, y2 - y1];
+}
+
+async function load(bytes, options) {
+  job = { objects: 0, decompressed: 0, exceeded: undefined };
+  try {
+    return { pdf: await PDFDocument.load(bytes, { updateMetadata: false, ...options }) };
+  } catch (error) {
+    return { error, exceeded: job.exceeded };
+  }
+}
+
+async function inspect(bytes) {
+  if (!bytes.subarray(0, 1024).toString('latin1').includes('%PDF-')) return { problem: 'content must be a PDF file' };
+  // A PDF ends with %%EOF; one cut short (an interrupted upload) does not, though pdf-lib would often still open it.
+  if (!bytes.subarray(Math.max(0, bytes.length - 1024)).toString('latin1').includes('%%EOF')) return { problem: 'content is a truncated PDF (no %%EOF marker)' };
+  const { pdf, error, exceeded } = await load(bytes, { throwOnInvalidObject: true });
+  if (exceeded) return { problem: exceeded };
+  if (!pdf) {
+    // Encrypted object streams can make the strict parse fail before pdf-lib looks at the trailer's /Encrypt.
+    const lenient = error instanceof EncryptedPDFError ? undefined : await load(bytes, { ignoreEncryption: true });
+    return { problem: error instanceof EncryptedPDFError || lenient?.pdf?.isEncrypted ? 'content must not be an encrypted PDF' : NOT_PARSABLE };
+  }
+  const { sizes, problem } = walkPageTree(pdf);
+  if (problem) return { problem };
+  if (sizes.length === 0) return { problem: 'content must be a PDF with at least one page' };
+  return { facts: { pageCount: sizes.length, pageSizes: sizes, sha256: crypto.createHash('sha256').update(bytes).digest('hex') } };
+}
+
+serveJobs(inspect);

@@ -1,0 +1,120 @@
+import { idParam, listOf } from '../api/route';
+import { paginationQuery, text, visibleText, z } from '../api/validation';
+import { fieldTypes } from '../pdf/textTags';
+import { FieldSchema } from '../signingRequests/schema';
+
+export { fieldTypes };
+
+const roleName = visibleText(100).openapi({ example: 'tenant' });
+const size = z.number().positive({ error: 'must be a positive number' });
+
+// Placed as signing-request fields are (SignatureField): PDF points from the bottom-left corner of a
+// 1-based page, so that a field means the same thing in both places.
+const placement = {
+  page: FieldSchema.shape.page,
+  x: FieldSchema.shape.x,
+  y: FieldSchema.shape.y,
+  width: size,
+  height: size,
+};
+
+export const TemplateFieldInputSchema = z
+  .object({
+    role: roleName.openapi({ description: 'The name of one of the template’s roles.' }),
+    type: z.enum(fieldTypes),
+    required: z.boolean().default(true).openapi({ description: 'Whether the signer must fill it; default true.' }),
+    label: visibleText(100).nullish().openapi({ description: 'Unique within the template; names the field for prefill.', example: 'rent' }),
+    ...placement,
+  })
+  .openapi('TemplateFieldInput', { description: 'A field of one role, in PDF points from the bottom-left corner of a 1-based page, inside the page.' });
+
+export const TemplateRoleInputSchema = z
+  .object({
+    name: roleName.openapi({ description: 'Unique within the template.' }),
+    order: z.number().int().min(1).max(1000).optional().openapi({ description: 'Signing order when sequential (lower first); default: the role’s position in the list.' }),
+  })
+  .openapi('TemplateRoleInput');
+
+const roles = z.array(TemplateRoleInputSchema).max(50);
+const fields = z.array(TemplateFieldInputSchema).max(500);
+
+export const TemplateCreateSchema = z
+  .object({
+    name: visibleText(200).openapi({ example: 'Residential lease' }),
+    description: text(2000).nullish(),
+    documentId: z.string().openapi({ description: 'A document of this account with its PDF uploaded: the template keeps its own copy of that PDF.', example: 'doc_01jd8x3c6hf1z8k3q2v5n7m9pt' }),
+    roles: roles.default([]).openapi({ description: 'At least one (detectFields adds the roles its tags name).' }),
+    fields: fields.default([]).openapi({ description: 'Each role needs at least one signature field.' }),
+    detectFields: z.boolean().default(false).openapi({ description: 'Also place the fields of the text tags printed in the PDF ({{signature:tenant}}; see POST /documents/{id}/detect-fields).' }),
+  })
+  .openapi('TemplateCreate');
+
+export const TemplateUpdateSchema = z
+  .object({
+    name: visibleText(200).optional(),
+    description: text(2000).nullish(),
+    roles: roles.optional(),
+    fields: fields.optional(),
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), { error: 'must change at least one of name, description, roles, fields' })
+  .openapi('TemplateUpdate', {
+    description: 'The template after the change is checked by every rule of a new one.',
+    anyOf: ['name', 'description', 'roles', 'fields'].map((field) => ({ required: [field] })),
+  });
+
+export const TemplateListQuerySchema = z.object({
+  ...paginationQuery('template'),
+  q: text(200).optional().openapi({ description: 'Templates whose name contains this text, in any letter case.' }),
+});
+
+export const TemplateIdParams = z.object({ id: idParam('template', 'Template') });
+
+export const TemplatePreviewQuerySchema = z.object({
+  page: z.coerce.number().int().min(1).max(100_000).default(1).openapi({ description: '1-based page; default 1.' }),
+});
+
+const FieldPlacementSchema = z.object({ page: z.number().int(), x: z.number(), y: z.number(), width: z.number(), height: z.number() });
+
+export const TemplateFieldSchema = FieldPlacementSchema.extend({
+  role: z.string(),
+  type: z.enum(fieldTypes),
+  required: z.boolean(),
+  label: z.string().nullable(),
+}).openapi('TemplateField');
+
+export const TemplateSchema = z
+  .object({
+    id: z.string().openapi({ example: 'tpl_01jd8x3c6hf1z8k3q2v5n7m9pt' }),
+    name: z.string(),
+    description: z.string().nullable(),
+    sourceDocumentId: z.string().nullable().openapi({ description: 'The document whose PDF the template copied.' }),
+    pageCount: z.number().int(),
+    pages: z.array(z.object({ width: z.number(), height: z.number() })).openapi({ description: 'Size of each page in PDF points.' }),
+    sha256: z.string().openapi({ description: 'Hex SHA-256 of the template’s PDF.' }),
+    roles: z.array(z.object({ name: z.string(), order: z.number().int() })).openapi({ description: 'In signing order.' }),
+    fields: z.array(TemplateFieldSchema),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    updatedAt: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('Template');
+
+export const TemplateListSchema = listOf(TemplateSchema).openapi('TemplateList');
+
+export const DetectedFieldsSchema = z
+  .object({
+    roles: z.array(z.string()).openapi({ description: 'The roles the tags name, in order of first appearance.' }),
+    fields: z.array(
+      FieldPlacementSchema.extend({
+        role: z.string(),
+        type: z.enum(fieldTypes),
+        label: z.string().nullable(),
+        tag: z.string().openapi({ description: 'The tag as printed.', example: '{{signature:tenant}}' }),
+      }),
+    ),
+    warnings: z.array(z.string()).openapi({ description: 'Tags left out: an unknown type, a malformed tag, a tag split across lines.' }),
+  })
+  .openapi('DetectedFields');
+
+export type TemplateCreateInput = z.output<typeof TemplateCreateSchema>;
+export type TemplateUpdateInput = z.output<typeof TemplateUpdateSchema>;
+export type TemplateListQuery = z.output<typeof TemplateListQuerySchema>;

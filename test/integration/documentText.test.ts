@@ -1,0 +1,87 @@
+import { expect } from 'chai';
+import { createAccount } from '../../src/accounts/service';
+import { createApiKey } from '../../src/apiKeys/service';
+import { createLogger } from '../../src/logger';
+import { startSystem, type RunningSystem } from '../../src/system';
+import { searchIndexerWorkflowId, sweeperScheduleId } from '../../src/temporal/client';
+import { client, type Request } from '../support/http';
+import { makePdf } from '../support/pdfs';
+import { eventually } from '../support/signing';
+import { createTestAccount, databaseKind, testConfig } from '../support/system';
+
+// The upload answers with what it needs (structure, pages, hash); the worker extracts the PDF's text after
+// the commit, and the document is found by a word of it within 2 s of its upload, on either search backend.
+
+const SEARCHABLE_WITHIN_MS = 2_000;
+
+/** A word no other document holds. */
+const uniqueWord = () => `zq${Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('')}`;
+
+const hitIds = async (request: Request, word: string) => {
+  const response = await request('GET', `/api/v1/search?q=${word}`);
+  expect(response.status, JSON.stringify(response.body)).to.equal(200);
+  return response.body.data.map((hit: { id: string }) => hit.id);
+};
+
+async function upload(request: Request, word: string) {
+  const pdf = await makePdf(['Cover page', `The ${word} clause applies`]);
+  const created = await request('POST', '/api/v1/documents', { json: { fileName: 'agreement.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+  expect(created.status).to.equal(201);
+  return created.body.id as string;
+}
+
+/** Uploads a PDF and polls search for a word on its second page: the time from sending the upload to the first hit. */
+async function timeToSearchable(request: Request) {
+  // A first upload, untimed, so that the worker's text process is warm.
+  const warmUp = uniqueWord();
+  const warmUpId = await upload(request, warmUp);
+  await eventually(async () => expect(await hitIds(request, warmUp)).to.deep.equal([warmUpId]), 30_000);
+
+  const word = uniqueWord();
+  const started = Date.now();
+  const id = await upload(request, word);
+  await eventually(async () => expect(await hitIds(request, word)).to.deep.equal([id]), SEARCHABLE_WITHIN_MS);
+  return Date.now() - started;
+}
+
+describe('the text of an uploaded PDF, extracted by the worker after the upload', function () {
+  this.timeout(120_000);
+
+  it(`is searchable within ${SEARCHABLE_WITHIN_MS / 1000} s of the upload on the running system's backend${process.env.ELASTICSEARCH_URL ? ' (Elasticsearch)' : ''}`, async () => {
+    const { request } = await createTestAccount();
+    expect(await timeToSearchable(request)).to.be.below(SEARCHABLE_WITHIN_MS);
+  });
+
+  it('a scanned PDF (no text) is found by its name, and its text stays empty', async () => {
+    const { request, db } = await createTestAccount();
+    const pdf = await makePdf(['']);
+    const created = await request('POST', '/api/v1/documents', { json: { fileName: 'scanned-lease.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+    await eventually(async () => expect((await db('documents').where({ id: created.body.id }).first('body_text')).body_text).to.equal(''));
+    await eventually(async () => expect(await hitIds(request, 'lease')).to.deep.equal([created.body.id]));
+  });
+
+  describe('on PostgreSQL full-text search (a system without Elasticsearch)', () => {
+    let system: RunningSystem;
+
+    before(async () => {
+      // Its own task queue and search indexer; on SIGNET_TEST_DB=postgres it shares the database with the
+      // shared system, whose worker may extract some of these texts first: either way, they are found.
+      const config = { ...testConfig({ TEMPORAL_TASK_QUEUE: `signet-test-${databaseKind}-${process.pid}-pgsearch` }), ELASTICSEARCH_URL: undefined };
+      system = await startSystem(config, createLogger('silent'));
+    });
+    after(async () => {
+      const taskQueue = system.config.TEMPORAL_TASK_QUEUE;
+      await system.client.schedule.getHandle(sweeperScheduleId(taskQueue)).delete().catch(() => undefined);
+      await system.client.workflow.getHandle(searchIndexerWorkflowId(taskQueue)).terminate('test over').catch(() => undefined);
+      await system.stop();
+    });
+
+    it(`is searchable within ${SEARCHABLE_WITHIN_MS / 1000} s of the upload`, async () => {
+      expect(system.search.kind).to.equal('postgres');
+      const db = system.database.knex;
+      const account = await createAccount(db, { email: `pgsearch-${Math.random().toString(36).slice(2)}@example.com`, plan: 'business' });
+      const { secret } = await createApiKey(db, account.id);
+      expect(await timeToSearchable(client(system.url!, secret))).to.be.below(SEARCHABLE_WITHIN_MS);
+    });
+  });
+});

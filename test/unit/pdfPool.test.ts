@@ -1,0 +1,70 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import { createPdfPool, PdfLimitError, PdfPoolBusyError, type PdfPoolOptions } from '../../src/pdf/pool';
+
+// The pool that parses untrusted PDFs, on a child program whose jobs are commands (test/support/poolChild.mjs).
+
+const script = path.join(__dirname, '../support/poolChild.mjs');
+const command = (name: string) => Buffer.from(name);
+const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: Error) => error);
+
+describe('the PDF pool', () => {
+  const pools: { close(): Promise<void> }[] = [];
+  const poolOf = (options: Partial<PdfPoolOptions> = {}) => {
+    const pool = createPdfPool<number>({ script, args: [], size: 2, maxQueued: 100, timeoutMs: 5_000, maxMemoryMb: 128, ...options });
+    pools.push(pool);
+    return pool;
+  };
+  afterEach(async () => {
+    for (const pool of pools.splice(0)) await pool.close();
+  });
+
+  it('keeps its children warm: 40 jobs run in at most `size` processes', async () => {
+    const pool = poolOf();
+    const pids = await Promise.all(Array.from({ length: 40 }, () => pool.run(command('pid'))));
+    expect(new Set(pids).size).to.be.within(1, 2);
+    expect(pool.jobsStarted).to.equal(40);
+  });
+
+  it('kills a child whose resident memory passes the limit, memory outside the V8 heap included, and replaces it', async () => {
+    const pool = poolOf({ size: 1 });
+    const first = await pool.run(command('pid'));
+    const error = await failureOf(pool.run(command('allocate')));
+    expect(error).to.be.instanceOf(PdfLimitError);
+    expect(error?.message).to.equal('content exceeds the limit of 128 MB of memory (PDF_MAX_MEMORY_MB)');
+    const next = await pool.run(command('pid'));
+    expect(next).to.be.a('number').and.not.equal(first);
+  });
+
+  it('kills a job that runs past the wall-clock limit, and the next job gets a fresh child', async () => {
+    const pool = poolOf({ size: 1, timeoutMs: 1_000 });
+    const started = Date.now();
+    const error = await failureOf(pool.run(command('hang')));
+    expect(error).to.be.instanceOf(PdfLimitError);
+    expect(error?.message).to.equal('content exceeds the limit of 1000 ms of processing (PDF_TIMEOUT_MS)');
+    expect(Date.now() - started).to.be.below(5_000);
+    expect(await pool.run(command('pid'))).to.be.a('number');
+  });
+
+  it('refuses jobs beyond its queue', async () => {
+    const pool = poolOf({ size: 1, maxQueued: 1, timeoutMs: 2_000 });
+    const hanging = failureOf(pool.run(command('hang')));
+    const queued = pool.run(command('pid'));
+    expect(await failureOf(pool.run(command('pid')))).to.be.instanceOf(PdfPoolBusyError);
+    expect(await hanging).to.be.instanceOf(PdfLimitError);
+    expect(await queued).to.be.a('number');
+  });
+
+  it('a child that crashes fails only its own job', async () => {
+    const pool = poolOf({ size: 1 });
+    const error = await failureOf(pool.run(command('crash')));
+    expect(error?.message).to.equal('The PDF process exited with 3.');
+    expect(await pool.run(command('pid'))).to.be.a('number');
+  });
+
+  it('replaces a child left holding more than half its memory limit after a job', async () => {
+    const pool = poolOf({ size: 1, maxMemoryMb: 256 });
+    const holder = await pool.run(command('hold'));
+    expect(await pool.run(command('pid'))).to.not.equal(holder);
+  });
+});
