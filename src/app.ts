@@ -27,6 +27,7 @@ import { buildOpenApiDocument, createOpenApiRegistry } from './api/openapi';
 import { createPdfInspector, type PdfInspector } from './pdf/inspect';
 import { createTextTagFinder, type TextTagFinder } from './pdf/textTags';
 import { templateRoutes } from './templates/routes';
+import { consoleRoutes } from './console/routes';
 
 export interface AppDeps {
   config: Config;
@@ -95,6 +96,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   app.use(health.routes());
   app.use(docs.routes());
   app.use(signerPortal.routes());
+  app.use(consoleRoutes({ db, config, search, pdf }).routes());
   if (config.NODE_ENV !== 'production') app.use(mailDevRoutes(db).routes()); // loopback clients only
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: false }));

@@ -5,7 +5,8 @@
 //   * text drawn inside a form XObject or an annotation, not in the page's own content stream;
 //   * Type3 fonts, vertical writing, composite fonts with an encoding other than Identity-H or without a
 //     ToUnicode map, simple fonts without /Widths that are not one of the standard 14;
-//   * a tag whose glyphs are not found where pdf.js measured it (a content stream this reader cannot follow).
+//   * a page whose content is over MAX_CONTENT_BYTES decoded, or that this reader cannot follow (a filter
+//     pdf-lib cannot decode, unbalanced arrays), and a tag whose glyphs are not found where pdf.js measured it.
 // Run in the PDF pool's child (findTextTags.mjs), never in the api process. Plain JavaScript, as its caller.
 import { createRequire } from 'node:module';
 
@@ -13,6 +14,8 @@ const require = createRequire(import.meta.url);
 const { PDFDocument, PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, StandardFontEmbedder, StandardFonts, decodePDFRawStream, rgb } = require('pdf-lib');
 const { Encodings } = require('@pdf-lib/standard-fonts');
 
+/** Pages with more content than this (decoded) keep it as it is, and their tags are covered. */
+export const MAX_CONTENT_BYTES = 8 * 1024 * 1024;
 const WHITESPACE = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
 const DELIMITERS = new Set([...'()<>[]{}/%'].map((character) => character.charCodeAt(0)));
 
@@ -154,8 +157,7 @@ export function readOperations(source) {
 // --- Fonts: how a string's bytes split into character codes, what each code reads as, and its width. ---
 
 const winAnsi = Encodings.WinAnsi;
-const unicodeOfGlyphName = new Map(Object.values(winAnsi.unicodeMappings).map(([code, name]) => [name, String.fromCharCode(code)]));
-for (const [unicode, [, name]] of Object.entries(winAnsi.unicodeMappings)) unicodeOfGlyphName.set(name, String.fromCodePoint(Number(unicode)));
+const unicodeOfGlyphName = new Map(Object.entries(winAnsi.unicodeMappings).map(([unicode, [, name]]) => [name, String.fromCodePoint(Number(unicode))]));
 const winAnsiUnicode = new Map(Object.entries(winAnsi.unicodeMappings).map(([unicode, [code]]) => [code, String.fromCodePoint(Number(unicode))]));
 const standardFontNames = new Set(Object.values(StandardFonts));
 
@@ -168,14 +170,8 @@ function glyphNameToUnicode(name) {
 const hexKey = (bytes) => Buffer.from(bytes).toString('hex');
 const utf16 = (hex) => Buffer.from(hex.length % 4 ? `00${hex}` : hex, 'hex').swap16().toString('utf16le');
 
-/** A ToUnicode CMap: code → text, with its code space (how many bytes each code takes). */
+/** A ToUnicode CMap: the text of a code (its bytes), from bfchar and bfrange entries. */
 function readToUnicode(text) {
-  const codeSpaces = [];
-  for (const [, block] of text.matchAll(/begincodespacerange([\s\S]*?)endcodespacerange/g)) {
-    for (const [, low, high] of block.matchAll(/<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]+)>/g)) {
-      codeSpaces.push({ length: low.length / 2, low: Buffer.from(low, 'hex'), high: Buffer.from(high, 'hex') });
-    }
-  }
   const single = new Map();
   for (const [, block] of text.matchAll(/beginbfchar([\s\S]*?)endbfchar/g)) {
     for (const [, code, unicode] of block.matchAll(/<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]*)>/g)) single.set(code.toLowerCase(), utf16(unicode));
@@ -188,7 +184,6 @@ function readToUnicode(text) {
     }
   }
   return {
-    codeSpaces,
     unicodeOf(bytes) {
       const key = hexKey(bytes);
       if (single.has(key)) return single.get(key);
@@ -493,10 +488,15 @@ function pageContent(page) {
   const contents = page.node.Contents();
   const streams = contents instanceof PDFArray ? contents.asArray().map((_, index) => contents.lookup(index)) : [contents];
   if (!streams.every((stream) => stream instanceof PDFRawStream)) return undefined;
-  return streams.map((stream) => Buffer.from(decodePDFRawStream(stream).decode()).toString('latin1')).join('\n');
+  const decoded = streams.map((stream) => decodePDFRawStream(stream).decode());
+  if (decoded.reduce((total, bytes) => total + bytes.length, 0) > MAX_CONTENT_BYTES) return undefined;
+  return decoded.map((bytes) => Buffer.from(bytes).toString('latin1')).join('\n');
 }
 
-/** Deletes from one page the glyphs of the tags found on it; answers the tags it could not delete. */
+/**
+ * Deletes from one page the glyphs of the tags found on it; answers the tags it could not delete. The page
+ * is changed only at the end, in one step: a failure before it leaves the page as it was.
+ */
 function removeTagsFromPage(pdf, page, tags) {
   const source = pageContent(page);
   if (source === undefined) return tags;
@@ -506,12 +506,7 @@ function removeTagsFromPage(pdf, page, tags) {
     if (!readers.has(name)) readers.set(name, fontDicts instanceof PDFDict && name ? fontReader(fontDicts.lookup(PDFName.of(name))) : undefined);
     return readers.get(name);
   };
-  let operations;
-  try {
-    operations = readOperations(source);
-  } catch {
-    return tags; // a content stream this reader cannot follow: the cover does it
-  }
+  const operations = readOperations(source);
   const glyphs = glyphsOf(operations, fontsByName);
   const crop = page.getCropBox();
   const media = page.getMediaBox();
@@ -564,7 +559,12 @@ export async function removeTextTags(bytes, tags) {
     const page = pages[number - 1];
     const onPage = tags.filter((tag) => tag.page === number);
     if (!page) continue;
-    const left = removeTagsFromPage(pdf, page, onPage);
+    let left;
+    try {
+      left = removeTagsFromPage(pdf, page, onPage);
+    } catch {
+      left = onPage; // content this reader cannot follow: the cover does it
+    }
     for (const tag of left) coverTag(page, tag);
     covered.push(...left);
   }

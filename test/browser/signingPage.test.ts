@@ -195,6 +195,8 @@ describe('GET /sign/:token (the signing page, in headless Chromium on a phone)',
     expect(script.status).to.equal(200);
     expect(script.headers.get('content-type')).to.match(/^text\/javascript/);
     expect((await fetch(`${base}/sign-assets/pdf.worker.min.mjs`)).status).to.equal(200);
+    const pad = await fetch(`${base}/sign-assets/signature-pad.min.mjs`);
+    expect([pad.status, pad.headers.get('content-type')]).to.deep.equal([200, 'text/javascript; charset=utf-8']);
     expect((await fetch(`${base}/sign-assets/page.ts`)).status).to.equal(404);
     expect((await fetch(`${base}/sign-assets/constructor`)).status).to.equal(404);
     expect((await fetch(`${base}/sign-assets/..%2Fpage.ts`)).status).to.equal(404);

@@ -139,6 +139,38 @@ describe('a template’s request signed in headless Chromium, from text tags to 
     return { page, context };
   }
 
+  it('typed instead of drawn: the initials are made from the typed name, can be changed, and are what is sent', async () => {
+    const { request, system, db } = await createTestAccount();
+    const pdf = await makeLeasePdf();
+    const source = await request('POST', '/api/v1/documents', { json: { fileName: 'lease.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+    const fields = [
+      { role: 'tenant', type: 'signature', page: 2, x: 60, y: 600, width: 250, height: 40 },
+      { role: 'tenant', type: 'initials', page: 1, x: 400, y: 100, width: 60, height: 24 },
+      { role: 'tenant', type: 'text', label: 'note', required: false, page: 1, x: 60, y: 300, width: 300, height: 20 },
+    ];
+    const template = await request('POST', '/api/v1/templates', { json: { name: 'Typed', documentId: source.body.id, roles: [{ name: 'tenant' }], fields } });
+    expect(template.status, JSON.stringify(template.body)).to.equal(201);
+    const sent = await request('POST', '/api/v1/signatures', { json: { template_id: template.body.id, title: 'Typed', signers: [{ name: 'Tina Tenant', email: 'tina@example.com', role: 'tenant' }] } });
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
+    const signer = sent.body.signers[0];
+    const { page, context } = await openSigningPage(request, system.url!, sent.body.id, signer.id, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    await page.getByRole('radio', { name: 'Type' }).check();
+    await page.getByLabel('Your full name').fill('Tina Maria Tenant');
+    const initials = page.getByRole('textbox', { name: 'Your initials' });
+    expect(await initials.inputValue()).to.equal('TMT');
+    await initials.fill('T.T.');
+    await page.getByLabel('Your full name').fill('Tina Tenant'); // changed initials are the signer's own
+    expect(await initials.inputValue()).to.equal('T.T.');
+    expect(await page.locator('.mark.initials').textContent()).to.equal('T.T.');
+    expect(await page.locator('.mark.signature').textContent()).to.equal('Tina Tenant');
+    await page.getByLabel('I agree to sign this document electronically').check();
+    await page.getByRole('button', { name: 'Sign', exact: true }).click(); // the optional note may stay empty
+    await page.locator('#outcome').getByText('You have signed.').waitFor();
+    await context.close();
+    const stored = await db('signers').where({ id: signer.id }).first('signature');
+    expect(stored.signature).to.deep.include({ type: 'typed', value: 'Tina Tenant', fieldValues: { '1': 'T.T.' } });
+  });
+
   it('detect → template → request with a prefill → tenant on a phone, then landlord on a desktop → sealed with every value in its field, no tag, pdfsig valid', async () => {
     const { request, system } = await createTestAccount();
     const baseUrl = system.url!;

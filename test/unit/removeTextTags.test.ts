@@ -101,6 +101,30 @@ describe('removing text tags from a PDF (src/pdf/removeTextTags.mjs, in the PDF 
     await expectTagsRemoved(await pdfWithContent(content), 5);
   });
 
+  it('a simple font with /Widths and a /Differences encoding: braces drawn by codes 1 and 2', async () => {
+    const pdf = await PDFDocument.create();
+    const helvetica = await pdf.embedFont(StandardFonts.Helvetica);
+    const widths = Array.from({ length: 126 }, (_, index) => {
+      const code = index + 1;
+      if (code === 1 || code === 2) return helvetica.widthOfTextAtSize(code === 1 ? '{' : '}', 1000);
+      return code >= 32 ? helvetica.widthOfTextAtSize(String.fromCharCode(code), 1000) : 0;
+    });
+    const font = pdf.context.obj({
+      Type: 'Font',
+      Subtype: 'Type1',
+      BaseFont: 'Helvetica',
+      FirstChar: 1,
+      LastChar: 126,
+      Widths: widths,
+      Encoding: { Type: 'Encoding', BaseEncoding: 'WinAnsiEncoding', Differences: [1, PDFName.of('braceleft'), PDFName.of('braceright')] },
+    });
+    const page = pdf.addPage([595, 842]);
+    page.node.setFontDictionary(PDFName.of('F2'), pdf.context.register(font));
+    const content = 'BT /F2 12 Tf 60 700 Td (Rent \\001\\001text:tenant:rent\\002\\002 each month) Tj ET';
+    page.node.set(PDFName.of('Contents'), pdf.context.register(pdf.context.flateStream(content)));
+    await expectTagsRemoved(await pdf.save({ useObjectStreams: false }), 1);
+  });
+
   it('a PDF printed by Chromium (composite fonts, Identity-H with a ToUnicode map)', async function () {
     const html = path.join(dir, 'lease.html');
     fs.writeFileSync(

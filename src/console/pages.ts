@@ -1,0 +1,282 @@
+import type { Account } from '../accounts/service';
+import type { ApiKey } from '../apiKeys/service';
+import type { presentDocument } from '../documents/presenter';
+import { html, jsonData, type Html } from './html';
+import { MIN_PASSWORD_LENGTH } from './passwords';
+
+// The console's pages: server-rendered HTML; /app/assets/console.js adds copy buttons, confirmations,
+// drag-and-drop upload and the chart. No inline script or style anywhere (see the CSP in routes.ts).
+
+export interface Frame {
+  csrf: string;
+  account?: Account;
+  /** The path of the nav entry to mark as current. */
+  current?: string;
+}
+
+const nav = [
+  ['/app', 'Dashboard'],
+  ['/app/documents', 'Documents'],
+  ['/app/settings/api-keys', 'API keys'],
+  ['/app/settings/plan', 'Plan'],
+] as const;
+
+export const csrfField = (csrf: string) => html`<input type="hidden" name="_csrf" value="${csrf}">`;
+
+function layout(frame: Frame, title: string, main: Html, scripts: string[] = []) {
+  const header = frame.account
+    ? html`<header class="top">
+    <a class="brand" href="/app">Signet</a>
+    <nav aria-label="Console">
+      <ul>${nav.map(([href, label]) => html`<li><a href="${href}"${frame.current === href ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul>
+    </nav>
+    <form method="post" action="/app/logout" class="logout">${csrfField(frame.csrf)}<button type="submit">Log out</button></form>
+  </header>`
+    : html`<header class="top"><a class="brand" href="/app">Signet</a></header>`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta name="robots" content="noindex">
+  <title>${title} · Signet</title>
+  <link rel="icon" href="data:,">
+  <link rel="stylesheet" href="/app/assets/console.css">
+  ${scripts.map((src) => html`<script type="module" src="/app/assets/${src}"></script>`)}
+</head>
+<body>
+  <a class="skip" href="#main">Skip to content</a>
+  ${header}
+  <main id="main" tabindex="-1">
+${main}
+  </main>
+</body>
+</html>`.text;
+}
+
+const problemList = (problems: string[]) =>
+  problems.length ? html`<div class="alert" role="alert"><ul>${problems.map((problem) => html`<li>${problem}</li>`)}</ul></div>` : '';
+
+const dateTime = (value: Date | string | null) => {
+  if (!value) return html`never`;
+  const iso = typeof value === 'string' ? value : value.toISOString();
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+};
+
+export function signupPage(frame: Frame, values: { email?: string; accountName?: string } = {}, problems: string[] = []) {
+  return layout(
+    frame,
+    'Sign up',
+    html`<h1>Create your account</h1>
+    ${problemList(problems)}
+    <form method="post" action="/app/signup" class="card stack">
+      ${csrfField(frame.csrf)}
+      <label for="accountName">Account name</label>
+      <input id="accountName" name="accountName" required maxlength="100" autocomplete="organization" value="${values.accountName ?? ''}">
+      <label for="email">E-mail</label>
+      <input id="email" name="email" type="email" required maxlength="320" autocomplete="email" value="${values.email ?? ''}">
+      <label for="password">Password</label>
+      <input id="password" name="password" type="password" required minlength="${MIN_PASSWORD_LENGTH}" maxlength="200" autocomplete="new-password" aria-describedby="password-hint">
+      <p id="password-hint" class="hint">At least ${MIN_PASSWORD_LENGTH} characters.</p>
+      <button type="submit" class="primary">Sign up</button>
+    </form>
+    <p>Already have an account? <a href="/app/login">Log in</a>.</p>`,
+  );
+}
+
+export function loginPage(frame: Frame, values: { email?: string } = {}, problems: string[] = []) {
+  return layout(
+    frame,
+    'Log in',
+    html`<h1>Log in</h1>
+    ${problemList(problems)}
+    <form method="post" action="/app/login" class="card stack">
+      ${csrfField(frame.csrf)}
+      <label for="email">E-mail</label>
+      <input id="email" name="email" type="email" required maxlength="320" autocomplete="username" value="${values.email ?? ''}">
+      <label for="password">Password</label>
+      <input id="password" name="password" type="password" required maxlength="200" autocomplete="current-password">
+      <button type="submit" class="primary">Log in</button>
+    </form>
+    <p>New to Signet? <a href="/app/signup">Create an account</a>.</p>`,
+  );
+}
+
+export function errorPage(frame: Frame, status: number, message: string) {
+  return layout(frame, `Error ${status}`, html`<h1>${status === 404 ? 'Not found' : 'Something is wrong'}</h1><p class="alert" role="alert">${message}</p><p><a href="/app">Back to the console</a></p>`);
+}
+
+export function apiKeysPage(frame: Frame, keys: ApiKey[], created?: { name: string; secret: string }, problems: string[] = []) {
+  const shown = created
+    ? html`<section class="card created" aria-labelledby="created-heading">
+      <h2 id="created-heading">Your new key “${created.name}”</h2>
+      <p>Copy it now: it is shown only once.</p>
+      <div class="copy-row">
+        <input id="new-key" class="mono" readonly value="${created.secret}" aria-label="New API key">
+        <button type="button" data-copy="new-key">Copy</button>
+      </div>
+      <p class="hint" data-copy-status="new-key" aria-live="polite"></p>
+    </section>`
+    : '';
+  const rows = keys.map(
+    (key) => html`<tr>
+      <td data-label="Name">${key.name}</td>
+      <td data-label="Prefix" class="mono">${key.prefix}…</td>
+      <td data-label="Created">${dateTime(key.createdAt)}</td>
+      <td data-label="Last used">${dateTime(key.lastUsedAt)}</td>
+      <td data-label="Status">${key.revokedAt
+        ? html`revoked ${dateTime(key.revokedAt)}`
+        : html`<form method="post" action="/app/settings/api-keys/${key.id}/revoke" data-confirm="Revoke the key “${key.name}”? Programs using it stop working at once.">
+          ${csrfField(frame.csrf)}<button type="submit" class="danger" aria-label="Revoke ${key.name}">Revoke</button></form>`}</td>
+    </tr>`,
+  );
+  return layout(
+    frame,
+    'API keys',
+    html`<h1>API keys</h1>
+    <p>Use a key as <code>Authorization: Bearer &lt;API_KEY&gt;</code> on <code>/api/v1</code>.</p>
+    ${shown}
+    ${problemList(problems)}
+    <form method="post" action="/app/settings/api-keys" class="card inline-form">
+      ${csrfField(frame.csrf)}
+      <label for="key-name">Name</label>
+      <input id="key-name" name="name" required maxlength="100" placeholder="e.g. production">
+      <button type="submit" class="primary">Create key</button>
+    </form>
+    ${keys.length
+      ? html`<table class="list"><caption class="visually-hidden">Your API keys</caption>
+      <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead>
+      <tbody>${rows}</tbody></table>`
+      : html`<p>No keys yet.</p>`}`,
+    ['console.js'],
+  );
+}
+
+const limitText = (limit: number | null) => (limit === null ? 'unlimited' : String(limit));
+
+export interface DashboardView {
+  stats: {
+    documents: { total: number; thisMonth: number };
+    signingRequests: { total: number; byStatus: Record<string, number> };
+    completionRate: number | null;
+    timeToComplete: { medianSeconds: number | null };
+    signers: { total: number };
+    usage: { documents: { used: number; limit: number | null } };
+  };
+  activity: { id: string; timestamp: string; summary: string }[];
+  trends: { month: string; documentsCreated: number; requestsSent: number; completed: number; declined: number; expired: number }[];
+}
+
+const duration = (seconds: number | null) => {
+  if (seconds === null) return '—';
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 86_400) return `${Math.round(seconds / 360) / 10} h`;
+  return `${Math.round(seconds / 8640) / 10} days`;
+};
+
+export function dashboardPage(frame: Frame, { stats, activity, trends }: DashboardView) {
+  const cards: [string, string | number][] = [
+    ['Documents', stats.documents.total],
+    ['Documents this month', `${stats.usage.documents.used} of ${limitText(stats.usage.documents.limit)}`],
+    ['Signing requests', stats.signingRequests.total],
+    ['Pending', stats.signingRequests.byStatus.pending ?? 0],
+    ['Completed', stats.signingRequests.byStatus.completed ?? 0],
+    ['Completion rate', stats.completionRate === null ? '—' : `${Math.round(stats.completionRate * 100)} %`],
+    ['Median time to complete', duration(stats.timeToComplete.medianSeconds)],
+    ['Signers', stats.signers.total],
+  ];
+  return layout(
+    frame,
+    'Dashboard',
+    html`<h1>${frame.account?.name ?? 'Dashboard'}</h1>
+    <ul class="cards" aria-label="Statistics">${cards.map(([label, value]) => html`<li class="card stat"><span class="stat-label">${label}</span> <strong class="stat-value">${value}</strong></li>`)}</ul>
+    <section class="card" aria-labelledby="trends-heading">
+      <h2 id="trends-heading">Monthly trends</h2>
+      <div class="chart-box"><canvas id="trends-chart" role="img" aria-label="Documents created, requests sent and completed per month"></canvas></div>
+      <script type="application/json" id="trends-data">${jsonData(trends)}</script>
+      <details><summary>The last six months as a table</summary>
+      <table class="list compact"><caption class="visually-hidden">Monthly trends</caption>
+        <thead><tr><th scope="col">Month</th><th scope="col">Documents</th><th scope="col">Sent</th><th scope="col">Completed</th><th scope="col">Declined</th><th scope="col">Expired</th></tr></thead>
+        <tbody>${trends.slice(-6).map((month) => html`<tr><td data-label="Month">${month.month}</td><td data-label="Documents">${month.documentsCreated}</td><td data-label="Sent">${month.requestsSent}</td><td data-label="Completed">${month.completed}</td><td data-label="Declined">${month.declined}</td><td data-label="Expired">${month.expired}</td></tr>`)}</tbody>
+      </table></details>
+    </section>
+    <section class="card" aria-labelledby="activity-heading">
+      <h2 id="activity-heading">Activity</h2>
+      ${activity.length
+        ? html`<ol class="feed">${activity.map((event) => html`<li><time datetime="${event.timestamp}">${event.timestamp.slice(0, 16).replace('T', ' ')}</time> ${event.summary}</li>`)}</ol>`
+        : html`<p>Nothing yet. <a href="/app/documents">Upload a document</a> to begin.</p>`}
+    </section>`,
+    ['chart.umd.js', 'dashboard.js'],
+  );
+}
+
+export interface PlanView {
+  account: Account;
+  usage: { periodResetsAt: string; documents: { used: number; limit: number | null }; templates: { used: number; limit: number | null } };
+  webhooks: boolean;
+  rateLimits: { operation: string; limit: number }[];
+}
+
+const meter = (label: string, used: number, limit: number | null) =>
+  html`<div class="usage"><span>${label}: <strong>${used}</strong> of ${limitText(limit)}</span>${limit === null ? '' : html`<meter min="0" max="${limit}" value="${Math.min(used, limit)}" aria-label="${label}">${used} of ${limit}</meter>`}</div>`;
+
+export function planPage(frame: Frame, { account, usage, webhooks, rateLimits }: PlanView) {
+  return layout(
+    frame,
+    'Plan',
+    html`<h1>Plan: <span class="plan">${account.plan}</span></h1>
+    <section class="card" aria-labelledby="usage-heading">
+      <h2 id="usage-heading">Usage this month</h2>
+      ${meter('Documents', usage.documents.used, usage.documents.limit)}
+      ${meter('Templates', usage.templates.used, usage.templates.limit)}
+      <p class="hint">The monthly quota resets at ${usage.periodResetsAt.slice(0, 16).replace('T', ' ')} UTC.</p>
+      <p>Webhooks: ${webhooks ? 'included' : 'Business plan only'}.</p>
+    </section>
+    <section class="card" aria-labelledby="limits-heading">
+      <h2 id="limits-heading">Rate limits</h2>
+      <table class="list compact"><thead><tr><th scope="col">Operation</th><th scope="col">Requests per hour</th></tr></thead>
+      <tbody>${rateLimits.map((limit) => html`<tr><td data-label="Operation" class="mono">${limit.operation}</td><td data-label="Per hour">${limit.limit}</td></tr>`)}</tbody></table>
+    </section>
+    <p class="hint">Changing plan is an operator command: <code>npx signet account plan</code>.</p>`,
+  );
+}
+
+export function documentsPage(frame: Frame, documents: ReturnType<typeof presentDocument>[], { q, maxBytes, problems = [] }: { q?: string; maxBytes: number; problems?: string[] }) {
+  const rows = documents.map(
+    (document) => html`<tr>
+      <td data-label="Name">${document.fileName}</td>
+      <td data-label="Pages">${document.pageCount ?? '—'}</td>
+      <td data-label="Size">${Math.ceil(document.fileSize / 1024)} KB</td>
+      <td data-label="Created">${dateTime(document.createdAt)}</td>
+      <td data-label="Actions"><form method="post" action="/app/documents/${document.id}/delete" data-confirm="Delete “${document.fileName}”?">
+        ${csrfField(frame.csrf)}<button type="submit" class="danger" aria-label="Delete ${document.fileName}">Delete</button></form></td>
+    </tr>`,
+  );
+  return layout(
+    frame,
+    'Documents',
+    html`<h1>Documents</h1>
+    ${problemList(problems)}
+    <section class="card" aria-labelledby="upload-heading">
+      <h2 id="upload-heading">Upload a PDF</h2>
+      <div class="dropzone" id="dropzone" data-csrf="${frame.csrf}" data-max-bytes="${maxBytes}">
+        <p>Drop a PDF here, or</p>
+        <label class="button" for="file">Choose a file</label>
+        <input id="file" type="file" accept="application/pdf,.pdf" class="visually-hidden">
+        <progress id="upload-progress" max="100" value="0" hidden aria-label="Upload progress"></progress>
+        <p id="upload-status" aria-live="polite"></p>
+      </div>
+    </section>
+    <form method="get" action="/app/documents" class="inline-form" role="search">
+      <label for="q">Search</label>
+      <input id="q" name="q" type="search" maxlength="200" value="${q ?? ''}">
+      <button type="submit">Search</button>
+    </form>
+    ${documents.length
+      ? html`<table class="list" id="documents"><caption class="visually-hidden">Documents</caption>
+      <thead><tr><th scope="col">Name</th><th scope="col">Pages</th><th scope="col">Size</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
+      <tbody>${rows}</tbody></table>`
+      : html`<p>${q ? 'No document matches.' : 'No documents yet.'}</p>`}`,
+    ['console.js'],
+  );
+}

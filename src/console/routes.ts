@@ -1,0 +1,261 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import Router from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
+import { koaBody } from 'koa-body';
+import type { File } from 'formidable';
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import type { Config } from '../config';
+import type { Db } from '../db';
+import { AppError, notFound, rateLimitExceeded, validationError } from '../errors';
+import { plans, rateLimitedOperations } from '../accounts/plans';
+import { describeUsage, type Account } from '../accounts/service';
+import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
+import { jsonOrMultipartBody } from '../api/middleware/body';
+import { createRateLimiter } from '../api/middleware/rateLimit';
+import { uploadGate } from '../api/middleware/uploadGate';
+import { parseInput, z } from '../api/validation';
+import { listActivity } from '../dashboard/activity';
+import { getStats, getTrends } from '../dashboard/service';
+import { presentDocument } from '../documents/presenter';
+import { DocumentUploadSchema } from '../documents/schema';
+import { assertDocumentQuota, createDocument, deleteDocument, listDocuments } from '../documents/service';
+import type { PdfInspector } from '../pdf/inspect';
+import type { SearchBackend } from '../search/backend';
+import { SearchQuerySchema } from '../search/schema';
+import { searchAccount } from '../search/service';
+import { findUserByPassword, getUserAndAccount, normalizeEmail, signUp, type User } from './people';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
+import { createSessions, type Session } from './sessions';
+import * as pages from './pages';
+
+export interface ConsoleDeps {
+  db: Db;
+  config: Config;
+  search: SearchBackend;
+  pdf: PdfInspector;
+}
+
+interface ConsoleState {
+  session?: Session;
+  user?: User;
+  account?: Account;
+  csrf: string;
+}
+
+// Nothing loads from anywhere but this origin; no inline script or style; forms post only here.
+export const consoleCsp = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "object-src 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const chartJsFile = () => path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.js');
+const assets: Record<string, { file: () => string; type: string }> = {
+  'console.css': { file: () => path.join(__dirname, 'assets', 'console.css'), type: 'text/css' },
+  'console.js': { file: () => path.join(__dirname, 'assets', 'console.js'), type: 'text/javascript' },
+  'dashboard.js': { file: () => path.join(__dirname, 'assets', 'dashboard.js'), type: 'text/javascript' },
+  'chart.umd.js': { file: chartJsFile, type: 'text/javascript' },
+};
+
+const SignupSchema = z.object({
+  accountName: z.string().trim().min(1).max(100),
+  email: z.email().max(320),
+  password: z.string().min(MIN_PASSWORD_LENGTH).max(MAX_PASSWORD_LENGTH),
+});
+const LoginSchema = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(MAX_PASSWORD_LENGTH) });
+const KeyNameSchema = z.object({ name: z.string().trim().min(1).max(100) });
+const KeyIdParams = z.object({ id: z.string().regex(/^key_[0-9a-z]{26}$/, { error: 'is not an API key id' }) });
+const DocumentIdParams = z.object({ id: z.string().regex(/^doc_[0-9a-z]{26}$/, { error: 'is not a document id' }) });
+
+const LOGIN_WINDOW_SECONDS = 15 * 60;
+const FAILED_LOGINS_PER_EMAIL = 10;
+const FAILED_LOGINS_PER_ADDRESS = 100;
+
+/** The owner console under /app: the same services as the REST API, with a session instead of a key. */
+export function consoleRoutes({ db, config, search, pdf }: ConsoleDeps) {
+  const router = new Router({ prefix: '/app', sensitive: true });
+  const sessions = createSessions(db, config);
+  const formBody = koaBody({ json: false, text: false, urlencoded: true, multipart: false, formLimit: '32kb' });
+  const rateLimit = createRateLimiter(db, config.RATE_LIMIT_MULTIPLIER);
+  const gate = uploadGate(config.MAX_CONCURRENT_UPLOADS);
+  const failedLogins = (keyPrefix: string, points: number) =>
+    new RateLimiterPostgres({ storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, keyPrefix, points, duration: LOGIN_WINDOW_SECONDS });
+  const failedLoginsByEmail = failedLogins('console-login-email', FAILED_LOGINS_PER_EMAIL);
+  const failedLoginsByAddress = failedLogins('console-login-address', FAILED_LOGINS_PER_ADDRESS);
+
+  const state = (ctx: Context): ConsoleState => ctx.state.console;
+  const frame = (ctx: Context, current?: string): pages.Frame => ({ csrf: state(ctx).csrf, account: state(ctx).account, current });
+  const page = (ctx: Context, body: string, status = 200) => {
+    ctx.status = status;
+    ctx.type = 'text/html';
+    ctx.body = body;
+  };
+  const account = (ctx: Context) => state(ctx).account!;
+
+  // Every console response: its headers, the session, the CSRF token; a POST without the right token is refused.
+  router.use(async (ctx, next) => {
+    ctx.set('Content-Security-Policy', consoleCsp);
+    ctx.set('Referrer-Policy', 'same-origin');
+    ctx.set('X-Frame-Options', 'DENY');
+    ctx.set('Cache-Control', 'no-store');
+    if (ctx.path.startsWith('/app/assets/')) return next();
+    const session = await sessions.current(ctx);
+    const people = session ? await getUserAndAccount(db, session.userId) : null;
+    ctx.state.console = { session: people ? session : undefined, ...people, csrf: '' } satisfies ConsoleState;
+    state(ctx).csrf = sessions.csrfToken(ctx, state(ctx).session);
+    ctx.state.account = people?.account; // what the shared rate limiter reads, as on the REST API
+    try {
+      if (ctx.method === 'POST') await checkCsrf(ctx, next);
+      else await next();
+    } catch (error) {
+      if (!(error instanceof AppError) || ctx.accepts('html', 'json') === 'json') throw error;
+      ctx.set(error.headers);
+      const problems = error.details?.length ? error.details : [error.message];
+      page(ctx, pages.errorPage(frame(ctx), error.status, problems.join(' ')), error.status);
+    }
+  });
+
+  async function checkCsrf(ctx: Context, next: Next) {
+    if (ctx.is('application/x-www-form-urlencoded')) await formBody(ctx, async () => undefined);
+    const presented = ctx.get('X-CSRF-Token') || (ctx.request.body as Record<string, unknown> | undefined)?._csrf;
+    if (!sessions.csrfMatches(state(ctx).csrf, presented)) {
+      throw new AppError(403, 'forbidden', 'The form has expired or did not come from this site. Reload the page and try again.');
+    }
+    await next();
+  }
+
+  const requireLogin: Middleware = async (ctx, next) => {
+    if (!state(ctx).account) return ctx.redirect('/app/login');
+    await next();
+  };
+  const form = (ctx: Context) => (ctx.request.body ?? {}) as Record<string, string>;
+
+  router.get('/assets/:name', async (ctx) => {
+    const asset = Object.hasOwn(assets, ctx.params.name) ? assets[ctx.params.name] : undefined;
+    if (!asset) throw notFound('Asset');
+    ctx.type = asset.type;
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = createReadStream(asset.file());
+  });
+
+  // --- Sign up, log in, log out ---
+  router.get('/signup', (ctx) => page(ctx, pages.signupPage(frame(ctx))));
+  router.post('/signup', async (ctx) => {
+    const values = form(ctx);
+    try {
+      const input = parseInput(SignupSchema, { accountName: values.accountName, email: values.email, password: values.password });
+      const { user } = await signUp(db, input);
+      await sessions.start(ctx, user.id);
+      ctx.status = 303;
+      ctx.redirect('/app');
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      page(ctx, pages.signupPage(frame(ctx), values, error.details ?? [error.message]), error.status);
+    }
+  });
+
+  router.get('/login', (ctx) => (state(ctx).account ? ctx.redirect('/app') : page(ctx, pages.loginPage(frame(ctx)))));
+  router.post('/login', async (ctx) => {
+    const values = form(ctx);
+    const { email, password } = parseInput(LoginSchema, { email: values.email, password: values.password });
+    // Failed attempts are counted per e-mail (guessing one person's password) and per address (trying many).
+    const emailKey = crypto.createHash('sha256').update(normalizeEmail(email)).digest('hex');
+    const counts = await Promise.all([failedLoginsByEmail.get(emailKey), failedLoginsByAddress.get(ctx.ip)]);
+    const blocked = counts.find((count, index) => count && count.consumedPoints >= [FAILED_LOGINS_PER_EMAIL, FAILED_LOGINS_PER_ADDRESS][index]);
+    if (blocked) {
+      const retryAfter = String(Math.max(1, Math.ceil(blocked.msBeforeNext / 1000)));
+      throw rateLimitExceeded(`Too many failed attempts. Try again in ${Math.ceil(Number(retryAfter) / 60)} minutes.`, { 'Retry-After': retryAfter });
+    }
+    const user = await findUserByPassword(db, email, password);
+    if (!user) {
+      await Promise.all([failedLoginsByEmail.penalty(emailKey, 1), failedLoginsByAddress.penalty(ctx.ip, 1)]);
+      return page(ctx, pages.loginPage(frame(ctx), { email }, ['The e-mail or the password is wrong.']), 401);
+    }
+    await sessions.start(ctx, user.id);
+    ctx.status = 303;
+    ctx.redirect('/app');
+  });
+
+  router.post('/logout', async (ctx) => {
+    await sessions.end(ctx, state(ctx).session);
+    ctx.status = 303;
+    ctx.redirect('/app/login');
+  });
+
+  // --- Dashboard ---
+  router.get('/', requireLogin, async (ctx) => {
+    const deps = { db, search };
+    const [stats, activity, trends] = await Promise.all([getStats(deps, account(ctx)), listActivity(db, account(ctx).id, { limit: 20 }), getTrends(deps, account(ctx).id, 12)]);
+    page(ctx, pages.dashboardPage(frame(ctx, '/app'), { stats, activity: activity.data, trends: trends.data }));
+  });
+
+  // --- Settings: API keys ---
+  const keysPage = async (ctx: Context, created?: { name: string; secret: string }, problems: string[] = [], status = 200) =>
+    page(ctx, pages.apiKeysPage(frame(ctx, '/app/settings/api-keys'), (await listApiKeys(db, account(ctx).id)).reverse(), created, problems), status);
+
+  router.get('/settings/api-keys', requireLogin, (ctx) => keysPage(ctx));
+  router.post('/settings/api-keys', requireLogin, async (ctx) => {
+    const parsed = KeyNameSchema.safeParse({ name: form(ctx).name });
+    if (!parsed.success) return keysPage(ctx, undefined, ['name must be 1 to 100 characters'], 400);
+    const { apiKey, secret } = await createApiKey(db, account(ctx).id, parsed.data.name);
+    await keysPage(ctx, { name: apiKey.name, secret }, [], 201);
+  });
+  router.post('/settings/api-keys/:id/revoke', requireLogin, async (ctx) => {
+    const { id } = parseInput(KeyIdParams, ctx.params);
+    // revokeApiKey acts on any id: the key must be this account's first.
+    if (!(await listApiKeys(db, account(ctx).id)).some((key) => key.id === id)) throw notFound('API key');
+    await revokeApiKey(db, id);
+    ctx.status = 303;
+    ctx.redirect('/app/settings/api-keys');
+  });
+
+  // --- Settings: plan ---
+  router.get('/settings/plan', requireLogin, async (ctx) => {
+    const { plan } = account(ctx);
+    const rateLimits = rateLimitedOperations.map((operation) => ({ operation, limit: Math.ceil(plans[plan].rateLimitsPerHour[operation] * config.RATE_LIMIT_MULTIPLIER) }));
+    const usage = await describeUsage(db, account(ctx));
+    page(ctx, pages.planPage(frame(ctx, '/app/settings/plan'), { account: account(ctx), usage, webhooks: plans[plan].webhooks, rateLimits }));
+  });
+
+  // --- Documents ---
+  router.get('/documents', requireLogin, async (ctx) => {
+    const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim() : '';
+    const documents = q
+      ? (await searchAccount({ db, search }, account(ctx).id, parseInput(SearchQuerySchema, { q, type: 'document', limit: '100' }))).data.map((hit) => hit as unknown as ReturnType<typeof presentDocument>)
+      : (await listDocuments(db, account(ctx).id, { limit: 100 })).data.map(presentDocument);
+    page(ctx, pages.documentsPage(frame(ctx, '/app/documents'), documents, { q, maxBytes: config.MAX_UPLOAD_BYTES }));
+  });
+
+  const quota: Middleware = async (ctx, next) => {
+    await assertDocumentQuota(db, account(ctx));
+    await next();
+  };
+  // The upload (console.js, with X-CSRF-Token): the REST API's rate limit, quota, upload gate, body parser and service.
+  router.post('/documents', requireLogin, rateLimit('POST /documents'), quota, gate, jsonOrMultipartBody(config.MAX_UPLOAD_BYTES, 'file'), async (ctx) => {
+    const part = ctx.request.files?.file;
+    const file = (Array.isArray(part) ? part[0] : part) as File | undefined;
+    if (!file) throw validationError(['file is required']);
+    const { fileName } = parseInput(DocumentUploadSchema.pick({ fileName: true }), { fileName: file.originalFilename ?? undefined });
+    if (!fileName) throw validationError(['fileName is required']);
+    const document = await createDocument({ db, pdf }, account(ctx), { fileName, fileSize: file.size, content: await fs.readFile(file.filepath) });
+    ctx.status = 201;
+    ctx.body = presentDocument(document);
+  });
+  router.post('/documents/:id/delete', requireLogin, async (ctx) => {
+    const { id } = parseInput(DocumentIdParams, ctx.params);
+    await deleteDocument({ db }, account(ctx).id, id);
+    ctx.status = 303;
+    ctx.redirect('/app/documents');
+  });
+
+  return router;
+}

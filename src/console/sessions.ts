@@ -1,0 +1,88 @@
+import crypto from 'node:crypto';
+import type { Context } from 'koa';
+import type { Config } from '../config';
+import type { Db } from '../db';
+import { loadTokenSecret } from '../signerPortal/tokens';
+
+// Console sessions. The cookie holds a random token and its HMAC (so a forged cookie costs no lookup);
+// the database holds only the token's SHA-256, so a leaked table opens no session.
+// CSRF: every form carries a token derived from what the browser's cookies bind it to (the session, or
+// before login a random pre-session nonce); a cross-site page can read neither cookie nor token.
+
+export const SESSION_COOKIE = 'signet_session';
+export const PRE_SESSION_COOKIE = 'signet_presession';
+const SESSION_DAYS = 14;
+const COOKIE_PATH = '/app';
+
+export interface Session {
+  tokenHash: string;
+  userId: string;
+}
+
+const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
+
+/** CONSOLE_SESSION_SECRET, else a key derived from the signing-token secret (generated into DATA_DIR outside production). */
+export function consoleSecret(config: Pick<Config, 'CONSOLE_SESSION_SECRET' | 'SIGNING_TOKEN_SECRET' | 'dataDir'>): Buffer {
+  if (config.CONSOLE_SESSION_SECRET) return Buffer.from(config.CONSOLE_SESSION_SECRET, 'utf8');
+  return crypto.createHmac('sha256', loadTokenSecret(config.SIGNING_TOKEN_SECRET, config.dataDir)).update('console-session').digest();
+}
+
+/** One Set-Cookie value. Written by hand: Koa's cookies refuse `Secure` behind a TLS-terminating proxy. */
+export function serializeCookie(name: string, value: string, options: { secure: boolean; maxAgeSeconds?: number }) {
+  const parts = [`${name}=${value}`, `Path=${COOKIE_PATH}`, 'HttpOnly', 'SameSite=Lax'];
+  if (options.maxAgeSeconds !== undefined) parts.push(`Max-Age=${options.maxAgeSeconds}`);
+  if (options.secure) parts.push('Secure');
+  return parts.join('; ');
+}
+
+export function createSessions(db: Db, config: Config) {
+  const secret = consoleSecret(config);
+  const secure = config.NODE_ENV === 'production' || config.publicUrl.startsWith('https:');
+  const mac = (purpose: string, value: string) => crypto.createHmac('sha256', secret).update(`${purpose}:${value}`).digest('base64url');
+  const equal = (a: string, b: string) => a.length === b.length && crypto.timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+  /** The value of a signed cookie, or undefined when it is missing or its signature is wrong. */
+  const readSigned = (ctx: Context, name: string) => {
+    const [value, signature] = (ctx.cookies.get(name) ?? '').split('.');
+    return value && signature && equal(signature, mac(name, value)) ? value : undefined;
+  };
+  const setSigned = (ctx: Context, name: string, value: string, maxAgeSeconds?: number) =>
+    ctx.append('Set-Cookie', serializeCookie(name, `${value}.${mac(name, value)}`, { secure, maxAgeSeconds }));
+
+  return {
+    async start(ctx: Context, userId: string): Promise<Session> {
+      const token = crypto.randomBytes(32).toString('base64url');
+      const tokenHash = sha256(token);
+      await db('console_sessions').insert({ token_hash: tokenHash, user_id: userId, expires_at: new Date(Date.now() + SESSION_DAYS * 86_400_000) });
+      setSigned(ctx, SESSION_COOKIE, token, SESSION_DAYS * 86_400);
+      return { tokenHash, userId };
+    },
+
+    async current(ctx: Context): Promise<Session | undefined> {
+      const token = readSigned(ctx, SESSION_COOKIE);
+      if (!token) return undefined;
+      const row = await db('console_sessions').where({ token_hash: sha256(token) }).andWhere('expires_at', '>', db.fn.now()).first('token_hash', 'user_id');
+      return row ? { tokenHash: row.token_hash, userId: row.user_id } : undefined;
+    },
+
+    async end(ctx: Context, session: Session | undefined) {
+      if (session) await db('console_sessions').where({ token_hash: session.tokenHash }).delete();
+      ctx.append('Set-Cookie', serializeCookie(SESSION_COOKIE, '', { secure, maxAgeSeconds: 0 }));
+    },
+
+    /** The CSRF token of this browser: bound to its session, or else to a pre-session nonce set now if missing. */
+    csrfToken(ctx: Context, session: Session | undefined): string {
+      if (session) return mac('csrf-session', session.tokenHash);
+      let nonce = readSigned(ctx, PRE_SESSION_COOKIE);
+      if (!nonce) {
+        nonce = crypto.randomBytes(16).toString('base64url');
+        setSigned(ctx, PRE_SESSION_COOKIE, nonce);
+      }
+      return mac('csrf-presession', nonce);
+    },
+
+    csrfMatches: (expected: string, presented: unknown) => typeof presented === 'string' && equal(expected, presented),
+  };
+}
+
+export type Sessions = ReturnType<typeof createSessions>;

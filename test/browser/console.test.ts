@@ -1,0 +1,145 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { client } from '../support/http';
+import { makePdf } from '../support/pdfs';
+import { sharedSystem } from '../support/system';
+
+const screenshots = path.join('test-output', 'screenshots', 'console');
+
+describe('the owner console (/app, in headless Chromium on a phone)', function () {
+  this.timeout(120_000);
+  let browser: Browser;
+  let context: BrowserContext;
+  let baseUrl: string;
+  let problems: string[];
+
+  before(async () => {
+    fs.mkdirSync(screenshots, { recursive: true });
+    baseUrl = (await sharedSystem()).url!;
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
+    problems = [];
+  });
+
+  afterEach(async () => {
+    await context.close();
+    expect(problems, 'console errors and CSP violations').to.deep.equal([]);
+  });
+
+  async function openPage(url: string): Promise<Page> {
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`${message.text()} (${message.location().url})`);
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    // Anything the page asks for from another origin would break "no assets from outside the machine".
+    page.on('request', (request) => {
+      if (!request.url().startsWith(baseUrl) && !request.url().startsWith('data:')) problems.push(`off-site request: ${request.url()}`);
+    });
+    page.on('dialog', (dialog) => dialog.accept());
+    await page.goto(url);
+    return page;
+  }
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: true });
+
+  /** The page fits a 375-px screen: nothing wider than the viewport. */
+  const expectNoSideways = async (page: Page) => expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(375);
+
+  it('signs up, creates and copies an API key that works on the REST API, sees the dashboard, uploads a PDF, logs out', async () => {
+    const email = `browser-${Math.random().toString(36).slice(2)}@example.com`;
+    const page = await openPage(`${baseUrl}/app/signup`);
+    await page.getByLabel('Account name').fill('Lovelace & Co');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill('analytical engine 1843');
+    await shot(page, 'signup');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+
+    await page.getByRole('heading', { name: 'Lovelace & Co' }).waitFor();
+    expect(page.url()).to.equal(`${baseUrl}/app`);
+
+    // API keys: create, copy with the button, use it.
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Name').fill('laptop');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = await page.getByLabel('New API key').inputValue();
+    expect(shown).to.match(/^sk_live_[A-Za-z0-9]{43}$/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied).to.equal(shown);
+    await expectNoSideways(page);
+    await shot(page, 'api-key-created');
+
+    const api = client(baseUrl, copied);
+    const account = await api('GET', '/api/v1/account');
+    expect(account.status).to.equal(200);
+    expect(account.body).to.include({ email, plan: 'free' });
+    const viaApi = await api('POST', '/api/v1/documents', { json: { fileName: 'from-the-api.pdf', fileSize: 100 } });
+    expect(viaApi.status).to.equal(201);
+
+    await page.getByRole('link', { name: 'API keys' }).click(); // the key is shown once: the list has its prefix only
+    await page.locator('td[data-label="Prefix"]', { hasText: `${shown.slice(0, 16)}…` }).waitFor();
+    expect(await page.getByLabel('New API key').count()).to.equal(0);
+    expect(await page.content()).not.to.contain(shown);
+
+    // Dashboard: cards, the chart (Chart.js from this server) and the activity feed.
+    await page.getByRole('link', { name: 'Dashboard' }).click();
+    await page.locator('canvas#trends-chart[data-rendered="true"]').waitFor();
+    await page.getByText('Document “from-the-api.pdf” uploaded').waitFor();
+    expect(await page.locator('.stat').count()).to.equal(8);
+    await expectNoSideways(page);
+    await shot(page, 'dashboard');
+
+    // Documents: drop a PDF on the drop zone; the progress bar fills and the list shows it.
+    await page.getByRole('link', { name: 'Documents' }).click();
+    const bytes = [...(await makePdf(['A contract', 'Page two']))];
+    const dataTransfer = await page.evaluateHandle((content) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([new Uint8Array(content)], 'contract.pdf', { type: 'application/pdf' }));
+      return transfer;
+    }, bytes);
+    await page.locator('#dropzone').dispatchEvent('drop', { dataTransfer });
+    await page.locator('td[data-label="Name"]', { hasText: 'contract.pdf' }).waitFor();
+    expect(await page.getByRole('row').filter({ hasText: 'contract.pdf' }).locator('td[data-label="Pages"]').textContent()).to.equal('2');
+    await expectNoSideways(page);
+    await shot(page, 'documents');
+
+    // The plan page counts both documents.
+    await page.getByRole('link', { name: 'Plan' }).click();
+    await page.getByText('Documents: 2 of 5').waitFor();
+    await shot(page, 'plan');
+
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    await page.goto(`${baseUrl}/app`);
+    expect(page.url()).to.equal(`${baseUrl}/app/login`);
+  });
+
+  it('uploads from the file picker, and refuses a file that is not a PDF before sending it', async () => {
+    const page = await openPage(`${baseUrl}/app/signup`);
+    await page.getByLabel('Account name').fill('Progress');
+    await page.getByLabel('E-mail').fill(`progress-${Math.random().toString(36).slice(2)}@example.com`);
+    await page.getByLabel('Password').fill('a long enough password');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.getByRole('heading', { name: 'Progress' }).waitFor();
+    await page.goto(`${baseUrl}/app/documents`);
+    await page.locator('#file').setInputFiles({ name: 'picked.pdf', mimeType: 'application/pdf', buffer: await makePdf(['Picked']) });
+    await page.locator('td[data-label="Name"]', { hasText: 'picked.pdf' }).waitFor();
+    await page.locator('#file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
+    await page.getByText('notes.txt is not a PDF.').waitFor();
+  });
+});

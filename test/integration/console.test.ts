@@ -1,0 +1,278 @@
+import { expect } from 'chai';
+import { sharedSystem } from '../support/system';
+import { client } from '../support/http';
+import { makePdf } from '../support/pdfs';
+import { eventually } from '../support/signing';
+import { serializeCookie } from '../../src/console/sessions';
+import { consoleCsp } from '../../src/console/routes';
+
+/** A browser-like client: keeps cookies, never follows redirects, and reads the CSRF token from each page. */
+function consoleClient(baseUrl: string) {
+  const cookies = new Map<string, string>();
+  let csrf = '';
+  async function request(method: string, path: string, options: { form?: Record<string, string>; body?: FormData; headers?: Record<string, string> } = {}) {
+    const headers: Record<string, string> = { Accept: 'text/html', ...options.headers };
+    if (cookies.size) headers.Cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    let body: BodyInit | undefined = options.body;
+    if (options.form) {
+      headers['Content-Type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(options.form).toString();
+    }
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
+    const setCookies = response.headers.getSetCookie();
+    for (const cookie of setCookies) {
+      const [pair] = cookie.split(';');
+      const [name, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
+      if (value) cookies.set(name, value);
+      else cookies.delete(name);
+    }
+    const text = await response.text();
+    csrf = /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? csrf;
+    return { status: response.status, headers: response.headers, text, setCookies, location: response.headers.get('location') };
+  }
+  return {
+    request,
+    cookies,
+    get csrf() {
+      return csrf;
+    },
+    /** Loads the form's page (for its token), then posts the form with it. */
+    async submit(formPath: string, action: string, fields: Record<string, string>) {
+      await request('GET', formPath);
+      return request('POST', action, { form: { _csrf: csrf, ...fields } });
+    },
+  };
+}
+
+const newEmail = () => `person-${Math.random().toString(36).slice(2)}@example.com`;
+const PASSWORD = 'correct horse battery';
+
+async function signedUp(baseUrl: string) {
+  const browser = consoleClient(baseUrl);
+  const email = newEmail();
+  const response = await browser.submit('/app/signup', '/app/signup', { accountName: 'Acme Ltd', email, password: PASSWORD });
+  expect(response.status, response.text).to.equal(303);
+  return { browser, email };
+}
+
+describe('the owner console (/app)', function () {
+  this.timeout(60_000);
+  let baseUrl: string;
+  let db: Awaited<ReturnType<typeof sharedSystem>>['database']['knex'];
+
+  before(async () => {
+    const system = await sharedSystem();
+    baseUrl = system.url!;
+    db = system.database.knex;
+  });
+
+  describe('GET /app/signup', () => {
+    it('serves the form with a strict CSP, no-store, and an HttpOnly SameSite=Lax pre-session cookie', async () => {
+      const response = await consoleClient(baseUrl).request('GET', '/app/signup');
+      expect(response.status).to.equal(200);
+      expect(response.headers.get('content-security-policy')).to.equal(consoleCsp);
+      expect(consoleCsp).to.contain("script-src 'self'").and.not.contain('unsafe-inline');
+      expect(response.headers.get('cache-control')).to.equal('no-store');
+      expect(response.text).to.match(/<label for="password">Password<\/label>/);
+      expect(response.setCookies).to.have.length(1);
+      expect(response.setCookies[0]).to.match(/^signet_presession=[^;]+; Path=\/app; HttpOnly; SameSite=Lax$/);
+    });
+  });
+
+  describe('POST /app/signup', () => {
+    it('without the CSRF token, or with a wrong one, is 403 and creates nothing', async () => {
+      const browser = consoleClient(baseUrl);
+      await browser.request('GET', '/app/signup');
+      const email = newEmail();
+      const missing = await browser.request('POST', '/app/signup', { form: { accountName: 'A', email, password: PASSWORD } });
+      expect(missing.status).to.equal(403);
+      const wrong = await browser.request('POST', '/app/signup', { form: { _csrf: 'x'.repeat(43), accountName: 'A', email, password: PASSWORD } });
+      expect(wrong.status).to.equal(403);
+      // A token from another browser is bound to that browser's cookie, not this one.
+      const other = consoleClient(baseUrl);
+      await other.request('GET', '/app/signup');
+      const foreign = await browser.request('POST', '/app/signup', { form: { _csrf: other.csrf, accountName: 'A', email, password: PASSWORD } });
+      expect(foreign.status).to.equal(403);
+      expect(await db('users').where({ email }).first()).to.equal(undefined);
+    });
+
+    it('refuses a short password and a bad e-mail, naming each rule', async () => {
+      const response = await consoleClient(baseUrl).submit('/app/signup', '/app/signup', { accountName: 'Acme', email: 'not-an-address', password: 'short' });
+      expect(response.status).to.equal(400);
+      expect(response.text).to.contain('email must be a valid e-mail address').and.contain('password must be at least 10 characters');
+    });
+
+    it('creates a free account owned by the person, logs them in at once with a signed HttpOnly SameSite=Lax cookie', async () => {
+      const browser = consoleClient(baseUrl);
+      const email = newEmail();
+      const response = await browser.submit('/app/signup', '/app/signup', { accountName: 'Acme Ltd', email, password: PASSWORD });
+      expect(response.status).to.equal(303);
+      expect(response.location).to.equal('/app');
+      const session = response.setCookies.find((cookie) => cookie.startsWith('signet_session='))!;
+      expect(session).to.match(/^signet_session=[\w-]{43}\.[\w-]{43}; Path=\/app; HttpOnly; SameSite=Lax; Max-Age=1209600$/);
+      expect(session).not.to.contain('Secure'); // NODE_ENV=test over http; production adds it:
+      expect(serializeCookie('signet_session', 'v', { secure: true })).to.match(/; Secure$/);
+
+      const user = await db('users').where({ email }).first();
+      expect(user.password_hash).to.match(/^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+      expect(user.password_hash).not.to.contain(PASSWORD);
+      const account = await db('accounts').where({ id: user.account_id }).first();
+      expect(account).to.include({ email, name: 'Acme Ltd', plan: 'free' });
+      // Only the token's hash is stored.
+      const token = session.split('=')[1].split('.')[0];
+      const stored = await db('console_sessions').where({ user_id: user.id }).first();
+      expect(stored.token_hash).to.match(/^[0-9a-f]{64}$/).and.not.equal(token);
+
+      const dashboard = await browser.request('GET', '/app');
+      expect(dashboard.status).to.equal(200);
+      expect(dashboard.text).to.contain('Acme Ltd').and.contain('Documents this month');
+    });
+
+    it('a second sign-up with the same e-mail (any letter case) is 409', async () => {
+      const { email } = await signedUp(baseUrl);
+      const response = await consoleClient(baseUrl).submit('/app/signup', '/app/signup', { accountName: 'Again', email: email.toUpperCase(), password: PASSWORD });
+      expect(response.status).to.equal(409);
+      expect(response.text).to.contain('An account with this e-mail already exists');
+    });
+  });
+
+  describe('POST /app/login and /app/logout', () => {
+    it('a wrong password is 401; the right one starts a session; logout ends it on the server', async () => {
+      const { email } = await signedUp(baseUrl);
+      const browser = consoleClient(baseUrl);
+      const wrong = await browser.submit('/app/login', '/app/login', { email, password: 'wrong password!' });
+      expect(wrong.status).to.equal(401);
+      expect(wrong.text).to.contain('The e-mail or the password is wrong.');
+
+      const right = await browser.submit('/app/login', '/app/login', { email: email.toUpperCase(), password: PASSWORD });
+      expect(right.status).to.equal(303);
+      const cookie = browser.cookies.get('signet_session')!;
+      expect((await browser.request('GET', '/app/settings/plan')).status).to.equal(200);
+
+      const logout = await browser.request('POST', '/app/logout', { form: { _csrf: browser.csrf } });
+      expect(logout.status).to.equal(303);
+      expect(logout.setCookies.some((line) => /^signet_session=; .*Max-Age=0/.test(line))).to.equal(true);
+      // The old cookie, replayed, opens nothing.
+      const replay = await fetch(`${baseUrl}/app/settings/plan`, { headers: { Cookie: `signet_session=${cookie}` }, redirect: 'manual' });
+      expect(replay.status).to.equal(302);
+      expect(replay.headers.get('location')).to.equal('/app/login');
+    });
+
+    it('logout without the CSRF token is 403 and keeps the session', async () => {
+      const { browser } = await signedUp(baseUrl);
+      expect((await browser.request('POST', '/app/logout', { form: {} })).status).to.equal(403);
+      expect((await browser.request('GET', '/app')).status).to.equal(200);
+    });
+
+    it('a cookie with a forged signature opens nothing', async () => {
+      const { browser } = await signedUp(baseUrl);
+      const [token] = browser.cookies.get('signet_session')!.split('.');
+      const forged = await fetch(`${baseUrl}/app`, { headers: { Cookie: `signet_session=${token}.${'A'.repeat(43)}` }, redirect: 'manual' });
+      expect(forged.status).to.equal(302);
+    });
+
+    it('after 10 failed attempts for one e-mail, the next is 429 with Retry-After, even with the right password', async () => {
+      const { email } = await signedUp(baseUrl);
+      const browser = consoleClient(baseUrl);
+      for (let attempt = 0; attempt < 10; attempt++) {
+        expect((await browser.submit('/app/login', '/app/login', { email, password: `wrong-${attempt}-password` })).status).to.equal(401);
+      }
+      const blocked = await browser.submit('/app/login', '/app/login', { email, password: PASSWORD });
+      expect(blocked.status).to.equal(429);
+      expect(Number(blocked.headers.get('retry-after'))).to.be.within(1, 900);
+      expect(blocked.text).to.contain('Too many failed attempts');
+    });
+  });
+
+  describe('Settings → API keys (/app/settings/api-keys)', () => {
+    it('without a session, redirects to the login page', async () => {
+      const response = await consoleClient(baseUrl).request('GET', '/app/settings/api-keys');
+      expect(response.status).to.equal(302);
+      expect(response.location).to.equal('/app/login');
+    });
+
+    it('creates a key shown once that works on the REST API; revoking it makes it 401', async () => {
+      const { browser, email } = await signedUp(baseUrl);
+      await browser.request('GET', '/app/settings/api-keys');
+      const noToken = await browser.request('POST', '/app/settings/api-keys', { form: { name: 'ci' } });
+      expect(noToken.status).to.equal(403);
+
+      const created = await browser.request('POST', '/app/settings/api-keys', { form: { _csrf: browser.csrf, name: 'ci' } });
+      expect(created.status).to.equal(201);
+      const secret = /value="(sk_live_[A-Za-z0-9]{43})"/.exec(created.text)![1];
+      const api = client(baseUrl, secret);
+      const account = await api('GET', '/api/v1/account');
+      expect(account.status).to.equal(200);
+      expect(account.body).to.include({ email, plan: 'free' });
+
+      const listed = await browser.request('GET', '/app/settings/api-keys');
+      expect(listed.text).to.contain(secret.slice(0, 16)).and.not.contain(secret);
+      expect((await api('GET', '/api/v1/documents')).status).to.equal(200);
+      const keyId = /action="\/app\/settings\/api-keys\/(key_[0-9a-z]{26})\/revoke"/.exec(listed.text)![1];
+
+      // Another person cannot revoke it.
+      const { browser: stranger } = await signedUp(baseUrl);
+      await stranger.request('GET', '/app/settings/api-keys');
+      expect((await stranger.request('POST', `/app/settings/api-keys/${keyId}/revoke`, { form: { _csrf: stranger.csrf } })).status).to.equal(404);
+      expect((await api('GET', '/api/v1/account')).status).to.equal(200);
+
+      const revoked = await browser.request('POST', `/app/settings/api-keys/${keyId}/revoke`, { form: { _csrf: browser.csrf } });
+      expect(revoked.status).to.equal(303);
+      expect((await api('GET', '/api/v1/account')).status).to.equal(401);
+      expect((await browser.request('GET', '/app/settings/api-keys')).text).to.contain('revoked');
+    });
+  });
+
+  describe('Settings → plan, dashboard and documents', () => {
+    it('the plan page shows the plan, usage against each quota and the rate limits', async () => {
+      const { browser } = await signedUp(baseUrl);
+      const response = await browser.request('GET', '/app/settings/plan');
+      expect(response.text).to.contain('<span class="plan">free</span>');
+      expect(response.text).to.match(/Documents: <strong>0<\/strong> of 5/).and.match(/Templates: <strong>0<\/strong> of 3/);
+      expect(response.text).to.contain('POST /documents</td><td data-label="Per hour">10<');
+    });
+
+    it('uploads a PDF (CSRF header required), lists and finds it, shows it on the dashboard, deletes it', async () => {
+      const { browser } = await signedUp(baseUrl);
+      await browser.request('GET', '/app/documents');
+      const form = () => {
+        const body = new FormData();
+        body.append('file', new Blob([pdf], { type: 'application/pdf' }), 'lease <b>agreement</b>.pdf');
+        return body;
+      };
+      const pdf = new Uint8Array(await makePdf(['A lease agreement']));
+      const refused = await browser.request('POST', '/app/documents', { body: form(), headers: { Accept: 'application/json' } });
+      expect(refused.status).to.equal(403);
+      const uploaded = await browser.request('POST', '/app/documents', { body: form(), headers: { Accept: 'application/json', 'X-CSRF-Token': browser.csrf } });
+      expect(uploaded.status, uploaded.text).to.equal(201);
+      const document = JSON.parse(uploaded.text);
+      expect(document).to.include({ fileName: 'lease <b>agreement</b>.pdf', status: 'ready', pageCount: 1 });
+
+      const list = await browser.request('GET', '/app/documents');
+      expect(list.text).to.contain('lease &lt;b&gt;agreement&lt;/b&gt;.pdf').and.not.contain('<b>agreement</b>');
+      // Search is the REST API's: the index follows a moment after the upload.
+      await eventually(async () => expect((await browser.request('GET', '/app/documents?q=lease')).text).to.contain(`/app/documents/${document.id}/delete`));
+      const missed = await browser.request('GET', '/app/documents?q=invoice');
+      expect(missed.text).to.contain('No document matches.');
+
+      const dashboard = await browser.request('GET', '/app');
+      expect(dashboard.text).to.contain('Document “lease &lt;b&gt;agreement&lt;/b&gt;.pdf” uploaded');
+
+      const deleted = await browser.request('POST', `/app/documents/${document.id}/delete`, { form: { _csrf: browser.csrf } });
+      expect(deleted.status).to.equal(303);
+      expect((await browser.request('GET', '/app/documents')).text).to.contain('No documents yet.');
+    });
+
+    it('another account’s document is 404 in the console too', async () => {
+      const { browser: owner } = await signedUp(baseUrl);
+      await owner.request('GET', '/app/documents');
+      const body = new FormData();
+      body.append('file', new Blob([new Uint8Array(await makePdf())], { type: 'application/pdf' }), 'mine.pdf');
+      const uploaded = await owner.request('POST', '/app/documents', { body, headers: { Accept: 'application/json', 'X-CSRF-Token': owner.csrf } });
+      const { id } = JSON.parse(uploaded.text);
+      const { browser: stranger } = await signedUp(baseUrl);
+      await stranger.request('GET', '/app/documents');
+      expect((await stranger.request('POST', `/app/documents/${id}/delete`, { form: { _csrf: stranger.csrf } })).status).to.equal(404);
+    });
+  });
+});
