@@ -132,11 +132,15 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     const textTags = createTextTagFinder(config);
     stops.push(() => textTags.close());
     // Listen first: with PORT=0 the address is known only now, and links and the OpenAPI servers read it.
-    const server = http.createServer();
+    // Until the app is built, every request is answered 503 at once rather than left waiting.
+    let handle: http.RequestListener = (_req, res) => {
+      res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1' });
+      res.end(JSON.stringify({ error: 'server_busy', message: 'Signet is starting; try again in a moment.' }));
+    };
+    const server = http.createServer((req, res) => handle(req, res));
     await new Promise<void>((resolve, reject) => server.listen(config.PORT, config.HOST, resolve).once('error', reject));
     stops.push(() => new Promise((resolve) => server.close(resolve)));
     let url: string | undefined;
-    let handle: http.RequestListener;
     if (config.runApi) {
       url = config.PUBLIC_URL ?? `http://localhost:${(server.address() as AddressInfo).port}`;
       config.publicUrl = url;
@@ -150,7 +154,6 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       healthOnly.use(healthRoutes(readinessChecks).routes());
       handle = healthOnly.callback();
     }
-    server.on('request', handle);
     return { url, temporalUiUrl, database, temporal, client, webhooks, search, config, stop };
   } catch (error) {
     await stop();

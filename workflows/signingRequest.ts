@@ -31,16 +31,20 @@ const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInter
 // with its worker is retried within the heartbeat timeout.
 const activities = proxyActivities<SigningActivities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: '15 seconds', retry });
 
-// Transitions (one short database transaction each) run as local activities, in the worker that runs
-// the workflow task: a signer's 200 waits for the signature to be recorded, but not for a second trip
-// through the task queue. They are idempotent, so a retry after a lost worker changes nothing.
-const transitions = proxyLocalActivities<SigningActivities>({ startToCloseTimeout: '1 minute', retry });
+// Transitions (one short database transaction each) are regular activities, scheduled once the update
+// that asks for them is accepted into the history: a local activity in an update handler commits before
+// the workflow task that accepts the update, so a worker killed in between left the change in the
+// database and the update nowhere (found by bench/chaos.ts), and several local activities in one task
+// could resume in another order on replay. They are idempotent: a retry changes nothing.
+const transitions = proxyActivities<SigningActivities>({ startToCloseTimeout: '1 minute', heartbeatTimeout: '15 seconds', retry });
 
 // Sealing retries are the workflow's own, so that `progress` can say how many failed, why, and when
 // the next one runs: a request that cannot be sealed is visible, never a silent retry loop. Sealing is
-// a local activity, run at once by the worker that ran the last signature, in the same workflow task:
-// that signer's 200 waits for the seal (tens of ms for a contract), where a regular activity or a
-// timer would cost a trip through the Temporal server of its own (measured: about a second each).
+// a local activity, run at once in the workflow task that answers the last signature's update: that
+// signer's 200 waits for the seal (tens of ms for a contract), where a regular activity or a timer
+// would cost a trip through the Temporal server of its own (measured: about a second each). It is the
+// workflow's only local activity, and outside any update handler, so a task lost with its worker
+// simply runs it again (it is idempotent).
 const sealing = proxyLocalActivities<SigningActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 1 } });
 const SEAL_RETRY_FIRST_MS = 1000;
 const SEAL_RETRY_MAX_MS = 30 * 60 * 1000;
@@ -95,11 +99,15 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
     return signer;
   };
   const refused = () => ApplicationFailure.nonRetryable('This signing request has ended.', 'RequestEnded');
+  // signing_request.created, once, before any outcome: a cancel can arrive before the first invitation.
+  let announcing: Promise<void> | undefined;
+  const announce = () => (announcing ??= transitions.announceRequest(requestId));
   // A terminal change: decided now, recorded once the signatures accepted before it are recorded.
   // False when the database already held another outcome (its conditional update matched no row).
   const end = async (next: RequestStatus, record: () => Promise<boolean>) => {
     setStatus(next);
     await condition(() => !signaturesInFlight());
+    await announce();
     return record();
   };
 
@@ -158,17 +166,13 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
     await transitions.recordView(requestId, view);
   });
 
-  let announced = false;
   while (status === 'pending') {
     const toInvite = due().filter((signer) => signer.status === 'pending');
     if (toInvite.length > 0) {
       await activities.sendInvitations(requestId, toInvite.map((signer) => signer.id));
       for (const signer of toInvite) if (signer.status === 'pending') signer.status = 'notified';
     }
-    if (!announced) {
-      await transitions.announceRequest(requestId);
-      announced = true;
-    }
+    await announce();
     if (signers.every((signer) => signer.status === 'signed')) {
       await sealAndComplete();
       setStatus('completed');

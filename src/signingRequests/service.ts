@@ -3,7 +3,7 @@ import { PDFDocument } from 'pdf-lib';
 import type { Account } from '../accounts/service';
 import type { Db } from '../db';
 import { createDocumentFromCopy, lockDocument, type Document } from '../documents/service';
-import { conflict, notFound, validationError } from '../errors';
+import { conflict, notFound, serverBusy, validationError } from '../errors';
 import { newId } from '../ids';
 import { hashToken, randomToken } from '../signerPortal/tokens';
 import { templateRequestProblems, templateSigners } from '../templates/requests';
@@ -161,9 +161,21 @@ export async function runUpdate<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
     if (cause instanceof ApplicationFailure && (refusalTypes as readonly string[]).includes(cause.type ?? '')) throw conflict(cause.message);
-    if ((error as Error).name === 'WorkflowNotFoundError') throw conflict('This signing request has ended.');
+    // The database said pending (callers check it first): a workflow not started yet (the sweeper starts
+    // it), or one whose task is being retried after a worker died, answers in a moment.
+    if ((error as Error).name === 'WorkflowNotFoundError' || isTemporarilyRefused(error)) {
+      throw serverBusy('This signing request is busy for a moment (its worker is restarting); try again.');
+    }
     throw error;
   }
+}
+
+// gRPC FAILED_PRECONDITION ("Workflow Task in failed state") and UNAVAILABLE, from the client or its cause.
+function isTemporarilyRefused(error: unknown): boolean {
+  for (let cause = error as { code?: unknown; cause?: unknown } | undefined; cause; cause = cause.cause as typeof cause) {
+    if (cause.code === 9 || cause.code === 14) return true;
+  }
+  return false;
 }
 
 async function assertPending(db: Db, accountId: string, id: string) {

@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { createSigningRequest, drawnSignature, eventually, tokenOf } from '../support/signing';
-import { createTestAccount } from '../support/system';
+import { Worker } from '@temporalio/worker';
+import { bundleWorkflows } from '../support/temporal';
+import { createTestAccount, sharedSystem } from '../support/system';
 
 // One request has one outcome, whatever arrives at the same moment; everything sealing needs is checked
 // when it is given; and where a request stands is always visible (progress).
@@ -43,6 +45,9 @@ async function outcomeOf(account: Account, id: string) {
   const signed = final.signers.filter((signer: { status: string }) => signer.status === 'signed').length;
 
   expect(events.filter((type) => terminalTypes.includes(type)), `terminal events of ${id}`).to.deep.equal([`signing_request.${final.status}`]);
+  // Announced once, even when the outcome came before the first invitation.
+  expect(events.filter((type) => type === 'signing_request.created'), `created events of ${id}`).to.have.length(1);
+  raced.push(id);
   // The audit trail ends the same way: a decline is the decliner's own step; the others are the request's.
   const ending = final.status === 'declined' ? [] : [final.status];
   expect(audit.filter((action: string) => ['completed', 'cancelled', 'expired'].includes(action)), `audit of ${id}`).to.deep.equal(ending);
@@ -63,9 +68,24 @@ async function outcomeOf(account: Account, id: string) {
   return final;
 }
 
+/** Every request whose outcome was checked, for the replay test. */
+const raced: string[] = [];
+
 describe('one outcome per signing request, under races', function () {
   this.timeout(240_000);
   const TRIES = 10;
+
+  it(`a cancel sent at once after the request is made still follows its signing_request.created (${TRIES} requests)`, async () => {
+    const account = await createTestAccount();
+    const ids = await Promise.all(
+      Array.from({ length: TRIES }, async () => {
+        const { signingRequest } = await createSigningRequest(account.request, { signers: [{ name: 'Only Signer', email: 'only@example.com' }] });
+        expect((await cancel(account, signingRequest.id)).status).to.equal(200);
+        return signingRequest.id as string;
+      }),
+    );
+    for (const id of ids) expect((await outcomeOf(account, id)).status).to.equal('cancelled');
+  });
 
   it(`the only signer's signature and the owner's cancel at the same moment: one 200, one 409, and everything agrees (${TRIES} requests)`, async () => {
     const account = await createTestAccount();
@@ -126,6 +146,20 @@ describe('one outcome per signing request, under races', function () {
       // Each signature that was answered 200 is recorded, and no other.
       const signedIds = final.signers.filter((signer: { status: string }) => signer.status === 'signed').map((signer: { id: string }) => signer.id);
       expect(signedIds).to.deep.equal(signingRequest.signers.slice(0, 2).filter((_: unknown, i: number) => [signA, signB][i] === 200).map((signer: { id: string }) => signer.id));
+    }
+  });
+});
+
+describe('the races above, replayed', function () {
+  this.timeout(240_000);
+
+  it('every history replays against the workflow code: no nondeterminism, however the race went', async () => {
+    expect(raced.length, 'requests from the race tests').to.be.greaterThan(0);
+    const { client } = await sharedSystem();
+    const histories = await Promise.all(raced.map(async (workflowId) => ({ workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() })));
+    const bundle = await bundleWorkflows();
+    for await (const result of Worker.runReplayHistories({ workflowBundle: bundle }, histories)) {
+      expect(result.error, `${result.workflowId}: ${result.error?.message}`).to.equal(undefined);
     }
   });
 });
