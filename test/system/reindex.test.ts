@@ -35,11 +35,11 @@ describe('npx signet reindex', function () {
     return { result: JSON.parse(stdout), stderr };
   };
 
-  it('builds both indices from PostgreSQL, then builds new ones and flips the aliases to them', async () => {
+  it('builds every index (documents, signing requests, templates) from PostgreSQL, then builds new ones and flips the aliases to them', async () => {
     const client = createElasticsearchClient(process.env.ELASTICSEARCH_URL!);
     try {
       const first = await reindex();
-      expect(first.result.rebuilt.map((entry: { type: string }) => entry.type)).to.deep.equal(['document', 'signing_request']);
+      expect(first.result.rebuilt.map((entry: { type: string }) => entry.type)).to.deep.equal(['document', 'signing_request', 'template']);
       const firstIndex = first.result.rebuilt[0].index;
       const aliased = await client.indices.getAlias({ name: `${prefix}documents` });
       expect(Object.keys(aliased)).to.deep.equal([firstIndex]);
