@@ -103,46 +103,35 @@ const documentEventData = (document: Document) => ({
 /** A document, with its PDF or waiting for it. Its text is extracted for search later, by the worker (extractPendingTexts). */
 export async function createDocument({ db, pdf }: UploadDeps, account: Account, input: { fileName: string; fileSize: number; content?: Buffer }): Promise<Document> {
   const facts = input.content ? await checkContent(pdf, input.content, input.fileSize) : undefined;
-  return db.transaction(async (trx) => {
-    await assertDocumentQuota(trx, account, { lock: true });
-    const [row]: DocumentRow[] = await trx('documents')
-      .insert({
-        id: newId('document'),
-        account_id: account.id,
-        file_name: input.fileName,
-        file_size: input.fileSize,
-        status: facts ? 'ready' : 'awaiting_file',
-        page_count: facts?.pageCount ?? null,
-        page_sizes: facts ? JSON.stringify(facts.pageSizes) : null,
-        sha256: facts?.sha256 ?? null,
-      })
-      .returning(documentColumns);
-    if (input.content) await trx('document_files').insert({ document_id: row.id, content: input.content });
-    const document = toDocument(row);
-    await recordEvent(trx, account.id, 'document.created', documentEventData(document));
-    return document;
-  });
+  return db.transaction((trx) => insertDocument(trx, account, { ...input, facts }));
 }
 
 /**
  * A document made by Signet from a PDF it already checked (a template's copy), in the caller's transaction:
  * no inspection, but the same quota, row, file and event as an upload.
  */
-export async function createDocumentFromCopy(trx: Db, account: Account, input: { fileName: string; content: Buffer; pageSizes: [number, number][]; sha256: string }): Promise<Document> {
+export function createDocumentFromCopy(trx: Db, account: Account, input: { fileName: string; content: Buffer; pageSizes: [number, number][]; sha256: string }): Promise<Document> {
+  const facts = { pageCount: input.pageSizes.length, pageSizes: input.pageSizes, sha256: input.sha256 };
+  return insertDocument(trx, account, { fileName: input.fileName, fileSize: input.content.length, content: input.content, facts });
+}
+
+/** The row, its file and its document.created event, within the account's monthly quota. */
+async function insertDocument(trx: Db, account: Account, input: { fileName: string; fileSize: number; content?: Buffer; facts?: Pick<PdfFacts, 'pageCount' | 'pageSizes' | 'sha256'> }) {
+  const { facts } = input;
   await assertDocumentQuota(trx, account, { lock: true });
   const [row]: DocumentRow[] = await trx('documents')
     .insert({
       id: newId('document'),
       account_id: account.id,
       file_name: input.fileName,
-      file_size: input.content.length,
-      status: 'ready',
-      page_count: input.pageSizes.length,
-      page_sizes: JSON.stringify(input.pageSizes),
-      sha256: input.sha256,
+      file_size: input.fileSize,
+      status: facts ? 'ready' : 'awaiting_file',
+      page_count: facts?.pageCount ?? null,
+      page_sizes: facts ? JSON.stringify(facts.pageSizes) : null,
+      sha256: facts?.sha256 ?? null,
     })
     .returning(documentColumns);
-  await trx('document_files').insert({ document_id: row.id, content: input.content });
+  if (input.content) await trx('document_files').insert({ document_id: row.id, content: input.content });
   const document = toDocument(row);
   await recordEvent(trx, account.id, 'document.created', documentEventData(document));
   return document;
