@@ -1,4 +1,3 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -13,7 +12,7 @@ import { AppError, notFound, rateLimitExceeded, validationError } from '../error
 import { plans, rateLimitedOperations } from '../accounts/plans';
 import { describeUsage, type Account } from '../accounts/service';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
-import { jsonOrMultipartBody } from '../api/middleware/body';
+import { contentOf, jsonOrMultipartBody } from '../api/middleware/body';
 import { createRateLimiter } from '../api/middleware/rateLimit';
 import { uploadGate } from '../api/middleware/uploadGate';
 import { parseInput, z } from '../api/validation';
@@ -246,7 +245,7 @@ export function consoleRoutes({ db, config, search, pdf }: ConsoleDeps) {
     if (!file) throw validationError(['file is required']);
     const { fileName } = parseInput(DocumentUploadSchema.pick({ fileName: true }), { fileName: file.originalFilename ?? undefined });
     if (!fileName) throw validationError(['fileName is required']);
-    const document = await createDocument({ db, pdf }, account(ctx), { fileName, fileSize: file.size, content: await fs.readFile(file.filepath) });
+    const document = await createDocument({ db, pdf }, account(ctx), { fileName, fileSize: file.size, content: contentOf(file) });
     ctx.status = 201;
     ctx.body = presentDocument(document);
   });

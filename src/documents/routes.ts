@@ -1,8 +1,7 @@
-import fs from 'node:fs/promises';
 import type { Context, Middleware } from 'koa';
 import type { File } from 'formidable';
 import type { Account } from '../accounts/service';
-import { jsonOrMultipartBody, readPdfBody } from '../api/middleware/body';
+import { contentOf, jsonOrMultipartBody, readPdfBody } from '../api/middleware/body';
 import { uploadGate } from '../api/middleware/uploadGate';
 import { linksById, linkTo, presentPage, routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
@@ -45,7 +44,7 @@ async function readCreateInput(ctx: Context) {
   if (!file) throw validationError(['file is required']);
   const { fileName } = parseInput(DocumentUploadSchema.pick({ fileName: true }), { fileName: fields.fileName ?? file.originalFilename ?? undefined });
   if (!fileName) throw validationError(['fileName is required']);
-  return { fileName, fileSize: file.size, content: await fs.readFile(file.filepath) };
+  return { fileName, fileSize: file.size, content: contentOf(file) };
 }
 
 export function documentRoutes({ router, db, config, rateLimit, openapi, pdf }: RouteDeps) {

@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 import { serveJobs } from './serveJobs.mjs';
 
 const require = createRequire(import.meta.url);
-const { decodePDFRawStream, EncryptedPDFError, PDFArray, PDFContext, PDFDict, PDFDocument, PDFName, PDFNumber } = require('pdf-lib');
+const { decodePDFRawStream, PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFParser } = require('pdf-lib');
 const ByteStream = require('pdf-lib/cjs/core/parser/ByteStream').default;
 
 const { maxPages, maxObjects, maxDecompressedBytes } = JSON.parse(process.argv[2]);
@@ -86,12 +86,12 @@ const MEDIA_BOX = PDFName.of('MediaBox');
  * paths) and a node whose /Parent is not the node listing it (pdf-lib follows /Parent for inherited
  * attributes, forever around a cycle), and stops at the page limit.
  */
-function walkPageTree(pdf) {
-  const { context } = pdf;
+function walkPageTree(context) {
   const seen = new Set();
   const sizes = [];
-  if (!(pdf.catalog instanceof PDFDict)) return { problem: NOT_PARSABLE };
-  const stack = [{ reference: pdf.catalog.get(PAGES), parent: undefined, mediaBox: undefined }];
+  const catalog = context.lookup(context.trailerInfo.Root);
+  if (!(catalog instanceof PDFDict)) return { problem: NOT_PARSABLE };
+  const stack = [{ reference: catalog.get(PAGES), parent: undefined, mediaBox: undefined }];
   while (stack.length > 0) {
     const { reference, parent, mediaBox: inherited } = stack.pop();
     const node = context.lookup(reference);
@@ -124,27 +124,29 @@ function sizeOf(box) {
   return [x2 - x1, y2 - y1];
 }
 
-async function load(bytes, options) {
+/** pdf-lib's parser alone (PDFDocument.load adds nothing needed here), with no pauses between objects. */
+async function parse(bytes, { strict }) {
   job = { objects: 0, decompressed: 0, exceeded: undefined };
   try {
-    return { pdf: await PDFDocument.load(bytes, { updateMetadata: false, ...options }) };
-  } catch (error) {
-    return { error, exceeded: job.exceeded };
+    return { context: await PDFParser.forBytesWithOptions(bytes, Infinity, strict).parseDocument() };
+  } catch {
+    return { exceeded: job.exceeded };
   }
 }
+
+const isEncrypted = (context) => context.lookup(context.trailerInfo.Encrypt) !== undefined;
 
 async function inspect(bytes) {
   if (!bytes.subarray(0, 1024).toString('latin1').includes('%PDF-')) return { problem: 'content must be a PDF file' };
   // A PDF ends with %%EOF; one cut short (an interrupted upload) does not, though pdf-lib would often still open it.
   if (!bytes.subarray(Math.max(0, bytes.length - 1024)).toString('latin1').includes('%%EOF')) return { problem: 'content is a truncated PDF (no %%EOF marker)' };
-  const { pdf, error, exceeded } = await load(bytes, { throwOnInvalidObject: true });
+  const { context, exceeded } = await parse(bytes, { strict: true });
   if (exceeded) return { problem: exceeded };
-  if (!pdf) {
-    // Encrypted object streams can make the strict parse fail before pdf-lib looks at the trailer's /Encrypt.
-    const lenient = error instanceof EncryptedPDFError ? undefined : await load(bytes, { ignoreEncryption: true });
-    return { problem: error instanceof EncryptedPDFError || lenient?.pdf?.isEncrypted ? 'content must not be an encrypted PDF' : NOT_PARSABLE };
-  }
-  const { sizes, problem } = walkPageTree(pdf);
+  // Encrypted object streams can make the strict parse fail before the trailer's /Encrypt is read.
+  const lenient = context ?? (await parse(bytes, { strict: false })).context;
+  if (lenient && isEncrypted(lenient)) return { problem: 'content must not be an encrypted PDF' };
+  if (!context) return { problem: NOT_PARSABLE };
+  const { sizes, problem } = walkPageTree(context);
   if (problem) return { problem };
   if (sizes.length === 0) return { problem: 'content must be a PDF with at least one page' };
   return { facts: { pageCount: sizes.length, pageSizes: sizes, sha256: crypto.createHash('sha256').update(bytes).digest('hex') } };

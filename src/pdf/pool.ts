@@ -41,6 +41,8 @@ interface Child {
 }
 
 const WATCH_EVERY_MS = 50;
+/** The share of maxMemoryMb a child may keep between jobs. */
+const RETIRE_ABOVE = 0.75;
 
 function setNiceness(pid: number, niceness: number) {
   try {
@@ -65,7 +67,8 @@ export function residentMemoryMb(pid: number | undefined): number | undefined {
  * child, never the caller's event loop or memory. Limits are enforced from outside the parser: a job
  * that runs past `timeoutMs` or a child whose resident memory passes `maxMemoryMb` is killed with
  * SIGKILL and its job fails with a PdfLimitError. A killed or crashed child is replaced when the next
- * job needs one; a child left holding more than half the memory limit after a job is replaced too.
+ * job needs one; a child left holding more than three quarters of the memory limit after a job is replaced
+ * too (pdf.js settles at about half of the default 256 MB, and must not be restarted after every PDF).
  */
 export function createPdfPool<Result>(options: PdfPoolOptions) {
   const children = new Set<Child>();
@@ -120,7 +123,7 @@ export function createPdfPool<Result>(options: PdfPoolOptions) {
       const job = finish(child);
       if (message.error !== undefined) job?.reject(new Error(`The PDF process failed: ${message.error}`));
       else job?.resolve(message.result);
-      if ((residentMemoryMb(subprocess.pid) ?? 0) > options.maxMemoryMb / 2) retire(child);
+      if ((residentMemoryMb(subprocess.pid) ?? 0) > options.maxMemoryMb * RETIRE_ABOVE) retire(child);
       dispatch();
     });
     let gone = false;

@@ -5,7 +5,8 @@ const held = [];
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 serveJobs(async (bytes) => {
-  switch (bytes.toString()) {
+  const [name, megabytes] = bytes.toString().split(':');
+  switch (name) {
     case 'pid':
       return process.pid;
     case 'hang':
@@ -15,8 +16,8 @@ serveJobs(async (bytes) => {
         held.push(Buffer.alloc(16 * 2 ** 20, 1));
         await tick();
       }
-    case 'hold': // more than half of a 256 MB limit, less than all of it
-      held.push(Buffer.alloc(160 * 2 ** 20, 1));
+    case 'hold': // keeps this much memory after the job
+      held.push(Buffer.alloc(Number(megabytes) * 2 ** 20, 1));
       return process.pid;
     case 'crash':
       process.exit(3);

@@ -62,9 +62,11 @@ describe('the PDF pool', () => {
     expect(await pool.run(command('pid'))).to.be.a('number');
   });
 
-  it('replaces a child left holding more than half its memory limit after a job', async () => {
-    const pool = poolOf({ size: 1, maxMemoryMb: 256 });
-    const holder = await pool.run(command('hold'));
+  it('replaces a child left holding more than three quarters of its memory limit after a job, and keeps one below it', async () => {
+    const pool = poolOf({ size: 1, maxMemoryMb: 320 }); // retires above 240 MB
+    const keeper = await pool.run(command('hold:60'));
+    expect(await pool.run(command('pid'))).to.equal(keeper);
+    const holder = await pool.run(command('hold:170'));
     expect(await pool.run(command('pid'))).to.not.equal(holder);
   });
 });

@@ -1,4 +1,5 @@
-import fs from 'node:fs/promises';
+import { Writable } from 'node:stream';
+import type { File } from 'formidable';
 import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import getRawBody from 'raw-body';
@@ -20,10 +21,17 @@ export function jsonBody(maxFileBytes = 0): Middleware {
 
 export const MAX_FORM_FIELDS = 20;
 
+const fileContents = new WeakMap<object, Buffer>();
+
+/** The bytes of a file part read by jsonOrMultipartBody. */
+export const contentOf = (file: File): Buffer => fileContents.get(file) ?? Buffer.alloc(0);
+
 /**
- * JSON or multipart/form-data; uploaded parts land in temporary files that are removed after the request.
- * A part is a file when it has a Content-Type, a filename, or the name `fileField`: not every client
- * gives a file part its own Content-Type, and formidable alone would take such a part for a text field.
+ * JSON or multipart/form-data. A file part is kept in memory (read it with `contentOf`): the service
+ * needs it whole anyway, and a temporary file only added its writes, reads and removal to every upload;
+ * MAX_CONCURRENT_UPLOADS bounds how many large ones are read at once. A part is a file when it has a
+ * Content-Type, a filename, or the name `fileField`: not every client gives a file part its own
+ * Content-Type, and formidable alone would take such a part for a text field.
  */
 export function jsonOrMultipartBody(maxFileBytes: number, fileField: string): Middleware {
   const parse = koaBody({
@@ -43,6 +51,19 @@ export function jsonOrMultipartBody(maxFileBytes: number, fileField: string): Mi
         if (!part.mimetype && (part.originalFilename !== null || part.name === fileField)) part.mimetype = 'application/octet-stream';
         handlePart(part);
       },
+      fileWriteStreamHandler: (file) => {
+        const chunks: Buffer[] = [];
+        return new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            chunks.push(chunk);
+            done();
+          },
+          final(done) {
+            if (file) fileContents.set(file, Buffer.concat(chunks));
+            done();
+          },
+        });
+      },
     },
   });
   return async (ctx, next) => {
@@ -50,12 +71,7 @@ export function jsonOrMultipartBody(maxFileBytes: number, fileField: string): Mi
     if ((ctx.request.length || ctx.get('Transfer-Encoding')) && !ctx.is('application/json', 'multipart/form-data')) {
       throw unsupportedMediaType('Send JSON (application/json) or a multipart/form-data upload with a file part.');
     }
-    try {
-      await parse(ctx, next);
-    } finally {
-      const files = Object.values(ctx.request.files ?? {}).flat();
-      await Promise.all(files.map((file) => fs.rm(file.filepath, { force: true })));
-    }
+    await parse(ctx, next);
   };
 }
 
