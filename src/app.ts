@@ -96,7 +96,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   app.use(health.routes());
   app.use(docs.routes());
   app.use(signerPortal.routes());
-  app.use(consoleRoutes({ db, config, search, pdf }).routes());
+  app.use(consoleRoutes({ db, config, temporal, webhooks, search, pdf, textTags }).routes());
   if (config.NODE_ENV !== 'production') app.use(mailDevRoutes(db).routes()); // loopback clients only
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: false }));

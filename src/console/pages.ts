@@ -17,13 +17,16 @@ export interface Frame {
 const nav = [
   ['/app', 'Dashboard'],
   ['/app/documents', 'Documents'],
+  ['/app/requests', 'Requests'],
+  ['/app/templates', 'Templates'],
+  ['/app/webhooks', 'Webhooks'],
   ['/app/settings/api-keys', 'API keys'],
   ['/app/settings/plan', 'Plan'],
 ] as const;
 
 export const csrfField = (csrf: string) => html`<input type="hidden" name="_csrf" value="${csrf}">`;
 
-function layout(frame: Frame, title: string, main: Html, scripts: string[] = []) {
+export function layout(frame: Frame, title: string, main: Html, scripts: string[] = []) {
   const header = frame.account
     ? html`<header class="top">
     <a class="brand" href="/app">Signet</a>
@@ -54,10 +57,10 @@ ${main}
 </html>`.text;
 }
 
-const problemList = (problems: string[]) =>
+export const problemList = (problems: string[]) =>
   problems.length ? html`<div class="alert" role="alert"><ul>${problems.map((problem) => html`<li>${problem}</li>`)}</ul></div>` : '';
 
-const dateTime = (value: Date | string | null) => {
+export const dateTime = (value: Date | string | null) => {
   if (!value) return html`never`;
   const iso = typeof value === 'string' ? value : value.toISOString();
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;

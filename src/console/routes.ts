@@ -6,14 +6,13 @@ import type { Context, Middleware, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import type { File } from 'formidable';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
-import type { Config } from '../config';
-import type { Db } from '../db';
 import { AppError, notFound, rateLimitExceeded, validationError } from '../errors';
 import { plans, rateLimitedOperations } from '../accounts/plans';
 import { describeUsage, type Account } from '../accounts/service';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
 import { contentOf, jsonOrMultipartBody } from '../api/middleware/body';
-import { createRateLimiter } from '../api/middleware/rateLimit';
+import { createRateLimiter, type RateLimit } from '../api/middleware/rateLimit';
+import type { RouteDeps } from '../api/routeDeps';
 import { uploadGate } from '../api/middleware/uploadGate';
 import { parseInput, z } from '../api/validation';
 import { listActivity } from '../dashboard/activity';
@@ -21,8 +20,6 @@ import { getStats, getTrends } from '../dashboard/service';
 import { presentDocument } from '../documents/presenter';
 import { DocumentUploadSchema } from '../documents/schema';
 import { assertDocumentQuota, createDocument, deleteDocument, listDocuments } from '../documents/service';
-import type { PdfInspector } from '../pdf/inspect';
-import type { SearchBackend } from '../search/backend';
 import { SearchQuerySchema } from '../search/schema';
 import { searchAccount } from '../search/service';
 import { findUserByPassword, getUserAndAccount, normalizeEmail, signUp, type User } from './people';
@@ -30,11 +27,21 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
 import { createSessions, type Session } from './sessions';
 import * as pages from './pages';
 
-export interface ConsoleDeps {
-  db: Db;
-  config: Config;
-  search: SearchBackend;
-  pdf: PdfInspector;
+/** The REST API's dependencies, less what only the REST API has (its router, OpenAPI registry and key-based rate limiter). */
+export type ConsoleDeps = Omit<RouteDeps, 'router' | 'openapi' | 'rateLimit'>;
+
+/** What an area of the console (requests, templates, webhooks) is given to register its pages. */
+export interface ConsoleKit {
+  router: Router;
+  deps: ConsoleDeps;
+  /** The REST API's per-plan rate limiter, keyed by the session's account. */
+  rateLimit: RateLimit;
+  requireLogin: Middleware;
+  frame: (ctx: Context, current?: string) => pages.Frame;
+  page: (ctx: Context, body: string, status?: number) => void;
+  account: (ctx: Context) => Account;
+  /** The urlencoded form body (already parsed by the CSRF check). */
+  form: (ctx: Context) => Record<string, string>;
 }
 
 interface ConsoleState {
@@ -80,7 +87,8 @@ const FAILED_LOGINS_PER_EMAIL = 10;
 const FAILED_LOGINS_PER_ADDRESS = 100;
 
 /** The owner console under /app: the same services as the REST API, with a session instead of a key. */
-export function consoleRoutes({ db, config, search, pdf }: ConsoleDeps) {
+export function consoleRoutes(deps: ConsoleDeps) {
+  const { db, config, search, pdf } = deps;
   const router = new Router({ prefix: '/app', sensitive: true });
   const sessions = createSessions(db, config);
   const formBody = koaBody({ json: false, text: false, urlencoded: true, multipart: false, formLimit: '32kb' });
@@ -255,6 +263,9 @@ export function consoleRoutes({ db, config, search, pdf }: ConsoleDeps) {
     ctx.status = 303;
     ctx.redirect('/app/documents');
   });
+
+  const kit: ConsoleKit = { router, deps, rateLimit, requireLogin, frame, page, account, form };
+  void kit; // each area registers here: requestPages(kit), templatePages(kit), webhookPages(kit)
 
   return router;
 }
