@@ -3,6 +3,7 @@ import type { Config } from '../src/config';
 import type { Db } from '../src/db';
 import { startSigningRequest } from '../src/signingRequests/service';
 import { toSigningRequest } from '../src/signingRequests/store';
+import { adoptLegacyDeliveries } from '../src/webhooks/legacy';
 import { activityEventDispatcher } from './events';
 
 export interface SweeperActivityDeps {
@@ -26,6 +27,27 @@ export function createSweeperActivities({ db, config }: SweeperActivityDeps) {
         .select('id');
       await activityEventDispatcher(db, config.WEBHOOK_RETRY_SCALE).dispatch(stale.map((event) => event.id));
       return stale.length;
+    },
+
+    /**
+     * Wakes the workflows of webhooks with deliveries due `olderThanMs` ago or more: the process that
+     * queued them died before waking the workflow, or the workflow ended before a wake reached it.
+     */
+    async wakeStalledWebhooks(input: { olderThanMs: number; limit: number }): Promise<number> {
+      const stalled: { webhookId: string; accountId: string }[] = await db('webhooks as w')
+        .whereExists(db('webhook_deliveries as d').whereRaw('d.webhook_id = w.id').where('d.status', 'pending').where('d.next_retry_at', '<', cutoff(input.olderThanMs)))
+        .limit(input.limit)
+        .select('w.id as webhookId', 'w.account_id as accountId');
+      await activityEventDispatcher(db, config.WEBHOOK_RETRY_SCALE).wakeAll(stalled);
+      return stalled.length;
+    },
+
+    /** Hands the deliveries of the per-event workflows of earlier versions to their webhooks' queues. */
+    async adoptLegacyDeliveries(input: { limit: number }): Promise<number> {
+      const context = Context.current();
+      const adopted = await adoptLegacyDeliveries(db, context.client, context.info.taskQueue, input.limit);
+      await activityEventDispatcher(db, config.WEBHOOK_RETRY_SCALE).wakeAll(adopted);
+      return adopted.length;
     },
 
     /** Starts the workflows of signing requests committed at least `olderThanMs` ago but never started. */

@@ -72,13 +72,28 @@ export const searchAttributes = {
   accountId: defineSearchAttributeKey('SignetAccountId', SearchAttributeType.KEYWORD),
   documentId: defineSearchAttributeKey('SignetDocumentId', SearchAttributeType.KEYWORD),
   status: defineSearchAttributeKey('SignetStatus', SearchAttributeType.KEYWORD),
+  webhookId: defineSearchAttributeKey('SignetWebhookId', SearchAttributeType.KEYWORD),
+  webhookHealth: defineSearchAttributeKey('SignetWebhookHealth', SearchAttributeType.KEYWORD),
 };
 
-export interface DeliverEventInput {
-  eventId: string;
+export interface WebhookWorkflowInput {
+  webhookId: string;
   /** Multiplies the retry schedule's delays: 1 in production; tests and benchmarks shrink days to seconds. */
   retryScale: number;
 }
 
-/** The workflow id that makes a second start for the same event a no-op. */
-export const deliverEventWorkflowId = (eventId: string) => `deliver-${eventId}`;
+export type WebhookHealth = 'healthy' | 'failing' | 'disabled';
+
+/** What an operator asks a webhook's workflow: how much waits, since when, and why the last attempt failed. */
+export interface WebhookQueueStatus {
+  health: WebhookHealth;
+  backlog: number;
+  oldestPendingAt: string | null;
+  lastError: string | null;
+}
+
+/** One workflow per webhook endpoint owns its queue of deliveries. */
+export const webhookWorkflowId = (webhookId: string) => `webhook-${webhookId}`;
+/** New deliveries are due: sent by the dispatcher after the commit that queued them. */
+export const wakeSignal = defineSignal('wake');
+export const webhookStatusQuery = defineQuery<WebhookQueueStatus>('status');

@@ -1,6 +1,6 @@
 // Deterministic workflow code only: this folder is bundled by the worker and linted so that it
 // cannot import Node built-ins or anything that does I/O. Workflows call the world through activities.
 export { signingRequestWorkflow } from './signingRequest';
-export { deliverEventWorkflow } from './deliverEvent';
+export { webhookWorkflow } from './webhook';
 export { sweeperWorkflow } from './sweeper';
 export { searchIndexerWorkflow } from './searchIndexer';

@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db';
-import { startDeliverEventWorkflow } from '../temporal/client';
-import { joinSubscribers } from '../webhooks/delivery';
+import { wakeWebhookWorkflow } from '../temporal/client';
+import { queueDeliveries, type QueuedWebhook } from '../webhooks/delivery';
 
-const STARTS_AT_ONCE = 16;
+const WAKES_AT_ONCE = 16;
 
 export interface EventDispatcherOptions {
   client: Client;
@@ -15,39 +15,54 @@ export interface EventDispatcherOptions {
 }
 
 /**
- * Hands committed events to Temporal: one deliverEventWorkflow per event that a webhook subscribes to,
- * then marks them dispatched. Starting twice is harmless (the workflow id is the event's), so when a
- * start is lost with its process, the sweeper starts it again.
+ * Hands committed events to webhook delivery: queues a delivery per subscribed webhook and marks the
+ * events dispatched in one transaction, then wakes each of those webhooks' workflows. When a process
+ * dies in between, the sweeper finds the undispatched events, or the queued deliveries nobody woke.
  */
 export function createEventDispatcher({ client, taskQueue, db, retryScale, onError }: EventDispatcherOptions) {
-  const start = (eventId: string) => startDeliverEventWorkflow(client, taskQueue, { eventId, retryScale });
+  // A wake in flight for a webhook is followed by at most one more, however many events arrive
+  // meanwhile: a burst of events is a handful of signals, not one each.
+  const waking = new Map<string, { again: boolean; done: Promise<void> }>();
+
+  function wake(webhook: QueuedWebhook): Promise<void> {
+    const current = waking.get(webhook.webhookId);
+    if (current) {
+      current.again = true;
+      return current.done;
+    }
+    const entry = { again: false, done: Promise.resolve() };
+    entry.done = (async () => {
+      try {
+        do {
+          entry.again = false;
+          await wakeWebhookWorkflow(client, taskQueue, webhook, retryScale);
+        } while (entry.again);
+      } finally {
+        waking.delete(webhook.webhookId);
+      }
+    })();
+    waking.set(webhook.webhookId, entry);
+    return entry.done;
+  }
+
+  async function wakeAll(webhooks: QueuedWebhook[]) {
+    for (let i = 0; i < webhooks.length; i += WAKES_AT_ONCE) await Promise.all(webhooks.slice(i, i + WAKES_AT_ONCE).map(wake));
+  }
 
   async function dispatch(eventIds: string[]) {
-    // Most events have no webhook to go to: they are marked dispatched at once, in the same statement
-    // that finds them, and cost Temporal nothing.
-    const idle: { id: string }[] = await db('events')
-      .whereIn('id', eventIds)
-      .whereNull('dispatched_at')
-      .whereNotExists(joinSubscribers(db('events as e').whereRaw('e.id = events.id')).select(db.raw('1')))
-      .update({ dispatched_at: db.fn.now() })
-      .returning('id');
-    // Read, not derived from what this call marked: a concurrent dispatch (the sweeper, a second
-    // dispatcher) may have marked an idle event first, and it must not get a workflow here.
-    const deliverable: string[] = idle.length === eventIds.length ? [] : await db('events')
-      .whereIn('id', eventIds)
-      .whereNull('dispatched_at')
-      .whereExists(joinSubscribers(db('events as e').whereRaw('e.id = events.id')).select(db.raw('1')))
-      .pluck('id');
-    for (let i = 0; i < deliverable.length; i += STARTS_AT_ONCE) {
-      const batch = deliverable.slice(i, i + STARTS_AT_ONCE);
-      await Promise.all(batch.map(start));
-      await db('events').whereIn('id', batch).whereNull('dispatched_at').update({ dispatched_at: db.fn.now() });
-    }
+    const queued = await db.transaction(async (trx) => {
+      // Only events not dispatched yet: one dispatched long ago must not reach a webhook created since.
+      const fresh: string[] = await trx('events').whereIn('id', eventIds).whereNull('dispatched_at').pluck('id');
+      const webhooks = await queueDeliveries(trx, fresh);
+      await trx('events').whereIn('id', fresh).whereNull('dispatched_at').update({ dispatched_at: trx.fn.now() });
+      return webhooks;
+    });
+    await wakeAll(queued);
   }
 
   /**
    * Dispatches once `trx` commits, without holding up its caller. A failure is only logged: the event
-   * is committed and undispatched, which is what the sweeper looks for.
+   * is committed and undispatched (or its deliveries queued and due), which is what the sweeper looks for.
    */
   function afterCommit(trx: Db, eventIds: string[]) {
     const committed = trx.isTransaction ? (trx as unknown as { executionPromise: Promise<unknown> }).executionPromise : Promise.resolve();
@@ -57,7 +72,7 @@ export function createEventDispatcher({ client, taskQueue, db, retryScale, onErr
     );
   }
 
-  return { dispatch, afterCommit };
+  return { dispatch, wakeAll, afterCommit };
 }
 
 export type EventDispatcher = ReturnType<typeof createEventDispatcher>;

@@ -1,20 +1,20 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import type { deliverEventWorkflow } from '../../workflows/deliverEvent';
 import type { searchIndexerWorkflow } from '../../workflows/searchIndexer';
 import type { signingRequestWorkflow } from '../../workflows/signingRequest';
+import type { webhookWorkflow } from '../../workflows/webhook';
 import {
   cancelUpdate,
   declineUpdate,
-  deliverEventWorkflowId,
   progressQuery,
   remindUpdate,
   searchAttributes,
   signUpdate,
   viewedSignal,
+  wakeSignal,
+  webhookWorkflowId,
   type ClientInfo,
   type DeclineInput,
-  type DeliverEventInput,
   type SigningRequestInput,
   type SignInput,
 } from '../../workflows/definitions';
@@ -60,16 +60,23 @@ export function signingRequestHandle(client: Client, requestId: string) {
   };
 }
 
-/** Delivery of one event to its webhooks; the event id makes a second start a no-op. */
-export async function startDeliverEventWorkflow(client: Client, taskQueue: string, input: DeliverEventInput) {
-  await client.workflow
-    .start<typeof deliverEventWorkflow>('deliverEventWorkflow', {
-      workflowId: deliverEventWorkflowId(input.eventId),
-      taskQueue,
-      args: [input],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    })
-    .catch(ignoreAlreadyStarted);
+/**
+ * Tells a webhook's workflow that deliveries are due, starting it when none runs (signal-with-start):
+ * one workflow per endpoint, however many events. A wake with nothing new is harmless.
+ */
+export async function wakeWebhookWorkflow(client: Client, taskQueue: string, webhook: { webhookId: string; accountId: string }, retryScale: number) {
+  await client.workflow.signalWithStart<typeof webhookWorkflow, []>('webhookWorkflow', {
+    workflowId: webhookWorkflowId(webhook.webhookId),
+    taskQueue,
+    args: [{ webhookId: webhook.webhookId, retryScale }],
+    signal: wakeSignal,
+    signalArgs: [],
+    typedSearchAttributes: [
+      { key: searchAttributes.accountId, value: webhook.accountId },
+      { key: searchAttributes.webhookId, value: webhook.webhookId },
+      { key: searchAttributes.webhookHealth, value: 'healthy' },
+    ],
+  });
 }
 
 /**
@@ -88,7 +95,7 @@ export async function startSearchIndexer(client: Client, taskQueue: string) {
 /**
  * The sweeper: a Temporal schedule that runs sweeperWorkflow every minute on this task queue, so that
  * work committed to PostgreSQL by a process that died before handing it to Temporal (an event's
- * delivery, a signing request's workflow) is still started. Created once; every worker start makes
+ * deliveries, a signing request's workflow) is still started. Created once; every worker start makes
  * sure it exists.
  */
 export async function ensureSweeperSchedule(client: Client, taskQueue: string) {

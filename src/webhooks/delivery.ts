@@ -1,5 +1,6 @@
 import { planNames, plans } from '../accounts/plans';
 import type { Knex } from 'knex';
+import pLimit from 'p-limit';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { newId } from '../ids';
@@ -11,8 +12,8 @@ import type { DeliveryRow, WebhookRow } from './service';
 import { signatureHeaders } from './signature';
 import type { WebhookPoster } from './http';
 
-// Delivering one event to one webhook, attempt by attempt. The workflow decides when to attempt and
-// when to give up; these functions make one attempt and record it before the next is scheduled.
+// Webhook deliveries are rows queued per endpoint (webhook_deliveries, due at next_retry_at). Each
+// endpoint's workflow sends its due rows in batches; every attempt is recorded before the next is due.
 
 export interface DeliveryDeps {
   db: Db;
@@ -20,15 +21,7 @@ export interface DeliveryDeps {
   poster: WebhookPoster;
 }
 
-export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'gone' | 'stopped';
-
-export interface AttemptResult {
-  outcome: AttemptOutcome;
-  /** When the next attempt is due (retry): the schedule's delay, or Retry-After when longer. */
-  retryInMs: number | null;
-  /** How long the webhook has failed without a single success, when it is failing. */
-  failingForMs: number | null;
-}
+export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'gone';
 
 /** A Retry-After longer than this is not believed: the schedule never waits more than a day. */
 const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
@@ -54,22 +47,26 @@ export function joinSubscribers(events: Knex.QueryBuilder) {
 }
 
 /**
- * The deliveries of one event: one per enabled webhook of the event's account that subscribes to its
- * type (or to *). Safe to repeat: a delivery is unique per (webhook, event). Returns those still pending.
+ * Queues the deliveries of committed events, in the caller's transaction: one row per enabled webhook of
+ * the event's account that subscribes to its type (or to *), due now. Safe to repeat: a delivery is
+ * unique per (webhook, event). Returns the webhooks whose queues got work.
  */
-export async function prepareDeliveries(db: Db, eventId: string) {
-  const event = await db('events').where({ id: eventId }).first();
-  if (!event) return [];
-  const webhooks: { id: string }[] = await joinSubscribers(db('events as e').where('e.id', eventId)).select('w.id');
-  if (webhooks.length > 0) {
-    const body = envelopeText(event);
-    await db('webhook_deliveries')
-      .insert(webhooks.map((webhook) => ({ id: newId('delivery'), webhook_id: webhook.id, event_id: event.id, event_type: event.type, body })))
-      .onConflict(['webhook_id', 'event_id'])
-      .ignore();
-  }
-  const pending: { id: string; webhook_id: string }[] = await db('webhook_deliveries').where({ event_id: eventId, status: 'pending' }).select('id', 'webhook_id');
-  return pending.map((delivery) => ({ deliveryId: delivery.id, webhookId: delivery.webhook_id }));
+export async function queueDeliveries(trx: Db, eventIds: string[]): Promise<QueuedWebhook[]> {
+  if (eventIds.length === 0) return [];
+  const pairs: { webhookId: string; accountId: string; id: string; type: string; created_at: Date; data: unknown }[] = await joinSubscribers(
+    trx('events as e').whereIn('e.id', eventIds),
+  ).select('w.id as webhookId', 'w.account_id as accountId', 'e.id', 'e.type', 'e.created_at', 'e.data');
+  if (pairs.length === 0) return [];
+  await trx('webhook_deliveries')
+    .insert(pairs.map((pair) => ({ id: newId('delivery'), webhook_id: pair.webhookId, event_id: pair.id, event_type: pair.type, body: envelopeText(pair), next_retry_at: trx.fn.now() })))
+    .onConflict(['webhook_id', 'event_id'])
+    .ignore();
+  return [...new Map(pairs.map((pair) => [pair.webhookId, { webhookId: pair.webhookId, accountId: pair.accountId }])).values()];
+}
+
+export interface QueuedWebhook {
+  webhookId: string;
+  accountId: string;
 }
 
 /** A webhook.test ping: a delivery of its own, with an event id that is in no events table. */
@@ -91,71 +88,134 @@ function signingSecrets(webhook: Pick<WebhookRow, 'secret_ciphertext' | 'previou
   return secrets;
 }
 
-/**
- * One attempt: POST the stored body, signed, and record the attempt and the delivery's new state in one
- * transaction. `nextDelayMs` is the schedule's wait before the next attempt, or null when this is the last.
- * A manual attempt (test ping, redelivery) runs whatever the delivery's state and schedules nothing.
- */
-export async function attemptDelivery(
-  { db, secretKey, poster }: DeliveryDeps,
-  deliveryId: string,
-  options: { nextDelayMs: number | null; manual?: boolean },
-): Promise<AttemptResult> {
-  const stopped: AttemptResult = { outcome: 'stopped', retryInMs: null, failingForMs: null };
-  const row = await db('webhook_deliveries as d')
-    .join('webhooks as w', 'w.id', 'd.webhook_id')
-    .where('d.id', deliveryId)
-    .first('d.*', 'w.url', 'w.enabled', 'w.secret_ciphertext', 'w.previous_secret_ciphertext', 'w.previous_secret_expires_at');
-  if (!row) return stopped; // the webhook was deleted, and its deliveries with it
-  if (!options.manual && row.status !== 'pending') return stopped; // delivered by a redelivery meanwhile
-  if (!options.manual && !row.enabled) {
-    await db('webhook_deliveries').where({ id: deliveryId, status: 'pending' }).update({ status: 'cancelled', next_retry_at: null, updated_at: db.fn.now() });
-    return stopped;
-  }
+/** ±10%, so that deliveries failing together do not all come back at the same moment. */
+const jittered = (delayMs: number) => Math.round(delayMs * (0.9 + Math.random() * 0.2));
 
-  const result = await poster.post(row.url, row.body, signatureHeaders(signingSecrets(row, secretKey), row.event_id, row.body));
+/** The wait after attempt number `attempt` (1, 2, …) of `waits` (before attempt 1, 2, …), or null after the last. */
+export const waitAfterAttempt = (attempt: number, waits: number[]) => (attempt < waits.length ? jittered(waits[attempt]) : null);
+
+/**
+ * POSTs a delivery's stored body, signed, and records the attempt and the delivery's new state in one
+ * statement. `nextDelayMs` is the wait before the next attempt, or null when none follows.
+ */
+async function sendAndRecord({ db, poster }: DeliveryDeps, url: string, secrets: string[], row: DeliveryRow, nextDelayMs: number | null, keepPending = false) {
+  const result = await poster.post(url, row.body, signatureHeaders(secrets, row.event_id, row.body));
   const code = result.statusCode;
   const delivered = code !== null && code >= 200 && code < 300;
   const gone = code === 410;
-  const retryInMs =
-    delivered || gone || options.nextDelayMs === null ? null : Math.max(options.nextDelayMs, Math.min(result.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS));
-  // A failed redelivery leaves a delivery that its workflow is still retrying as it was; a ping has no workflow.
-  const stillRetrying = options.manual && row.status === 'pending' && row.event_type !== TEST_EVENT_TYPE && !delivered;
-  const status = delivered ? 'succeeded' : retryInMs !== null || stillRetrying ? 'pending' : 'failed';
-  const nextRetryAt = retryInMs !== null ? new Date(Date.now() + retryInMs) : stillRetrying ? row.next_retry_at : null;
-
-  const failingSince = await db.transaction(async (trx) => {
-    const [{ attempts }] = await trx('webhook_deliveries')
-      .where({ id: deliveryId })
-      .update({
-        attempts: trx.raw('attempts + 1'),
-        status,
-        last_status_code: code,
-        last_latency_ms: result.latencyMs,
-        last_response_body: result.responseBody,
-        last_error: result.error,
-        next_retry_at: nextRetryAt,
-        updated_at: trx.fn.now(),
-      })
-      .returning('attempts');
-    await trx('webhook_delivery_attempts').insert({
-      delivery_id: deliveryId,
-      attempt: attempts,
-      status_code: code,
-      latency_ms: result.latencyMs,
-      response_body: result.responseBody,
-      error: result.error,
-    });
-    if (row.event_type === TEST_EVENT_TYPE) return null; // a ping says nothing about real deliveries
-    const [webhook] = await trx('webhooks')
-      .where({ id: row.webhook_id })
-      .update({ failing_since: delivered ? null : trx.raw('coalesce(failing_since, now())') })
-      .returning('failing_since');
-    return (webhook?.failing_since as Date | null) ?? null;
-  });
-
+  const retryInMs = delivered || gone || nextDelayMs === null ? null : Math.max(nextDelayMs, Math.min(result.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS));
+  const status = delivered ? 'succeeded' : retryInMs !== null || keepPending ? 'pending' : 'failed';
+  const nextRetryAt = retryInMs !== null ? new Date(Date.now() + retryInMs) : keepPending && !delivered ? row.next_retry_at : null;
+  await db.raw(
+    `with updated as (
+       update webhook_deliveries set attempts = attempts + 1, status = ?, last_status_code = ?, last_latency_ms = ?, last_response_body = ?,
+         last_error = ?, next_retry_at = ?, updated_at = now()
+       where id = ? returning id, attempts)
+     insert into webhook_delivery_attempts (delivery_id, attempt, status_code, latency_ms, response_body, error)
+     select id, attempts, ?, ?, ?, ? from updated`,
+    [status, code, result.latencyMs, result.responseBody, result.error, nextRetryAt, row.id, code, result.latencyMs, result.responseBody, result.error],
+  );
   const outcome: AttemptOutcome = delivered ? 'delivered' : gone ? 'gone' : retryInMs !== null ? 'retry' : 'failed';
-  return { outcome, retryInMs, failingForMs: failingSince ? Date.now() - failingSince.getTime() : null };
+  return { outcome, error: delivered ? null : (result.error ?? `HTTP ${code}`) };
+}
+
+/** What one batch of a webhook's queue did, and what is left. Null when the webhook no longer exists. */
+export interface BatchResult {
+  health: 'healthy' | 'failing' | 'disabled';
+  attempted: number;
+  /** The endpoint answered 410 Gone: the webhook is to be disabled. */
+  gone: boolean;
+  /** How long the webhook has failed without a single success, when it is failing. */
+  failingForMs: number | null;
+  lastError: string | null;
+  backlog: number;
+  oldestPendingAt: string | null;
+  /** When the next pending delivery is due: 0 when some already are, null when none is pending. */
+  nextDueInMs: number | null;
+}
+
+/**
+ * Sends the due deliveries of one webhook, up to `limit`, `concurrency` at once, each retried on
+ * `retryScheduleMs` (the wait before attempt 1, 2, …; Retry-After when longer). Safe to repeat: every
+ * attempt is recorded before its delivery is due again, so a repeat sends only what was not recorded
+ * (again, with the same webhook-id). A disabled webhook's pending deliveries are cancelled.
+ */
+export async function sendDueDeliveries(
+  deps: DeliveryDeps,
+  input: { webhookId: string; retryScheduleMs: number[]; concurrency: number; limit: number },
+  onOutcome: (outcome: AttemptOutcome) => void = () => undefined,
+): Promise<BatchResult | null> {
+  const { db, secretKey } = deps;
+  const webhook = await db<WebhookRow>('webhooks').where({ id: input.webhookId }).first();
+  if (!webhook) return null;
+  let attempted = 0;
+  let gone = false;
+  let lastError: string | null = null;
+  if (!webhook.enabled) {
+    await db('webhook_deliveries').where({ webhook_id: webhook.id, status: 'pending' }).whereNotNull('next_retry_at').update({ status: 'cancelled', next_retry_at: null, updated_at: db.fn.now() });
+  } else {
+    const due: DeliveryRow[] = await db('webhook_deliveries')
+      .where({ webhook_id: webhook.id, status: 'pending' })
+      .where('next_retry_at', '<=', db.fn.now())
+      .orderBy([{ column: 'next_retry_at' }, { column: 'id' }])
+      .limit(input.limit);
+    const secrets = signingSecrets(webhook, secretKey);
+    const limit = pLimit(input.concurrency);
+    const results = await Promise.all(
+      due.map((row) =>
+        limit(() => {
+          return sendAndRecord(deps, webhook.url, secrets, row, waitAfterAttempt(row.attempts + 1, input.retryScheduleMs));
+        }),
+      ),
+    );
+    for (const result of results) onOutcome(result.outcome);
+    attempted = results.length;
+    gone = results.some((result) => result.outcome === 'gone');
+    lastError = results.reduce<string | null>((last, result) => result.error ?? last, null);
+    // One streak per batch: any success ends it, failures alone start it.
+    if (results.length > 0) {
+      const anyDelivered = results.some((result) => result.outcome === 'delivered');
+      await db('webhooks').where({ id: webhook.id }).update({ failing_since: anyDelivered ? null : db.raw('coalesce(failing_since, now())') });
+    }
+  }
+  const [current, left] = await Promise.all([
+    db<WebhookRow>('webhooks').where({ id: webhook.id }).first('enabled', 'failing_since'),
+    db('webhook_deliveries')
+      .where({ webhook_id: webhook.id, status: 'pending' })
+      .whereNotNull('next_retry_at')
+      .first(db.raw('count(*)::int as backlog'), db.raw('min(created_at) as oldest'), db.raw('min(next_retry_at) as next_due'), db.raw('now() as now')),
+  ]);
+  if (!current) return null;
+  const nextDue = left.next_due ? new Date(left.next_due).getTime() - new Date(left.now).getTime() : null;
+  return {
+    health: !current.enabled ? 'disabled' : current.failing_since ? 'failing' : 'healthy',
+    attempted,
+    gone,
+    failingForMs: current.failing_since ? Date.now() - new Date(current.failing_since).getTime() : null,
+    lastError,
+    backlog: left.backlog,
+    oldestPendingAt: left.oldest ? new Date(left.oldest).toISOString() : null,
+    nextDueInMs: nextDue === null ? null : Math.max(0, nextDue),
+  };
+}
+
+/**
+ * A test ping or a redelivery: one attempt now, whatever the delivery's state, recorded like any other.
+ * A delivery its queue is still retrying stays pending when this attempt fails too.
+ */
+export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string) {
+  const { db, secretKey } = deps;
+  const row: (DeliveryRow & Pick<WebhookRow, 'url' | 'secret_ciphertext' | 'previous_secret_ciphertext' | 'previous_secret_expires_at'>) | undefined = await db('webhook_deliveries as d')
+    .join('webhooks as w', 'w.id', 'd.webhook_id')
+    .where('d.id', deliveryId)
+    .first('d.*', 'w.url', 'w.secret_ciphertext', 'w.previous_secret_ciphertext', 'w.previous_secret_expires_at');
+  if (!row) return;
+  const queued = row.status === 'pending' && row.event_type !== TEST_EVENT_TYPE;
+  const { outcome } = await sendAndRecord(deps, row.url, signingSecrets(row, secretKey), row, null, queued);
+  // A ping says nothing about real deliveries.
+  if (row.event_type !== TEST_EVENT_TYPE) {
+    await db('webhooks').where({ id: row.webhook_id }).update({ failing_since: outcome === 'delivered' ? null : db.raw('coalesce(failing_since, now())') });
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   DeliveryListQuerySchema,
   DeliveryListSchema,
   WebhookCreateSchema,
+  WebhookDetailSchema,
   WebhookIdParams,
   WebhookListQuerySchema,
   WebhookListSchema,
@@ -20,6 +21,7 @@ import {
 import {
   createWebhook,
   deleteWebhook,
+  getBacklog,
   getDelivery,
   getWebhook,
   listDeliveries,
@@ -90,13 +92,17 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
       method: 'get',
       path: '/webhooks/{id}',
       tag,
-      summary: 'Retrieve a webhook',
+      summary: 'Retrieve a webhook, with its backlog',
       params: WebhookIdParams,
-      response: WebhookSchema,
+      response: WebhookDetailSchema,
       responseDescription: 'The webhook',
       errors: [401, 404],
     },
-    async ({ params }, ctx) => presentWebhook(await getWebhook(db, account(ctx).id, params.id)),
+    async ({ params }, ctx) => {
+      const webhook = await getWebhook(db, account(ctx).id, params.id);
+      const { backlog, oldestPendingAt } = await getBacklog(db, webhook.id);
+      return { ...presentWebhook(webhook), backlog, oldestPendingAt: oldestPendingAt?.toISOString() ?? null };
+    },
   );
 
   route(
@@ -165,7 +171,7 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
     async ({ params }, ctx) => {
       const webhook = await getWebhook(db, account(ctx).id, params.id);
       const ping = await createTestDelivery(db, webhook.id);
-      await attemptDelivery(delivery, ping.id, { nextDelayMs: null, manual: true });
+      await attemptDelivery(delivery, ping.id);
       const { delivery: sent, attempts } = await getDelivery(db, account(ctx).id, webhook.id, ping.id);
       return presentDeliveryDetail(sent, attempts);
     },
@@ -218,7 +224,7 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
     },
     async ({ params }, ctx) => {
       const { delivery: found } = await getDelivery(db, account(ctx).id, params.id, params.deliveryId);
-      await attemptDelivery(delivery, found.id, { nextDelayMs: null, manual: true });
+      await attemptDelivery(delivery, found.id);
       const { delivery: sent, attempts } = await getDelivery(db, account(ctx).id, params.id, found.id);
       return presentDeliveryDetail(sent, attempts);
     },

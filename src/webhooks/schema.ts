@@ -110,6 +110,11 @@ export const WebhookSchema = z
   })
   .openapi('Webhook');
 
+export const WebhookDetailSchema = WebhookSchema.extend({
+  backlog: z.number().int().openapi({ description: 'Deliveries waiting to be sent or retried.' }),
+  oldestPendingAt: iso.nullable().openapi({ description: 'When the oldest waiting delivery was queued; null when none waits.' }),
+}).openapi('WebhookDetail');
+
 export const WebhookWithSecretSchema = WebhookSchema.extend({
   secret: z.string().openapi({ description: 'whsec_…: shown only on creation and rotation. Verify X-Service-Signature with it.' }),
 }).openapi('WebhookWithSecret');

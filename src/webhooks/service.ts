@@ -150,6 +150,15 @@ export async function rotateWebhookSecret(db: Db, settings: WebhookSettings, acc
   return { webhook, secret };
 }
 
+/** The deliveries of a webhook waiting to be sent or retried, and when the oldest was queued. */
+export async function getBacklog(db: Db, webhookId: string) {
+  const row = await db('webhook_deliveries')
+    .where({ webhook_id: webhookId, status: 'pending' })
+    .whereNotNull('next_retry_at')
+    .first(db.raw('count(*)::int as backlog'), db.raw('min(created_at) as oldest'));
+  return { backlog: Number(row?.backlog ?? 0), oldestPendingAt: row?.oldest ? new Date(row.oldest) : null };
+}
+
 export async function listDeliveries(db: Db, accountId: string, webhookId: string, query: DeliveryListQuery) {
   await getWebhook(db, accountId, webhookId);
   const rows: DeliveryRow[] = await db('webhook_deliveries')

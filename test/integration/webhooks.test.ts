@@ -10,7 +10,7 @@ import { createTestAccount, sharedSystem } from '../support/system';
 import { decryptSecret } from '../../src/webhooks/secrets';
 import { setAccountPlan } from '../../src/accounts/service';
 import { newId } from '../../src/ids';
-import { deliverEventWorkflowId } from '../../workflows/definitions';
+import { webhookWorkflowId } from '../../workflows/definitions';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 
@@ -190,8 +190,8 @@ describe('GET, PATCH, DELETE /api/v1/webhooks/{id}', () => {
     await createDocument(account);
     const eventOf = () => account.db('events').where({ account_id: account.account.id }).first();
     await eventually(async () => expect((await eventOf()).dispatched_at).not.to.equal(null));
-    // Nothing to deliver: the event is marked dispatched without a delivery workflow.
-    const describe = account.system.client.workflow.getHandle(deliverEventWorkflowId((await eventOf()).id)).describe();
+    // Nothing to deliver: the event is marked dispatched without waking the webhook's workflow.
+    const describe = account.system.client.workflow.getHandle(webhookWorkflowId(webhook.id)).describe();
     await describe.then(
       () => expect.fail('a delivery workflow was started'),
       (error) => expect(error.name).to.equal('WorkflowNotFoundError'),

@@ -2,8 +2,7 @@ import { expect } from 'chai';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { SigningActivities } from '../../activities/signingRequest';
-import { temporal } from '@temporalio/proto';
-import { cancelUpdate, searchAttributes, signUpdate, stateQuery, type SigningRequestInput } from '../../workflows/definitions';
+import { cancelUpdate, signUpdate, stateQuery, type SigningRequestInput } from '../../workflows/definitions';
 import { signingRequestWorkflow } from '../../workflows/signingRequest';
 import { eventually } from '../support/signing';
 import { prepareSearchAttributes } from '../../src/temporal/searchAttributes';
@@ -116,10 +115,6 @@ describe('signingRequestWorkflow timers, with time skipping', function () {
 
   before(async () => {
     env = await startTimeSkippingServer();
-    await env.connection.operatorService.addSearchAttributes({
-      namespace: 'default',
-      searchAttributes: Object.fromEntries(Object.values(searchAttributes).map(({ name }) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
-    });
     bundle = await bundleWorkflows();
   });
 

@@ -12,6 +12,7 @@ import * as documentPageSizes from './20261123000000_document_page_sizes';
 import * as documentTextExtraction from './20261124001000_document_text_extraction';
 import * as templates from './20261125000000_templates';
 import * as consolePeople from './20261126000000_console_people';
+import * as webhookQueues from './20261127100000_webhook_queues';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 const migrations: Record<string, Knex.Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261124001000_document_text_extraction': documentTextExtraction,
   '20261125000000_templates': templates,
   '20261126000000_console_people': consolePeople,
+  '20261127100000_webhook_queues': webhookQueues,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
