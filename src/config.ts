@@ -32,6 +32,8 @@ export const configSchema = z.object({
   PDF_MAX_OBJECTS: z.coerce.number().int().positive().default(100_000),
   PDF_MAX_DECOMPRESSED_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
   RATE_LIMIT_MULTIPLIER: z.coerce.number().positive().default(1),
+  /** Console sign-ups (new accounts) per client address per hour. */
+  CONSOLE_SIGNUPS_PER_HOUR: z.coerce.number().int().positive().default(20),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAIL_FROM: z.string().min(1).default('Signet <no-reply@signet.local>'),
   SENDGRID_API_KEY: z.string().optional(),

@@ -101,6 +101,7 @@ export function loginPage(frame: Frame, values: { email?: string } = {}, problem
       <input id="password" name="password" type="password" required maxlength="200" autocomplete="current-password">
       <button type="submit" class="primary">Log in</button>
     </form>
+    <p><a href="/app/password/forgot">Forgot your password?</a></p>
     <p>New to Signet? <a href="/app/signup">Create an account</a>.</p>`,
   );
 }
@@ -247,7 +248,7 @@ export function planPage(frame: Frame, { account, usage, webhooks, rateLimits }:
 export function documentsPage(frame: Frame, documents: ReturnType<typeof presentDocument>[], { q, maxBytes, problems = [] }: { q?: string; maxBytes: number; problems?: string[] }) {
   const rows = documents.map(
     (document) => html`<tr>
-      <td data-label="Name">${document.fileName}</td>
+      <td data-label="Name"><a href="/app/documents/${document.id}">${document.fileName}</a></td>
       <td data-label="Pages">${document.pageCount ?? '—'}</td>
       <td data-label="Size">${Math.ceil(document.fileSize / 1024)} KB</td>
       <td data-label="Created">${dateTime(document.createdAt)}</td>

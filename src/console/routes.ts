@@ -5,7 +5,7 @@ import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import type { File } from 'formidable';
-import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError, notFound, rateLimitExceeded, validationError } from '../errors';
 import { plans, rateLimitedOperations } from '../accounts/plans';
 import { describeUsage, type Account } from '../accounts/service';
@@ -26,6 +26,11 @@ import { findUserByPassword, getUserAndAccount, normalizeEmail, signUp, type Use
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
 import { createSessions, type Session } from './sessions';
 import * as pages from './pages';
+import { templatePages } from './templates';
+import { documentViewPages } from './documentView';
+import { requestPages } from './requests';
+import { webhookPages } from './webhooks';
+import { passwordResetPages } from './passwordReset';
 
 /** The REST API's dependencies, less what only the REST API has (its router, OpenAPI registry and key-based rate limiter). */
 export type ConsoleDeps = Omit<RouteDeps, 'router' | 'openapi' | 'rateLimit'>;
@@ -70,6 +75,8 @@ const assets: Record<string, { file: () => string; type: string }> = {
   'console.js': { file: () => path.join(__dirname, 'assets', 'console.js'), type: 'text/javascript' },
   'dashboard.js': { file: () => path.join(__dirname, 'assets', 'dashboard.js'), type: 'text/javascript' },
   'chart.umd.js': { file: chartJsFile, type: 'text/javascript' },
+  'templateEditor.js': { file: () => path.join(__dirname, 'assets', 'templateEditor.js'), type: 'text/javascript' },
+  'requests.js': { file: () => path.join(__dirname, 'assets', 'requests.js'), type: 'text/javascript' },
 };
 
 const SignupSchema = z.object({
@@ -98,6 +105,8 @@ export function consoleRoutes(deps: ConsoleDeps) {
     new RateLimiterPostgres({ storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, keyPrefix, points, duration: LOGIN_WINDOW_SECONDS });
   const failedLoginsByEmail = failedLogins('console-login-email', FAILED_LOGINS_PER_EMAIL);
   const failedLoginsByAddress = failedLogins('console-login-address', FAILED_LOGINS_PER_ADDRESS);
+  // Every sign-up attempt counts: a script creating free accounts by the hundred is refused.
+  const signupsByAddress = new RateLimiterPostgres({ storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, keyPrefix: 'console-signup-address', points: config.CONSOLE_SIGNUPS_PER_HOUR, duration: 3600 });
 
   const state = (ctx: Context): ConsoleState => ctx.state.console;
   const frame = (ctx: Context, current?: string): pages.Frame => ({ csrf: state(ctx).csrf, account: state(ctx).account, current });
@@ -158,6 +167,11 @@ export function consoleRoutes(deps: ConsoleDeps) {
   router.get('/signup', (ctx) => page(ctx, pages.signupPage(frame(ctx))));
   router.post('/signup', async (ctx) => {
     const values = form(ctx);
+    await signupsByAddress.consume(ctx.ip).catch((refused: unknown) => {
+      if (!(refused instanceof RateLimiterRes)) throw refused;
+      const retryAfter = Math.max(1, Math.ceil(refused.msBeforeNext / 1000));
+      throw rateLimitExceeded(`Too many sign-ups from this address. Try again in ${Math.ceil(retryAfter / 60)} minutes.`, { 'Retry-After': String(retryAfter) });
+    });
     try {
       const input = parseInput(SignupSchema, { accountName: values.accountName, email: values.email, password: values.password });
       const { user } = await signUp(db, input);
@@ -265,7 +279,11 @@ export function consoleRoutes(deps: ConsoleDeps) {
   });
 
   const kit: ConsoleKit = { router, deps, rateLimit, requireLogin, frame, page, account, form };
-  void kit; // each area registers here: requestPages(kit), templatePages(kit), webhookPages(kit)
+  requestPages(kit);
+  templatePages(kit);
+  documentViewPages(kit);
+  webhookPages(kit);
+  passwordResetPages(kit);
 
   return router;
 }

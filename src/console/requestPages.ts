@@ -1,0 +1,267 @@
+import type { Document } from '../documents/service';
+import type { presentSigningRequest } from '../signingRequests/presenter';
+import type { findAuditTrail } from '../signingRequests/store';
+import type { Template } from '../templates/store';
+import { requestStatuses } from '../../workflows/definitions';
+import { html, type Html } from './html';
+import { csrfField, dateTime, layout, problemList, type Frame } from './pages';
+
+// The signing-request pages of the console: the list, the send form and one request's detail.
+// /app/assets/requests.js makes the list's search live and lets the send form add and remove signers.
+
+export type RequestView = ReturnType<typeof presentSigningRequest>;
+export type AuditStep = Awaited<ReturnType<typeof findAuditTrail>>[number];
+
+/** The form fields a template can have prefilled, one per label: text, a date, or a checkbox. */
+export const prefillableFields = (template: Template) =>
+  template.fields.filter((field, index, all) => field.label !== null && ['text', 'date', 'checkbox'].includes(field.type) && all.findIndex((other) => other.label === field.label) === index);
+
+const statusBadge = (status: string) => html`<span class="badge badge-${status}">${status}</span>`;
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+export interface ListView {
+  requests: RequestView[];
+  q: string;
+  status: string;
+  hasMore: boolean;
+  problems: string[];
+}
+
+export function requestsPage(frame: Frame, { requests, q, status, hasMore, problems }: ListView) {
+  const summary = `${plural(requests.length, 'request')}${hasMore ? ' (the newest shown)' : ''}`;
+  const rows = requests.map(
+    (request) => html`<tr>
+      <td data-label="Title"><a href="/app/requests/${request.id}">${request.title}</a></td>
+      <td data-label="Status">${statusBadge(request.status)}</td>
+      <td data-label="Signers">${request.signers.map((signer) => signer.name).join(', ')}</td>
+      <td data-label="Created">${dateTime(request.createdAt)}</td>
+    </tr>`,
+  );
+  return layout(
+    frame,
+    'Signing requests',
+    html`<h1>Signing requests</h1>
+    <p><a class="button primary" href="/app/requests/new">Send a document</a></p>
+    <form method="get" action="/app/requests" class="card inline-form" role="search" id="request-filters">
+      <label for="q">Search</label>
+      <input id="q" name="q" type="search" maxlength="500" value="${q}" aria-describedby="request-count" autocomplete="off">
+      <label for="status">Status</label>
+      <select id="status" name="status">
+        <option value="">all</option>
+        ${requestStatuses.map((value) => html`<option value="${value}"${value === status ? html` selected` : ''}>${value}</option>`)}
+      </select>
+      <button type="submit">Filter</button>
+    </form>
+    <p class="hint" id="request-count" aria-live="polite">${summary}</p>
+    <div id="request-results" data-summary="${summary}">
+      ${problemList(problems)}
+      ${requests.length
+        ? html`<table class="list"><caption class="visually-hidden">Signing requests, newest first</caption>
+        <thead><tr><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Signers</th><th scope="col">Created</th></tr></thead>
+        <tbody>${rows}</tbody></table>`
+        : html`<p>${q || status ? 'No signing request matches.' : 'No signing requests yet.'}</p>`}
+    </div>`,
+    ['requests.js'],
+  );
+}
+
+export interface SendView {
+  documents: Document[];
+  templates: Template[];
+  /** The template the form sends, if any: then one signer per role and its prefill fields. */
+  template?: Template;
+  /** The form's values by field name, as posted (signers-0-name, prefill-0, …): hyphens, because the form parser reads dots and brackets as nesting. */
+  values: Record<string, string>;
+  problems: string[];
+}
+
+const DEFAULT_SIGNER_ROWS = 3;
+
+function signerRow(values: Record<string, string>, index: number, role?: string) {
+  const value = (field: string) => values[`signers-${index}-${field}`] ?? '';
+  return html`<fieldset class="signer-row">
+    <legend>${role ? html`Role: ${role}` : html`Signer ${index + 1}`}</legend>
+    ${role ? html`<input type="hidden" name="signers-${index}-role" value="${role}">` : ''}
+    <label>Name <input name="signers-${index}-name" maxlength="200" autocomplete="off" value="${value('name')}"${role ? html` required` : ''}></label>
+    <label>E-mail <input name="signers-${index}-email" type="email" maxlength="320" autocomplete="off" value="${value('email')}"${role ? html` required` : ''}></label>
+    ${role ? '' : html`<button type="button" class="remove-signer danger" hidden>Remove</button>`}
+  </fieldset>`;
+}
+
+function prefillInput(field: Template['fields'][number], index: number, values: Record<string, string>) {
+  const name = `prefill-${index}`;
+  const value = values[name] ?? '';
+  const label = html`<label for="${name}">${field.label} <span class="hint">(${field.type}, for ${field.role})</span></label>`;
+  if (field.type === 'checkbox') {
+    const option = (optionValue: string, text: string) => html`<option value="${optionValue}"${optionValue === value ? html` selected` : ''}>${text}</option>`;
+    return html`${label}<select id="${name}" name="${name}">${option('', 'let the signer choose')}${option('true', 'ticked')}${option('false', 'not ticked')}</select>`;
+  }
+  return html`${label}<input id="${name}" name="${name}" type="${field.type === 'date' ? 'date' : 'text'}" maxlength="500" value="${value}">`;
+}
+
+export function sendPage(frame: Frame, { documents, templates, template, values, problems }: SendView) {
+  const chosen = (field: string, option: string) => (values[field] === option ? html` selected` : '');
+  const rowCount = Math.max(DEFAULT_SIGNER_ROWS, ...Object.keys(values).map((key) => Number(/^signers-(\d+)-/.exec(key)?.[1] ?? -1) + 1));
+  const signerRows: Html[] = template
+    ? template.roles.map((role, index) => signerRow(values, index, role.name))
+    : Array.from({ length: rowCount }, (_, index) => signerRow(values, index));
+  const fields = template ? prefillableFields(template) : [];
+  const order = values.signingOrder ?? 'parallel';
+
+  const source = template
+    ? html`<input type="hidden" name="template_id" value="${template.id}">
+      <p>From the template <strong>${template.name}</strong> (${plural(template.pageCount, 'page')}). <a href="/app/requests/new">Send a document instead</a></p>`
+    : html`<label for="document_id">Document</label>
+      <select id="document_id" name="document_id" required>
+        <option value="">Choose a document</option>
+        ${documents.map((document) => html`<option value="${document.id}"${chosen('document_id', document.id)}>${document.fileName}</option>`)}
+      </select>
+      ${documents.length ? '' : html`<p class="hint">No document with its PDF yet: <a href="/app/documents">upload one</a> first.</p>`}`;
+
+  const templatePicker =
+    !template && templates.length
+      ? html`<form method="get" action="/app/requests/new" class="card inline-form">
+        <label for="template">Or start from a template</label>
+        <select id="template" name="template">${templates.map((candidate) => html`<option value="${candidate.id}">${candidate.name}</option>`)}</select>
+        <button type="submit">Use template</button>
+      </form>`
+      : '';
+
+  return layout(
+    frame,
+    'Send a document',
+    html`<h1>Send a document for signing</h1>
+    ${problemList(problems)}
+    ${templatePicker}
+    <form method="post" action="/app/requests" class="card stack send-form">
+      ${csrfField(frame.csrf)}
+      ${source}
+      <label for="title">Title</label>
+      <input id="title" name="title" required maxlength="200" value="${values.title ?? ''}" aria-describedby="title-hint">
+      <p id="title-hint" class="hint">The subject of the e-mail the signers receive.</p>
+      <label for="message">Message</label>
+      <textarea id="message" name="message" rows="3" maxlength="5000">${values.message ?? ''}</textarea>
+      <h2>Signers</h2>
+      ${template ? '' : html`<p class="hint">Leave a row empty to skip it.</p>`}
+      <div id="signers"${template ? '' : html` data-editable="true"`}>${signerRows}</div>
+      ${template ? '' : html`<button type="button" id="add-signer" hidden>Add a signer</button>`}
+      ${fields.length
+        ? html`<h2>Prefilled values</h2><p class="hint">Fixed for the signers; leave empty to let them fill it.</p>
+        ${fields.map((field, index) => prefillInput(field, index, values))}`
+        : ''}
+      <fieldset>
+        <legend>Signing order</legend>
+        <label class="choice"><input type="radio" name="signingOrder" value="parallel"${order === 'parallel' ? html` checked` : ''}> Everyone at once</label>
+        <label class="choice"><input type="radio" name="signingOrder" value="sequential"${order === 'sequential' ? html` checked` : ''}> One after another, in this order</label>
+      </fieldset>
+      <label for="expiresInDays">Expires after (days)</label>
+      <input id="expiresInDays" name="expiresInDays" type="number" min="1" max="365" value="${values.expiresInDays ?? '30'}">
+      <label for="reminderEveryDays">Remind every (days, 0 = never)</label>
+      <input id="reminderEveryDays" name="reminderEveryDays" type="number" min="0" max="30" value="${values.reminderEveryDays ?? '3'}">
+      <button type="submit" class="primary">Send</button>
+    </form>`,
+    ['requests.js'],
+  );
+}
+
+const stageText: Record<string, string> = {
+  awaiting_signers: 'Waiting for signatures',
+  sealing: 'Every signer has signed: the sealed PDF is being made',
+  finished: 'Finished',
+};
+
+function progressSection(request: RequestView) {
+  const { progress } = request;
+  const names = progress.waitingFor.map((id) => request.signers.find((signer) => signer.id === id)?.name ?? id);
+  return html`<section class="card" aria-labelledby="progress-heading">
+    <h2 id="progress-heading">Progress</h2>
+    <p><strong id="stage" data-stage="${progress.stage}">${stageText[progress.stage]}</strong>${progress.stage === 'finished' ? html`: ${request.status}` : ''}</p>
+    ${names.length ? html`<p>Waiting for: ${names.join(', ')}</p>` : ''}
+    ${progress.sealing
+      ? html`<p>Sealing attempts failed so far: ${progress.sealing.attempts}${progress.sealing.lastError ? html` (last error: ${progress.sealing.lastError})` : ''}.
+        ${progress.sealing.nextAttemptAt ? html`Next attempt: ${dateTime(progress.sealing.nextAttemptAt)}.` : ''}</p>`
+      : ''}
+  </section>`;
+}
+
+function actions(frame: Frame, request: RequestView) {
+  const pending = request.status === 'pending';
+  return html`<section class="card" aria-labelledby="actions-heading">
+    <h2 id="actions-heading">Actions</h2>
+    <div class="actions">
+      ${request.sealedSha256 ? html`<a class="button primary" href="/app/requests/${request.id}/document" download>Download sealed PDF</a>` : ''}
+      <a class="button" href="/app/requests/${request.id}/audit-trail.json" download>Download audit trail (JSON)</a>
+      ${pending
+        ? html`<form method="post" action="/app/requests/${request.id}/remind">${csrfField(frame.csrf)}<button type="submit">Remind signers</button></form>`
+        : ''}
+    </div>
+    ${pending
+      ? html`<form method="post" action="/app/requests/${request.id}/cancel" class="stack cancel-form" data-confirm="Cancel “${request.title}”? The signers can no longer sign.">
+        ${csrfField(frame.csrf)}
+        <label for="reason">Reason for cancelling (optional)</label>
+        <textarea id="reason" name="reason" rows="2" maxlength="1000"></textarea>
+        <button type="submit" class="danger">Cancel request</button>
+      </form>`
+      : ''}
+  </section>`;
+}
+
+function signerTimeline(request: RequestView) {
+  const rows = request.signers.map(
+    (signer) => html`<tr>
+      <td data-label="Order">${signer.order}</td>
+      <td data-label="Signer"><span class="who">${signer.name}<br><span class="hint">${signer.email}</span></span></td>
+      <td data-label="Status">${statusBadge(signer.status)}</td>
+      <td data-label="E-mailed">${signer.notifiedAt ? dateTime(signer.notifiedAt) : '—'}</td>
+      <td data-label="Viewed">${signer.viewedAt ? dateTime(signer.viewedAt) : '—'}</td>
+      <td data-label="Signed">${signer.signedAt ? dateTime(signer.signedAt) : '—'}</td>
+      <td data-label="Declined">${signer.declinedAt ? html`${dateTime(signer.declinedAt)}${signer.declineReason ? html`: ${signer.declineReason}` : ''}` : '—'}</td>
+    </tr>`,
+  );
+  return html`<section class="card" aria-labelledby="signers-heading">
+    <h2 id="signers-heading">Signers</h2>
+    <table class="list compact" id="signer-timeline"><caption class="visually-hidden">Each signer's steps</caption>
+      <thead><tr><th scope="col">Order</th><th scope="col">Signer</th><th scope="col">Status</th><th scope="col">E-mailed</th><th scope="col">Viewed</th><th scope="col">Signed</th><th scope="col">Declined</th></tr></thead>
+      <tbody>${rows}</tbody>
+    </table>
+  </section>`;
+}
+
+function auditTrail(steps: AuditStep[]) {
+  return html`<section class="card" aria-labelledby="audit-heading">
+    <h2 id="audit-heading">Audit trail</h2>
+    <ol class="feed" id="audit-trail">${steps.map(
+      (step) => html`<li>${dateTime(step.at)} <strong>${step.action}</strong> ${step.signerEmail ?? step.actor ?? ''}${step.ipAddress ? html` <span class="hint">from ${step.ipAddress}</span>` : ''}</li>`,
+    )}</ol>
+  </section>`;
+}
+
+export interface DetailView {
+  request: RequestView;
+  documentName: string;
+  steps: AuditStep[];
+  notice?: string;
+}
+
+export function requestPage(frame: Frame, { request, documentName, steps, notice }: DetailView) {
+  return layout(
+    frame,
+    request.title,
+    html`<p><a href="/app/requests">← Signing requests</a></p>
+    <h1>${request.title}</h1>
+    ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
+    <dl class="card facts">
+      <dt>Status</dt><dd id="request-status">${statusBadge(request.status)}</dd>
+      <dt>Document</dt><dd>${documentName}</dd>
+      <dt>Signing order</dt><dd>${request.signingOrder === 'sequential' ? 'one after another' : 'everyone at once'}</dd>
+      <dt>Sent</dt><dd>${dateTime(request.createdAt)}</dd>
+      <dt>${request.completedAt ? 'Completed' : 'Expires'}</dt><dd>${dateTime(request.completedAt ?? request.expiresAt)}</dd>
+      ${request.message ? html`<dt>Message</dt><dd>${request.message}</dd>` : ''}
+    </dl>
+    ${progressSection(request)}
+    ${actions(frame, request)}
+    ${signerTimeline(request)}
+    ${auditTrail(steps)}`,
+    ['console.js'],
+  );
+}

@@ -1,0 +1,177 @@
+import type { Context } from 'koa';
+import { idParam } from '../api/route';
+import { parseInput, z } from '../api/validation';
+import { getDocuments, listDocuments } from '../documents/service';
+import { AppError, notFound } from '../errors';
+import { SearchQuerySchema } from '../search/schema';
+import { searchAccount } from '../search/service';
+import { presentSigningRequest } from '../signingRequests/presenter';
+import { CancelSchema, SigningRequestCreateSchema, SigningRequestListQuerySchema } from '../signingRequests/schema';
+import { cancelSigningRequest, createSigningRequest, getSealedDocument, getSigningRequest, remindSigners } from '../signingRequests/service';
+import { findAuditTrail, listSigningRequests } from '../signingRequests/store';
+import { getTemplate, listTemplates } from '../templates/service';
+import type { Template } from '../templates/store';
+import * as pages from './requestPages';
+import type { ConsoleKit } from './routes';
+
+const IdParams = z.object({ id: idParam('signingRequest', 'Signing request') });
+const TemplateIdParams = z.object({ id: idParam('template', 'Template') });
+const LIST_LIMIT = 100;
+
+// The form's field names, as the person reads them in a problem ("signers.1.email …" → "Signer 2 e-mail …").
+const fieldLabels: Record<string, string> = { document_id: 'Document', template_id: 'Template', title: 'Title', message: 'Message', signingOrder: 'Signing order', expiresInDays: 'Expiry (days)', reminderEveryDays: 'Reminder interval (days)', name: 'name', email: 'e-mail', role: 'role' };
+
+/** The signing-request pages: the same services and schemas as /api/v1/signatures, with a session instead of a key. */
+export function requestPages({ router, deps, rateLimit, requireLogin, frame, page, account, form }: ConsoleKit) {
+  const { db, config, search, temporal } = deps;
+  // Read at request time: with PORT=0 the public URL is settled only once the server listens.
+  const signingDeps = () => ({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, publicUrl: config.publicUrl });
+
+  // A path id that cannot exist is a 404, before any query (as on the REST API).
+  const requestId = (ctx: Context) => {
+    const parsed = IdParams.safeParse(ctx.params);
+    if (!parsed.success) throw notFound('Signing request');
+    return parsed.data.id;
+  };
+  const templateOf = (ctx: Context, id: string) => {
+    if (!TemplateIdParams.safeParse({ id }).success) throw notFound('Template');
+    return getTemplate(db, account(ctx).id, id);
+  };
+  const seeOther = (ctx: Context, location: string) => {
+    ctx.status = 303;
+    ctx.redirect(location);
+  };
+
+  // --- The list: newest first, or search hits when there is search text ---
+  router.get('/requests', requireLogin, async (ctx) => {
+    const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim() : '';
+    const status = typeof ctx.query.status === 'string' ? ctx.query.status : '';
+    const view = { q, status, requests: [] as pages.RequestView[], hasMore: false, problems: [] as string[] };
+    try {
+      const filter = { status: status || undefined, limit: String(LIST_LIMIT) };
+      if (q) {
+        const found = await searchAccount({ db, search }, account(ctx).id, parseInput(SearchQuerySchema, { ...filter, q, type: 'signing_request' }));
+        view.requests = found.data as unknown as pages.RequestView[];
+        view.hasMore = found.pagination.hasMore;
+      } else {
+        const found = await listSigningRequests(db, account(ctx).id, parseInput(SigningRequestListQuerySchema, filter));
+        view.requests = found.data.map((record) => presentSigningRequest(record));
+        view.hasMore = found.hasMore;
+      }
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      return page(ctx, pages.requestsPage(frame(ctx, '/app/requests'), { ...view, problems: error.details ?? [error.message] }), error.status);
+    }
+    page(ctx, pages.requestsPage(frame(ctx, '/app/requests'), view));
+  });
+
+  // --- The send form: a document, or a template (?template=tpl_…) with a signer per role ---
+  const sendForm = async (ctx: Context, values: Record<string, string>, template?: Template, problems: string[] = [], status = 200) => {
+    const [documents, templates] = await Promise.all([
+      listDocuments(db, account(ctx).id, { limit: LIST_LIMIT, status: 'ready' }),
+      template ? { data: [] } : listTemplates(db, account(ctx).id, { limit: LIST_LIMIT }),
+    ]);
+    page(ctx, pages.sendPage(frame(ctx, '/app/requests'), { documents: documents.data, templates: templates.data, template, values, problems }), status);
+  };
+
+  router.get('/requests/new', requireLogin, async (ctx) => {
+    const { template, document } = ctx.query;
+    await sendForm(ctx, typeof document === 'string' ? { document_id: document } : {}, typeof template === 'string' && template ? await templateOf(ctx, template) : undefined);
+  });
+
+  router.post('/requests', requireLogin, rateLimit('POST /signatures'), async (ctx) => {
+    const values = form(ctx);
+    // A template that cannot be found is reported by createSigningRequest, as the API reports it.
+    const template = values.template_id ? await templateOf(ctx, values.template_id).catch(() => undefined) : undefined;
+    const { input, rows } = requestInput(values, template);
+    try {
+      const created = await createSigningRequest(signingDeps(), account(ctx), parseInput(SigningRequestCreateSchema, input));
+      seeOther(ctx, `/app/requests/${created.request.id}`);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      await sendForm(ctx, values, template, (error.details ?? [error.message]).map((problem) => readable(problem, rows)), error.status);
+    }
+  });
+
+  // --- One request ---
+  router.get('/requests/:id', requireLogin, async (ctx) => {
+    const id = requestId(ctx);
+    const found = await getSigningRequest(signingDeps(), account(ctx).id, id);
+    const [steps, [document]] = await Promise.all([findAuditTrail(db, account(ctx).id, id), getDocuments(db, account(ctx).id, [found.request.documentId])]);
+    const reminded = Number(ctx.query.reminded);
+    const notice = Number.isInteger(reminded) && reminded >= 0 && ctx.query.reminded !== undefined ? `Reminded ${reminded} signer${reminded === 1 ? '' : 's'}.` : undefined;
+    const request = presentSigningRequest(found);
+    page(ctx, pages.requestPage(frame(ctx, '/app/requests'), { request, documentName: document?.fileName ?? request.documentId, steps, notice }));
+  });
+
+  router.post('/requests/:id/remind', requireLogin, async (ctx) => {
+    const id = requestId(ctx);
+    const { remindedSignerIds } = await remindSigners(signingDeps(), account(ctx).id, id);
+    seeOther(ctx, `/app/requests/${id}?reminded=${remindedSignerIds.length}`);
+  });
+
+  router.post('/requests/:id/cancel', requireLogin, async (ctx) => {
+    const id = requestId(ctx);
+    const { reason } = parseInput(CancelSchema, { reason: form(ctx).reason?.trim() || undefined });
+    await cancelSigningRequest(signingDeps(), account(ctx).id, id, reason);
+    seeOther(ctx, `/app/requests/${id}`);
+  });
+
+  router.get('/requests/:id/document', requireLogin, async (ctx) => {
+    const { content, fileName } = await getSealedDocument(db, account(ctx).id, requestId(ctx));
+    ctx.type = 'application/pdf';
+    ctx.set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(fileName)}`);
+    ctx.body = content;
+  });
+
+  router.get('/requests/:id/audit-trail.json', requireLogin, async (ctx) => {
+    const id = requestId(ctx);
+    const steps = await findAuditTrail(db, account(ctx).id, id);
+    ctx.type = 'application/json';
+    ctx.set('Content-Disposition', `attachment; filename="audit-trail-${id}.json"`);
+    ctx.body = { data: steps.map((step) => ({ ...step, at: step.at.toISOString() })) };
+  });
+}
+
+/**
+ * The API's request body from the form: signer rows left empty are skipped (the page shows a few), and
+ * `rows` maps each signer sent back to its row on the page. Numbers stay strings when they are not numbers,
+ * so the schema names the problem.
+ */
+function requestInput(values: Record<string, string>, template?: Template) {
+  const indexes = [...new Set(Object.keys(values).flatMap((key) => /^signers-(\d{1,2})-(name|email)$/.exec(key)?.[1] ?? []))].map(Number).sort((a, b) => a - b);
+  const rows = indexes.filter((index) => values[`signers-${index}-name`]?.trim() || values[`signers-${index}-email`]?.trim());
+  const signers = rows.map((index) => {
+    const role = values[`signers-${index}-role`];
+    return { name: values[`signers-${index}-name`]?.trim() ?? '', email: values[`signers-${index}-email`]?.trim() ?? '', ...(role ? { role } : {}) };
+  });
+  const prefill = Object.fromEntries(
+    (template ? pages.prefillableFields(template) : []).flatMap((field, index) => {
+      const value = values[`prefill-${index}`]?.trim();
+      if (!value) return [];
+      return [[field.label!, field.type === 'checkbox' ? value === 'true' : value]];
+    }),
+  );
+  const number = (value: string | undefined) => (value?.trim() ? (Number.isFinite(Number(value)) ? Number(value) : value) : undefined);
+  const source = values.template_id ? { template_id: values.template_id } : { document_id: values.document_id || undefined };
+  return {
+    input: {
+      ...source,
+      title: values.title ?? '',
+      message: values.message?.trim() || undefined,
+      signers,
+      ...(Object.keys(prefill).length ? { prefill } : {}),
+      signingOrder: values.signingOrder ?? 'parallel',
+      expiresInDays: number(values.expiresInDays),
+      reminderEveryDays: number(values.reminderEveryDays),
+    },
+    rows,
+  };
+}
+
+/** A problem of the API's body in the form's words: "signers.0.email must …" → "Signer 1 e-mail must …". */
+function readable(problem: string, rows: number[]) {
+  return problem
+    .replace(/^signers\.(\d+)\.(\w+)/, (_, index: string, field: string) => `Signer ${(rows[Number(index)] ?? Number(index)) + 1} ${fieldLabels[field] ?? field}`)
+    .replace(/^(\w+)(?= )/, (field: string) => fieldLabels[field] ?? field);
+}

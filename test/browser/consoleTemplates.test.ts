@@ -1,0 +1,238 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { createApiKey } from '../../src/apiKeys/service';
+import { client, type Request } from '../support/http';
+import { makePdf } from '../support/pdfs';
+import { sharedSystem } from '../support/system';
+
+// The template editor in real headless Chromium: fields drawn with the mouse (on a desktop) or added by
+// their position (on a phone), text tags detected, the template saved and previewed, the document view.
+
+const screenshots = path.join('test-output', 'screenshots', 'console');
+const PAGE = { width: 595, height: 842 };
+const phone: BrowserContextOptions = { viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+const desktop: BrowserContextOptions = { viewport: { width: 1280, height: 900 } };
+
+interface Field {
+  role: string;
+  type: string;
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+async function makeTaggedPdf() {
+  const pdf = await PDFDocument.create();
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  pdf.addPage([PAGE.width, PAGE.height]).drawText('Tagged lease', { x: 60, y: 760, size: 22, font });
+  const second = pdf.addPage([PAGE.width, PAGE.height]);
+  second.drawText('{{signature:tenant}}', { x: 60, y: 300, size: 20, font });
+  second.drawText('{{date:tenant}}', { x: 360, y: 300, size: 14, font });
+  return Buffer.from(await pdf.save());
+}
+
+describe('the console’s template editor and document view (headless Chromium)', function () {
+  this.timeout(120_000);
+  let browser: Browser;
+  let context: BrowserContext;
+  let baseUrl: string;
+  let problems: string[];
+
+  before(async () => {
+    fs.mkdirSync(screenshots, { recursive: true });
+    baseUrl = (await sharedSystem()).url!;
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  afterEach(async () => {
+    await context?.close();
+    expect(problems, 'console errors and CSP violations').to.deep.equal([]);
+  });
+
+  async function openPage(options: BrowserContextOptions, url: string): Promise<Page> {
+    context = await browser.newContext(options);
+    problems = [];
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      // The refused save's 400 is part of the story; any other error is not.
+      const refusedSave = message.text().includes('status of 400') && message.location().url.endsWith('/app/templates');
+      if (message.type() === 'error' && !refusedSave) problems.push(`${message.text()} (${message.location().url})`);
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('request', (request) => {
+      if (!request.url().startsWith(baseUrl) && !request.url().startsWith('data:')) problems.push(`off-site request: ${request.url()}`);
+    });
+    page.on('dialog', (dialog) => dialog.accept());
+    await page.goto(url);
+    return page;
+  }
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(screenshots, `templates-${name}.png`), fullPage: true });
+  const expectNoSideways = async (page: Page) => expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(page.viewportSize()!.width);
+
+  /** Signs up in the page; answers a REST client with a key of the new account. */
+  async function signUp(page: Page, name: string): Promise<Request> {
+    const email = `editor-${Math.random().toString(36).slice(2)}@example.com`;
+    await page.getByLabel('Account name').fill(name);
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill('a long enough password');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.getByRole('heading', { name }).waitFor();
+    const db = (await sharedSystem()).database.knex;
+    const { account_id: accountId } = await db('users').where({ email }).first('account_id');
+    return client(baseUrl, (await createApiKey(db, accountId, 'browser test')).secret);
+  }
+
+  async function uploadDocument(api: Request, fileName: string, pdf: Buffer): Promise<string> {
+    const response = await api('POST', '/api/v1/documents', { json: { fileName, fileSize: pdf.length, content: pdf.toString('base64') } });
+    expect(response.status, JSON.stringify(response.body)).to.equal(201);
+    return response.body.id;
+  }
+
+  /** Waits until every page image in view has loaded. */
+  const imagesLoaded = (page: Page, selector: string) =>
+    page.waitForFunction((css) => [...document.querySelectorAll<HTMLImageElement>(css)].every((image) => image.complete && image.naturalWidth > 0), selector);
+
+  it('on a desktop: draws a field with the mouse, fixes what the save refuses, and lands on the preview with the field where it was drawn', async () => {
+    const page = await openPage(desktop, `${baseUrl}/app/signup`);
+    const api = await signUp(page, 'Drawing desk');
+    const documentId = await uploadDocument(api, 'lease.pdf', await makePdf(['Residential lease', 'Signatures']));
+
+    // From the document view to the editor.
+    await page.goto(`${baseUrl}/app/documents/${documentId}`);
+    await page.getByRole('link', { name: 'Create template' }).click();
+    const image = page.getByRole('img', { name: 'Page 1 of lease.pdf' });
+    await imagesLoaded(page, '.page-frame img[alt="Page 1 of lease.pdf"]');
+    expect(await page.getByLabel('Document').inputValue()).to.equal(documentId);
+
+    // Drag across page 1: from 10 % / 70 % to 50 % / 78 % of the image.
+    await image.evaluate((element) => element.scrollIntoView({ block: 'center' }));
+    const box = (await image.boundingBox())!;
+    const from = { x: box.x + box.width * 0.1, y: box.y + box.height * 0.7 };
+    const to = { x: box.x + box.width * 0.5, y: box.y + box.height * 0.78 };
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    await page.mouse.move((from.x + to.x) / 2, (from.y + to.y) / 2, { steps: 4 });
+    await page.mouse.move(to.x, to.y, { steps: 4 });
+    await page.mouse.up();
+    await page.getByText('Field 1 added').waitFor();
+    const fieldOne = page.getByRole('listitem').filter({ hasText: 'Field 1 ·' });
+    expect(await page.evaluate(() => document.activeElement?.id), 'the new field’s role has the focus').to.equal('field-1-role');
+    expect(await page.locator('.page-frame[data-page="1"] .field-box').count()).to.equal(1);
+
+    // Pick the role and, first, a type that leaves the role without a signature: the save lists the problem.
+    await fieldOne.getByLabel('Role', { exact: true }).fill('tenant');
+    await fieldOne.getByLabel('Type', { exact: true }).selectOption('text');
+    await page.getByRole('button', { name: 'Save template' }).click();
+    const alert = page.locator('#editor-problems');
+    await alert.getByText('roles.0 ("tenant") must have at least one signature field').waitFor();
+    await shot(page, 'editor-problems');
+    await fieldOne.getByLabel('Type', { exact: true }).selectOption('signature');
+    await page.getByLabel('Template name').fill('Lease for tenants');
+    await page.getByRole('button', { name: 'Save template' }).click();
+
+    await page.waitForURL(/\/app\/templates\/tpl_[0-9a-z]{26}$/);
+    await page.getByRole('heading', { name: 'Lease for tenants' }).waitFor();
+    await imagesLoaded(page, '.doc-pages img');
+    await shot(page, 'preview-desktop');
+    const templateId = page.url().split('/').pop()!;
+    expect(await page.getByRole('link', { name: 'Send for signature' }).getAttribute('href')).to.equal(`/app/requests/new?templateId=${templateId}`);
+
+    const template = await api('GET', `/api/v1/templates/${templateId}`);
+    expect(template.status).to.equal(200);
+    expect(template.body.roles).to.deep.equal([{ name: 'tenant', order: 1 }]);
+    const [field] = template.body.fields as Field[];
+    expect(field).to.include({ role: 'tenant', type: 'signature', page: 1 });
+    // Where it was drawn, in points from the bottom-left corner (within a point or two of mouse rounding).
+    expect(field.x).to.be.closeTo(PAGE.width * 0.1, 2);
+    expect(field.width).to.be.closeTo(PAGE.width * 0.4, 2);
+    expect(field.y).to.be.closeTo(PAGE.height * (1 - 0.78), 2);
+    expect(field.height).to.be.closeTo(PAGE.height * 0.08, 2);
+  });
+
+  it('on a desktop: detects text tags and saves their fields, the tags taken off the template’s copy', async () => {
+    const page = await openPage(desktop, `${baseUrl}/app/signup`);
+    const api = await signUp(page, 'Tag desk');
+    const documentId = await uploadDocument(api, 'tagged.pdf', await makeTaggedPdf());
+    await page.goto(`${baseUrl}/app/templates/new?documentId=${documentId}`);
+    await page.getByRole('button', { name: 'Detect text tags' }).click();
+    await page.getByText('Found 2 fields in text tags for tenant.').waitFor();
+    expect(await page.locator('.page-frame[data-page="2"] .field-box.detected').count()).to.equal(2);
+    await page.locator('.page-frame[data-page="2"]').scrollIntoViewIfNeeded();
+    await imagesLoaded(page, '.page-frame img');
+    await shot(page, 'editor-detected');
+    await page.getByRole('button', { name: 'Save template' }).click();
+    await page.waitForURL(/\/app\/templates\/tpl_/);
+    const template = await api('GET', `/api/v1/templates/${page.url().split('/').pop()}`);
+    expect((template.body.fields as Field[]).map(({ type, page: number }) => [type, number])).to.deep.equal([
+      ['signature', 2],
+      ['date', 2],
+    ]);
+    expect(template.body.name).to.equal('tagged');
+    const document = await api('GET', `/api/v1/documents/${documentId}`);
+    expect(template.body.sha256, 'the copy without its tags differs from the original').not.to.equal(document.body.sha256);
+  });
+
+  it('on a phone: adds a field by its position with the keyboard alone, saves, and reads the preview and the document view', async () => {
+    const page = await openPage(phone, `${baseUrl}/app/signup`);
+    const api = await signUp(page, 'Phone owner');
+    const documentId = await uploadDocument(api, 'a rather long contract name for a small screen.pdf', await makePdf(['Contract', 'Signatures']));
+
+    await page.goto(`${baseUrl}/app/documents`);
+    await page.getByRole('link', { name: 'a rather long contract name for a small screen.pdf' }).click();
+    await page.getByRole('heading', { name: 'a rather long contract name for a small screen.pdf' }).waitFor();
+    const firstPage = page.getByRole('img', { name: 'Page 1 of a rather long contract name for a small screen.pdf' });
+    expect(await firstPage.getAttribute('loading')).to.equal('lazy');
+    await imagesLoaded(page, '.doc-pages li:first-child img');
+    await expectNoSideways(page);
+    await shot(page, 'document-view-phone');
+
+    await page.getByRole('link', { name: 'Create template' }).click();
+    await page.locator('#new-field').getByLabel('Role').waitFor();
+    expect(page.url()).to.equal(`${baseUrl}/app/templates/new?documentId=${documentId}`);
+    await expectNoSideways(page);
+    await shot(page, 'editor-phone');
+    // Keyboard only: tab into the new-field form and fill it.
+    await page.locator('#new-field').getByLabel('Role').focus();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('buyer');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Seller notes'); // the label: a signature field may carry one
+    for (const [name, value] of [['Page', '2'], ['X', '100'], ['Y', '120'], ['Width', '200'], ['Height', '50']]) {
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.id)).to.equal(`new-${name.toLowerCase()}`);
+      await page.keyboard.press('ControlOrMeta+a');
+      await page.keyboard.type(value);
+    }
+    await page.keyboard.press('Enter');
+    await page.getByText('Field 1 added: signature for buyer, page 2 · x 100, y 120 · 200 × 50 pt.').waitFor();
+    await expectNoSideways(page);
+    await page.getByRole('button', { name: 'Save template' }).click();
+    await page.waitForURL(/\/app\/templates\/tpl_/);
+    await expectNoSideways(page);
+    await shot(page, 'preview-phone');
+
+    const template = await api('GET', `/api/v1/templates/${page.url().split('/').pop()}`);
+    expect(template.body.fields).to.deep.equal([{ role: 'buyer', type: 'signature', required: true, label: 'Seller notes', page: 2, x: 100, y: 120, width: 200, height: 50 }]);
+
+    await page.getByRole('link', { name: 'Templates' }).first().click();
+    await page.getByRole('row').filter({ hasText: 'a rather long contract name' }).waitFor();
+    await expectNoSideways(page);
+    await shot(page, 'list-phone');
+    await page.getByRole('button', { name: /^Delete a rather long contract name/ }).click();
+    await page.getByText('No templates yet.').waitFor();
+  });
+});

@@ -1,0 +1,312 @@
+import { expect } from 'chai';
+import { createApiKey } from '../../src/apiKeys/service';
+import { client } from '../support/http';
+import { makePdf } from '../support/pdfs';
+import { eventually } from '../support/signing';
+import { sharedSystem } from '../support/system';
+
+/** A browser-like client: keeps cookies, never follows redirects, and reads the CSRF token from each page. */
+function consoleClient(baseUrl: string) {
+  const cookies = new Map<string, string>();
+  let csrf = '';
+  async function request(method: string, path: string, options: { form?: Record<string, string>; body?: FormData; headers?: Record<string, string> } = {}) {
+    const headers: Record<string, string> = { Accept: 'text/html', ...options.headers };
+    if (cookies.size) headers.Cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    let body: BodyInit | undefined = options.body;
+    if (options.form) {
+      headers['Content-Type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(options.form).toString();
+    }
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const [name, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
+      if (value) cookies.set(name, value);
+      else cookies.delete(name);
+    }
+    const bytes = Buffer.from(await response.arrayBuffer());
+    const text = bytes.toString();
+    csrf = /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? csrf;
+    return { status: response.status, headers: response.headers, text, bytes, location: response.headers.get('location') };
+  }
+  return {
+    request,
+    get csrf() {
+      return csrf;
+    },
+    /** Posts a form with the token of the last page loaded. */
+    post(action: string, fields: Record<string, string> = {}) {
+      return request('POST', action, { form: { _csrf: csrf, ...fields } });
+    },
+  };
+}
+
+type Browser = ReturnType<typeof consoleClient>;
+
+const PASSWORD = 'correct horse battery';
+
+describe('the console’s signing requests (/app/requests)', function () {
+  this.timeout(90_000);
+  let baseUrl: string;
+  let db: Awaited<ReturnType<typeof sharedSystem>>['database']['knex'];
+
+  before(async () => {
+    const system = await sharedSystem();
+    baseUrl = system.url!;
+    db = system.database.knex;
+  });
+
+  /** A fresh account signed up in the console, logged in, with an API key for setting things up. */
+  async function signedUp() {
+    const browser = consoleClient(baseUrl);
+    const email = `requests-${Math.random().toString(36).slice(2)}@example.com`;
+    await browser.request('GET', '/app/signup');
+    const response = await browser.post('/app/signup', { accountName: 'Acme Ltd', email, password: PASSWORD });
+    expect(response.status, response.text).to.equal(303);
+    const { account_id: accountId } = await db('users').where({ email }).first('account_id');
+    const { secret } = await createApiKey(db, accountId);
+    return { browser, api: client(baseUrl, secret), accountId };
+  }
+
+  /** A PDF uploaded through the console's upload endpoint. */
+  async function uploaded(browser: Browser, fileName = 'contract.pdf') {
+    await browser.request('GET', '/app/documents');
+    const body = new FormData();
+    body.append('file', new Blob([new Uint8Array(await makePdf(['A contract', 'Page two']))], { type: 'application/pdf' }), fileName);
+    const response = await browser.request('POST', '/app/documents', { body, headers: { 'X-CSRF-Token': browser.csrf, Accept: 'application/json' } });
+    expect(response.status, response.text).to.equal(201);
+    return JSON.parse(response.text).id as string;
+  }
+
+  const twoSigners = { 'signers-0-name': 'Ada Lovelace', 'signers-0-email': 'ada@example.com', 'signers-1-name': 'Alan Turing', 'signers-1-email': 'alan@example.com', 'signers-2-name': '', 'signers-2-email': '' };
+
+  /** Sends a document from the console's form; answers the new request's id. */
+  async function sent(browser: Browser, documentId: string, fields: Record<string, string> = {}) {
+    await browser.request('GET', '/app/requests/new');
+    const response = await browser.post('/app/requests', { document_id: documentId, title: 'Services agreement', message: 'Please sign.', ...twoSigners, signingOrder: 'parallel', expiresInDays: '30', reminderEveryDays: '3', ...fields });
+    expect(response.status, response.text).to.equal(303);
+    const id = /^\/app\/requests\/(sr_[0-9a-z]{26})$/.exec(response.location ?? '')?.[1];
+    expect(id, response.location ?? '').to.be.a('string');
+    return id!;
+  }
+
+  describe('GET /app/requests/new and POST /app/requests', () => {
+    it('needs a login', async () => {
+      const response = await consoleClient(baseUrl).request('GET', '/app/requests/new');
+      expect([response.status, response.location]).to.deep.equal([302, '/app/login']);
+    });
+
+    it('offers the account’s ready documents and three empty signer rows; sends to the signers in order', async () => {
+      const { browser, api } = await signedUp();
+      const documentId = await uploaded(browser);
+      const form = await browser.request('GET', '/app/requests/new');
+      expect(form.status).to.equal(200);
+      expect(form.text).to.contain(`<option value="${documentId}">contract.pdf</option>`);
+      expect(form.text.match(/<fieldset class="signer-row">/g)).to.have.length(3);
+      expect(form.text).to.contain('<label for="title">Title</label>').and.contain('<label>E-mail <input name="signers-2-email"');
+
+      const id = await sent(browser, documentId, { signingOrder: 'sequential', expiresInDays: '7' });
+      const viaApi = await api('GET', `/api/v1/signatures/${id}`);
+      expect(viaApi.body).to.include({ documentId, title: 'Services agreement', message: 'Please sign.', signingOrder: 'sequential', reminderEveryDays: 3 });
+      expect(viaApi.body.signers.map((signer: { email: string }) => signer.email)).to.deep.equal(['ada@example.com', 'alan@example.com']);
+      expect(Date.parse(viaApi.body.expiresAt) - Date.now()).to.be.within(6.9 * 86_400_000, 7 * 86_400_000);
+
+      const detail = await browser.request('GET', `/app/requests/${id}`);
+      expect(detail.status).to.equal(200);
+      expect(detail.text).to.contain('<h1>Services agreement</h1>').and.contain('contract.pdf').and.contain('Ada Lovelace').and.contain('Alan Turing');
+      expect(detail.text).to.match(/id="request-status"><span class="badge badge-pending">pending<\/span>/);
+      expect(detail.text).to.contain('data-stage="awaiting_signers"').and.contain('<strong>created</strong>');
+      expect(detail.text, 'no sealed PDF yet').not.to.contain('Download sealed PDF');
+    });
+
+    it('re-renders the form with the person’s values and every problem (400), and creates nothing', async () => {
+      const { browser, accountId } = await signedUp();
+      const documentId = await uploaded(browser);
+      await browser.request('GET', '/app/requests/new');
+      const response = await browser.post('/app/requests', {
+        document_id: documentId,
+        title: '',
+        'signers-0-name': '',
+        'signers-0-email': '',
+        'signers-1-name': 'Grace <Hopper>',
+        'signers-1-email': 'not-an-address',
+        expiresInDays: '0',
+        signingOrder: 'sequential',
+      });
+      expect(response.status).to.equal(400);
+      expect(response.text).to.contain('Title is required').and.contain('Signer 2 e-mail must be a valid e-mail address').and.contain('Expiry (days)');
+      expect(response.text).to.contain('value="Grace &lt;Hopper&gt;"').and.contain('value="not-an-address"');
+      expect(response.text).to.contain(`<option value="${documentId}" selected>`).and.match(/value="sequential" checked/);
+      expect(await db('signing_requests').where({ account_id: accountId }).first()).to.equal(undefined);
+
+      const noSigners = await browser.post('/app/requests', { document_id: documentId, title: 'T' });
+      expect(noSigners.status).to.equal(400);
+      expect(noSigners.text).to.contain('signers must have at least 1 item(s)');
+      const noDocument = await browser.post('/app/requests', { title: 'T', ...twoSigners });
+      expect(noDocument.status).to.equal(400);
+      expect(noDocument.text).to.contain('Document is required');
+    });
+
+    it('another account’s document is 404 on the re-rendered form; a post without the CSRF token is 403', async () => {
+      const other = await signedUp();
+      const theirs = await uploaded(other.browser);
+      const { browser, accountId } = await signedUp();
+      await browser.request('GET', '/app/requests/new');
+      const response = await browser.post('/app/requests', { document_id: theirs, title: 'Mine now', ...twoSigners });
+      expect(response.status).to.equal(404);
+      expect(response.text).to.contain('Document not found.').and.contain('value="Mine now"');
+
+      const forged = await browser.request('POST', '/app/requests', { form: { document_id: await uploaded(browser), title: 'Forged', ...twoSigners } });
+      expect(forged.status).to.equal(403);
+      expect(await db('signing_requests').where({ account_id: accountId }).first()).to.equal(undefined);
+    });
+
+    it('from a template: one signer per role, and its text field prefilled', async () => {
+      const { browser, api } = await signedUp();
+      const pdf = await makePdf(['Engagement letter']);
+      const document = await api('POST', '/api/v1/documents', { json: { fileName: 'letter.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+      const box = { page: 1, width: 120, height: 30 };
+      const template = await api('POST', '/api/v1/templates', {
+        json: {
+          name: 'Engagement',
+          documentId: document.body.id,
+          roles: [{ name: 'client' }, { name: 'firm' }],
+          fields: [
+            { role: 'client', type: 'signature', x: 50, y: 100, ...box },
+            { role: 'firm', type: 'signature', x: 50, y: 200, ...box },
+            { role: 'client', type: 'text', label: 'fee', x: 50, y: 300, ...box },
+          ],
+        },
+      });
+      expect(template.status, JSON.stringify(template.body)).to.equal(201);
+
+      const picker = await browser.request('GET', '/app/requests/new');
+      expect(picker.text).to.contain(`<option value="${template.body.id}">Engagement</option>`);
+      const form = await browser.request('GET', `/app/requests/new?template=${template.body.id}`);
+      expect(form.status).to.equal(200);
+      expect(form.text).to.contain('Role: client').and.contain('Role: firm').and.contain('<label for="prefill-0">fee');
+      expect(form.text).not.to.contain('id="document_id"');
+
+      const response = await browser.post('/app/requests', {
+        template_id: template.body.id,
+        title: 'Engagement 2027',
+        'signers-0-role': 'client',
+        'signers-0-name': 'Cleo Client',
+        'signers-0-email': 'cleo@example.com',
+        'signers-1-role': 'firm',
+        'signers-1-name': 'Fiona Firm',
+        'signers-1-email': 'fiona@example.com',
+        'prefill-0': '900 EUR',
+        signingOrder: 'sequential',
+      });
+      expect(response.status, response.text).to.equal(303);
+      const created = await api('GET', response.location!.replace('/app/requests/', '/api/v1/signatures/'));
+      expect(created.body.signers.map((signer: { name: string }) => signer.name)).to.deep.equal(['Cleo Client', 'Fiona Firm']);
+      expect(created.body.signers[0].fields.find((field: { label: string }) => field.label === 'fee')).to.include({ value: '900 EUR' });
+
+      const missingRole = await browser.post('/app/requests', { template_id: template.body.id, title: 'T', 'signers-0-role': 'client', 'signers-0-name': 'Cleo', 'signers-0-email': 'cleo@example.com' });
+      expect(missingRole.status).to.equal(400);
+      expect(missingRole.text).to.contain('signers must have a signer for the role &quot;firm&quot;').and.contain('Role: firm');
+      expect((await browser.request('GET', '/app/requests/new?template=tpl_nope')).status).to.equal(404);
+    });
+  });
+
+  describe('GET /app/requests', () => {
+    it('lists newest first, filters by status (an unknown status is 400 with the problem), and searches', async () => {
+      const { browser } = await signedUp();
+      const documentId = await uploaded(browser);
+      const older = await sent(browser, documentId, { title: 'Harbour lease' });
+      const newer = await sent(browser, documentId, { title: 'Quarry contract' });
+      expect((await browser.post(`/app/requests/${older}/cancel`)).status).to.equal(303);
+
+      const all = await browser.request('GET', '/app/requests');
+      expect(all.status).to.equal(200);
+      expect(all.text.indexOf(`/app/requests/${newer}`)).to.be.greaterThan(-1).and.lessThan(all.text.indexOf(`/app/requests/${older}`));
+      expect(all.text).to.contain('2 requests').and.contain('<label for="status">Status</label>');
+
+      const cancelled = await browser.request('GET', '/app/requests?status=cancelled');
+      expect(cancelled.text).to.contain(`/app/requests/${older}`).and.not.contain(`/app/requests/${newer}`);
+      expect(cancelled.text).to.contain('<option value="cancelled" selected>');
+
+      const bad = await browser.request('GET', '/app/requests?status=lost');
+      expect(bad.status).to.equal(400);
+      expect(bad.text).to.contain('status must be one of');
+
+      await eventually(async () => {
+        const found = await browser.request('GET', '/app/requests?q=quarr');
+        expect(found.status).to.equal(200);
+        expect(found.text).to.contain(`/app/requests/${newer}`).and.not.contain(`/app/requests/${older}`);
+      }, 30_000);
+      const none = await browser.request('GET', '/app/requests?q=quarry&status=cancelled');
+      expect(none.text).to.contain('No signing request matches.');
+    });
+  });
+
+  describe('GET /app/requests/:id and its actions', () => {
+    it('remind: 303 back with how many were reminded', async () => {
+      const { browser } = await signedUp();
+      const id = await sent(browser, await uploaded(browser));
+      await browser.request('GET', `/app/requests/${id}`);
+      const response = await browser.post(`/app/requests/${id}/remind`);
+      expect([response.status, response.location]).to.deep.equal([303, `/app/requests/${id}?reminded=2`]);
+      expect((await browser.request('GET', response.location!)).text).to.contain('Reminded 2 signers.');
+    });
+
+    it('cancel: without the token 403; with it cancelled with the reason; again 409 shown as a page', async () => {
+      const { browser, api } = await signedUp();
+      const id = await sent(browser, await uploaded(browser));
+      const detail = await browser.request('GET', `/app/requests/${id}`);
+      expect(detail.text).to.match(/<form method="post" action="\/app\/requests\/[^"]+\/cancel" class="stack cancel-form" data-confirm="Cancel “Services agreement”\?/);
+
+      const forged = await browser.request('POST', `/app/requests/${id}/cancel`, { form: { reason: 'x' } });
+      expect(forged.status).to.equal(403);
+      const response = await browser.post(`/app/requests/${id}/cancel`, { reason: 'Wrong fee' });
+      expect([response.status, response.location]).to.deep.equal([303, `/app/requests/${id}`]);
+      const after = await browser.request('GET', `/app/requests/${id}`);
+      expect(after.text).to.contain('badge-cancelled').and.contain('data-stage="finished"').and.not.contain('Remind signers');
+      expect((await api('GET', `/api/v1/signatures/${id}/audit-trail`)).body.data.map((step: { action: string }) => step.action)).to.include('cancelled');
+
+      const again = await browser.post(`/app/requests/${id}/cancel`);
+      expect(again.status).to.equal(409);
+      expect(again.text).to.contain('This signing request is cancelled.');
+      const remind = await browser.post(`/app/requests/${id}/remind`);
+      expect(remind.status).to.equal(409);
+    });
+
+    it('the sealed PDF before completion is 409 with the reason; the audit trail downloads as JSON', async () => {
+      const { browser } = await signedUp();
+      const id = await sent(browser, await uploaded(browser));
+      const sealed = await browser.request('GET', `/app/requests/${id}/document`);
+      expect(sealed.status).to.equal(409);
+      expect(sealed.headers.get('content-type')).to.match(/^text\/html/);
+      expect(sealed.text).to.contain('The sealed PDF exists once every signer has signed; this request is pending.');
+
+      const trail = await browser.request('GET', `/app/requests/${id}/audit-trail.json`);
+      expect(trail.status).to.equal(200);
+      expect(trail.headers.get('content-type')).to.match(/^application\/json/);
+      expect(trail.headers.get('content-disposition')).to.equal(`attachment; filename="audit-trail-${id}.json"`);
+      expect(JSON.parse(trail.text).data[0]).to.include({ action: 'created' });
+    });
+
+    it('another account’s request is 404 on every page and action; a malformed id is 404 too', async () => {
+      const owner = await signedUp();
+      const id = await sent(owner.browser, await uploaded(owner.browser));
+      const { browser } = await signedUp();
+      await browser.request('GET', '/app/requests');
+      for (const [method, path] of [
+        ['GET', `/app/requests/${id}`],
+        ['GET', `/app/requests/${id}/document`],
+        ['GET', `/app/requests/${id}/audit-trail.json`],
+        ['POST', `/app/requests/${id}/remind`],
+        ['POST', `/app/requests/${id}/cancel`],
+        ['GET', '/app/requests/doc_01jd8x3c6hf1z8k3q2v5n7m9pt'],
+        ['GET', '/app/requests/sr_nope'],
+      ]) {
+        const response = method === 'GET' ? await browser.request('GET', path) : await browser.post(path);
+        expect(response.status, `${method} ${path}`).to.equal(404);
+        expect(response.text, `${method} ${path}`).to.contain('Signing request not found.');
+      }
+      expect((await owner.api('GET', `/api/v1/signatures/${id}`)).body.status, 'still pending').to.equal('pending');
+    });
+  });
+});
