@@ -1,6 +1,7 @@
 import type { Config } from '../src/config';
 import type { Db } from '../src/db';
 import type { MailTransport } from '../src/mail';
+import { countWebhookDelivery } from '../src/metrics';
 import { disableWebhook, sendDueDeliveries, type DeliveryDeps } from '../src/webhooks/delivery';
 
 export interface WebhookActivityDeps {
@@ -14,7 +15,7 @@ export interface WebhookActivityDeps {
 // and the owner's e-mail is keyed by when the webhook was disabled.
 export function createWebhookActivities({ db, config, mail, delivery }: WebhookActivityDeps) {
   return {
-    sendDueDeliveries: (input: { webhookId: string; retryScheduleMs: number[]; concurrency: number; limit: number }) => sendDueDeliveries(delivery, input),
+    sendDueDeliveries: (input: { webhookId: string; retryScheduleMs: number[]; concurrency: number; limit: number }) => sendDueDeliveries(delivery, input, countWebhookDelivery),
 
     disableWebhook: (input: { webhookId: string; reason: 'gone' | 'failing' }) => disableWebhook({ db, mail, config }, input.webhookId, input.reason),
   };

@@ -146,7 +146,7 @@ class ServiceProcess {
     const out = fs.openSync(this.logFile, 'a');
     const child = spawn(process.execPath, [...NODE_FLAGS, 'src/main.ts'], {
       cwd: this.cwd,
-      env: { ...this.env, SIGNET_PROCESSES: this.name, PORT: String(this.port) },
+      env: { ...this.env, SIGNET_PROCESSES: this.name, PORT: String(this.port), METRICS_PORT: '0' }, // processes side by side
       stdio: ['ignore', out, out],
       detached: true,
     });

@@ -164,7 +164,7 @@ async function startServer(name: string, script: string, env: Record<string, str
   const port = await freePort();
   const logFile = path.join(logDir, `${name}.log`);
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...profileFlags, script], { cwd: REPO, env: { ...env, PORT: String(port) }, stdio: ['ignore', out, out] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...profileFlags, script], { cwd: REPO, env: { ...env, PORT: String(port), METRICS_PORT: '0' }, stdio: ['ignore', out, out] });
   fs.closeSync(out);
   cleanups.push(() => stopChild(child));
   const url = `http://127.0.0.1:${port}`;

@@ -119,6 +119,8 @@ provision_temporal_server() {
 provision_compose() {
   command -v docker-compose >/dev/null || apt_install docker-compose
   log "compose: $(command -v docker-compose)"
+  # promtool checks prometheus.yml; Debian ships it in the server's package (not started by the install).
+  command -v promtool >/dev/null || apt_install --no-install-recommends prometheus
 }
 
 # ---------------------------------------------------------------- schemathesis

@@ -28,6 +28,7 @@ import { createPdfInspector, type PdfInspector } from './pdf/inspect';
 import { createTextTagFinder, type TextTagFinder } from './pdf/textTags';
 import { templateRoutes } from './templates/routes';
 import { consoleRoutes } from './console/routes';
+import { recordRequestDuration } from './metrics';
 
 export interface AppDeps {
   config: Config;
@@ -73,6 +74,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
 
   const health = healthRoutes(readinessChecks);
   const docs = docsRoutes();
+  app.use(recordRequestDuration()); // outermost: it sees the status the error rendering chose
   app.use(requestContext(logger));
   app.use(readDeadline(config.BODY_IDLE_TIMEOUT_MS));
   if (config.trustedProxies.length) app.use(clientAddress(config.trustedProxies));

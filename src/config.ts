@@ -34,6 +34,10 @@ export const configSchema = z.object({
   RATE_LIMIT_MULTIPLIER: z.coerce.number().positive().default(1),
   /** Console sign-ups (new accounts) per client address per hour. */
   CONSOLE_SIGNUPS_PER_HOUR: z.coerce.number().int().positive().default(20),
+  /** Prometheus /metrics, on a server of its own: 0 picks a free port, `off` serves none. */
+  METRICS_PORT: z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)], { error: 'must be a port number (0: any free port) or off' }).default(9464),
+  /** Loopback by default: the metrics are for the operator's Prometheus, never the public. */
+  METRICS_HOST: z.string().default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAIL_FROM: z.string().min(1).default('Signet <no-reply@signet.local>'),
   SENDGRID_API_KEY: z.string().optional(),

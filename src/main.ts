@@ -27,6 +27,7 @@ startSystem(config, logger).then(
         `  Docs         ${running.url}/docs`,
         `  Temporal UI  ${running.temporalUiUrl ?? 'the UI of your Temporal cluster (TEMPORAL_ADDRESS)'}`,
         `  Database     ${running.database.embedded ? `embedded PGlite in ${config.dataDir}` : 'DATABASE_URL'}`,
+        `  Metrics      ${running.metricsUrl ?? 'off (METRICS_PORT=off)'}`,
         '  Create an account:  npx signet account create --email you@example.com --plan business',
         '',
       ].join('\n') + '\n',

@@ -12,6 +12,7 @@ import { withAdvisoryLock } from './db/advisoryLock';
 import { createEventDispatcher } from './events/dispatch';
 import { dispatchEventsOf } from './events/service';
 import type { Logger } from './logger';
+import { startMetricsServer } from './metrics';
 import { createMailTransport } from './mail';
 import { createPdfInspector } from './pdf/inspect';
 import { createPdfTextExtractor } from './pdf/text';
@@ -29,6 +30,8 @@ export interface RunningSystem {
   /** Base URL of the api, when it runs in this process. */
   url?: string;
   temporalUiUrl?: string;
+  /** This process's Prometheus /metrics, unless METRICS_PORT=off. */
+  metricsUrl?: string;
   database: Database;
   temporal: Connection;
   client: Client;
@@ -92,8 +95,9 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     const search = createSearchBackend(config, database.knex, logger);
     stops.push(() => search.close());
 
+    let temporalMetricsUrl: string | undefined;
     if (config.runWorker) {
-      installTemporalRuntime(logger);
+      temporalMetricsUrl = await installTemporalRuntime(logger, { metrics: config.METRICS_PORT !== 'off' });
       // The worker extracts the text of uploaded PDFs for search, in its own pool of child processes.
       const pdfText = createPdfTextExtractor(config);
       stops.push(() => pdfText.close());
@@ -120,6 +124,9 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       // On either backend: besides Elasticsearch's index, it keeps the text of new PDFs coming.
       await startSearchIndexer(client, config.TEMPORAL_TASK_QUEUE);
     }
+
+    const metrics = await startMetricsServer(config, logger, { db: database.knex, temporalMetricsUrl });
+    if (metrics) stops.push(() => metrics.close());
 
     const readinessChecks = {
       database: () => database.knex.raw('select 1'),
@@ -154,7 +161,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       healthOnly.use(healthRoutes(readinessChecks).routes());
       handle = healthOnly.callback();
     }
-    return { url, temporalUiUrl, database, temporal, client, webhooks, search, config, stop };
+    return { url, temporalUiUrl, metricsUrl: metrics?.url, database, temporal, client, webhooks, search, config, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -2,6 +2,7 @@ import type { Config } from '../config';
 import type { Db } from '../db';
 import { recordEvent, type EventType } from '../events/service';
 import { mailSender, type MailMessage, type MailTransport } from '../mail';
+import { countSigningRequestEnd } from '../metrics';
 import { cancelledMail, completedMail, declinedMail, invitationMail, reminderMail, type RenderedMail } from '../mail/templates';
 import { sealDocument } from '../pdf/seal';
 import { loadSealCertificate } from '../pdf/sealCertificate';
@@ -144,7 +145,7 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
         await event(trx, request, 'signer.declined', `${signer.id}:declined`, { ...data, name: signer.name, email: signer.email });
         await event(trx, request, 'signing_request.declined', `${requestId}:declined`, data);
         return true;
-      });
+      }).then(countSigningRequestEnd('declined'));
     },
 
     async recordCancellation(requestId: string, reason: string | null): Promise<boolean> {
@@ -155,7 +156,7 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
         await audit(trx, requestId, { action: 'cancelled', key: `cancelled:${requestId}`, actor: owner.email, data: { reason } });
         await event(trx, request, 'signing_request.cancelled', `${requestId}:cancelled`, { documentId: request.documentId, reason, cancelledAt: new Date().toISOString() });
         return true;
-      });
+      }).then(countSigningRequestEnd('cancelled'));
     },
 
     async expireRequest(requestId: string): Promise<boolean> {
@@ -166,7 +167,7 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
         await audit(trx, requestId, { action: 'expired', key: `expired:${requestId}` });
         await event(trx, request, 'signing_request.expired', `${requestId}:expired`, { documentId: request.documentId, expiredAt: new Date().toISOString() });
         return true;
-      });
+      }).then(countSigningRequestEnd('expired'));
     },
 
     /** Seals the PDF (once), then marks the request completed with its two events, in one transaction. */
@@ -207,7 +208,7 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
       const { sha256 } = await db('sealed_documents').where({ signing_request_id: requestId }).first('sha256');
       await db.transaction(async (trx) => {
         const signedAt = new Date();
-        if (!(await endRequest(trx, requestId, 'completed', { sealed_sha256: sha256, completed_at: signedAt }))) return;
+        if (!(await endRequest(trx, requestId, 'completed', { sealed_sha256: sha256, completed_at: signedAt }))) return false;
         await audit(trx, requestId, { action: 'completed', key: `completed:${requestId}`, data: { sealedSha256: sha256 } });
         await recordEvent(trx, request.accountId, 'document.signed', { documentId: request.documentId, fileName, signedAt: signedAt.toISOString(), signatureCount: signers.length }, `${requestId}:document.signed`);
         await event(trx, request, 'signing_request.completed', `${requestId}:completed`, {
@@ -217,7 +218,8 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
           sealedSha256: sha256,
           signers: signers.map((signer) => ({ id: signer.id, email: signer.email, signedAt: signer.signedAt?.toISOString() })),
         });
-      });
+        return true;
+      }).then(countSigningRequestEnd('completed'));
     },
 
     /** The e-mails that close a request: the sealed PDF to everyone, or word of a decline or cancellation. */

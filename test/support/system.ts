@@ -22,6 +22,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     NODE_ENV: 'test',
     PORT: '0',
     HOST: '127.0.0.1',
+    METRICS_PORT: '0', // several systems run on one machine at once
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'signet-test-')),
     // A task queue of its own, so workflows left on the shared Temporal server by another run never reach this worker.

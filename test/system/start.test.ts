@@ -19,7 +19,7 @@ const freePort = () =>
   });
 
 function embeddedEnv(dataDir: string, ports?: { api: number; temporal: number; ui: number }) {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', METRICS_PORT: '0' };
   if (ports) Object.assign(env, { PORT: String(ports.api), TEMPORAL_PORT: String(ports.temporal), TEMPORAL_UI_PORT: String(ports.ui) });
   for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'ELASTICSEARCH_URL', 'PUBLIC_URL']) delete env[name];
   return env;

@@ -50,6 +50,8 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
   let env: Record<string, string>;
   // Ports: api 1 and 2, then worker 1 and 2 (their health checks), from basePort + 20.
   const portOf = (i: number) => basePort + 20 + i;
+  // Each container has 9464 to itself; on one machine each process needs a metrics port of its own.
+  const metricsPortOf = (i: number) => basePort + 30 + i;
   const apiUrl = (n: 1 | 2) => `http://127.0.0.1:${portOf(n - 1)}`;
 
   before(async () => {
@@ -97,7 +99,7 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
       const out = fs.openSync(log, 'a');
       const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], {
         cwd: root,
-        env: { ...env, SIGNET_PROCESSES: role, PORT: String(portOf(i)), DATA_DIR: path.join(dir, `data-${processName}`) },
+        env: { ...env, SIGNET_PROCESSES: role, PORT: String(portOf(i)), METRICS_PORT: String(metricsPortOf(i)), DATA_DIR: path.join(dir, `data-${processName}`) },
         stdio: ['ignore', out, out],
       });
       processes.push({ name: processName, child, log });
@@ -203,5 +205,14 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
       await receiver.stop();
     }
     for (const { name: processName, child } of processes) expect(child.exitCode, processName).to.equal(null);
+  });
+
+  it('every process serves its own /metrics: the apis their requests (the readiness polls), the workers the Temporal SDK\'s metrics too', async () => {
+    for (const [i, { name: processName }] of processes.entries()) {
+      const text = await (await fetch(`http://127.0.0.1:${metricsPortOf(i)}/metrics`)).text();
+      expect(text, processName).to.contain('signet_webhook_backlog ');
+      if (processName.startsWith('api')) expect(text, processName).to.match(/^signet_http_request_duration_seconds_count\{route="\/readyz",status="200"\}/m);
+      else expect(text, processName).to.match(/^temporal_\w+/m);
+    }
   });
 });

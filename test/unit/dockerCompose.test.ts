@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import { parse } from 'yaml';
 import { configSchema } from '../../src/config';
 
@@ -17,7 +18,9 @@ describe('docker-compose.yml', () => {
   });
 
   it('has every service the code needs', () => {
-    expect(compose.services).to.include.all.keys('postgres', 'elasticsearch', 'temporal', 'temporal-ui', 'api', 'worker');
+    expect(compose.services).to.include.all.keys('postgres', 'elasticsearch', 'temporal', 'temporal-ui', 'api', 'worker', 'prometheus', 'grafana');
+    expect(compose.services.prometheus.image).to.match(/^prom\/prometheus:v3\.\d+\.\d+$/);
+    expect(compose.services.grafana.image).to.match(/^grafana\/grafana:1[12]\.\d+\.\d+$/);
     expect(compose.services.elasticsearch.image).to.match(/elasticsearch:8\./);
     expect(compose.services.temporal.image).to.match(/^temporalio\/auto-setup/);
     expect(compose.services.temporal.environment.DB).to.match(/^postgres/);
@@ -46,6 +49,50 @@ describe('docker-compose.yml', () => {
     const provision = fs.readFileSync(path.join(root, 'scripts/provision.sh'), 'utf8');
     const version = /^TEMPORAL_SERVER_VERSION=v(\S+)/m.exec(provision)![1];
     expect(compose.services.temporal.image).to.equal(`temporalio/auto-setup:${version}`);
+  });
+});
+
+describe('prometheus.yml and the Grafana dashboard', () => {
+  const prometheus = parse(fs.readFileSync(path.join(root, 'prometheus.yml'), 'utf8'));
+  const dashboard = JSON.parse(fs.readFileSync(path.join(root, 'grafana/dashboards/signet.json'), 'utf8'));
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+
+  it('is valid Prometheus configuration: `promtool check config` accepts it', () => {
+    execFileSync('promtool', ['check', 'config', 'prometheus.yml'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  });
+
+  it('scrapes every api and worker container on the METRICS_PORT they listen on, on all interfaces', () => {
+    for (const name of ['api', 'worker']) {
+      const env = compose.services[name].environment;
+      expect(env.METRICS_HOST, name).to.equal('0.0.0.0');
+      const job = prometheus.scrape_configs.find((candidate: { job_name: string }) => candidate.job_name === `signet-${name}`);
+      expect(job.dns_sd_configs, name).to.deep.equal([{ names: [name], type: 'A', port: env.METRICS_PORT }]);
+    }
+  });
+
+  it('mounts the configuration read-only, and Grafana gets the datasource its dashboard names', () => {
+    const mounts = [...compose.services.prometheus.volumes, ...compose.services.grafana.volumes].filter((volume: string) => volume.startsWith('./'));
+    expect(mounts).to.have.length(3);
+    for (const mount of mounts) expect(mount, mount).to.match(/:ro$/);
+    const datasources = parse(fs.readFileSync(path.join(root, 'grafana/provisioning/datasources/prometheus.yml'), 'utf8')).datasources;
+    const uids = new Set(dashboard.panels.flatMap((panel: { targets: { datasource: { uid: string } }[] }) => panel.targets.map((target) => target.datasource.uid)));
+    expect([...uids]).to.deep.equal([datasources[0].uid]);
+  });
+
+  it('every metric on the dashboard exists: ours in src/metrics.ts, the default process metrics, the Temporal SDK\'s as the README lists them', () => {
+    const ours = [...fs.readFileSync(path.join(root, 'src/metrics.ts'), 'utf8').matchAll(/name: '(signet_\w+)'/g)].map((match) => match[1]);
+    const defaults = new Registry();
+    collectDefaultMetrics({ register: defaults, prefix: 'signet_' });
+    const known = [...ours, ...defaults.getMetricsAsArray().map((metric) => metric.name)];
+    const expressions = dashboard.panels.flatMap((panel: { targets: { expr: string }[] }) => panel.targets.map((target) => target.expr));
+    const used = new Set(expressions.flatMap((expression: string) => expression.match(/\b(signet|temporal)_\w+/g) ?? []));
+    expect(used.size).to.be.greaterThan(5);
+    for (const name of used as Set<string>) {
+      const metric = name.replace(/_(bucket|count|sum)$/, '');
+      if (metric.startsWith('signet_')) expect(known, name).to.include(metric);
+      else expect(readme, name).to.contain(`\`${metric}\``);
+    }
+    for (const name of ours) expect(readme, `${name} is documented`).to.contain(`\`${name}\``);
   });
 });
 
