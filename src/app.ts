@@ -20,6 +20,7 @@ import { healthRoutes, type ReadinessChecks } from './health/routes';
 import { type ApiKeyAuthenticator, uncachedAuthenticator } from './apiKeys/cache';
 import { authenticate } from './api/middleware/authenticate';
 import { createRateLimiter } from './api/middleware/rateLimit';
+import { uploadGate } from './api/middleware/uploadGate';
 import { clientAddress } from './api/middleware/clientAddress';
 import { readDeadline } from './api/middleware/readDeadline';
 import { requestContext } from './api/middleware/requestContext';
@@ -55,6 +56,8 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   // method Node accepts is one it knows, so a path without the method asked for is 405 with Allow, not 501.
   const api = new Router({ prefix: '/api/v1', sensitive: true, methods: http.METHODS });
   const rateLimit = createRateLimiter(db, config.RATE_LIMIT_MULTIPLIER);
+  // One gate per process: the REST API and the console together read at most MAX_CONCURRENT_UPLOADS large bodies.
+  const uploads = uploadGate(config.MAX_CONCURRENT_UPLOADS);
 
   let openApiDocument: unknown;
   api.get('/openapi.json', (ctx) => {
@@ -62,7 +65,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
     ctx.body = openApiDocument;
   });
   api.use(authenticate(apiKeys));
-  const deps = { router: api, db, config, rateLimit, openapi, temporal, webhooks, search, pdf, textTags };
+  const deps = { router: api, db, config, rateLimit, openapi, temporal, webhooks, search, pdf, textTags, uploadGate: uploads };
   accountRoutes(deps);
   documentRoutes(deps);
   templateRoutes(deps);
@@ -98,7 +101,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   app.use(health.routes());
   app.use(docs.routes());
   app.use(signerPortal.routes());
-  app.use(consoleRoutes({ db, config, temporal, webhooks, search, pdf, textTags }).routes());
+  app.use(consoleRoutes({ db, config, temporal, webhooks, search, pdf, textTags, uploadGate: uploads }).routes());
   if (config.NODE_ENV !== 'production') app.use(mailDevRoutes(db).routes()); // loopback clients only
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: false }));

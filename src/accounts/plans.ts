@@ -34,6 +34,9 @@ export const plans: Record<Plan, PlanLimits> = {
   },
 };
 
+/** An operation's limit per hour on a plan: what the REST API's rate limiter enforces and the plan page shows. */
+export const hourlyLimit = (plan: Plan, operation: RateLimitedOperation, multiplier: number) => Math.ceil(plans[plan].rateLimitsPerHour[operation] * multiplier);
+
 /** Monthly quotas reset at the start of each calendar month, UTC. */
 export function monthWindow(now = new Date()) {
   const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));

@@ -1,5 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type Router from '@koa/router';
+import type { Middleware } from 'koa';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db';
@@ -20,6 +21,8 @@ export interface RouteDeps {
   webhooks: Webhooks;
   /** Search and the dashboard's aggregations: Elasticsearch, or PostgreSQL without it. */
   search: SearchBackend;
+  /** The process's one upload gate (uploadGate.ts), shared by every route that reads a large body: REST API and console. */
+  uploadGate: Middleware;
   /** Checks uploaded PDFs in a pool of child processes. */
   pdf: PdfInspector;
   /** Finds text tags such as {{signature:tenant}} in PDFs, in a pool of child processes. */

@@ -1,5 +1,6 @@
 import type { Account } from '../accounts/service';
 import type { ApiKey } from '../apiKeys/service';
+import type { SigningBreakdown } from '../dashboard/backend';
 import type { presentDocument } from '../documents/presenter';
 import { html, jsonData, type Html } from './html';
 import { MIN_PASSWORD_LENGTH } from './passwords';
@@ -169,6 +170,7 @@ export interface DashboardView {
   };
   activity: { id: string; timestamp: string; summary: string }[];
   trends: { month: string; documentsCreated: number; requestsSent: number; completed: number; declined: number; expired: number }[];
+  breakdown: SigningBreakdown;
 }
 
 const duration = (seconds: number | null) => {
@@ -178,7 +180,41 @@ const duration = (seconds: number | null) => {
   return `${Math.round(seconds / 8640) / 10} days`;
 };
 
-export function dashboardPage(frame: Frame, { stats, activity, trends }: DashboardView) {
+const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** A two-column table of counts: narrow enough to stay a table at 375 px (table.list turns rows into cards). */
+const countTable = (caption: string, heading: string, unit: string, rows: [label: string, count: number][]) =>
+  html`<table class="counts"><caption>${caption}</caption>
+    <thead><tr><th scope="col">${heading}</th><th scope="col">${unit}</th></tr></thead>
+    <tbody>${rows.map(([label, count]) => html`<tr><td class="wrap">${label}</td><td>${count}</td></tr>`)}</tbody>
+  </table>`;
+
+/** GET /dashboard/signing-breakdown over all time: a chart of requests by status, and every number as a table. */
+function breakdownSection(breakdown: SigningBreakdown) {
+  const requests = Object.entries(breakdown.requestsByStatus).map(([status, count]): [string, number] => [capitalized(status), count]);
+  const signers = Object.entries(breakdown.signersByStatus).map(([status, count]): [string, number] => [capitalized(status), count]);
+  const total = requests.reduce((sum, [, count]) => sum + count, 0);
+  const body = total
+    ? html`<div class="chart-box short"><canvas id="breakdown-chart" role="img" aria-label="Signing requests by status: ${requests.map(([status, count]) => `${status} ${count}`).join(', ')}"></canvas></div>
+      <script type="application/json" id="breakdown-data">${jsonData(breakdown.requestsByStatus)}</script>
+      <div class="breakdown-tables">
+        ${countTable('Signing requests by status', 'Status', 'Requests', requests)}
+        ${countTable('Signers by status', 'Status', 'Signers', signers)}
+        ${breakdown.topPendingSigners.length
+          ? countTable('Waiting on', 'Signer', 'Requests', breakdown.topPendingSigners.map((signer) => [signer.email, signer.pendingRequests]))
+          : html`<p>Nobody has a pending request waiting on them.</p>`}
+        ${breakdown.declineReasons.length
+          ? countTable('Why people decline', 'Reason', 'Declines', breakdown.declineReasons.map((decline) => [decline.reason ?? 'No reason given', decline.count]))
+          : html`<p>Nobody has declined.</p>`}
+      </div>`
+    : html`<p>No signing requests yet. <a href="/app/requests/new">Send a document for signing</a>.</p>`;
+  return html`<section class="card" aria-labelledby="breakdown-heading">
+      <h2 id="breakdown-heading">Signing breakdown</h2>
+      ${body}
+    </section>`;
+}
+
+export function dashboardPage(frame: Frame, { stats, activity, trends, breakdown }: DashboardView) {
   const cards: [string, string | number][] = [
     ['Documents', stats.documents.total],
     ['Documents this month', `${stats.usage.documents.used} of ${limitText(stats.usage.documents.limit)}`],
@@ -204,6 +240,7 @@ export function dashboardPage(frame: Frame, { stats, activity, trends }: Dashboa
         <tbody>${trends.slice(-6).map((month) => html`<tr><td data-label="Month">${month.month}</td><td data-label="Documents">${month.documentsCreated}</td><td data-label="Sent">${month.requestsSent}</td><td data-label="Completed">${month.completed}</td><td data-label="Declined">${month.declined}</td><td data-label="Expired">${month.expired}</td></tr>`)}</tbody>
       </table></details>
     </section>
+    ${breakdownSection(breakdown)}
     <section class="card" aria-labelledby="activity-heading">
       <h2 id="activity-heading">Activity</h2>
       ${activity.length

@@ -7,16 +7,15 @@ import { koaBody } from 'koa-body';
 import type { File } from 'formidable';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError, notFound, rateLimitExceeded, validationError } from '../errors';
-import { plans, rateLimitedOperations } from '../accounts/plans';
+import { hourlyLimit, plans, rateLimitedOperations } from '../accounts/plans';
 import { describeUsage, type Account } from '../accounts/service';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
 import { contentOf, jsonOrMultipartBody } from '../api/middleware/body';
 import { createRateLimiter, type RateLimit } from '../api/middleware/rateLimit';
 import type { RouteDeps } from '../api/routeDeps';
-import { uploadGate } from '../api/middleware/uploadGate';
 import { parseInput, z } from '../api/validation';
 import { listActivity } from '../dashboard/activity';
-import { getStats, getTrends } from '../dashboard/service';
+import { getBreakdown, getStats, getTrends } from '../dashboard/service';
 import { presentDocument } from '../documents/presenter';
 import { DocumentUploadSchema } from '../documents/schema';
 import { assertDocumentQuota, createDocument, deleteDocument, listDocuments } from '../documents/service';
@@ -95,12 +94,11 @@ const FAILED_LOGINS_PER_ADDRESS = 100;
 
 /** The owner console under /app: the same services as the REST API, with a session instead of a key. */
 export function consoleRoutes(deps: ConsoleDeps) {
-  const { db, config, search, pdf } = deps;
+  const { db, config, search, pdf, uploadGate: gate } = deps;
   const router = new Router({ prefix: '/app', sensitive: true });
   const sessions = createSessions(db, config);
   const formBody = koaBody({ json: false, text: false, urlencoded: true, multipart: false, formLimit: '32kb' });
   const rateLimit = createRateLimiter(db, config.RATE_LIMIT_MULTIPLIER);
-  const gate = uploadGate(config.MAX_CONCURRENT_UPLOADS);
   const failedLogins = (keyPrefix: string, points: number) =>
     new RateLimiterPostgres({ storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, keyPrefix, points, duration: LOGIN_WINDOW_SECONDS });
   const failedLoginsByEmail = failedLogins('console-login-email', FAILED_LOGINS_PER_EMAIL);
@@ -215,8 +213,10 @@ export function consoleRoutes(deps: ConsoleDeps) {
   // --- Dashboard ---
   router.get('/', requireLogin, async (ctx) => {
     const deps = { db, search };
-    const [stats, activity, trends] = await Promise.all([getStats(deps, account(ctx)), listActivity(db, account(ctx).id, { limit: 20 }), getTrends(deps, account(ctx).id, 12)]);
-    page(ctx, pages.dashboardPage(frame(ctx, '/app'), { stats, activity: activity.data, trends: trends.data }));
+    const { id } = account(ctx);
+    // The REST dashboard's service calls; the breakdown over all time, as GET /dashboard/signing-breakdown without from and to.
+    const [stats, activity, trends, breakdown] = await Promise.all([getStats(deps, account(ctx)), listActivity(db, id, { limit: 20 }), getTrends(deps, id, 12), getBreakdown(deps, id, {})]);
+    page(ctx, pages.dashboardPage(frame(ctx, '/app'), { stats, activity: activity.data, trends: trends.data, breakdown }));
   });
 
   // --- Settings: API keys ---
@@ -242,7 +242,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
   // --- Settings: plan ---
   router.get('/settings/plan', requireLogin, async (ctx) => {
     const { plan } = account(ctx);
-    const rateLimits = rateLimitedOperations.map((operation) => ({ operation, limit: Math.ceil(plans[plan].rateLimitsPerHour[operation] * config.RATE_LIMIT_MULTIPLIER) }));
+    const rateLimits = rateLimitedOperations.map((operation) => ({ operation, limit: hourlyLimit(plan, operation, config.RATE_LIMIT_MULTIPLIER) }));
     const usage = await describeUsage(db, account(ctx));
     page(ctx, pages.planPage(frame(ctx, '/app/settings/plan'), { account: account(ctx), usage, webhooks: plans[plan].webhooks, rateLimits }));
   });

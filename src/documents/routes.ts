@@ -2,7 +2,6 @@ import type { Context, Middleware } from 'koa';
 import type { File } from 'formidable';
 import type { Account } from '../accounts/service';
 import { contentOf, jsonOrMultipartBody, readPdfBody } from '../api/middleware/body';
-import { uploadGate } from '../api/middleware/uploadGate';
 import { linksById, linkTo, presentPage, routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
 import { parseInput, z } from '../api/validation';
@@ -47,12 +46,10 @@ async function readCreateInput(ctx: Context) {
   return { fileName, fileSize: file.size, content: contentOf(file) };
 }
 
-export function documentRoutes({ router, db, config, rateLimit, openapi, pdf }: RouteDeps) {
+export function documentRoutes({ router, db, config, rateLimit, openapi, pdf, uploadGate: gate }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
   const route = routesOn(router, openapi);
   const maxBytes = config.MAX_UPLOAD_BYTES;
-  // One gate for both upload routes: together they process at most MAX_CONCURRENT_UPLOADS large bodies.
-  const gate = uploadGate(config.MAX_CONCURRENT_UPLOADS);
   // Before the body is read: an account over its quota costs no upload and no parse.
   const quota: Middleware = async (ctx, next) => {
     await assertDocumentQuota(db, account(ctx));

@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { describeViolations, seriousViolations } from '../support/axe';
 import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
+import { createSigningRequest, eventually } from '../support/signing';
 import { sharedSystem } from '../support/system';
 
 const screenshots = path.join('test-output', 'screenshots', 'console');
@@ -90,6 +92,13 @@ describe('the owner console (/app, in headless Chromium on a phone)', function (
     expect(account.body).to.include({ email, plan: 'free' });
     const viaApi = await api('POST', '/api/v1/documents', { json: { fileName: 'from-the-api.pdf', fileSize: 100 } });
     expect(viaApi.status).to.equal(201);
+    await createSigningRequest(api);
+    // The breakdown may come from the search index, a moment behind.
+    const breakdown = await eventually(async () => {
+      const response = await api('GET', '/api/v1/dashboard/signing-breakdown');
+      expect(response.body.requestsByStatus).to.include({ pending: 1 });
+      return response.body;
+    });
 
     await page.getByRole('link', { name: 'API keys' }).click(); // the key is shown once: the list has its prefix only
     await page.locator('td[data-label="Prefix"]', { hasText: `${shown.slice(0, 16)}…` }).waitFor();
@@ -101,6 +110,21 @@ describe('the owner console (/app, in headless Chromium on a phone)', function (
     await page.locator('canvas#trends-chart[data-rendered="true"]').waitFor();
     await page.getByText('Document “from-the-api.pdf” uploaded').waitFor();
     expect(await page.locator('.stat').count()).to.equal(8);
+    // The signing breakdown: a labelled chart and tables with the REST API's numbers.
+    await page.locator('canvas#breakdown-chart[data-rendered="true"]').waitFor();
+    await page.getByRole('img', { name: 'Signing requests by status: Pending 1, Completed 0, Declined 0, Cancelled 0, Expired 0' }).waitFor();
+    const tableOf = async (caption: string) =>
+      Object.fromEntries(
+        await page
+          .getByRole('table', { name: caption })
+          .locator('tbody tr')
+          .evaluateAll((rows) => rows.map((row) => [row.children[0].textContent!.toLowerCase(), Number(row.children[1].textContent)])),
+      );
+    expect(await tableOf('Signing requests by status')).to.deep.equal(breakdown.requestsByStatus);
+    expect(await tableOf('Signers by status')).to.deep.equal(breakdown.signersByStatus);
+    expect(await tableOf('Waiting on')).to.deep.equal({ 'ada@example.com': 1, 'alan@example.com': 1 });
+    const violations = describeViolations('/app with a breakdown', await seriousViolations(page));
+    expect(violations, violations.join('\n')).to.deep.equal([]);
     await expectNoSideways(page);
     await shot(page, 'dashboard');
 
@@ -118,9 +142,9 @@ describe('the owner console (/app, in headless Chromium on a phone)', function (
     await expectNoSideways(page);
     await shot(page, 'documents');
 
-    // The plan page counts both documents.
+    // The plan page counts the three documents.
     await page.getByRole('link', { name: 'Plan' }).click();
-    await page.getByText('Documents: 2 of 5').waitFor();
+    await page.getByText('Documents: 3 of 5').waitFor();
     await shot(page, 'plan');
 
     await page.getByRole('button', { name: 'Log out' }).click();

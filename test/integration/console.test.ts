@@ -1,8 +1,13 @@
+import net, { type AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { expect } from 'chai';
-import { sharedSystem } from '../support/system';
+import { createApp } from '../../src/app';
+import { createLogger } from '../../src/logger';
+import { hourlyLimit, rateLimitedOperations } from '../../src/accounts/plans';
+import { sharedSystem, testConfig } from '../support/system';
 import { client } from '../support/http';
-import { makePdf } from '../support/pdfs';
-import { eventually } from '../support/signing';
+import { makeLargePdf, makePdf } from '../support/pdfs';
+import { createSigningRequest, eventually } from '../support/signing';
 import { serializeCookie } from '../../src/console/sessions';
 import { consoleCsp } from '../../src/console/routes';
 
@@ -53,6 +58,22 @@ async function signedUp(baseUrl: string) {
   const response = await browser.submit('/app/signup', '/app/signup', { accountName: 'Acme Ltd', email, password: PASSWORD });
   expect(response.status, response.text).to.equal(303);
   return { browser, email };
+}
+
+/** A key made on the API keys page. */
+async function apiKeyOf(browser: ReturnType<typeof consoleClient>) {
+  await browser.request('GET', '/app/settings/api-keys');
+  const created = await browser.request('POST', '/app/settings/api-keys', { form: { _csrf: browser.csrf, name: 'tests' } });
+  expect(created.status).to.equal(201);
+  return /value="(sk_live_[A-Za-z0-9]{43})"/.exec(created.text)![1];
+}
+
+/** The rows of the dashboard table with this caption, as { label in lower case: count }. */
+function tableCounts(page: string, caption: string) {
+  const table = new RegExp(`<caption>${caption}</caption>([\\s\\S]*?)</table>`).exec(page)?.[1];
+  expect(table, `a table “${caption}”`).to.be.a('string');
+  const rows = [...table!.matchAll(/<tr><td class="wrap">([^<]*)<\/td><td>(\d+)<\/td><\/tr>/g)];
+  return Object.fromEntries(rows.map(([, label, count]) => [label.toLowerCase(), Number(count)]));
 }
 
 describe('the owner console (/app)', function () {
@@ -232,6 +253,50 @@ describe('the owner console (/app)', function () {
       expect(response.text).to.contain('POST /documents</td><td data-label="Per hour">10<');
     });
 
+    it('the plan page’s rate limits are the ones the REST API enforces', async () => {
+      const { browser } = await signedUp(baseUrl);
+      const shown = Object.fromEntries(
+        [...(await browser.request('GET', '/app/settings/plan')).text.matchAll(/<td data-label="Operation" class="mono">([^<]+)<\/td><td data-label="Per hour">(\d+)</g)].map(([, operation, limit]) => [operation, Number(limit)]),
+      );
+      expect(shown).to.deep.equal(Object.fromEntries(rateLimitedOperations.map((operation) => [operation, hourlyLimit('free', operation, 1)])));
+      const api = client(baseUrl, await apiKeyOf(browser));
+      const upload = await api('POST', '/api/v1/documents', { json: { fileName: 'limits.pdf', fileSize: 100 } });
+      expect(upload.status).to.equal(201);
+      expect(Number(upload.headers.get('x-ratelimit-limit'))).to.equal(shown['POST /documents']);
+    });
+
+    it('the dashboard shows the signing breakdown: the REST API’s numbers, as a chart and as tables', async () => {
+      const { browser } = await signedUp(baseUrl);
+      const empty = await browser.request('GET', '/app');
+      expect(empty.text).to.contain('Signing breakdown').and.contain('No signing requests yet.').and.not.contain('breakdown-chart');
+
+      const api = client(baseUrl, await apiKeyOf(browser));
+      await createSigningRequest(api);
+      const { signingRequest } = await createSigningRequest(api, { signers: [{ name: 'Ada Lovelace', email: 'ADA@example.com' }] });
+      expect((await api('POST', `/api/v1/signatures/${signingRequest.id}/cancel`, { json: { reason: 'wrong draft' } })).status).to.equal(200);
+
+      // The breakdown may come from the search index, a moment behind: wait until it has all three changes.
+      const rest = await eventually(async () => {
+        const response = await api('GET', '/api/v1/dashboard/signing-breakdown');
+        expect(response.status).to.equal(200);
+        expect(response.body.requestsByStatus).to.include({ pending: 1, cancelled: 1 });
+        return response.body;
+      });
+      const page = (await browser.request('GET', '/app')).text;
+      expect(tableCounts(page, 'Signing requests by status')).to.deep.equal(rest.requestsByStatus);
+      expect(tableCounts(page, 'Signers by status')).to.deep.equal(rest.signersByStatus);
+      expect(tableCounts(page, 'Waiting on')).to.deep.equal(Object.fromEntries(rest.topPendingSigners.map((one: { email: string; pendingRequests: number }) => [one.email, one.pendingRequests])));
+      expect(tableCounts(page, 'Waiting on')).to.deep.equal({ 'ada@example.com': 1, 'alan@example.com': 1 });
+      expect(page).to.contain('Nobody has declined.');
+      // The chart's label carries the numbers too, and its data is the REST API's.
+      expect(page).to.match(/<canvas id="breakdown-chart" role="img" aria-label="Signing requests by status: Pending 1, Completed 0, Declined 0, Cancelled 1, Expired 0">/);
+      expect(JSON.parse(/<script type="application\/json" id="breakdown-data">([^<]*)<\/script>/.exec(page)![1])).to.deep.equal(rest.requestsByStatus);
+
+      // Another account's requests are not counted.
+      const { browser: stranger } = await signedUp(baseUrl);
+      expect((await stranger.request('GET', '/app')).text).to.contain('No signing requests yet.');
+    });
+
     it('uploads a PDF (CSRF header required), lists and finds it, shows it on the dashboard, deletes it', async () => {
       const { browser } = await signedUp(baseUrl);
       await browser.request('GET', '/app/documents');
@@ -273,6 +338,57 @@ describe('the owner console (/app)', function () {
       const { browser: stranger } = await signedUp(baseUrl);
       await stranger.request('GET', '/app/documents');
       expect((await stranger.request('POST', `/app/documents/${id}/delete`, { form: { _csrf: stranger.csrf } })).status).to.equal(404);
+    });
+  });
+
+  describe('the upload gate', () => {
+    /** An app of its own on the shared system, with its own upload slots. */
+    async function appWith(settings: Record<string, string>) {
+      const system = await sharedSystem();
+      const app = createApp({ config: testConfig(settings), db, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
+      const server: Server = app.listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+    }
+
+    /** Sends the head and the first bytes of a 2 MiB JSON upload, then stalls, holding an upload slot. */
+    async function stalledUpload(url: string, path: string, headers: Record<string, string>) {
+      const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
+      await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+      const head = Object.entries({ Host: '127.0.0.1', Accept: 'application/json', 'Content-Type': 'application/json', 'Content-Length': String(2 * 1024 * 1024), ...headers });
+      socket.write(`POST ${path} HTTP/1.1\r\n${head.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n{"fileName":"stalled.pdf","content":"${'A'.repeat(64 * 1024)}`);
+      socket.on('error', () => undefined);
+      return socket;
+    }
+
+    it('is one per process: a stalled console upload and a stalled REST upload fill MAX_CONCURRENT_UPLOADS=2 for everyone', async () => {
+      const app = await appWith({ MAX_CONCURRENT_UPLOADS: '2', BODY_IDLE_TIMEOUT_MS: '30000' });
+      const sockets: net.Socket[] = [];
+      try {
+        const { browser: viaConsole } = await signedUp(app.url);
+        const restKey = await apiKeyOf((await signedUp(app.url)).browser);
+        const neighbour = client(app.url, await apiKeyOf((await signedUp(app.url)).browser));
+        await viaConsole.request('GET', '/app/documents');
+        const cookie = [...viaConsole.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+        // Two accounts, one surface each: each holds one slot (an account may hold at most half of them).
+        sockets.push(await stalledUpload(app.url, '/app/documents', { Cookie: cookie, 'X-CSRF-Token': viaConsole.csrf }));
+        sockets.push(await stalledUpload(app.url, '/api/v1/documents', { Authorization: `Bearer ${restKey}` }));
+        await new Promise((resolve) => setTimeout(resolve, 300)); // both reached the gate and wait for their bodies
+
+        // A third account's large upload waits: with a gate per surface it would have found a free slot.
+        const pdf = await makeLargePdf(1536 * 1024);
+        let settled = false;
+        const upload = neighbour('POST', '/api/v1/documents', { json: { fileName: 'third.pdf', fileSize: pdf.length, content: pdf.toString('base64') } }).finally(() => (settled = true));
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        expect(settled, 'the third upload waited for a slot').to.equal(false);
+        // The console's stalled upload hangs up: its slot goes to the waiting upload.
+        sockets[0].destroy();
+        const uploaded = await upload;
+        expect(uploaded.status, JSON.stringify(uploaded.body)).to.equal(201);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await app.close();
+      }
     });
   });
 });

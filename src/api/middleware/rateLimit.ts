@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../../db';
-import { plans, type Plan, type RateLimitedOperation } from '../../accounts/plans';
+import { hourlyLimit, type Plan, type RateLimitedOperation } from '../../accounts/plans';
 import type { Account } from '../../accounts/service';
 import { rateLimitExceeded } from '../../errors';
 
@@ -21,7 +21,7 @@ export function createRateLimiter(db: Db, multiplier: number) {
         tableName: 'rate_limits',
         tableCreated: true,
         keyPrefix: `${operation}|${plan}`,
-        points: Math.ceil(plans[plan].rateLimitsPerHour[operation] * multiplier),
+        points: hourlyLimit(plan, operation, multiplier),
         duration: HOUR_SECONDS,
       });
       limiters.set(key, limiter);
