@@ -64,9 +64,16 @@ const GOALS = {
   hostileHealthzMs: 100, // slowest /healthz while a hostile PDF is uploaded
   hostileGrowthMb: 300, // growth of service + children RSS meanwhile
   hostileAnswerSeconds: 15,
+  webhookOfPlain: 0.3, // deliveries/s of a burst against the plain loop POSTing the same bodies
+  webhookBurstLagP99Ms: 2000,
+  webhookPacedLagP99Ms: 100,
+  webhookBesideDownOfPaced: 1.5, // a healthy endpoint's paced lag p99 beside a failing one, against alone ("within noise")
 };
 const TEXT_DRAIN_DEADLINE_MS = 10 * 60_000;
 const WEBHOOK_EVENTS = 1000;
+const WEBHOOK_FAN_OUT_ENDPOINTS = 10;
+const WEBHOOK_FAN_OUT_EVENTS = 200; // per endpoint
+const WEBHOOK_DOWN_PENDING = 1000;
 const WEBHOOK_PACED_EVENTS = 200;
 const WEBHOOK_PACED_RATE = 10; // events per second, well below what the pipeline sustains
 const WEBHOOK_CONCURRENCY = 16;
@@ -555,6 +562,9 @@ async function main() {
         auth,
         accountId: account.id,
         events: WEBHOOK_EVENTS,
+        fanOutEndpoints: WEBHOOK_FAN_OUT_ENDPOINTS,
+        fanOutEvents: WEBHOOK_FAN_OUT_EVENTS,
+        downPending: WEBHOOK_DOWN_PENDING,
         pacedEvents: WEBHOOK_PACED_EVENTS,
         pacedRate: WEBHOOK_PACED_RATE,
         concurrency: WEBHOOK_CONCURRENCY,
@@ -717,12 +727,16 @@ async function main() {
           '',
           '| webhook scenario | deliveries/s | lag or latency p50 ms | p99 ms | max ms |',
           '|---|---:|---:|---:|---:|',
-          `| burst: ${webhooks.burst.delivered} of ${webhooks.events} events committed ${WEBHOOK_CONCURRENCY} at a time, lag | ${webhooks.burst.perSecond.toFixed(0)} | ${ms(webhooks.burst.lag.p50)} | ${ms(webhooks.burst.lag.p99)} | ${ms(webhooks.burst.lag.max)} |`,
-          `| paced: ${webhooks.paced.delivered} of ${WEBHOOK_PACED_EVENTS} events at ${WEBHOOK_PACED_RATE}/s, lag | ${webhooks.paced.ratePerSecond.toFixed(0)} (offered) | ${ms(webhooks.paced.lag.p50)} | ${ms(webhooks.paced.lag.p99)} | ${ms(webhooks.paced.lag.max)} |`,
-          `| baseline: plain loop POSTing the same ${webhooks.events} bodies, ${WEBHOOK_CONCURRENCY} at a time, same HTTP client, latency | ${webhooks.plain.perSecond.toFixed(0)} | ${ms(webhooks.plain.latency.p50)} | ${ms(webhooks.plain.latency.p99)} | ${ms(webhooks.plain.latency.max)} |`,
+          `| burst: ${webhooks.burst.delivered} of ${webhooks.burst.events} events to one endpoint, committed ${WEBHOOK_CONCURRENCY} at a time, lag | ${webhooks.burst.perSecond.toFixed(0)} | ${ms(webhooks.burst.lag.p50)} | ${ms(webhooks.burst.lag.p99)} | ${ms(webhooks.burst.lag.max)} |`,
+          `| drain: ${webhooks.drain.delivered} of ${webhooks.drain.events} deliveries already queued for one endpoint, after one wake-up | ${webhooks.drain.perSecond.toFixed(0)} | | | |`,
+          `| fan-out: ${webhooks.fanOut.delivered} of ${webhooks.fanOut.events} events, ${webhooks.fanOut.endpoints} endpoints × ${WEBHOOK_FAN_OUT_EVENTS}, lag | ${webhooks.fanOut.perSecond.toFixed(0)} | ${ms(webhooks.fanOut.lag.p50)} | ${ms(webhooks.fanOut.lag.p99)} | ${ms(webhooks.fanOut.lag.max)} |`,
+          `| paced: ${webhooks.paced.delivered} of ${webhooks.paced.events} events at ${WEBHOOK_PACED_RATE}/s, lag | ${WEBHOOK_PACED_RATE} (offered) | ${ms(webhooks.paced.lag.p50)} | ${ms(webhooks.paced.lag.p99)} | ${ms(webhooks.paced.lag.max)} |`,
+          `| paced beside a failing endpoint with ${webhooks.besideDown.downPending} pending (503 after 1 s each), lag | ${WEBHOOK_PACED_RATE} (offered) | ${ms(webhooks.besideDown.lag.p50)} | ${ms(webhooks.besideDown.lag.p99)} | ${ms(webhooks.besideDown.lag.max)} |`,
+          `| baseline: plain loop POSTing the burst's ${webhooks.burst.events} bodies, ${WEBHOOK_CONCURRENCY} at a time, same HTTP client, latency | ${webhooks.plain.perSecond.toFixed(0)} | ${ms(webhooks.plain.latency.p50)} | ${ms(webhooks.plain.latency.p99)} | ${ms(webhooks.plain.latency.max)} |`,
+          `| baseline: plain loop POSTing the fan-out's bodies to ${webhooks.fanOut.endpoints} paths | ${webhooks.plainFanOut.perSecond.toFixed(0)} | | | |`,
           '',
-          `Deliveries sustained in the burst: **${(webhooks.burst.perSecond / webhooks.plain.perSecond).toFixed(3)} of the plain loop** (${webhooks.burst.seconds.toFixed(1)} s from the first commit to the last arrival); ` +
-            `${webhooks.duplicates} attempts beyond one per event. Each event is a deliver-<evt> workflow start, a workflow task, the prepareDeliveries and attemptDelivery activities and their records.`,
+          `Each endpoint is one webhookWorkflow that sends its due deliveries in batches, 16 at once; ${webhooks.duplicates} attempts beyond one per delivery to the healthy endpoints; ` +
+            `at most ${webhooks.mostWorkflows} webhook workflows ran during the fan-out.`,
         ]
       : []),
     ...(only.has('search') ? ['', search ? search.markdown : '**Search and dashboard:** not measured: ELASTICSEARCH_URL is not set.'] : []),
@@ -788,6 +802,19 @@ async function main() {
         `- ${pass(slowest < GOALS.hostileHealthzMs)} /healthz < ${GOALS.hostileHealthzMs} ms while each hostile PDF is uploaded: slowest ${slowest.toFixed(0)} ms`,
         `- ${pass(growth < GOALS.hostileGrowthMb)} service + children RSS grows < ${GOALS.hostileGrowthMb} MB during each: at most +${mb(growth)}`,
         `- ${pass(slowestAnswer < GOALS.hostileAnswerSeconds && hostile.every((one) => one.status === 400))} each answered 400 within ${GOALS.hostileAnswerSeconds} s: slowest ${slowestAnswer.toFixed(1)} s`,
+      );
+    }
+    if (webhooks) {
+      const { burst, drain, fanOut, paced, besideDown, plain, plainFanOut } = webhooks;
+      lines.push(
+        `- ${pass(burst.perSecond / plain.perSecond >= GOALS.webhookOfPlain)} burst of ${burst.events} to one endpoint ≥ ${GOALS.webhookOfPlain * 100}% of the plain loop's deliveries/s: ${percent(burst.perSecond, plain.perSecond)} ` +
+          `from the first commit to the last arrival (the bench commits ${burst.perSecond.toFixed(0)} events/s, and each arrives within ${ms(burst.lag.p99)} ms at p99); ` +
+          `${percent(drain.perSecond, plain.perSecond)} for the same number already queued`,
+        `- ${pass(burst.lag.p99 < GOALS.webhookBurstLagP99Ms)} burst lag p99 < ${GOALS.webhookBurstLagP99Ms} ms: ${ms(burst.lag.p99)} ms`,
+        `- ${pass(fanOut.perSecond / plainFanOut.perSecond >= GOALS.webhookOfPlain)} ${fanOut.endpoints} endpoints × ${WEBHOOK_FAN_OUT_EVENTS} ≥ ${GOALS.webhookOfPlain * 100}% of the plain loop: ${percent(fanOut.perSecond, plainFanOut.perSecond)} (lag p99 ${ms(fanOut.lag.p99)} ms)`,
+        `- ${pass(paced.lag.p99 < GOALS.webhookPacedLagP99Ms)} paced ${WEBHOOK_PACED_RATE}/s lag p99 < ${GOALS.webhookPacedLagP99Ms} ms: ${ms(paced.lag.p99)} ms`,
+        `- ${pass(besideDown.lag.p99 <= GOALS.webhookBesideDownOfPaced * paced.lag.p99)} beside a failing endpoint with ${besideDown.downPending} pending, the healthy one's lag p99 within noise (≤ ${GOALS.webhookBesideDownOfPaced} × alone): ${ms(besideDown.lag.p99)} ms against ${ms(paced.lag.p99)} ms`,
+        `- ${pass(webhooks.mostWorkflows <= fanOut.endpoints + 3)} running webhook workflows: at most ${webhooks.mostWorkflows} for ${fanOut.endpoints + 3} endpoints with work`,
       );
     }
     if (uploads) {

@@ -1,50 +1,79 @@
-// Scenarios of `npm run bench` around webhooks: the lag from an event's commit to its arrival at a
-// local receiver, and deliveries per second sustained, next to a plain loop that POSTs the same bodies
-// to the same receiver with the same HTTP client (the floor under any delivery pipeline).
+// Scenarios of `npm run bench` around webhooks (issue #15): the lag from an event's commit to its
+// arrival at a local receiver, and deliveries per second sustained, next to a plain loop that POSTs the
+// same bodies to the same receiver with the same HTTP client (the floor under any delivery pipeline).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../src/db';
 import { createEventDispatcher } from '../src/events/dispatch';
-import { recordEvent } from '../src/events/service';
+import { recordEvent, type EventType } from '../src/events/service';
+import { wakeWebhookWorkflow } from '../src/temporal/client';
 import { parseAllowList } from '../src/webhooks/addressPolicy';
+import { queueDeliveries } from '../src/webhooks/delivery';
 import { createWebhookPoster } from '../src/webhooks/http';
 import { generateWebhookSecret } from '../src/webhooks/secrets';
 import { signatureHeaders } from '../src/webhooks/signature';
 import { eachLimited } from './signing';
 import { stats, type Stats } from './stats';
 
-
-/** A receiver on loopback that notes when each event id first arrived, and answers 204. */
-async function startReceiver() {
+/**
+ * A receiver on loopback that notes when each event id first arrived. Each path is an endpoint of its
+ * own: `/ok/…` answers 204 at once, `/down/…` answers 503 after `downDelayMs` (an endpoint in trouble).
+ */
+async function startReceiver(downDelayMs: number) {
   const arrivals = new Map<string, number>();
   let requests = 0;
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       requests++;
+      if (req.url?.startsWith('/down/')) return void setTimeout(() => res.writeHead(503).end(), downDelayMs).unref();
       const id = req.headers['webhook-id'] as string | undefined;
       if (id && !arrivals.has(id)) arrivals.set(id, Date.now());
       res.writeHead(204).end();
     });
   });
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  return { url, arrivals, requests: () => requests, close: () => new Promise((resolve) => server.close(resolve)) };
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { base, arrivals, requests: () => requests, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+export interface Throughput {
+  events: number;
+  delivered: number;
+  perSecond: number;
+  seconds: number;
+  lag: Stats;
 }
 
 export interface WebhookBenchResult {
-  events: number;
-  burst: { lag: Stats; perSecond: number; seconds: number; delivered: number };
-  paced: { lag: Stats; ratePerSecond: number; delivered: number };
+  burst: Throughput;
+  /** Deliveries already queued for one endpoint, sent after one wake-up: the pipeline without the event source. */
+  drain: { events: number; delivered: number; perSecond: number; seconds: number };
+  fanOut: Throughput & { endpoints: number };
+  paced: Throughput;
+  besideDown: Throughput & { downPending: number };
   plain: { latency: Stats; perSecond: number; seconds: number; ok: number };
+  plainFanOut: { perSecond: number; seconds: number };
   duplicates: number;
+  /** Running webhook workflows seen at most during the fan-out: one per endpoint with work. */
+  mostWorkflows: number;
 }
+
+// Each scenario's endpoints subscribe to event types of their own, so no event reaches another's.
+const TYPES = {
+  burst: 'document.created',
+  drain: 'document.signed',
+  paced: 'document.updated',
+  healthy: 'document.deleted',
+  down: 'template.created',
+  fanOut: ['signer.notified', 'signer.viewed', 'signer.signed', 'signer.declined', 'signing_request.created', 'signing_request.completed', 'signing_request.cancelled', 'signing_request.declined', 'signing_request.expired', 'template.updated'],
+} satisfies Record<string, EventType | EventType[]>;
 
 /**
  * Events committed by the bench itself (recordEvent in a transaction, then dispatched as the api does
  * once it commits), delivered by the running service's worker on `taskQueue` to a receiver here.
- * `events` go as fast as they can be committed (the burst), then `pacedEvents` at `pacedRate` per second.
  */
 export async function webhookBench(options: {
   db: Db;
@@ -54,89 +83,150 @@ export async function webhookBench(options: {
   auth: Record<string, string>;
   accountId: string;
   events: number;
+  fanOutEndpoints: number;
+  fanOutEvents: number;
   pacedEvents: number;
   pacedRate: number;
+  downPending: number;
   concurrency: number;
   deadlineMs: number;
   log: (message: string) => void;
 }): Promise<WebhookBenchResult> {
   const { db, log } = options;
-  const receiver = await startReceiver();
-  try {
+  const receiver = await startReceiver(1000);
+  const subscribe = async (path: string, events: EventType[]) => {
     const created = await fetch(`${options.baseUrl}/api/v1/webhooks`, {
       method: 'POST',
       headers: { ...options.auth, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url, events: ['document.created'], description: 'bench' }),
+      body: JSON.stringify({ url: `${receiver.base}${path}`, events, description: `bench ${path}` }),
     });
-    if (created.status !== 201) throw new Error(`creating the bench webhook: HTTP ${created.status} ${await created.text()}`);
+    if (created.status !== 201) throw new Error(`creating a bench webhook: HTTP ${created.status} ${await created.text()}`);
+    return ((await created.json()) as { id: string }).id;
+  };
+  try {
+    await subscribe('/ok/burst', [TYPES.burst, TYPES.paced]);
+    const drainWebhook = await subscribe('/ok/drain', [TYPES.drain]);
+    await subscribe('/ok/healthy', [TYPES.healthy]);
+    await subscribe('/down/1', [TYPES.down]);
+    const fanOutTypes = TYPES.fanOut.slice(0, options.fanOutEndpoints);
+    for (const [i, type] of fanOutTypes.entries()) await subscribe(`/ok/fan-${i}`, [type]);
     const dispatcher = createEventDispatcher({ client: options.client, taskQueue: options.taskQueue, db, retryScale: 1 });
 
     const committedAt = new Map<string, number>();
-    const commitOne = async (i: number) => {
-      const event = await db.transaction((trx) =>
-        recordEvent(trx, options.accountId, 'document.created', { documentId: `doc_bench_${i}`, fileName: `bench-${i}.pdf`, fileSize: 1234, status: 'awaiting_file' }),
-      );
+    let serial = 0;
+    const commitOne = async (type: EventType) => {
+      const n = serial++;
+      const event = await db.transaction((trx) => recordEvent(trx, options.accountId, type, { documentId: `doc_bench_${n}`, fileName: `bench-${n}.pdf`, fileSize: 1234 }));
       committedAt.set(event.id, Date.now());
       await dispatcher.dispatch([event.id]);
       return event.id;
     };
     const waitFor = async (ids: string[]) => {
       const deadline = Date.now() + options.deadlineMs;
-      while (ids.some((id) => !receiver.arrivals.has(id)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      while (ids.some((id) => !receiver.arrivals.has(id)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       return ids.filter((id) => receiver.arrivals.has(id));
     };
-    const lags = (ids: string[]) => stats(ids.map((id) => receiver.arrivals.get(id)! - committedAt.get(id)!));
+    const throughput = async (ids: string[], start: number): Promise<Throughput> => {
+      const delivered = await waitFor(ids);
+      const seconds = (Math.max(...delivered.map((id) => receiver.arrivals.get(id)!)) - start) / 1000;
+      return { events: ids.length, delivered: delivered.length, perSecond: delivered.length / seconds, seconds, lag: stats(delivered.map((id) => receiver.arrivals.get(id)! - committedAt.get(id)!)) };
+    };
+    const commitMany = async (types: EventType[]) => {
+      const ids: string[] = [];
+      await eachLimited(types, options.concurrency, async (type) => void ids.push(await commitOne(type)));
+      return ids;
+    };
+    const paced = async (type: EventType) => {
+      const ids: string[] = [];
+      const start = Date.now();
+      await Promise.all(
+        Array.from({ length: options.pacedEvents }, async (_, i) => {
+          await new Promise((resolve) => setTimeout(resolve, (i * 1000) / options.pacedRate));
+          ids.push(await commitOne(type));
+        }),
+      );
+      return throughput(ids, start);
+    };
 
-    log(`webhooks: a burst of ${options.events} events, committed and dispatched ${options.concurrency} at a time`);
-    const burstIds: string[] = [];
-    const burstStart = Date.now();
-    await eachLimited(
-      Array.from({ length: options.events }, (_, i) => i),
-      options.concurrency,
-      async (i) => {
-        burstIds.push(await commitOne(i));
-      },
-    );
-    const burstDelivered = await waitFor(burstIds);
-    const lastArrival = Math.max(...burstDelivered.map((id) => receiver.arrivals.get(id)!));
-    const burstSeconds = (lastArrival - burstStart) / 1000;
+    log(`webhooks: a burst of ${options.events} events to one endpoint, committed ${options.concurrency} at a time`);
+    let start = Date.now();
+    const burst = await throughput(await commitMany(Array.from({ length: options.events }, () => TYPES.burst)), start);
+
+    log(`webhooks: ${options.events} deliveries queued for one endpoint in one transaction, then one wake-up`);
+    const drainIds = await db.transaction(async (trx) => {
+      const ids: string[] = [];
+      for (let i = 0; i < options.events; i++) ids.push((await recordEvent(trx, options.accountId, TYPES.drain, { documentId: `doc_bench_drain_${i}` })).id);
+      await queueDeliveries(trx, ids);
+      await trx('events').whereIn('id', ids).update({ dispatched_at: trx.fn.now() });
+      return ids;
+    });
+    start = Date.now();
+    await wakeWebhookWorkflow(options.client, options.taskQueue, { webhookId: drainWebhook, accountId: options.accountId }, 1);
+    const drained = await waitFor(drainIds);
+    const drainSeconds = (Math.max(...drained.map((id) => receiver.arrivals.get(id)!)) - start) / 1000;
+    const drain = { events: drainIds.length, delivered: drained.length, perSecond: drained.length / drainSeconds, seconds: drainSeconds };
+
+    log(`webhooks: ${options.fanOutEndpoints} endpoints × ${options.fanOutEvents} events at once`);
+    let mostWorkflows = 0;
+    let counting = true;
+    const counter = (async () => {
+      while (counting) {
+        const { count } = await options.client.workflow.count(`WorkflowType = 'webhookWorkflow' AND ExecutionStatus = 'Running' AND SignetAccountId = '${options.accountId}'`);
+        mostWorkflows = Math.max(mostWorkflows, count);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    })();
+    start = Date.now();
+    const fanOutIds = await commitMany(Array.from({ length: options.fanOutEvents * fanOutTypes.length }, (_, i) => fanOutTypes[i % fanOutTypes.length]));
+    const fanOut = { ...(await throughput(fanOutIds, start)), endpoints: fanOutTypes.length };
+    counting = false;
+    await counter;
 
     log(`webhooks: ${options.pacedEvents} events at ${options.pacedRate}/s`);
-    const pacedIds: string[] = [];
-    const pacedStart = Date.now();
-    await Promise.all(
-      Array.from({ length: options.pacedEvents }, async (_, i) => {
-        await new Promise((resolve) => setTimeout(resolve, (i * 1000) / options.pacedRate));
-        pacedIds.push(await commitOne(options.events + i));
-      }),
-    );
-    const pacedDelivered = await waitFor(pacedIds);
-    const pacedSeconds = (Date.now() - pacedStart) / 1000;
+    const pacedAlone = await paced(TYPES.paced);
 
-    log(`webhooks: plain loop, the same ${options.events} bodies POSTed ${options.concurrency} at a time with the same client`);
+    log(`webhooks: ${options.downPending} events to an endpoint that answers 503 after 1 s, then ${options.pacedEvents} at ${options.pacedRate}/s to a healthy one`);
+    await commitMany(Array.from({ length: options.downPending }, () => TYPES.down));
+    const besideDown = { ...(await paced(TYPES.healthy)), downPending: options.downPending };
+
+    log(`webhooks: plain loop, the burst's ${options.events} bodies POSTed ${options.concurrency} at a time with the same client`);
     const poster = await createWebhookPoster(parseAllowList(['127.0.0.1']), 15_000);
     const secret = generateWebhookSecret();
-    const bodies = await db('events').whereIn('id', burstIds).select('id', 'type', 'created_at', 'data');
+    const post = async (path: string, event: { id: string; type: string; created_at: Date; data: unknown }) => {
+      const body = JSON.stringify({ id: `plain-${event.id}`, type: event.type, timestamp: event.created_at.toISOString(), data: event.data });
+      return poster.post(`${receiver.base}${path}`, body, signatureHeaders([secret], `plain-${event.id}`, body));
+    };
+    const burstEvents = await db('events').where({ account_id: options.accountId, type: TYPES.burst }).select('id', 'type', 'created_at', 'data');
     const latencies: number[] = [];
     let ok = 0;
-    const plainStart = performance.now();
-    await eachLimited(bodies, options.concurrency, async (event) => {
-      const body = JSON.stringify({ id: `plain-${event.id}`, type: event.type, timestamp: event.created_at.toISOString(), data: event.data });
-      const result = await poster.post(receiver.url, body, signatureHeaders([secret], `plain-${event.id}`, body));
+    let plainStart = performance.now();
+    await eachLimited(burstEvents, options.concurrency, async (event) => {
+      const result = await post('/ok/plain', event);
       latencies.push(result.latencyMs);
       if (result.statusCode === 204) ok++;
     });
     const plainSeconds = (performance.now() - plainStart) / 1000;
+    const fanOutEvents = await db('events').whereIn('id', fanOutIds).select('id', 'type', 'created_at', 'data');
+    plainStart = performance.now();
+    await eachLimited(fanOutEvents, options.concurrency, async (event, i) => void (await post(`/ok/plain-${i % fanOutTypes.length}`, event)));
+    const plainFanOutSeconds = (performance.now() - plainStart) / 1000;
     poster.close();
 
-    const deliveredIds = [...burstIds, ...pacedIds];
-    const deliveries = await db('webhook_deliveries').whereIn('event_id', deliveredIds).sum({ attempts: 'attempts' }).first();
+    const deliveries = await db('webhook_deliveries as d')
+      .join('webhooks as w', 'w.id', 'd.webhook_id')
+      .where('w.account_id', options.accountId)
+      .whereNot('w.url', 'like', '%/down/%')
+      .first(db.raw('coalesce(sum(d.attempts), 0)::int as attempts'), db.raw('count(*)::int as deliveries'));
     return {
-      events: options.events,
-      burst: { lag: lags(burstDelivered), perSecond: burstDelivered.length / burstSeconds, seconds: burstSeconds, delivered: burstDelivered.length },
-      paced: { lag: lags(pacedDelivered), ratePerSecond: options.pacedEvents / pacedSeconds, delivered: pacedDelivered.length },
-      plain: { latency: stats(latencies), perSecond: bodies.length / plainSeconds, seconds: plainSeconds, ok },
-      duplicates: Number(deliveries?.attempts ?? 0) - deliveredIds.length,
+      burst,
+      drain,
+      fanOut,
+      paced: pacedAlone,
+      besideDown,
+      plain: { latency: stats(latencies), perSecond: burstEvents.length / plainSeconds, seconds: plainSeconds, ok },
+      plainFanOut: { perSecond: fanOutEvents.length / plainFanOutSeconds, seconds: plainFanOutSeconds },
+      duplicates: Number(deliveries.attempts) - Number(deliveries.deliveries),
+      mostWorkflows,
     };
   } finally {
     await receiver.close();

@@ -90,7 +90,7 @@ EOF
 start_temporal() {
   # No search attributes at launch: Signet registers its own, as against any Temporal server.
   (cd "$RUN" && exec setsid "$TEMPORAL_BIN" server start-dev --headless --ip 127.0.0.1 --port "$TEMPORAL_PORT" \
-      --db-filename "$RUN/temporal.db" --log-level warn \
+      --db-filename "$RUN/temporal.db" --log-level warn --dynamic-config-value system.enableActivityEagerExecution=true \
       </dev/null >"$RUN/temporal.log" 2>&1 8>&- 9>&-) &
   echo $! >"$RUN/temporal.pid"
 }

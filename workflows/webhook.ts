@@ -2,8 +2,10 @@ import { condition, continueAsNew, proxyActivities, setHandler, upsertSearchAttr
 import type { WebhookActivities } from '../activities/webhooks';
 import { searchAttributes, wakeSignal, webhookStatusQuery, type WebhookHealth, type WebhookQueueStatus, type WebhookWorkflowInput } from './definitions';
 
-// Regular activities: a batch may take seconds, and a worker killed mid-batch must hand it to another
-// worker (the batch is idempotent: every attempt is recorded before its delivery is due again).
+// Regular activities, not local ones: a local activity holds the workflow task open while it runs, and
+// with it every query and signal (a batch to a slow endpoint runs for seconds). A worker killed
+// mid-batch hands it to another worker: every attempt is recorded before its delivery is due again, so
+// only unrecorded ones are sent twice (same webhook-id).
 const act = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '3 minutes',
   heartbeatTimeout: '30 seconds',

@@ -1,7 +1,7 @@
 import { routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
 import { z } from '../api/validation';
-import { plans, planNames, rateLimitedOperations } from './plans';
+import { hourlyLimit, plans, planNames, rateLimitedOperations } from './plans';
 import { describeUsage, type Account } from './service';
 
 const quota = z.object({ used: z.number().int(), limit: z.number().int().nullable().openapi({ description: 'null = unlimited' }) });
@@ -46,7 +46,7 @@ export function accountRoutes({ router, db, config, openapi }: RouteDeps) {
         features: { webhooks: plans[account.plan].webhooks },
         rateLimits: rateLimitedOperations.map((operation) => ({
           operation,
-          limit: Math.ceil(plans[account.plan].rateLimitsPerHour[operation] * config.RATE_LIMIT_MULTIPLIER),
+          limit: hourlyLimit(account.plan, operation, config.RATE_LIMIT_MULTIPLIER),
           window: '1h',
         })),
         createdAt: account.createdAt.toISOString(),

@@ -49,15 +49,36 @@ export function createEventDispatcher({ client, taskQueue, db, retryScale, onErr
     for (let i = 0; i < webhooks.length; i += WAKES_AT_ONCE) await Promise.all(webhooks.slice(i, i + WAKES_AT_ONCE).map(wake));
   }
 
-  async function dispatch(eventIds: string[]) {
-    const queued = await db.transaction(async (trx) => {
+  // Dispatches asked for while one's transaction is in flight wait for it, then go together in one
+  // transaction: under a burst, a handful of transactions instead of one per event.
+  let waiting: { eventIds: string[]; done: Promise<void> } | null = null;
+  let committing: Promise<unknown> = Promise.resolve();
+
+  function dispatch(eventIds: string[]): Promise<void> {
+    if (waiting) {
+      waiting.eventIds.push(...eventIds);
+      return waiting.done;
+    }
+    const batch: { eventIds: string[]; done: Promise<void> } = { eventIds: [...eventIds], done: Promise.resolve() };
+    const queued = committing.catch(() => undefined).then(() => {
+      waiting = null;
+      return queue(batch.eventIds);
+    });
+    committing = queued;
+    batch.done = queued.then(wakeAll);
+    waiting = batch;
+    return batch.done;
+  }
+
+  /** Queues the deliveries of the events not dispatched yet and marks them dispatched, in one transaction. */
+  function queue(eventIds: string[]) {
+    return db.transaction(async (trx) => {
       // Only events not dispatched yet: one dispatched long ago must not reach a webhook created since.
       const fresh: string[] = await trx('events').whereIn('id', eventIds).whereNull('dispatched_at').pluck('id');
       const webhooks = await queueDeliveries(trx, fresh);
       await trx('events').whereIn('id', fresh).whereNull('dispatched_at').update({ dispatched_at: trx.fn.now() });
       return webhooks;
     });
-    await wakeAll(queued);
   }
 
   /**

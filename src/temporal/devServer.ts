@@ -38,6 +38,8 @@ export async function startTemporalDevServer(options: {
   const address = `127.0.0.1:${options.port}`;
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--ui-port', String(options.uiPort)];
   args.push('--db-filename', path.join(options.dataDir, 'temporal.db'), '--log-level', 'warn');
+  // As temporal-dynamicconfig.yaml sets it for the deployed server: activity tasks handed straight back to the worker.
+  args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
   const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk) => {

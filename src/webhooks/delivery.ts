@@ -1,6 +1,5 @@
 import { planNames, plans } from '../accounts/plans';
 import type { Knex } from 'knex';
-import pLimit from 'p-limit';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { newId } from '../ids';
@@ -94,29 +93,58 @@ const jittered = (delayMs: number) => Math.round(delayMs * (0.9 + Math.random() 
 /** The wait after attempt number `attempt` (1, 2, …) of `waits` (before attempt 1, 2, …), or null after the last. */
 export const waitAfterAttempt = (attempt: number, waits: number[]) => (attempt < waits.length ? jittered(waits[attempt]) : null);
 
+/** One attempt, sent and not yet recorded. */
+interface Attempt {
+  id: string;
+  status: DeliveryRow['status'];
+  code: number | null;
+  latencyMs: number;
+  responseBody: string | null;
+  /** Why no response came (timeout, refused, blocked); null when one did. */
+  transportError: string | null;
+  /** What went wrong, for the workflow's status: the transport error or the HTTP status. */
+  error: string | null;
+  nextRetryAt: Date | null;
+  outcome: AttemptOutcome;
+}
+
 /**
- * POSTs a delivery's stored body, signed, and records the attempt and the delivery's new state in one
- * statement. `nextDelayMs` is the wait before the next attempt, or null when none follows.
+ * POSTs a delivery's stored body, signed, and decides the delivery's next state. `nextDelayMs` is the
+ * wait before the next attempt, or null when none follows.
  */
-async function sendAndRecord({ db, poster }: DeliveryDeps, url: string, secrets: string[], row: DeliveryRow, nextDelayMs: number | null, keepPending = false) {
+async function send({ poster }: DeliveryDeps, url: string, secrets: string[], row: DeliveryRow, nextDelayMs: number | null, keepPending = false): Promise<Attempt> {
   const result = await poster.post(url, row.body, signatureHeaders(secrets, row.event_id, row.body));
   const code = result.statusCode;
   const delivered = code !== null && code >= 200 && code < 300;
   const gone = code === 410;
   const retryInMs = delivered || gone || nextDelayMs === null ? null : Math.max(nextDelayMs, Math.min(result.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS));
-  const status = delivered ? 'succeeded' : retryInMs !== null || keepPending ? 'pending' : 'failed';
-  const nextRetryAt = retryInMs !== null ? new Date(Date.now() + retryInMs) : keepPending && !delivered ? row.next_retry_at : null;
+  return {
+    id: row.id,
+    status: delivered ? 'succeeded' : retryInMs !== null || keepPending ? 'pending' : 'failed',
+    code,
+    latencyMs: result.latencyMs,
+    responseBody: result.responseBody,
+    transportError: result.error,
+    error: delivered ? null : (result.error ?? `HTTP ${code}`),
+    nextRetryAt: retryInMs !== null ? new Date(Date.now() + retryInMs) : keepPending && !delivered ? row.next_retry_at : null,
+    outcome: delivered ? 'delivered' : gone ? 'gone' : retryInMs !== null ? 'retry' : 'failed',
+  };
+}
+
+/** Records attempts and their deliveries' new states, all in one statement. */
+async function record(db: Db, attempts: Attempt[]) {
+  if (attempts.length === 0) return;
+  const values = attempts.map(() => '(?, ?, ?::int, ?::int, ?, ?, ?::timestamptz)').join(', ');
   await db.raw(
-    `with updated as (
-       update webhook_deliveries set attempts = attempts + 1, status = ?, last_status_code = ?, last_latency_ms = ?, last_response_body = ?,
-         last_error = ?, next_retry_at = ?, updated_at = now()
-       where id = ? returning id, attempts)
+    `with input (id, status, code, latency, body, error, next_retry_at) as (values ${values}),
+     updated as (
+       update webhook_deliveries d set attempts = d.attempts + 1, status = i.status, last_status_code = i.code, last_latency_ms = i.latency,
+         last_response_body = i.body, last_error = i.error, next_retry_at = i.next_retry_at, updated_at = now()
+       from input i where d.id = i.id returning d.id, d.attempts)
      insert into webhook_delivery_attempts (delivery_id, attempt, status_code, latency_ms, response_body, error)
-     select id, attempts, ?, ?, ?, ? from updated`,
-    [status, code, result.latencyMs, result.responseBody, result.error, nextRetryAt, row.id, code, result.latencyMs, result.responseBody, result.error],
+     select u.id, u.attempts, i.code, i.latency, i.body, i.error from updated u join input i on i.id = u.id`,
+    attempts.flatMap((a) => [a.id, a.status, a.code, a.latencyMs, a.responseBody, a.transportError, a.nextRetryAt]),
   );
-  const outcome: AttemptOutcome = delivered ? 'delivered' : gone ? 'gone' : retryInMs !== null ? 'retry' : 'failed';
-  return { outcome, error: delivered ? null : (result.error ?? `HTTP ${code}`) };
 }
 
 /** What one batch of a webhook's queue did, and what is left. Null when the webhook no longer exists. */
@@ -160,38 +188,37 @@ export async function sendDueDeliveries(
       .orderBy([{ column: 'next_retry_at' }, { column: 'id' }])
       .limit(input.limit);
     const secrets = signingSecrets(webhook, secretKey);
-    const limit = pLimit(input.concurrency);
-    const results = await Promise.all(
-      due.map((row) =>
-        limit(() => {
-          return sendAndRecord(deps, webhook.url, secrets, row, waitAfterAttempt(row.attempts + 1, input.retryScheduleMs));
-        }),
-      ),
-    );
+    // `concurrency` at a time, each group recorded in one statement before the next is sent.
+    const results: Attempt[] = [];
+    for (let i = 0; i < due.length; i += input.concurrency) {
+      const group = await Promise.all(due.slice(i, i + input.concurrency).map((row) => send(deps, webhook.url, secrets, row, waitAfterAttempt(row.attempts + 1, input.retryScheduleMs))));
+      await record(db, group);
+      results.push(...group);
+    }
     for (const result of results) onOutcome(result.outcome);
     attempted = results.length;
     gone = results.some((result) => result.outcome === 'gone');
     lastError = results.reduce<string | null>((last, result) => result.error ?? last, null);
     // One streak per batch: any success ends it, failures alone start it.
-    if (results.length > 0) {
-      const anyDelivered = results.some((result) => result.outcome === 'delivered');
-      await db('webhooks').where({ id: webhook.id }).update({ failing_since: anyDelivered ? null : db.raw('coalesce(failing_since, now())') });
+    const anyDelivered = results.some((result) => result.outcome === 'delivered');
+    if (results.length > 0 && (anyDelivered ? webhook.failing_since !== null : webhook.failing_since === null)) {
+      const [updated] = await db('webhooks')
+        .where({ id: webhook.id })
+        .update({ failing_since: anyDelivered ? null : db.raw('coalesce(failing_since, now())') })
+        .returning('failing_since');
+      webhook.failing_since = updated?.failing_since ?? null;
     }
   }
-  const [current, left] = await Promise.all([
-    db<WebhookRow>('webhooks').where({ id: webhook.id }).first('enabled', 'failing_since'),
-    db('webhook_deliveries')
-      .where({ webhook_id: webhook.id, status: 'pending' })
-      .whereNotNull('next_retry_at')
-      .first(db.raw('count(*)::int as backlog'), db.raw('min(created_at) as oldest'), db.raw('min(next_retry_at) as next_due'), db.raw('now() as now')),
-  ]);
-  if (!current) return null;
+  const left = await db('webhook_deliveries')
+    .where({ webhook_id: webhook.id, status: 'pending' })
+    .whereNotNull('next_retry_at')
+    .first(db.raw('count(*)::int as backlog'), db.raw('min(created_at) as oldest'), db.raw('min(next_retry_at) as next_due'), db.raw('now() as now'));
   const nextDue = left.next_due ? new Date(left.next_due).getTime() - new Date(left.now).getTime() : null;
   return {
-    health: !current.enabled ? 'disabled' : current.failing_since ? 'failing' : 'healthy',
+    health: !webhook.enabled ? 'disabled' : webhook.failing_since ? 'failing' : 'healthy',
     attempted,
     gone,
-    failingForMs: current.failing_since ? Date.now() - new Date(current.failing_since).getTime() : null,
+    failingForMs: webhook.failing_since ? Date.now() - new Date(webhook.failing_since).getTime() : null,
     lastError,
     backlog: left.backlog,
     oldestPendingAt: left.oldest ? new Date(left.oldest).toISOString() : null,
@@ -211,7 +238,9 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string) {
     .first('d.*', 'w.url', 'w.secret_ciphertext', 'w.previous_secret_ciphertext', 'w.previous_secret_expires_at');
   if (!row) return;
   const queued = row.status === 'pending' && row.event_type !== TEST_EVENT_TYPE;
-  const { outcome } = await sendAndRecord(deps, row.url, signingSecrets(row, secretKey), row, null, queued);
+  const attempt = await send(deps, row.url, signingSecrets(row, secretKey), row, null, queued);
+  await record(db, [attempt]);
+  const { outcome } = attempt;
   // A ping says nothing about real deliveries.
   if (row.event_type !== TEST_EVENT_TYPE) {
     await db('webhooks').where({ id: row.webhook_id }).update({ failing_since: outcome === 'delivered' ? null : db.raw('coalesce(failing_since, now())') });

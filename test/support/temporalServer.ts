@@ -73,10 +73,12 @@ export async function startTemporalServer(options: { databaseUrl: string; name: 
       clusterInformation: { active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: address } },
     },
     dcRedirectionPolicy: { policy: 'noop' },
+    dynamicConfigClient: { filepath: path.join(options.dir, 'config/dynamicconfig.yaml'), pollInterval: '10s' },
   };
   fs.mkdirSync(path.join(options.dir, 'config'), { recursive: true });
   // JSON is YAML: the server reads config/<env>.yaml.
   fs.writeFileSync(path.join(options.dir, 'config/development.yaml'), JSON.stringify(config, null, 2));
+  fs.copyFileSync(path.join(root, 'temporal-dynamicconfig.yaml'), path.join(options.dir, 'config/dynamicconfig.yaml')); // as docker-compose.yml mounts it
   const log = fs.openSync(path.join(options.dir, 'temporal-server.log'), 'a');
   const child = spawn(server, ['--root', options.dir, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'], { stdio: ['ignore', log, log] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
