@@ -3,7 +3,7 @@ import { plans } from '../accounts/plans';
 import { parseInput } from '../api/validation';
 import { eventTypes } from '../events/service';
 import { AppError } from '../errors';
-import { attemptDelivery, createTestDelivery } from '../webhooks/delivery';
+import { attemptDelivery, sendTestPing } from '../webhooks/delivery';
 import { presentDelivery, presentDeliveryDetail, presentWebhook } from '../webhooks/presenter';
 import {
   DeliveryIdParams,
@@ -21,6 +21,7 @@ import {
   getWebhook,
   listDeliveries,
   listWebhooks,
+  planUpgradeRequired,
   rotateWebhookSecret,
   updateWebhook,
 } from '../webhooks/service';
@@ -44,10 +45,6 @@ interface WebhookForm {
 const PAGE_SIZE = 25;
 /** Response bodies are stored up to 1 KB; the page shows at most this much of any stored text. */
 const SHOWN_CHARACTERS = 1000;
-
-// The REST API's refusal, word for word (the service's own factory is not exported; a test compares the two).
-const planUpgradeRequired = (plan: string) =>
-  new AppError(403, 'plan_upgrade_required', `Webhooks need the Business plan; this account is on the ${plan} plan.`);
 
 /** A repeated form field (checkboxes) as a list of strings, however many were ticked. */
 const formList = (value: unknown): string[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((item) => typeof item === 'string');
@@ -139,9 +136,7 @@ export function webhookPages({ router, deps, rateLimit, requireLogin, frame, pag
   router.post('/webhooks/:id/test', ...guard, rateLimit('POST /webhooks'), async (ctx) => {
     const { id } = pathParams(WebhookIdParams, ctx.params, 'Webhook');
     const webhook = await getWebhook(db, account(ctx).id, id);
-    const ping = await createTestDelivery(db, webhook.id);
-    await attemptDelivery(delivery, ping.id);
-    sent(ctx, webhook.id, ping.id);
+    sent(ctx, webhook.id, await sendTestPing(delivery, webhook.id));
   });
 
   router.post('/webhooks/:id/delete', ...guard, async (ctx) => {

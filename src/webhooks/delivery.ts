@@ -68,14 +68,18 @@ export interface QueuedWebhook {
   accountId: string;
 }
 
-/** A webhook.test ping: a delivery of its own, with an event id that is in no events table. */
-export async function createTestDelivery(db: Db, webhookId: string): Promise<DeliveryRow> {
+/**
+ * A webhook.test ping, sent now: a delivery of its own, with an event id that is in no events table and
+ * no due time (the webhook's queue never sends it). Returns the delivery's id.
+ */
+export async function sendTestPing(deps: DeliveryDeps, webhookId: string): Promise<string> {
   const id = newId('event');
   const body = JSON.stringify({ id, type: TEST_EVENT_TYPE, timestamp: new Date().toISOString(), data: { webhookId, message: 'Signet test ping' } });
-  const [delivery] = await db<DeliveryRow>('webhook_deliveries')
+  const [ping] = await deps.db<DeliveryRow>('webhook_deliveries')
     .insert({ id: newId('delivery'), webhook_id: webhookId, event_id: id, event_type: TEST_EVENT_TYPE, body })
-    .returning('*');
-  return delivery;
+    .returning('id');
+  await attemptDelivery(deps, ping.id);
+  return ping.id;
 }
 
 /** The current secret, then the previous one while its rotation grace period lasts. */

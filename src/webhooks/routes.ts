@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { Account } from '../accounts/service';
 import { linksById, linkTo, presentPage, routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
-import { attemptDelivery, createTestDelivery } from './delivery';
+import { attemptDelivery, sendTestPing } from './delivery';
 import { presentDelivery, presentDeliveryDetail, presentWebhook } from './presenter';
 import {
   DeliveryDetailSchema,
@@ -170,9 +170,8 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
     },
     async ({ params }, ctx) => {
       const webhook = await getWebhook(db, account(ctx).id, params.id);
-      const ping = await createTestDelivery(db, webhook.id);
-      await attemptDelivery(delivery, ping.id);
-      const { delivery: sent, attempts } = await getDelivery(db, account(ctx).id, webhook.id, ping.id);
+      const pingId = await sendTestPing(delivery, webhook.id);
+      const { delivery: sent, attempts } = await getDelivery(db, account(ctx).id, webhook.id, pingId);
       return presentDeliveryDetail(sent, attempts);
     },
   );

@@ -61,7 +61,7 @@ export interface WebhookSettings {
 /** The old secret keeps signing alongside the new one for this long after a rotation. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
-const planUpgradeRequired = (plan: string) =>
+export const planUpgradeRequired = (plan: string) =>
   new AppError(403, 'plan_upgrade_required', `Webhooks need the Business plan; this account is on the ${plan} plan.`);
 
 function assertWebhookPlan(account: Account) {
