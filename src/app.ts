@@ -98,12 +98,16 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
     }
     await next();
   });
+  // Each router passed costs a match over all its paths: the API's requests, most of them, go to its router
+  // first, and no other request goes through it. Only paths under its prefix can match it, and no other
+  // router has one there, so this changes no answer; allowedMethods stays last, after every router.
+  const apiRoutes = api.routes() as Koa.Middleware;
+  app.use((ctx, next) => (ctx.path.startsWith('/api/v1') ? apiRoutes(ctx, next) : next()));
   app.use(health.routes());
   app.use(docs.routes());
   app.use(signerPortal.routes());
   app.use(consoleRoutes({ db, config, temporal, webhooks, search, pdf, textTags, uploadGate: uploads }).routes());
   if (config.NODE_ENV !== 'production') app.use(mailDevRoutes(db).routes()); // loopback clients only
-  app.use(api.routes());
   app.use(api.allowedMethods({ throw: false }));
   return app;
 }

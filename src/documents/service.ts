@@ -1,4 +1,4 @@
-import type { Db } from '../db';
+import { queryPrepared, type Db } from '../db';
 import { conflict, notFound, quotaExceeded, validationError } from '../errors';
 import { newId } from '../ids';
 import { toPage } from '../db/pagination';
@@ -186,8 +186,12 @@ async function recordChange(trx: Db, document: Document, type: 'document.updated
   await recordEvent(trx, document.accountId, type, { ...documentEventData(document), updatedAt: document.updatedAt.toISOString() });
 }
 
+// The API's most frequent read, prepared once per connection: no query building and no planning per
+// call. The same rows as liveDocuments(db, accountId).where({ id }).
+const getDocumentSql = `select ${documentColumns.join(', ')} from documents where id = $1 and account_id = $2 and deleted_at is null`;
+
 export async function getDocument(db: Db, accountId: string, id: string): Promise<Document> {
-  const row: DocumentRow | undefined = await liveDocuments(db, accountId).where({ id }).select(documentColumns).first();
+  const [row] = await queryPrepared<DocumentRow>(db, 'get_document', getDocumentSql, [id, accountId]);
   if (!row) throw notFound('Document');
   return toDocument(row);
 }
