@@ -113,12 +113,14 @@ export async function webhookBench(options: {
     const dispatcher = createEventDispatcher({ client: options.client, taskQueue: options.taskQueue, db, retryScale: 1 });
 
     const committedAt = new Map<string, number>();
+    const dispatches: Promise<void>[] = [];
     let serial = 0;
     const commitOne = async (type: EventType) => {
       const n = serial++;
       const event = await db.transaction((trx) => recordEvent(trx, options.accountId, type, { documentId: `doc_bench_${n}`, fileName: `bench-${n}.pdf`, fileSize: 1234 }));
       committedAt.set(event.id, Date.now());
-      await dispatcher.dispatch([event.id]);
+      // As the api does (afterCommit): the caller does not wait for the hand-over.
+      dispatches.push(dispatcher.dispatch([event.id]));
       return event.id;
     };
     const waitFor = async (ids: string[]) => {
@@ -188,6 +190,8 @@ export async function webhookBench(options: {
     log(`webhooks: ${options.downPending} events to an endpoint that answers 503 after 1 s, then ${options.pacedEvents} at ${options.pacedRate}/s to a healthy one`);
     await commitMany(Array.from({ length: options.downPending }, () => TYPES.down));
     const besideDown = { ...(await paced(TYPES.healthy)), downPending: options.downPending };
+
+    await Promise.all(dispatches); // none failed: a failed dispatch would leave its events to the sweeper
 
     log(`webhooks: plain loop, the burst's ${options.events} bodies POSTed ${options.concurrency} at a time with the same client`);
     const poster = await createWebhookPoster(parseAllowList(['127.0.0.1']), 15_000);

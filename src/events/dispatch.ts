@@ -4,6 +4,7 @@ import { wakeWebhookWorkflow } from '../temporal/client';
 import { queueDeliveries, type QueuedWebhook } from '../webhooks/delivery';
 
 const WAKES_AT_ONCE = 16;
+const WAKE_EVERY_MS = 50;
 
 export interface EventDispatcherOptions {
   client: Client;
@@ -20,8 +21,8 @@ export interface EventDispatcherOptions {
  * dies in between, the sweeper finds the undispatched events, or the queued deliveries nobody woke.
  */
 export function createEventDispatcher({ client, taskQueue, db, retryScale, onError }: EventDispatcherOptions) {
-  // A wake in flight for a webhook is followed by at most one more, however many events arrive
-  // meanwhile: a burst of events is a handful of signals, not one each.
+  // A wake in flight for a webhook is followed by at most one more, WAKE_EVERY_MS after it, however
+  // many events arrive meanwhile; every event is still followed by a wake that left after its commit.
   const waking = new Map<string, { again: boolean; done: Promise<void> }>();
 
   function wake(webhook: QueuedWebhook): Promise<void> {
@@ -33,10 +34,13 @@ export function createEventDispatcher({ client, taskQueue, db, retryScale, onErr
     const entry = { again: false, done: Promise.resolve() };
     entry.done = (async () => {
       try {
-        do {
+        for (;;) {
           entry.again = false;
           await wakeWebhookWorkflow(client, taskQueue, webhook, retryScale);
-        } while (entry.again);
+          if (!entry.again) break;
+          // Events keep coming: gather them a moment, so that a burst is a few signals a second, not hundreds.
+          await new Promise((resolve) => setTimeout(resolve, WAKE_EVERY_MS));
+        }
       } finally {
         waking.delete(webhook.webhookId);
       }
