@@ -1,47 +1,39 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import type { BrowserContextOptions, Page } from 'playwright-core';
 import { setAccountPlan } from '../../src/accounts/service';
 import { createApiKey } from '../../src/apiKeys/service';
 import { describeViolations, seriousViolations } from '../support/axe';
+import { consoleScreenshots, contentWidth, desktop, phone, shot, useChromium, watchPage } from '../support/browser';
 import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { sharedSystem } from '../support/system';
 
-const screenshots = path.join('test-output', 'screenshots', 'console');
-
 // Pages other areas are still building: a 404 is skipped with a log line for now, not a failure.
 const NOT_YET_BUILT = ['/app/requests', '/app/requests/new', '/app/templates', '/app/templates/new'];
 
 const viewports: { name: string; options: BrowserContextOptions }[] = [
-  { name: 'phone', options: { viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true } },
-  { name: 'desktop', options: { viewport: { width: 1280, height: 900 } } },
+  { name: 'phone', options: phone },
+  { name: 'desktop', options: desktop },
 ];
 
 describe('accessibility of the owner console (axe-core: no serious or critical violation, at 375 and 1280 px)', function () {
   this.timeout(240_000);
-  let browser: Browser;
+  const browser = useChromium();
   let baseUrl: string;
   let receiver: Receiver;
   const sessions: Record<'free' | 'business', BrowserContextOptions['storageState']> = { free: undefined, business: undefined };
   const urls = { loggedOut: [] as string[], free: [] as string[], business: [] as string[] };
 
   before(async () => {
-    fs.mkdirSync(screenshots, { recursive: true });
     const system = await sharedSystem();
     const db = system.database.knex;
     baseUrl = system.url!;
     receiver = await startReceiver(() => ({ status: 200, body: 'received' }));
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
 
     /** Signs up in a fresh context; answers its session and account. */
     const signUp = async (name: string) => {
-      const context = await browser.newContext();
+      const context = await browser().newContext();
       const page = await context.newPage();
       const email = `a11y-${Math.random().toString(36).slice(2)}@example.com`;
       await page.goto(`${baseUrl}/app/signup`);
@@ -83,7 +75,7 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
     await Promise.all([free.context.close(), business.context.close()]);
 
     // Logged out: the forms, and a reset link from the outbox.
-    const context = await browser.newContext();
+    const context = await browser().newContext();
     const forgot = await context.newPage();
     await forgot.goto(`${baseUrl}/app/password/forgot`);
     await forgot.getByLabel('E-mail').fill(free.email);
@@ -96,21 +88,18 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
   });
 
   after(async () => {
-    await browser?.close();
     await receiver?.stop();
   });
 
   /** Opens each page and runs axe on it; a page of NOT_YET_BUILT that answers 404 is skipped, loudly. */
   async function check(who: keyof typeof urls, viewport: (typeof viewports)[number]) {
     const storageState = who === 'loggedOut' ? undefined : sessions[who];
-    const context = await browser.newContext({ ...viewport.options, storageState });
+    const context = await browser().newContext({ ...viewport.options, storageState });
     const failures: string[] = [];
     try {
       for (const url of urls[who]) {
-        const page: Page = await context.newPage();
-        const errors: string[] = [];
-        page.on('pageerror', (error) => errors.push(error.message));
-        page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+        const problems: string[] = [];
+        const page: Page = watchPage(await context.newPage(), baseUrl, problems);
         const response = await page.goto(`${baseUrl}${url}`);
         if (response?.status() === 404 && NOT_YET_BUILT.includes(url)) {
           console.log(`      skipped ${url} (${who}, ${viewport.name}): 404, the page is not built yet`);
@@ -119,11 +108,11 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
         }
         expect(response?.status(), `${url} as ${who}`).to.be.below(400);
         const where = `${url} (${who}, ${viewport.name})`;
-        failures.push(...describeViolations(where, await seriousViolations(page)), ...errors.map((error) => `${where}: console error ${error}`));
-        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        failures.push(...describeViolations(where, await seriousViolations(page)), ...problems.map((problem) => `${where}: ${problem}`));
+        const width = await contentWidth(page);
         if (width > viewport.options.viewport!.width) failures.push(`${where}: ${width} px wide, wider than the screen`);
         const name = url.replace(/^\/app\/?/, '').replace(/(wh|whd|doc)_[0-9a-z]{26}/g, '$1').replace(/reset\/[\w-]{43}/, 'reset') || 'dashboard';
-        await page.screenshot({ path: path.join(screenshots, `a11y-${who}-${name.replace(/\//g, '-')}-${viewport.name}.png`), fullPage: true });
+        await shot(page, consoleScreenshots, `a11y-${who}-${name.replace(/\//g, '-')}-${viewport.name}`);
         await page.close();
       }
     } finally {

@@ -1,37 +1,25 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from '../support/axe';
+import { consoleScreenshots, expectNoSideways, phoneContext, shot, useChromium, watchPage } from '../support/browser';
 import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { createSigningRequest, eventually } from '../support/signing';
 import { sharedSystem } from '../support/system';
 
-const screenshots = path.join('test-output', 'screenshots', 'console');
-
 describe('the owner console (/app, in headless Chromium on a phone)', function () {
   this.timeout(120_000);
-  let browser: Browser;
+  const browser = useChromium();
   let context: BrowserContext;
   let baseUrl: string;
   let problems: string[];
 
   before(async () => {
-    fs.mkdirSync(screenshots, { recursive: true });
     baseUrl = (await sharedSystem()).url!;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-  });
-
-  after(async () => {
-    await browser?.close();
   });
 
   beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    context = await phoneContext(browser());
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
     problems = [];
   });
@@ -42,24 +30,12 @@ describe('the owner console (/app, in headless Chromium on a phone)', function (
   });
 
   async function openPage(url: string): Promise<Page> {
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`${message.text()} (${message.location().url})`);
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
-    // Anything the page asks for from another origin would break "no assets from outside the machine".
-    page.on('request', (request) => {
-      if (!request.url().startsWith(baseUrl) && !request.url().startsWith('data:')) problems.push(`off-site request: ${request.url()}`);
-    });
-    page.on('dialog', (dialog) => dialog.accept());
+    const page = watchPage(await context.newPage(), baseUrl, problems);
     await page.goto(url);
     return page;
   }
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: true });
-
-  /** The page fits a 375-px screen: nothing wider than the viewport. */
-  const expectNoSideways = async (page: Page) => expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(375);
+  const screenshot = (page: Page, name: string) => shot(page, consoleScreenshots, name);
 
   it('signs up, creates and copies an API key that works on the REST API, sees the dashboard, uploads a PDF, logs out', async () => {
     const email = `browser-${Math.random().toString(36).slice(2)}@example.com`;
@@ -67,7 +43,7 @@ describe('the owner console (/app, in headless Chromium on a phone)', function (
     await page.getByLabel('Account name').fill('Lovelace & Co');
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill('analytical engine 1843');
-    await shot(page, 'signup');
+    await screenshot(page, 'signup');
     await page.getByRole('button', { name: 'Sign up' }).click();
 
     await page.getByRole('heading', { name: 'Lovelace & Co' }).waitFor();
@@ -84,7 +60,7 @@ describe('the owner console (/app, in headless Chromium on a phone)', function (
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     expect(copied).to.equal(shown);
     await expectNoSideways(page);
-    await shot(page, 'api-key-created');
+    await screenshot(page, 'api-key-created');
 
     const api = client(baseUrl, copied);
     const account = await api('GET', '/api/v1/account');
@@ -126,7 +102,7 @@ describe('the owner console (/app, in headless Chromium on a phone)', function (
     const violations = describeViolations('/app with a breakdown', await seriousViolations(page));
     expect(violations, violations.join('\n')).to.deep.equal([]);
     await expectNoSideways(page);
-    await shot(page, 'dashboard');
+    await screenshot(page, 'dashboard');
 
     // Documents: drop a PDF on the drop zone; the progress bar fills and the list shows it.
     await page.getByRole('link', { name: 'Documents' }).click();
@@ -140,12 +116,12 @@ describe('the owner console (/app, in headless Chromium on a phone)', function (
     await page.locator('td[data-label="Name"]', { hasText: 'contract.pdf' }).waitFor();
     expect(await page.getByRole('row').filter({ hasText: 'contract.pdf' }).locator('td[data-label="Pages"]').textContent()).to.equal('2');
     await expectNoSideways(page);
-    await shot(page, 'documents');
+    await screenshot(page, 'documents');
 
     // The plan page counts the three documents.
     await page.getByRole('link', { name: 'Plan' }).click();
     await page.getByText('Documents: 3 of 5').waitFor();
-    await shot(page, 'plan');
+    await screenshot(page, 'plan');
 
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('heading', { name: 'Log in' }).waitFor();

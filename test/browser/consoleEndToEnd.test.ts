@@ -3,18 +3,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { getOutboxMessage, listOutboxMessages } from '../../src/mail/outbox';
+import { consoleScreenshots, expectNoSideways, phoneContext, shot, useChromium, watchPage } from '../support/browser';
 import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { eventually } from '../support/signing';
 import { sharedSystem } from '../support/system';
 
-const screenshots = path.join('test-output', 'screenshots', 'console');
-
 describe('the console end to end (sign up → API key → upload → send → both sign → sealed PDF, in headless Chromium on a phone)', function () {
   this.timeout(180_000);
-  let browser: Browser;
+  const browser = useChromium();
   let context: BrowserContext;
   let system: Awaited<ReturnType<typeof sharedSystem>>;
   let baseUrl: string;
@@ -22,23 +21,17 @@ describe('the console end to end (sign up → API key → upload → send → bo
   let downloads: string;
 
   before(async () => {
-    fs.mkdirSync(screenshots, { recursive: true });
     downloads = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-e2e-'));
     system = await sharedSystem();
     baseUrl = system.url!;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
   });
 
   after(async () => {
-    await browser?.close();
     fs.rmSync(downloads, { recursive: true, force: true });
   });
 
   beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, acceptDownloads: true });
+    context = await phoneContext(browser(), { acceptDownloads: true });
     problems = [];
   });
 
@@ -48,24 +41,13 @@ describe('the console end to end (sign up → API key → upload → send → bo
   });
 
   async function openPage(url: string): Promise<Page> {
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`${message.text()} (${message.location().url})`);
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
-    // Anything the page asks for from another origin would break "no assets from outside the machine".
-    page.on('request', (request) => {
-      if (!request.url().startsWith(baseUrl) && !request.url().startsWith('data:') && !request.url().startsWith('blob:')) problems.push(`off-site request: ${request.url()}`);
-    });
-    page.on('dialog', (dialog) => dialog.accept());
+    // A blob: URL is made by the page itself: nothing from outside the machine.
+    const page = watchPage(await context.newPage(), baseUrl, problems, { alsoAllowed: ['blob:'] });
     await page.goto(url);
     return page;
   }
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(screenshots, `e2e-${name}.png`), fullPage: true });
-
-  /** The page fits a 375-px screen: nothing wider than the viewport. */
-  const expectNoSideways = async (page: Page) => expect(await page.evaluate(() => document.documentElement.scrollWidth), page.url()).to.be.at.most(375);
+  const screenshot = (page: Page, name: string) => shot(page, consoleScreenshots, `e2e-${name}`);
 
   /** The signing link of the newest invitation to this address, from the outbox (what SendGrid would have sent). */
   const signingLinkFor = (email: string) =>
@@ -93,7 +75,7 @@ describe('the console end to end (sign up → API key → upload → send → bo
     await page.getByLabel('Password').fill('analytical engine 1843');
     await page.getByRole('button', { name: 'Sign up' }).click();
     await page.getByRole('heading', { name: 'Difference Engines' }).waitFor();
-    await shot(page, 'dashboard');
+    await screenshot(page, 'dashboard');
 
     // An API key, read from the page, works on the REST API.
     await page.getByRole('link', { name: 'API keys' }).click();
@@ -102,7 +84,7 @@ describe('the console end to end (sign up → API key → upload → send → bo
     const key = await page.getByLabel('New API key').inputValue();
     expect(key).to.match(/^sk_live_/);
     await expectNoSideways(page);
-    await shot(page, 'api-key');
+    await screenshot(page, 'api-key');
     const api = client(baseUrl, key);
     const listed = await api('GET', '/api/v1/documents');
     expect(listed.status).to.equal(200);
@@ -112,14 +94,14 @@ describe('the console end to end (sign up → API key → upload → send → bo
     await page.getByRole('link', { name: 'Documents' }).click();
     await page.locator('#file').setInputFiles({ name: 'engine-contract.pdf', mimeType: 'application/pdf', buffer: await makePdf(['Contract for one engine', 'Page two']) });
     await page.locator('td[data-label="Name"]', { hasText: 'engine-contract.pdf' }).waitFor();
-    await shot(page, 'documents');
+    await screenshot(page, 'documents');
     expect((await api('GET', '/api/v1/documents')).body.data.map((document: { fileName: string }) => document.fileName)).to.deep.equal(['engine-contract.pdf']);
 
     // The list is empty; send the document to two signers.
     await page.getByRole('link', { name: 'Requests', exact: true }).click();
     await page.getByText('No signing requests yet.').waitFor();
     await expectNoSideways(page);
-    await shot(page, 'requests-empty');
+    await screenshot(page, 'requests-empty');
     await page.getByRole('link', { name: 'Send a document' }).click();
     await page.getByLabel('Document').selectOption({ label: 'engine-contract.pdf' });
     await page.getByLabel('Title').fill(`Engine contract ${tag}`);
@@ -139,7 +121,7 @@ describe('the console end to end (sign up → API key → upload → send → bo
     await page.getByLabel('Everyone at once').check();
     await page.getByLabel('Expires after (days)').fill('14');
     await expectNoSideways(page);
-    await shot(page, 'send-form');
+    await screenshot(page, 'send-form');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
 
     await page.getByRole('heading', { name: `Engine contract ${tag}` }).waitFor();
@@ -147,7 +129,7 @@ describe('the console end to end (sign up → API key → upload → send → bo
     expect(requestId, page.url()).to.be.a('string');
     expect(await page.locator('#request-status').textContent()).to.equal('pending');
     await expectNoSideways(page);
-    await shot(page, 'request-pending');
+    await screenshot(page, 'request-pending');
 
     // Both sign through the links they were e-mailed.
     for (const signer of signers) {
@@ -174,7 +156,7 @@ describe('the console end to end (sign up → API key → upload → send → bo
     }
     expect(await page.locator('#audit-trail li', { hasText: 'signed' }).count()).to.be.at.least(2);
     await expectNoSideways(page);
-    await shot(page, 'request-completed');
+    await screenshot(page, 'request-completed');
 
     // The sealed PDF downloads and carries a valid signature.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download sealed PDF' }).click()]);
@@ -207,6 +189,6 @@ describe('the console end to end (sign up → API key → upload → send → bo
     }, 30_000);
     expect(page.url()).to.contain(`q=Engine+contract+${tag}`);
     await expectNoSideways(page);
-    await shot(page, 'requests-search');
+    await screenshot(page, 'requests-search');
   });
 });

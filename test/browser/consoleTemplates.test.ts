@@ -1,9 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions, ConsoleMessage, Page } from 'playwright-core';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createApiKey } from '../../src/apiKeys/service';
+import { consoleScreenshots, desktop, expectNoSideways, phone, shot, useChromium, watchPage } from '../support/browser';
 import { client, type Request } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { sharedSystem } from '../support/system';
@@ -11,10 +10,7 @@ import { sharedSystem } from '../support/system';
 // The template editor in real headless Chromium: fields drawn with the mouse (on a desktop) or added by
 // their position (on a phone), text tags detected, the template saved and previewed, the document view.
 
-const screenshots = path.join('test-output', 'screenshots', 'console');
 const PAGE = { width: 595, height: 842 };
-const phone: BrowserContextOptions = { viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
-const desktop: BrowserContextOptions = { viewport: { width: 1280, height: 900 } };
 
 interface Field {
   role: string;
@@ -38,22 +34,13 @@ async function makeTaggedPdf() {
 
 describe('the console’s template editor and document view (headless Chromium)', function () {
   this.timeout(120_000);
-  let browser: Browser;
+  const browser = useChromium();
   let context: BrowserContext;
   let baseUrl: string;
   let problems: string[];
 
   before(async () => {
-    fs.mkdirSync(screenshots, { recursive: true });
     baseUrl = (await sharedSystem()).url!;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-  });
-
-  after(async () => {
-    await browser?.close();
   });
 
   afterEach(async () => {
@@ -62,25 +49,16 @@ describe('the console’s template editor and document view (headless Chromium)'
   });
 
   async function openPage(options: BrowserContextOptions, url: string): Promise<Page> {
-    context = await browser.newContext(options);
+    context = await browser().newContext(options);
     problems = [];
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      // The refused save's 400 is part of the story; any other error is not.
-      const refusedSave = message.text().includes('status of 400') && message.location().url.endsWith('/app/templates');
-      if (message.type() === 'error' && !refusedSave) problems.push(`${message.text()} (${message.location().url})`);
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
-    page.on('request', (request) => {
-      if (!request.url().startsWith(baseUrl) && !request.url().startsWith('data:')) problems.push(`off-site request: ${request.url()}`);
-    });
-    page.on('dialog', (dialog) => dialog.accept());
+    // The refused save's 400 is part of the story; any other error is not.
+    const refusedSave = (message: ConsoleMessage) => message.text().includes('status of 400') && message.location().url.endsWith('/app/templates');
+    const page = watchPage(await context.newPage(), baseUrl, problems, { expectedError: refusedSave });
     await page.goto(url);
     return page;
   }
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(screenshots, `templates-${name}.png`), fullPage: true });
-  const expectNoSideways = async (page: Page) => expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(page.viewportSize()!.width);
+  const screenshot = (page: Page, name: string) => shot(page, consoleScreenshots, `templates-${name}`);
 
   /** Signs up in the page; answers a REST client with a key of the new account. */
   async function signUp(page: Page, name: string): Promise<Request> {
@@ -138,7 +116,7 @@ describe('the console’s template editor and document view (headless Chromium)'
     await page.getByRole('button', { name: 'Save template' }).click();
     const alert = page.locator('#editor-problems');
     await alert.getByText('roles.0 ("tenant") must have at least one signature field').waitFor();
-    await shot(page, 'editor-problems');
+    await screenshot(page, 'editor-problems');
     await fieldOne.getByLabel('Type', { exact: true }).selectOption('signature');
     await page.getByLabel('Template name').fill('Lease for tenants');
     await page.getByRole('button', { name: 'Save template' }).click();
@@ -146,7 +124,7 @@ describe('the console’s template editor and document view (headless Chromium)'
     await page.waitForURL(/\/app\/templates\/tpl_[0-9a-z]{26}$/);
     await page.getByRole('heading', { name: 'Lease for tenants' }).waitFor();
     await imagesLoaded(page, '.doc-pages img');
-    await shot(page, 'preview-desktop');
+    await screenshot(page, 'preview-desktop');
     const templateId = page.url().split('/').pop()!;
     expect(await page.getByRole('link', { name: 'Send for signature' }).getAttribute('href')).to.equal(`/app/requests/new?templateId=${templateId}`);
 
@@ -172,7 +150,7 @@ describe('the console’s template editor and document view (headless Chromium)'
     expect(await page.locator('.page-frame[data-page="2"] .field-box.detected').count()).to.equal(2);
     await page.locator('.page-frame[data-page="2"]').scrollIntoViewIfNeeded();
     await imagesLoaded(page, '.page-frame img');
-    await shot(page, 'editor-detected');
+    await screenshot(page, 'editor-detected');
     await page.getByRole('button', { name: 'Save template' }).click();
     await page.waitForURL(/\/app\/templates\/tpl_/);
     const template = await api('GET', `/api/v1/templates/${page.url().split('/').pop()}`);
@@ -197,13 +175,13 @@ describe('the console’s template editor and document view (headless Chromium)'
     expect(await firstPage.getAttribute('loading')).to.equal('lazy');
     await imagesLoaded(page, '.doc-pages li:first-child img');
     await expectNoSideways(page);
-    await shot(page, 'document-view-phone');
+    await screenshot(page, 'document-view-phone');
 
     await page.getByRole('link', { name: 'Create template' }).click();
     await page.locator('#new-field').getByLabel('Role').waitFor();
     expect(page.url()).to.equal(`${baseUrl}/app/templates/new?documentId=${documentId}`);
     await expectNoSideways(page);
-    await shot(page, 'editor-phone');
+    await screenshot(page, 'editor-phone');
     // Keyboard only: tab into the new-field form and fill it.
     await page.locator('#new-field').getByLabel('Role').focus();
     await page.keyboard.press('ControlOrMeta+a');
@@ -223,7 +201,7 @@ describe('the console’s template editor and document view (headless Chromium)'
     await page.getByRole('button', { name: 'Save template' }).click();
     await page.waitForURL(/\/app\/templates\/tpl_/);
     await expectNoSideways(page);
-    await shot(page, 'preview-phone');
+    await screenshot(page, 'preview-phone');
 
     const template = await api('GET', `/api/v1/templates/${page.url().split('/').pop()}`);
     expect(template.body.fields).to.deep.equal([{ role: 'buyer', type: 'signature', required: true, label: 'Seller notes', page: 2, x: 100, y: 120, width: 200, height: 50 }]);
@@ -231,7 +209,7 @@ describe('the console’s template editor and document view (headless Chromium)'
     await page.getByRole('link', { name: 'Templates' }).first().click();
     await page.getByRole('row').filter({ hasText: 'a rather long contract name' }).waitFor();
     await expectNoSideways(page);
-    await shot(page, 'list-phone');
+    await screenshot(page, 'list-phone');
     await page.getByRole('button', { name: /^Delete a rather long contract name/ }).click();
     await page.getByText('No templates yet.').waitFor();
   });

@@ -10,58 +10,10 @@ import { makeLargePdf, makePdf } from '../support/pdfs';
 import { createSigningRequest, eventually } from '../support/signing';
 import { serializeCookie } from '../../src/console/sessions';
 import { consoleCsp } from '../../src/console/routes';
-
-/** A browser-like client: keeps cookies, never follows redirects, and reads the CSRF token from each page. */
-function consoleClient(baseUrl: string) {
-  const cookies = new Map<string, string>();
-  let csrf = '';
-  async function request(method: string, path: string, options: { form?: Record<string, string>; body?: FormData; headers?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = { Accept: 'text/html', ...options.headers };
-    if (cookies.size) headers.Cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    let body: BodyInit | undefined = options.body;
-    if (options.form) {
-      headers['Content-Type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(options.form).toString();
-    }
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
-    const setCookies = response.headers.getSetCookie();
-    for (const cookie of setCookies) {
-      const [pair] = cookie.split(';');
-      const [name, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
-      if (value) cookies.set(name, value);
-      else cookies.delete(name);
-    }
-    const text = await response.text();
-    csrf = /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? csrf;
-    return { status: response.status, headers: response.headers, text, setCookies, location: response.headers.get('location') };
-  }
-  return {
-    request,
-    cookies,
-    get csrf() {
-      return csrf;
-    },
-    /** Loads the form's page (for its token), then posts the form with it. */
-    async submit(formPath: string, action: string, fields: Record<string, string>) {
-      await request('GET', formPath);
-      return request('POST', action, { form: { _csrf: csrf, ...fields } });
-    },
-  };
-}
-
-const newEmail = () => `person-${Math.random().toString(36).slice(2)}@example.com`;
-const PASSWORD = 'correct horse battery';
-
-async function signedUp(baseUrl: string) {
-  const browser = consoleClient(baseUrl);
-  const email = newEmail();
-  const response = await browser.submit('/app/signup', '/app/signup', { accountName: 'Acme Ltd', email, password: PASSWORD });
-  expect(response.status, response.text).to.equal(303);
-  return { browser, email };
-}
+import { consoleClient, newEmail, PASSWORD, signedUp, uploadPdf, type ConsoleClient } from '../support/consoleClient';
 
 /** A key made on the API keys page. */
-async function apiKeyOf(browser: ReturnType<typeof consoleClient>) {
+async function apiKeyOf(browser: ConsoleClient) {
   await browser.request('GET', '/app/settings/api-keys');
   const created = await browser.request('POST', '/app/settings/api-keys', { form: { _csrf: browser.csrf, name: 'tests' } });
   expect(created.status).to.equal(201);
@@ -330,11 +282,7 @@ describe('the owner console (/app)', function () {
 
     it('another account’s document is 404 in the console too', async () => {
       const { browser: owner } = await signedUp(baseUrl);
-      await owner.request('GET', '/app/documents');
-      const body = new FormData();
-      body.append('file', new Blob([new Uint8Array(await makePdf())], { type: 'application/pdf' }), 'mine.pdf');
-      const uploaded = await owner.request('POST', '/app/documents', { body, headers: { Accept: 'application/json', 'X-CSRF-Token': owner.csrf } });
-      const { id } = JSON.parse(uploaded.text);
+      const { id } = await uploadPdf(owner, await makePdf(), 'mine.pdf');
       const { browser: stranger } = await signedUp(baseUrl);
       await stranger.request('GET', '/app/documents');
       expect((await stranger.request('POST', `/app/documents/${id}/delete`, { form: { _csrf: stranger.csrf } })).status).to.equal(404);

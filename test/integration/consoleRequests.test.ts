@@ -1,49 +1,10 @@
 import { expect } from 'chai';
 import { createApiKey } from '../../src/apiKeys/service';
+import { consoleClient, signedUp as signedUpInConsole, uploadPdf, type ConsoleClient } from '../support/consoleClient';
 import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { eventually } from '../support/signing';
 import { sharedSystem } from '../support/system';
-
-/** A browser-like client: keeps cookies, never follows redirects, and reads the CSRF token from each page. */
-function consoleClient(baseUrl: string) {
-  const cookies = new Map<string, string>();
-  let csrf = '';
-  async function request(method: string, path: string, options: { form?: Record<string, string>; body?: FormData; headers?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = { Accept: 'text/html', ...options.headers };
-    if (cookies.size) headers.Cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    let body: BodyInit | undefined = options.body;
-    if (options.form) {
-      headers['Content-Type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(options.form).toString();
-    }
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair] = cookie.split(';');
-      const [name, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
-      if (value) cookies.set(name, value);
-      else cookies.delete(name);
-    }
-    const bytes = Buffer.from(await response.arrayBuffer());
-    const text = bytes.toString();
-    csrf = /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? csrf;
-    return { status: response.status, headers: response.headers, text, bytes, location: response.headers.get('location') };
-  }
-  return {
-    request,
-    get csrf() {
-      return csrf;
-    },
-    /** Posts a form with the token of the last page loaded. */
-    post(action: string, fields: Record<string, string> = {}) {
-      return request('POST', action, { form: { _csrf: csrf, ...fields } });
-    },
-  };
-}
-
-type Browser = ReturnType<typeof consoleClient>;
-
-const PASSWORD = 'correct horse battery';
 
 describe('the console’s signing requests (/app/requests)', function () {
   this.timeout(90_000);
@@ -58,30 +19,19 @@ describe('the console’s signing requests (/app/requests)', function () {
 
   /** A fresh account signed up in the console, logged in, with an API key for setting things up. */
   async function signedUp() {
-    const browser = consoleClient(baseUrl);
-    const email = `requests-${Math.random().toString(36).slice(2)}@example.com`;
-    await browser.request('GET', '/app/signup');
-    const response = await browser.post('/app/signup', { accountName: 'Acme Ltd', email, password: PASSWORD });
-    expect(response.status, response.text).to.equal(303);
+    const { browser, email } = await signedUpInConsole(baseUrl);
     const { account_id: accountId } = await db('users').where({ email }).first('account_id');
     const { secret } = await createApiKey(db, accountId);
     return { browser, api: client(baseUrl, secret), accountId };
   }
 
   /** A PDF uploaded through the console's upload endpoint. */
-  async function uploaded(browser: Browser, fileName = 'contract.pdf') {
-    await browser.request('GET', '/app/documents');
-    const body = new FormData();
-    body.append('file', new Blob([new Uint8Array(await makePdf(['A contract', 'Page two']))], { type: 'application/pdf' }), fileName);
-    const response = await browser.request('POST', '/app/documents', { body, headers: { 'X-CSRF-Token': browser.csrf, Accept: 'application/json' } });
-    expect(response.status, response.text).to.equal(201);
-    return JSON.parse(response.text).id as string;
-  }
+  const uploaded = async (browser: ConsoleClient, fileName = 'contract.pdf') => (await uploadPdf(browser, await makePdf(['A contract', 'Page two']), fileName)).id;
 
   const twoSigners = { 'signers-0-name': 'Ada Lovelace', 'signers-0-email': 'ada@example.com', 'signers-1-name': 'Alan Turing', 'signers-1-email': 'alan@example.com', 'signers-2-name': '', 'signers-2-email': '' };
 
   /** Sends a document from the console's form; answers the new request's id. */
-  async function sent(browser: Browser, documentId: string, fields: Record<string, string> = {}) {
+  async function sent(browser: ConsoleClient, documentId: string, fields: Record<string, string> = {}) {
     await browser.request('GET', '/app/requests/new');
     const response = await browser.post('/app/requests', { document_id: documentId, title: 'Services agreement', message: 'Please sign.', ...twoSigners, signingOrder: 'parallel', expiresInDays: '30', reminderEveryDays: '3', ...fields });
     expect(response.status, response.text).to.equal(303);

@@ -1,67 +1,19 @@
 import { expect } from 'chai';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { consoleClient, signedUp as signedUpInConsole, uploadPdf, type ConsoleClient } from '../support/consoleClient';
 import { makePdf } from '../support/pdfs';
 import { sharedSystem } from '../support/system';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-/** A browser-like client: keeps cookies, never follows redirects, and reads the CSRF token from each page. */
-function consoleClient(baseUrl: string) {
-  const cookies = new Map<string, string>();
-  let csrf = '';
-  async function request(method: string, path: string, options: { form?: Record<string, string>; json?: unknown; body?: FormData; headers?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = { Accept: 'text/html', ...options.headers };
-    if (cookies.size) headers.Cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    let body: BodyInit | undefined = options.body;
-    if (options.form) {
-      headers['Content-Type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(options.form).toString();
-    }
-    if (options.json !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      headers.Accept = 'application/json';
-      body = JSON.stringify(options.json);
-    }
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair] = cookie.split(';');
-      const [name, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
-      if (value) cookies.set(name, value);
-      else cookies.delete(name);
-    }
-    const bytes = Buffer.from(await response.arrayBuffer());
-    const text = bytes.toString();
-    csrf = /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? csrf;
-    const json = (response.headers.get('content-type') ?? '').includes('application/json') ? JSON.parse(text) : undefined;
-    return { status: response.status, headers: response.headers, text, bytes, json, location: response.headers.get('location') };
-  }
-  return {
-    request,
-    get csrf() {
-      return csrf;
-    },
-    /** A JSON post as templateEditor.js makes it: with the page's token in X-CSRF-Token. */
-    postJson: (path: string, json: unknown) => request('POST', path, { json, headers: { 'X-CSRF-Token': csrf } }),
-  };
-}
-
+/** A fresh account signed up in the console, logged in, on its documents page (for the token). */
 async function signedUp(baseUrl: string) {
-  const browser = consoleClient(baseUrl);
-  await browser.request('GET', '/app/signup');
-  const email = `templates-${Math.random().toString(36).slice(2)}@example.com`;
-  const response = await browser.request('POST', '/app/signup', { form: { _csrf: browser.csrf, accountName: 'Templates Ltd', email, password: 'correct horse battery' } });
-  expect(response.status, response.text).to.equal(303);
+  const { browser } = await signedUpInConsole(baseUrl, {}, 'Templates Ltd');
   await browser.request('GET', '/app/documents');
   return browser;
 }
 
-async function uploaded(browser: ReturnType<typeof consoleClient>, pdf: Buffer, fileName = 'lease.pdf') {
-  const body = new FormData();
-  body.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), fileName);
-  const response = await browser.request('POST', '/app/documents', { body, headers: { Accept: 'application/json', 'X-CSRF-Token': browser.csrf } });
-  expect(response.status, response.text).to.equal(201);
-  return response.json as { id: string; sha256: string; fileName: string };
-}
+const uploaded = (browser: ConsoleClient, pdf: Buffer, fileName = 'lease.pdf') => uploadPdf(browser, pdf, fileName);
 
 /** A 2-page PDF with text tags printed on page 2 (see test/integration/templates.test.ts). */
 async function makeTaggedPdf() {

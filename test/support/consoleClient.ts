@@ -1,5 +1,16 @@
 import { expect } from 'chai';
 
+/** What a request sends besides its method and path; `headers` go after the client's own. */
+export interface ConsoleRequestOptions {
+  /** An URL-encoded form (a list is one field sent several times). */
+  form?: Record<string, string | string[]>;
+  /** A JSON body, sent and asked for as JSON (as the console's scripts do). */
+  json?: unknown;
+  /** A multipart body (an upload). */
+  body?: FormData;
+  headers?: Record<string, string>;
+}
+
 /**
  * A browser-like client of the console: keeps cookies, never follows redirects, and reads the CSRF token
  * from each page. `headers` go with every request (e.g. an X-Forwarded-For for an app that trusts it).
@@ -7,26 +18,43 @@ import { expect } from 'chai';
 export function consoleClient(baseUrl: string, headers: Record<string, string> = {}) {
   const cookies = new Map<string, string>();
   let csrf = '';
-  async function request(method: string, path: string, options: { form?: Record<string, string | string[]> } = {}) {
-    const sent: Record<string, string> = { Accept: 'text/html', ...headers };
+  async function request(method: string, path: string, options: ConsoleRequestOptions = {}) {
+    const sent: Record<string, string> = { Accept: 'text/html', ...headers, ...options.headers };
     if (cookies.size) sent.Cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    let body: string | undefined;
+    let body: BodyInit | undefined = options.body;
     if (options.form) {
       sent['Content-Type'] = 'application/x-www-form-urlencoded';
       const fields = new URLSearchParams();
       for (const [name, value] of Object.entries(options.form)) for (const one of [value].flat()) fields.append(name, one);
       body = fields.toString();
     }
+    if (options.json !== undefined) {
+      sent['Content-Type'] = 'application/json';
+      sent.Accept = 'application/json';
+      body = JSON.stringify(options.json);
+    }
     const response = await fetch(`${baseUrl}${path}`, { method, headers: sent, body, redirect: 'manual' });
-    for (const cookie of response.headers.getSetCookie()) {
+    const setCookies = response.headers.getSetCookie();
+    for (const cookie of setCookies) {
       const [pair] = cookie.split(';');
       const [name, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
       if (value) cookies.set(name, value);
       else cookies.delete(name);
     }
-    const text = await response.text();
+    const bytes = Buffer.from(await response.arrayBuffer());
+    const text = bytes.toString();
     csrf = /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? csrf;
-    return { status: response.status, headers: response.headers, text, location: response.headers.get('location') };
+    const isJson = (response.headers.get('content-type') ?? '').includes('application/json');
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      bytes,
+      /** The body parsed, when the answer is JSON; otherwise undefined. */
+      json: (isJson ? JSON.parse(text) : undefined) as any,
+      setCookies,
+      location: response.headers.get('location'),
+    };
   }
   return {
     request,
@@ -39,6 +67,14 @@ export function consoleClient(baseUrl: string, headers: Record<string, string> =
       await request('GET', formPath);
       return request('POST', action, { form: { _csrf: csrf, ...fields } });
     },
+    /** Posts a form with the token of the last page loaded. */
+    post(action: string, fields: Record<string, string | string[]> = {}) {
+      return request('POST', action, { form: { _csrf: csrf, ...fields } });
+    },
+    /** A JSON post as templateEditor.js makes it: with the page's token in X-CSRF-Token. */
+    postJson(path: string, json: unknown) {
+      return request('POST', path, { json, headers: { 'X-CSRF-Token': csrf } });
+    },
   };
 }
 
@@ -48,10 +84,20 @@ export const newEmail = () => `person-${Math.random().toString(36).slice(2)}@exa
 export const PASSWORD = 'correct horse battery';
 
 /** A new free account, signed up through the form and logged in. */
-export async function signedUp(baseUrl: string, headers: Record<string, string> = {}) {
+export async function signedUp(baseUrl: string, headers: Record<string, string> = {}, accountName = 'Acme Ltd') {
   const browser = consoleClient(baseUrl, headers);
   const email = newEmail();
-  const response = await browser.submit('/app/signup', '/app/signup', { accountName: 'Acme Ltd', email, password: PASSWORD });
+  const response = await browser.submit('/app/signup', '/app/signup', { accountName, email, password: PASSWORD });
   expect(response.status, response.text).to.equal(303);
   return { browser, email };
+}
+
+/** A PDF uploaded as the documents page does it (the token in X-CSRF-Token); answers the new document. */
+export async function uploadPdf(browser: ConsoleClient, pdf: Uint8Array, fileName = 'contract.pdf') {
+  await browser.request('GET', '/app/documents');
+  const body = new FormData();
+  body.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), fileName);
+  const response = await browser.request('POST', '/app/documents', { body, headers: { Accept: 'application/json', 'X-CSRF-Token': browser.csrf } });
+  expect(response.status, response.text).to.equal(201);
+  return response.json as { id: string; sha256: string; fileName: string };
 }
