@@ -41,6 +41,8 @@ async function startReceiver(downDelayMs: number) {
 
 export interface Throughput {
   events: number;
+  /** How fast the bench committed the events: the source, which shares the 2 cores with the delivery. */
+  committedPerSecond: number;
   delivered: number;
   perSecond: number;
   seconds: number;
@@ -56,6 +58,8 @@ export interface WebhookBenchResult {
   besideDown: Throughput & { downPending: number };
   plain: { latency: Stats; perSecond: number; seconds: number; ok: number };
   plainFanOut: { perSecond: number; seconds: number };
+  /** Events committed and dispatched per second when no webhook subscribes: the source alone. */
+  sourceOnlyPerSecond: number;
   duplicates: number;
   /** Running webhook workflows seen at most during the fan-out: one per endpoint with work. */
   mostWorkflows: number;
@@ -67,6 +71,7 @@ const TYPES = {
   drain: 'document.signed',
   paced: 'document.updated',
   healthy: 'document.deleted',
+  unsubscribed: 'template.deleted',
   down: 'template.created',
   fanOut: ['signer.notified', 'signer.viewed', 'signer.signed', 'signer.declined', 'signing_request.created', 'signing_request.completed', 'signing_request.cancelled', 'signing_request.declined', 'signing_request.expired', 'template.updated'],
 } satisfies Record<string, EventType | EventType[]>;
@@ -131,7 +136,8 @@ export async function webhookBench(options: {
     const throughput = async (ids: string[], start: number): Promise<Throughput> => {
       const delivered = await waitFor(ids);
       const seconds = (Math.max(...delivered.map((id) => receiver.arrivals.get(id)!)) - start) / 1000;
-      return { events: ids.length, delivered: delivered.length, perSecond: delivered.length / seconds, seconds, lag: stats(delivered.map((id) => receiver.arrivals.get(id)! - committedAt.get(id)!)) };
+      const committedSeconds = (Math.max(...ids.map((id) => committedAt.get(id)!)) - start) / 1000;
+      return { events: ids.length, committedPerSecond: ids.length / committedSeconds, delivered: delivered.length, perSecond: delivered.length / seconds, seconds, lag: stats(delivered.map((id) => receiver.arrivals.get(id)! - committedAt.get(id)!)) };
     };
     const commitMany = async (types: EventType[]) => {
       const ids: string[] = [];
@@ -150,8 +156,14 @@ export async function webhookBench(options: {
       return throughput(ids, start);
     };
 
-    log(`webhooks: a burst of ${options.events} events to one endpoint, committed ${options.concurrency} at a time`);
+    log(`webhooks: the source alone, ${options.events} events no webhook subscribes to, committed ${options.concurrency} at a time`);
     let start = Date.now();
+    await commitMany(Array.from({ length: options.events }, () => TYPES.unsubscribed));
+    await Promise.all(dispatches);
+    const sourceOnlyPerSecond = options.events / ((Date.now() - start) / 1000);
+
+    log(`webhooks: a burst of ${options.events} events to one endpoint, committed ${options.concurrency} at a time`);
+    start = Date.now();
     const burst = await throughput(await commitMany(Array.from({ length: options.events }, () => TYPES.burst)), start);
 
     log(`webhooks: ${options.events} deliveries queued for one endpoint in one transaction, then one wake-up`);
@@ -230,6 +242,7 @@ export async function webhookBench(options: {
       plain: { latency: stats(latencies), perSecond: burstEvents.length / plainSeconds, seconds: plainSeconds, ok },
       plainFanOut: { perSecond: fanOutEvents.length / plainFanOutSeconds, seconds: plainFanOutSeconds },
       duplicates: Number(deliveries.attempts) - Number(deliveries.deliveries),
+      sourceOnlyPerSecond,
       mostWorkflows,
     };
   } finally {
