@@ -25,6 +25,12 @@ const nav = [
   ['/app/settings/plan', 'Plan'],
 ] as const;
 
+/** A list of records: a table with a caption for screen readers, one header per column. */
+export const listTable = (caption: string, columns: string[], rows: Html[] | Html, id?: string) =>
+  html`<table class="list"${id ? html` id="${id}"` : ''}><caption class="visually-hidden">${caption}</caption>
+      <thead><tr>${columns.map((column) => html`<th scope="col">${column}</th>`)}</tr></thead>
+      <tbody>${rows}</tbody></table>`;
+
 export const csrfField = (csrf: string) => html`<input type="hidden" name="_csrf" value="${csrf}">`;
 
 export function layout(frame: Frame, title: string, main: Html, scripts: string[] = []) {
@@ -149,9 +155,7 @@ export function apiKeysPage(frame: Frame, keys: ApiKey[], created?: { name: stri
       <button type="submit" class="primary">Create key</button>
     </form>
     ${keys.length
-      ? html`<table class="list"><caption class="visually-hidden">Your API keys</caption>
-      <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead>
-      <tbody>${rows}</tbody></table>`
+      ? listTable('Your API keys', ['Name', 'Prefix', 'Created', 'Last used', 'Status'], rows)
       : html`<p>No keys yet.</p>`}`,
     ['console.js'],
   );
@@ -314,9 +318,7 @@ export function documentsPage(frame: Frame, documents: ReturnType<typeof present
       <button type="submit">Search</button>
     </form>
     ${documents.length
-      ? html`<table class="list" id="documents"><caption class="visually-hidden">Documents</caption>
-      <thead><tr><th scope="col">Name</th><th scope="col">Pages</th><th scope="col">Size</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
-      <tbody>${rows}</tbody></table>`
+      ? listTable('Documents', ['Name', 'Pages', 'Size', 'Created', 'Actions'], rows, 'documents')
       : html`<p>${q ? 'No document matches.' : 'No documents yet.'}</p>`}`,
     ['console.js'],
   );

@@ -4,7 +4,7 @@ import type { findAuditTrail } from '../signingRequests/store';
 import type { Template } from '../templates/store';
 import { requestStatuses } from '../../workflows/definitions';
 import { html, type Html } from './html';
-import { csrfField, dateTime, layout, problemList, type Frame } from './pages';
+import { csrfField, dateTime, layout, listTable, problemList, type Frame } from './pages';
 
 // The signing-request pages of the console: the list, the send form and one request's detail.
 // /app/assets/requests.js makes the list's search live and lets the send form add and remove signers.
@@ -56,9 +56,7 @@ export function requestsPage(frame: Frame, { requests, q, status, hasMore, probl
     <div id="request-results" data-summary="${summary}">
       ${problemList(problems)}
       ${requests.length
-        ? html`<table class="list"><caption class="visually-hidden">Signing requests, newest first</caption>
-        <thead><tr><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Signers</th><th scope="col">Created</th></tr></thead>
-        <tbody>${rows}</tbody></table>`
+        ? listTable('Signing requests, newest first', ['Title', 'Status', 'Signers', 'Created'], rows)
         : html`<p>${q || status ? 'No signing request matches.' : 'No signing requests yet.'}</p>`}
     </div>`,
     ['requests.js'],

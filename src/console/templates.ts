@@ -16,7 +16,7 @@ import {
 } from '../templates/service';
 import { documentPageSizes, pageImage, PageParams, pathParams } from './documentView';
 import { html, jsonData } from './html';
-import { csrfField, dateTime, layout, type Frame } from './pages';
+import { csrfField, dateTime, layout, listTable, type Frame } from './pages';
 import type { ConsoleKit } from './routes';
 
 type TemplateView = ReturnType<typeof presentTemplate>;
@@ -102,9 +102,7 @@ function templateListPage(frame: Frame, templates: TemplateView[], documents: Ma
     html`<h1>Templates</h1>
     <p><a class="button primary" href="/app/templates/new">New template</a></p>
     ${templates.length
-      ? html`<table class="list" id="templates"><caption class="visually-hidden">Templates</caption>
-      <thead><tr><th scope="col">Name</th><th scope="col">Document</th><th scope="col">Roles</th><th scope="col">Fields</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
-      <tbody>${rows}</tbody></table>`
+      ? listTable('Templates', ['Name', 'Document', 'Roles', 'Fields', 'Created', 'Actions'], rows, 'templates')
       : html`<p>No templates yet. A template keeps a PDF with its signers’ fields placed, ready to send again and again.</p>`}`,
     ['console.js'],
   );

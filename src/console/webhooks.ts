@@ -27,7 +27,7 @@ import {
 } from '../webhooks/service';
 import { pathParams } from './documentView';
 import { html, type Html } from './html';
-import { csrfField, dateTime, layout, problemList, type Frame } from './pages';
+import { csrfField, dateTime, layout, listTable, problemList, type Frame } from './pages';
 import type { ConsoleKit } from './routes';
 
 // The console's webhooks (/app/webhooks): the REST API's schemas, service and presenter, behind a session.
@@ -199,9 +199,7 @@ function webhooksPage(frame: Frame, webhooks: WebhookDetail[], nextCursor: strin
     html`<h1>Webhooks</h1>
     <p><a class="button primary" href="/app/webhooks/new">New webhook</a></p>
     ${webhooks.length
-      ? html`<table class="list"><caption class="visually-hidden">Your webhooks</caption>
-      <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Waiting</th></tr></thead>
-      <tbody>${rows}</tbody></table>
+      ? html`${listTable('Your webhooks', ['URL', 'Events', 'Status', 'Waiting'], rows)}
       ${nextCursor ? html`<p><a href="/app/webhooks?cursor=${nextCursor}">Older webhooks</a></p>` : ''}`
       : html`<p>No webhooks yet.</p>`}`,
   );
@@ -307,9 +305,7 @@ function webhookPage(
     <section aria-labelledby="log-heading">
       <h2 id="log-heading">Delivery log</h2>
       ${deliveries.data.length
-        ? html`<table class="list"><caption class="visually-hidden">Deliveries, newest first</caption>
-        <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Response</th><th scope="col">Attempts</th><th scope="col">Queued</th></tr></thead>
-        <tbody>${deliveryRows(webhook.id, deliveries.data)}</tbody></table>
+        ? html`${listTable('Deliveries, newest first', ['Event', 'Status', 'Response', 'Attempts', 'Queued'], deliveryRows(webhook.id, deliveries.data))}
         ${deliveries.nextCursor ? html`<p><a href="${base}?cursor=${deliveries.nextCursor}">Older deliveries</a></p>` : ''}`
         : html`<p>No deliveries yet. Send a test ping to try the receiver.</p>`}
     </section>`,
