@@ -1,9 +1,8 @@
-import { PDFDocument } from 'pdf-lib';
 import type { Db } from '../db';
 import { z } from '../api/validation';
 import { presentDocument } from '../documents/presenter';
 import { DocumentIdParams } from '../documents/schema';
-import { getDocument, getDocumentFile } from '../documents/service';
+import { getDocument, getDocumentFile, pageSizesOf } from '../documents/service';
 import { notFound, validationError } from '../errors';
 import { renderTemplatePage } from '../templates/preview';
 import { TemplatePreviewQuerySchema } from '../templates/schema';
@@ -21,11 +20,10 @@ export function pathParams<Schema extends z.ZodType>(schema: Schema, params: unk
   return result.data;
 }
 
-/** [width, height] in PDF points of each page of a document's PDF: what the page images are sized by and the editor maps the mouse to. */
+/** A document with [width, height] in PDF points of each page: what the page images are sized by and the editor maps the mouse to. */
 export async function documentPageSizes(db: Db, accountId: string, id: string) {
   const { document, content } = await getDocumentFile(db, accountId, id);
-  const pdf = await PDFDocument.load(content, { updateMetadata: false });
-  return { document: presentDocument(document), pageSizes: pdf.getPages().map((page): [number, number] => [page.getWidth(), page.getHeight()]) };
+  return { document: presentDocument(document), pageSizes: await pageSizesOf(db, id, content) };
 }
 
 /** A page of a PDF as the console shows it: an image at its size in points (one pixel per point), loaded when scrolled to. */

@@ -1,3 +1,4 @@
+import { PDFDocument } from 'pdf-lib';
 import { queryPrepared, type Db } from '../db';
 import { conflict, notFound, quotaExceeded, validationError } from '../errors';
 import { newId } from '../ids';
@@ -251,4 +252,12 @@ export async function getDocumentFile(db: Db, accountId: string, id: string): Pr
   const file = await db('document_files').where({ document_id: id }).first('content');
   if (!file) throw conflict('This document has no file yet: upload it with PUT /documents/{id}/file.');
   return { document, content: file.content };
+}
+
+/** [width, height] of each page, as found at upload; read from the file for documents stored before sizes were. */
+export async function pageSizesOf(db: Db, documentId: string, content: Uint8Array): Promise<[number, number][]> {
+  const { page_sizes: known } = await db('documents').where({ id: documentId }).first('page_sizes');
+  if (known) return known;
+  const pdf = await PDFDocument.load(content, { updateMetadata: false });
+  return pdf.getPages().map((page): [number, number] => [page.getWidth(), page.getHeight()]);
 }

@@ -1,9 +1,8 @@
 import crypto from 'node:crypto';
-import { PDFDocument } from 'pdf-lib';
 import { plans } from '../accounts/plans';
 import type { Account } from '../accounts/service';
 import type { Db } from '../db';
-import { getDocumentFile } from '../documents/service';
+import { getDocumentFile, pageSizesOf } from '../documents/service';
 import { AppError, notFound, quotaExceeded, validationError } from '../errors';
 import { recordEvent, type EventType } from '../events/service';
 import { newId } from '../ids';
@@ -41,14 +40,6 @@ async function readSourceDocument(db: Db, accountId: string, documentId: string)
     if (!(error instanceof AppError) || (error.status !== 404 && error.status !== 409)) throw error;
     return { problem: error.status === 404 ? 'documentId must name a document of this account' : 'documentId must name a document whose PDF has been uploaded' };
   }
-}
-
-/** [width, height] of each page, as found at upload; read from the file for documents stored before sizes were. */
-async function pageSizesOf(db: Db, documentId: string, content: Uint8Array): Promise<[number, number][]> {
-  const { page_sizes: known } = await db('documents').where({ id: documentId }).first('page_sizes');
-  if (known) return known;
-  const pdf = await PDFDocument.load(content, { updateMetadata: false });
-  return pdf.getPages().map((page): [number, number] => [page.getWidth(), page.getHeight()]);
 }
 
 const templateEventData = (template: Template) => ({

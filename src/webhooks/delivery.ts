@@ -7,7 +7,7 @@ import { mailSender, type MailTransport } from '../mail';
 import { webhookDisabledMail } from '../mail/templates';
 import { TEST_EVENT_TYPE } from './schema';
 import { decryptSecret } from './secrets';
-import type { DeliveryRow, WebhookRow } from './service';
+import { getBacklog, type DeliveryRow, type WebhookRow } from './service';
 import { signatureHeaders } from './signature';
 import type { WebhookPoster } from './http';
 
@@ -74,7 +74,7 @@ export interface QueuedWebhook {
  */
 export async function sendTestPing(deps: DeliveryDeps, webhookId: string): Promise<string> {
   const id = newId('event');
-  const body = JSON.stringify({ id, type: TEST_EVENT_TYPE, timestamp: new Date().toISOString(), data: { webhookId, message: 'Signet test ping' } });
+  const body = envelopeText({ id, type: TEST_EVENT_TYPE, created_at: new Date(), data: { webhookId, message: 'Signet test ping' } });
   const [ping] = await deps.db<DeliveryRow>('webhook_deliveries')
     .insert({ id: newId('delivery'), webhook_id: webhookId, event_id: id, event_type: TEST_EVENT_TYPE, body })
     .returning('id');
@@ -206,28 +206,29 @@ export async function sendDueDeliveries(
     // One streak per batch: any success ends it, failures alone start it.
     const anyDelivered = results.some((result) => result.outcome === 'delivered');
     if (results.length > 0 && (anyDelivered ? webhook.failing_since !== null : webhook.failing_since === null)) {
-      const [updated] = await db('webhooks')
-        .where({ id: webhook.id })
-        .update({ failing_since: anyDelivered ? null : db.raw('coalesce(failing_since, now())') })
-        .returning('failing_since');
-      webhook.failing_since = updated?.failing_since ?? null;
+      webhook.failing_since = await recordStreak(db, webhook.id, anyDelivered);
     }
   }
-  const left = await db('webhook_deliveries')
-    .where({ webhook_id: webhook.id, status: 'pending' })
-    .whereNotNull('next_retry_at')
-    .first(db.raw('count(*)::int as backlog'), db.raw('min(created_at) as oldest'), db.raw('min(next_retry_at) as next_due'), db.raw('now() as now'));
-  const nextDue = left.next_due ? new Date(left.next_due).getTime() - new Date(left.now).getTime() : null;
+  const { backlog, oldestPendingAt, nextDueInMs } = await getBacklog(db, webhook.id);
   return {
     health: !webhook.enabled ? 'disabled' : webhook.failing_since ? 'failing' : 'healthy',
     attempted,
     gone,
     failingForMs: webhook.failing_since ? Date.now() - new Date(webhook.failing_since).getTime() : null,
     lastError,
-    backlog: left.backlog,
-    oldestPendingAt: left.oldest ? new Date(left.oldest).toISOString() : null,
-    nextDueInMs: nextDue === null ? null : Math.max(0, nextDue),
+    backlog,
+    oldestPendingAt: oldestPendingAt?.toISOString() ?? null,
+    nextDueInMs,
   };
+}
+
+/** Ends the webhook's failing streak on a success, or starts it on a failure; returns when it began. */
+async function recordStreak(db: Db, webhookId: string, delivered: boolean): Promise<Date | null> {
+  const [webhook] = await db('webhooks')
+    .where({ id: webhookId })
+    .update({ failing_since: delivered ? null : db.raw('coalesce(failing_since, now())') })
+    .returning('failing_since');
+  return webhook?.failing_since ?? null;
 }
 
 /**
@@ -244,11 +245,8 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string) {
   const queued = row.status === 'pending' && row.event_type !== TEST_EVENT_TYPE;
   const attempt = await send(deps, row.url, signingSecrets(row, secretKey), row, null, queued);
   await record(db, [attempt]);
-  const { outcome } = attempt;
   // A ping says nothing about real deliveries.
-  if (row.event_type !== TEST_EVENT_TYPE) {
-    await db('webhooks').where({ id: row.webhook_id }).update({ failing_since: outcome === 'delivered' ? null : db.raw('coalesce(failing_since, now())') });
-  }
+  if (row.event_type !== TEST_EVENT_TYPE) await recordStreak(db, row.webhook_id, attempt.outcome === 'delivered');
 }
 
 /**

@@ -150,13 +150,17 @@ export async function rotateWebhookSecret(db: Db, settings: WebhookSettings, acc
   return { webhook, secret };
 }
 
-/** The deliveries of a webhook waiting to be sent or retried, and when the oldest was queued. */
+/**
+ * The deliveries of a webhook waiting to be sent or retried: how many, when the oldest was queued, and
+ * in how long the next is due (0 when some already are, null when none waits).
+ */
 export async function getBacklog(db: Db, webhookId: string) {
   const row = await db('webhook_deliveries')
     .where({ webhook_id: webhookId, status: 'pending' })
     .whereNotNull('next_retry_at')
-    .first(db.raw('count(*)::int as backlog'), db.raw('min(created_at) as oldest'));
-  return { backlog: Number(row?.backlog ?? 0), oldestPendingAt: row?.oldest ? new Date(row.oldest) : null };
+    .first(db.raw('count(*)::int as backlog'), db.raw('min(created_at) as oldest'), db.raw('min(next_retry_at) as next_due'), db.raw('now() as now'));
+  const nextDueInMs = row?.next_due ? Math.max(0, new Date(row.next_due).getTime() - new Date(row.now).getTime()) : null;
+  return { backlog: Number(row?.backlog ?? 0), oldestPendingAt: row?.oldest ? new Date(row.oldest) : null, nextDueInMs };
 }
 
 export async function listDeliveries(db: Db, accountId: string, webhookId: string, query: DeliveryListQuery) {
