@@ -83,7 +83,7 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
   const middleware = [...(spec.before ?? []), ...(spec.body || spec.parseBody ? [spec.parseBody ?? jsonBody()] : [])];
   const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
   router[spec.method](koaPath, ...middleware, async (ctx: Context) => {
-    const params = spec.params ? parseParams(spec.params, ctx.params) : undefined;
+    const params = spec.params ? parsePathParams(spec.params, ctx.params) : undefined;
     const query = spec.query ? parseInput(spec.query, ctx.query) : undefined;
     const body = spec.body ? parseInput(spec.body, ctx.request.body ?? {}) : undefined;
     const result = await handler({ params, query, body } as RouteInput<Parsed<Params>, Parsed<Query>, Parsed<Body>>, ctx);
@@ -121,10 +121,16 @@ export const linkTo = (method: Method, path: string, parameters: Record<string, 
 export const linksById = (operations: Record<string, [Method, string]>) =>
   Object.fromEntries(Object.entries(operations).map(([name, [method, path]]) => [name, linkTo(method, path, { id: '$response.body#/id' })]));
 
-// A path id that cannot exist is the same answer as one that does not: 404, with no database query.
-function parseParams(schema: Schema, params: unknown) {
+/** Content-Disposition of a download: the file's own name, in UTF-8 whatever its characters. */
+export const attachment = (fileName: string) => `attachment; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+
+/**
+ * Path parameters: one that cannot be valid (an id of the wrong kind) is the same answer as one that
+ * does not exist, 404 for `what` (or the schema's message), with no database query.
+ */
+export function parsePathParams<S extends Schema>(schema: S, params: unknown, what?: string): z.output<S> {
   const result = schema.safeParse(params);
-  if (!result.success) throw notFound(result.error.issues[0]?.message ?? 'Resource');
+  if (!result.success) throw notFound(what ?? result.error.issues[0]?.message ?? 'Resource');
   return result.data;
 }
 

@@ -1,9 +1,10 @@
 import type { Db } from '../db';
+import { attachment, parsePathParams } from '../api/route';
 import { z } from '../api/validation';
 import { presentDocument } from '../documents/presenter';
 import { DocumentIdParams } from '../documents/schema';
 import { getDocument, getDocumentFile, pageSizesOf } from '../documents/service';
-import { notFound, validationError } from '../errors';
+import { validationError } from '../errors';
 import { renderTemplatePage } from '../templates/preview';
 import { TemplatePreviewQuerySchema } from '../templates/schema';
 import { html, type Html } from './html';
@@ -12,13 +13,6 @@ import type { ConsoleKit } from './routes';
 
 /** A page number in a path (/pages/3.png): the same bounds as the template preview's. */
 export const PageParams = z.object({ n: TemplatePreviewQuerySchema.shape.page });
-
-/** Path parameters, as the REST API reads them: one that cannot be valid is a 404, with no query. */
-export function pathParams<Schema extends z.ZodType>(schema: Schema, params: unknown, what: string): z.output<Schema> {
-  const result = schema.safeParse(params);
-  if (!result.success) throw notFound(what);
-  return result.data;
-}
 
 /** A document with [width, height] in PDF points of each page: what the page images are sized by and the editor maps the mouse to. */
 export async function documentPageSizes(db: Db, accountId: string, id: string) {
@@ -35,15 +29,15 @@ export function documentViewPages({ router, deps, requireLogin, frame, page, acc
   const { db, config } = deps;
 
   router.get('/documents/:id', requireLogin, async (ctx) => {
-    const { id } = pathParams(DocumentIdParams, ctx.params, 'Document');
+    const { id } = parsePathParams(DocumentIdParams, ctx.params, 'Document');
     const document = presentDocument(await getDocument(db, account(ctx).id, id));
     const pageSizes = document.status === 'ready' ? (await documentPageSizes(db, account(ctx).id, id)).pageSizes : [];
     page(ctx, documentPage(frame(ctx, '/app/documents'), document, pageSizes));
   });
 
   router.get('/documents/:id/pages/:n.png', requireLogin, async (ctx) => {
-    const { id } = pathParams(DocumentIdParams, ctx.params, 'Document');
-    const { n } = pathParams(PageParams, ctx.params, 'Page');
+    const { id } = parsePathParams(DocumentIdParams, ctx.params, 'Document');
+    const { n } = parsePathParams(PageParams, ctx.params, 'Page');
     const { document, content } = await getDocumentFile(db, account(ctx).id, id);
     const pageCount = document.pageCount ?? 0;
     if (n > pageCount) throw validationError([`page must be at most ${pageCount}: the document has ${pageCount} page(s)`]);
@@ -53,10 +47,10 @@ export function documentViewPages({ router, deps, requireLogin, frame, page, acc
   });
 
   router.get('/documents/:id/file', requireLogin, async (ctx) => {
-    const { id } = pathParams(DocumentIdParams, ctx.params, 'Document');
+    const { id } = parsePathParams(DocumentIdParams, ctx.params, 'Document');
     const { document, content } = await getDocumentFile(db, account(ctx).id, id);
     ctx.type = 'application/pdf';
-    ctx.set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(document.fileName)}`);
+    ctx.set('Content-Disposition', attachment(document.fileName));
     ctx.body = content;
   });
 }

@@ -25,7 +25,7 @@ const RESETS_PER_ADDRESS = 30;
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 const SENT = 'If an account exists for this e-mail, we sent it a link to set a new password. It works once, within an hour.';
 
-export function passwordResetPages({ router, deps, frame, page, form }: ConsoleKit) {
+export function passwordResetPages({ router, deps, frame, page, form, seeOther }: ConsoleKit) {
   const { db, config } = deps;
   const sessions = createSessions(db, config);
   const mail = createMailTransport(config, db);
@@ -93,8 +93,7 @@ export function passwordResetPages({ router, deps, frame, page, form }: ConsoleK
     const changed = await resetPassword(db, params.data.token, password);
     if (!changed) return invalidLink(ctx);
     await sessions.start(ctx, changed.id);
-    ctx.status = 303;
-    ctx.redirect('/app');
+    seeOther(ctx, '/app');
   });
 }
 

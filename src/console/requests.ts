@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
-import { idParam } from '../api/route';
+import { attachment, idParam, parsePathParams } from '../api/route';
 import { parseInput, z } from '../api/validation';
 import { getDocuments, listDocuments } from '../documents/service';
-import { AppError, notFound } from '../errors';
+import { AppError } from '../errors';
 import { SearchQuerySchema } from '../search/schema';
 import { searchAccount } from '../search/service';
 import { presentSigningRequest } from '../signingRequests/presenter';
@@ -22,25 +22,14 @@ const LIST_LIMIT = 100;
 const fieldLabels: Record<string, string> = { document_id: 'Document', template_id: 'Template', title: 'Title', message: 'Message', signingOrder: 'Signing order', expiresInDays: 'Expiry (days)', reminderEveryDays: 'Reminder interval (days)', name: 'name', email: 'e-mail', role: 'role' };
 
 /** The signing-request pages: the same services and schemas as /api/v1/signatures, with a session instead of a key. */
-export function requestPages({ router, deps, rateLimit, requireLogin, frame, page, account, form }: ConsoleKit) {
+export function requestPages({ router, deps, rateLimit, requireLogin, frame, page, account, form, seeOther }: ConsoleKit) {
   const { db, config, search, temporal } = deps;
   // Read at request time: with PORT=0 the public URL is settled only once the server listens.
   const signingDeps = () => ({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, publicUrl: config.publicUrl });
 
   // A path id that cannot exist is a 404, before any query (as on the REST API).
-  const requestId = (ctx: Context) => {
-    const parsed = IdParams.safeParse(ctx.params);
-    if (!parsed.success) throw notFound('Signing request');
-    return parsed.data.id;
-  };
-  const templateOf = (ctx: Context, id: string) => {
-    if (!TemplateIdParams.safeParse({ id }).success) throw notFound('Template');
-    return getTemplate(db, account(ctx).id, id);
-  };
-  const seeOther = (ctx: Context, location: string) => {
-    ctx.status = 303;
-    ctx.redirect(location);
-  };
+  const requestId = (ctx: Context) => parsePathParams(IdParams, ctx.params).id;
+  const templateOf = (ctx: Context, id: string) => getTemplate(db, account(ctx).id, parsePathParams(TemplateIdParams, { id }).id);
 
   // --- The list: newest first, or search hits when there is search text ---
   router.get('/requests', requireLogin, async (ctx) => {
@@ -120,7 +109,7 @@ export function requestPages({ router, deps, rateLimit, requireLogin, frame, pag
   router.get('/requests/:id/document', requireLogin, async (ctx) => {
     const { content, fileName } = await getSealedDocument(db, account(ctx).id, requestId(ctx));
     ctx.type = 'application/pdf';
-    ctx.set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(fileName)}`);
+    ctx.set('Content-Disposition', attachment(fileName));
     ctx.body = content;
   });
 

@@ -46,7 +46,14 @@ export interface ConsoleKit {
   account: (ctx: Context) => Account;
   /** The urlencoded form body (already parsed by the CSRF check). */
   form: (ctx: Context) => Record<string, string>;
+  /** After a form post: 303 to the page that shows its result. */
+  seeOther: (ctx: Context, location: string) => void;
 }
+
+const seeOther = (ctx: Context, location: string) => {
+  ctx.status = 303;
+  ctx.redirect(location);
+};
 
 interface ConsoleState {
   session?: Session;
@@ -174,8 +181,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
       const input = parseInput(SignupSchema, { accountName: values.accountName, email: values.email, password: values.password });
       const { user } = await signUp(db, input);
       await sessions.start(ctx, user.id);
-      ctx.status = 303;
-      ctx.redirect('/app');
+      seeOther(ctx, '/app');
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
       page(ctx, pages.signupPage(frame(ctx), values, error.details ?? [error.message]), error.status);
@@ -200,14 +206,12 @@ export function consoleRoutes(deps: ConsoleDeps) {
       return page(ctx, pages.loginPage(frame(ctx), { email }, ['The e-mail or the password is wrong.']), 401);
     }
     await sessions.start(ctx, user.id);
-    ctx.status = 303;
-    ctx.redirect('/app');
+    seeOther(ctx, '/app');
   });
 
   router.post('/logout', async (ctx) => {
     await sessions.end(ctx, state(ctx).session);
-    ctx.status = 303;
-    ctx.redirect('/app/login');
+    seeOther(ctx, '/app/login');
   });
 
   // --- Dashboard ---
@@ -235,8 +239,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
     // revokeApiKey acts on any id: the key must be this account's first.
     if (!(await listApiKeys(db, account(ctx).id)).some((key) => key.id === id)) throw notFound('API key');
     await revokeApiKey(db, id);
-    ctx.status = 303;
-    ctx.redirect('/app/settings/api-keys');
+    seeOther(ctx, '/app/settings/api-keys');
   });
 
   // --- Settings: plan ---
@@ -274,11 +277,10 @@ export function consoleRoutes(deps: ConsoleDeps) {
   router.post('/documents/:id/delete', requireLogin, async (ctx) => {
     const { id } = parseInput(DocumentIdParams, ctx.params);
     await deleteDocument({ db }, account(ctx).id, id);
-    ctx.status = 303;
-    ctx.redirect('/app/documents');
+    seeOther(ctx, '/app/documents');
   });
 
-  const kit: ConsoleKit = { router, deps, rateLimit, requireLogin, frame, page, account, form };
+  const kit: ConsoleKit = { router, deps, rateLimit, requireLogin, frame, page, account, form, seeOther };
   requestPages(kit);
   templatePages(kit);
   documentViewPages(kit);

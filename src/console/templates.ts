@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { parsePathParams } from '../api/route';
 import { jsonBody } from '../api/middleware/body';
 import { parseInput } from '../api/validation';
 import { DocumentIdParams } from '../documents/schema';
@@ -14,7 +15,7 @@ import {
   listTemplates,
   previewTemplatePage,
 } from '../templates/service';
-import { documentPageSizes, pageImage, PageParams, pathParams } from './documentView';
+import { documentPageSizes, pageImage, PageParams } from './documentView';
 import { html, jsonData } from './html';
 import { csrfField, dateTime, layout, listTable, type Frame } from './pages';
 import type { ConsoleKit } from './routes';
@@ -23,7 +24,7 @@ type TemplateView = ReturnType<typeof presentTemplate>;
 type DocumentChoice = { id: string; fileName: string };
 
 /** Templates in the console: the list, the editor that makes one from a document, the preview; the REST API's services and schemas. */
-export function templatePages({ router, deps, rateLimit, requireLogin, frame, page, account }: ConsoleKit) {
+export function templatePages({ router, deps, rateLimit, requireLogin, frame, page, account, seeOther }: ConsoleKit) {
   const { db, config, textTags } = deps;
   const templateDeps = { db, textTags };
   // As on the REST API: an account at its quota costs no body read.
@@ -40,7 +41,7 @@ export function templatePages({ router, deps, rateLimit, requireLogin, frame, pa
   });
 
   router.get('/templates/new', requireLogin, async (ctx) => {
-    const chosen = typeof ctx.query.documentId === 'string' && ctx.query.documentId ? pathParams(DocumentIdParams, { id: ctx.query.documentId }, 'Document').id : undefined;
+    const chosen = typeof ctx.query.documentId === 'string' && ctx.query.documentId ? parsePathParams(DocumentIdParams, { id: ctx.query.documentId }, 'Document').id : undefined;
     const source = chosen ? await documentPageSizes(db, account(ctx).id, chosen) : undefined;
     const documents = (await listDocuments(db, account(ctx).id, { limit: 100, status: 'ready' })).data;
     page(ctx, templateEditorPage(frame(ctx, '/app/templates'), documents, source));
@@ -54,28 +55,27 @@ export function templatePages({ router, deps, rateLimit, requireLogin, frame, pa
   });
 
   router.post('/documents/:id/detect-fields', requireLogin, async (ctx) => {
-    const { id } = pathParams(DocumentIdParams, ctx.params, 'Document');
+    const { id } = parsePathParams(DocumentIdParams, ctx.params, 'Document');
     ctx.body = presentDetectedFields(await detectDocumentFields(templateDeps, account(ctx).id, id));
   });
 
   router.get('/templates/:id', requireLogin, async (ctx) => {
-    const { id } = pathParams(TemplateIdParams, ctx.params, 'Template');
+    const { id } = parsePathParams(TemplateIdParams, ctx.params, 'Template');
     page(ctx, templatePreviewPage(frame(ctx, '/app/templates'), presentTemplate(await getTemplate(db, account(ctx).id, id))));
   });
 
   router.get('/templates/:id/pages/:n.png', requireLogin, async (ctx) => {
-    const { id } = pathParams(TemplateIdParams, ctx.params, 'Template');
-    const { n } = pathParams(PageParams, ctx.params, 'Page');
+    const { id } = parsePathParams(TemplateIdParams, ctx.params, 'Template');
+    const { n } = parsePathParams(PageParams, ctx.params, 'Page');
     const png = await previewTemplatePage(db, account(ctx).id, id, n, config.PDF_TIMEOUT_MS);
     ctx.type = 'image/png';
     ctx.body = png;
   });
 
   router.post('/templates/:id/delete', requireLogin, async (ctx) => {
-    const { id } = pathParams(TemplateIdParams, ctx.params, 'Template');
+    const { id } = parsePathParams(TemplateIdParams, ctx.params, 'Template');
     await deleteTemplate(templateDeps, account(ctx).id, id);
-    ctx.status = 303;
-    ctx.redirect('/app/templates');
+    seeOther(ctx, '/app/templates');
   });
 }
 

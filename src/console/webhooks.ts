@@ -1,4 +1,5 @@
 import type { Context, Middleware } from 'koa';
+import { parsePathParams } from '../api/route';
 import { plans } from '../accounts/plans';
 import { parseInput } from '../api/validation';
 import { eventTypes } from '../events/service';
@@ -25,7 +26,6 @@ import {
   rotateWebhookSecret,
   updateWebhook,
 } from '../webhooks/service';
-import { pathParams } from './documentView';
 import { html, type Html } from './html';
 import { csrfField, dateTime, layout, listTable, problemList, type Frame } from './pages';
 import type { ConsoleKit } from './routes';
@@ -49,7 +49,7 @@ const SHOWN_CHARACTERS = 1000;
 /** A repeated form field (checkboxes) as a list of strings, however many were ticked. */
 const formList = (value: unknown): string[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((item) => typeof item === 'string');
 
-export function webhookPages({ router, deps, rateLimit, requireLogin, frame, page, account, form }: ConsoleKit) {
+export function webhookPages({ router, deps, rateLimit, requireLogin, frame, page, account, form, seeOther }: ConsoleKit) {
   const { db, webhooks } = deps;
   const delivery = { db, secretKey: webhooks.secretKey, poster: webhooks.poster };
   const here = (ctx: Context) => frame(ctx, '/app/webhooks');
@@ -78,8 +78,7 @@ export function webhookPages({ router, deps, rateLimit, requireLogin, frame, pag
     page(ctx, webhookPage(here(ctx), webhook, { ...deliveries, data: deliveries.data.map(presentDelivery) }, extra), status);
   };
   const sent = (ctx: Context, webhookId: string, deliveryId: string) => {
-    ctx.status = 303;
-    ctx.redirect(`/app/webhooks/${webhookId}/deliveries/${deliveryId}`);
+    seeOther(ctx, `/app/webhooks/${webhookId}/deliveries/${deliveryId}`);
   };
 
   router.get('/webhooks', ...guard, async (ctx) => {
@@ -103,12 +102,12 @@ export function webhookPages({ router, deps, rateLimit, requireLogin, frame, pag
   });
 
   router.get('/webhooks/:id', ...guard, async (ctx) => {
-    const { id } = pathParams(WebhookIdParams, ctx.params, 'Webhook');
+    const { id } = parsePathParams(WebhookIdParams, ctx.params, 'Webhook');
     await detailPage(ctx, id);
   });
 
   router.post('/webhooks/:id', ...guard, async (ctx) => {
-    const { id } = pathParams(WebhookIdParams, ctx.params, 'Webhook');
+    const { id } = parsePathParams(WebhookIdParams, ctx.params, 'Webhook');
     const values = webhookForm(ctx);
     try {
       await updateWebhook(db, webhooks, account(ctx), id, parseInput(WebhookUpdateSchema, values));
@@ -116,44 +115,41 @@ export function webhookPages({ router, deps, rateLimit, requireLogin, frame, pag
       if (!(error instanceof AppError) || error.status !== 400) throw error;
       return detailPage(ctx, id, { values, problems: error.details ?? [error.message] }, 400);
     }
-    ctx.status = 303;
-    ctx.redirect(`/app/webhooks/${id}`);
+    seeOther(ctx, `/app/webhooks/${id}`);
   });
 
   router.post('/webhooks/:id/enabled', ...guard, async (ctx) => {
-    const { id } = pathParams(WebhookIdParams, ctx.params, 'Webhook');
+    const { id } = parsePathParams(WebhookIdParams, ctx.params, 'Webhook');
     await updateWebhook(db, webhooks, account(ctx), id, { enabled: form(ctx).enabled === 'true' });
-    ctx.status = 303;
-    ctx.redirect(`/app/webhooks/${id}`);
+    seeOther(ctx, `/app/webhooks/${id}`);
   });
 
   router.post('/webhooks/:id/rotate-secret', ...guard, async (ctx) => {
-    const { id } = pathParams(WebhookIdParams, ctx.params, 'Webhook');
+    const { id } = parsePathParams(WebhookIdParams, ctx.params, 'Webhook');
     const { secret } = await rotateWebhookSecret(db, webhooks, account(ctx), id);
     await detailPage(ctx, id, { secret });
   });
 
   router.post('/webhooks/:id/test', ...guard, rateLimit('POST /webhooks'), async (ctx) => {
-    const { id } = pathParams(WebhookIdParams, ctx.params, 'Webhook');
+    const { id } = parsePathParams(WebhookIdParams, ctx.params, 'Webhook');
     const webhook = await getWebhook(db, account(ctx).id, id);
     sent(ctx, webhook.id, await sendTestPing(delivery, webhook.id));
   });
 
   router.post('/webhooks/:id/delete', ...guard, async (ctx) => {
-    const { id } = pathParams(WebhookIdParams, ctx.params, 'Webhook');
+    const { id } = parsePathParams(WebhookIdParams, ctx.params, 'Webhook');
     await deleteWebhook(db, account(ctx).id, id);
-    ctx.status = 303;
-    ctx.redirect('/app/webhooks');
+    seeOther(ctx, '/app/webhooks');
   });
 
   router.get('/webhooks/:id/deliveries/:deliveryId', ...guard, async (ctx) => {
-    const { id, deliveryId } = pathParams(DeliveryIdParams, ctx.params, 'Delivery');
+    const { id, deliveryId } = parsePathParams(DeliveryIdParams, ctx.params, 'Delivery');
     const { delivery: found, attempts } = await getDelivery(db, account(ctx).id, id, deliveryId);
     page(ctx, deliveryPage(here(ctx), presentDeliveryDetail(found, attempts)));
   });
 
   router.post('/webhooks/:id/deliveries/:deliveryId/redeliver', ...guard, rateLimit('POST /webhooks'), async (ctx) => {
-    const { id, deliveryId } = pathParams(DeliveryIdParams, ctx.params, 'Delivery');
+    const { id, deliveryId } = parsePathParams(DeliveryIdParams, ctx.params, 'Delivery');
     const { delivery: found } = await getDelivery(db, account(ctx).id, id, deliveryId);
     await attemptDelivery(delivery, found.id);
     sent(ctx, id, found.id);

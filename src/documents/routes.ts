@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import type { File } from 'formidable';
 import type { Account } from '../accounts/service';
 import { contentOf, jsonOrMultipartBody, readPdfBody } from '../api/middleware/body';
-import { linksById, linkTo, presentPage, routesOn } from '../api/route';
+import { attachment, linksById, linkTo, presentPage, routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
 import { parseInput, z } from '../api/validation';
 import { validationError } from '../errors';
@@ -169,7 +169,7 @@ export function documentRoutes({ router, db, config, rateLimit, openapi, pdf, up
     async ({ params }, ctx) => {
       const { document, content } = await getDocumentFile(db, account(ctx).id, params.id);
       ctx.type = 'application/pdf';
-      ctx.set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(document.fileName)}`);
+      ctx.set('Content-Disposition', attachment(document.fileName));
       ctx.body = content;
     },
   );

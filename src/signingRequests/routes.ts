@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Account } from '../accounts/service';
 import type { RouteDeps } from '../api/routeDeps';
-import { idParam, linksById, linkTo, listOf, presentPage, routesOn } from '../api/route';
+import { attachment, idParam, linksById, linkTo, listOf, presentPage, routesOn } from '../api/route';
 import { z } from '../api/validation';
 import { presentSigningRequest } from './presenter';
 import { AuditStepSchema, CancelSchema, SigningRequestCreateSchema, SigningRequestListQuerySchema, SigningRequestSchema } from './schema';
@@ -70,7 +70,7 @@ export function signingRequestRoutes({ router, db, config, rateLimit, openapi, t
     async ({ params }, ctx) => {
       const { content, fileName } = await getSealedDocument(db, account(ctx).id, params.id);
       ctx.type = 'application/pdf';
-      ctx.set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(fileName)}`);
+      ctx.set('Content-Disposition', attachment(fileName));
       ctx.body = content;
     },
   );
