@@ -106,7 +106,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   app.use(health.routes());
   app.use(docs.routes());
   app.use(signerPortal.routes());
-  app.use(consoleRoutes({ db, config, temporal, webhooks, search, pdf, textTags, uploadGate: uploads }).routes());
+  app.use(consoleRoutes(deps).routes()); // the REST API's dependencies, the same upload gate among them
   if (config.NODE_ENV !== 'production') app.use(mailDevRoutes(db).routes()); // loopback clients only
   app.use(api.allowedMethods({ throw: false }));
   return app;

@@ -11,7 +11,7 @@ import { hourlyLimit, plans, rateLimitedOperations } from '../accounts/plans';
 import { describeUsage, type Account } from '../accounts/service';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
 import { contentOf, jsonOrMultipartBody } from '../api/middleware/body';
-import { createRateLimiter, type RateLimit } from '../api/middleware/rateLimit';
+import type { RateLimit } from '../api/middleware/rateLimit';
 import type { RouteDeps } from '../api/routeDeps';
 import { parseInput, z } from '../api/validation';
 import { listActivity } from '../dashboard/activity';
@@ -31,8 +31,8 @@ import { requestPages } from './requests';
 import { webhookPages } from './webhooks';
 import { passwordResetPages } from './passwordReset';
 
-/** The REST API's dependencies, less what only the REST API has (its router, OpenAPI registry and key-based rate limiter). */
-export type ConsoleDeps = Omit<RouteDeps, 'router' | 'openapi' | 'rateLimit'>;
+/** The REST API's dependencies, less what only the REST API has (its router and OpenAPI registry). */
+export type ConsoleDeps = Omit<RouteDeps, 'router' | 'openapi'>;
 
 /** What an area of the console (requests, templates, webhooks) is given to register its pages. */
 export interface ConsoleKit {
@@ -101,11 +101,10 @@ const FAILED_LOGINS_PER_ADDRESS = 100;
 
 /** The owner console under /app: the same services as the REST API, with a session instead of a key. */
 export function consoleRoutes(deps: ConsoleDeps) {
-  const { db, config, search, pdf, uploadGate: gate } = deps;
+  const { db, config, search, pdf, rateLimit, uploadGate: gate } = deps;
   const router = new Router({ prefix: '/app', sensitive: true });
   const sessions = createSessions(db, config);
   const formBody = koaBody({ json: false, text: false, urlencoded: true, multipart: false, formLimit: '32kb' });
-  const rateLimit = createRateLimiter(db, config.RATE_LIMIT_MULTIPLIER);
   const failedLogins = (keyPrefix: string, points: number) =>
     new RateLimiterPostgres({ storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, keyPrefix, points, duration: LOGIN_WINDOW_SECONDS });
   const failedLoginsByEmail = failedLogins('console-login-email', FAILED_LOGINS_PER_EMAIL);
