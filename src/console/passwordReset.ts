@@ -1,15 +1,15 @@
 import crypto from 'node:crypto';
 import type { Context } from 'koa';
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { parseInput, z } from '../api/validation';
-import { AppError, rateLimitExceeded } from '../errors';
+import { AppError } from '../errors';
 import { createMailTransport, mailSender } from '../mail';
 import { html } from './html';
 import { csrfField, layout, problemList, type Frame } from './pages';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
-import { createPasswordReset, findPasswordReset, normalizeEmail, PASSWORD_RESET_MINUTES, resetPassword } from './people';
+import { createPasswordReset, findPasswordReset, PASSWORD_RESET_MINUTES, resetPassword } from './people';
 import type { ConsoleKit } from './routes';
 import { createSessions } from './sessions';
+import { countAttempt, emailKey, windowLimiter } from './limits';
 
 // "Forgot your password?": a single-use link by e-mail, valid for an hour. It is also how the owner of an
 // account created with the CLI sets a first password (see createPasswordReset).
@@ -29,23 +29,12 @@ export function passwordResetPages({ router, deps, frame, page, form, seeOther }
   const { db, config } = deps;
   const sessions = createSessions(db, config);
   const mail = createMailTransport(config, db);
-  const limiter = (keyPrefix: string, points: number) =>
-    new RateLimiterPostgres({ storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, keyPrefix, points, duration: HOUR_SECONDS });
-  const requestsByEmail = limiter('console-reset-email', RESETS_PER_EMAIL);
-  const requestsByAddress = limiter('console-reset-address', RESETS_PER_ADDRESS);
+  const requestsByEmail = windowLimiter(db, 'console-reset-email', RESETS_PER_EMAIL, HOUR_SECONDS);
+  const requestsByAddress = windowLimiter(db, 'console-reset-address', RESETS_PER_ADDRESS, HOUR_SECONDS);
 
   /** Counts this request; past either limit it is refused, whether or not the e-mail is known. */
-  const countRequest = async (ctx: Context, email: string) => {
-    const emailKey = sha256(normalizeEmail(email));
-    try {
-      await requestsByAddress.consume(ctx.ip);
-      await requestsByEmail.consume(emailKey);
-    } catch (refused) {
-      if (!(refused instanceof RateLimiterRes)) throw refused;
-      const retryAfter = Math.max(1, Math.ceil(refused.msBeforeNext / 1000));
-      throw rateLimitExceeded(`Too many requests for a reset link. Try again in ${Math.ceil(retryAfter / 60)} minutes.`, { 'Retry-After': String(retryAfter) });
-    }
-  };
+  const countRequest = (ctx: Context, email: string) =>
+    countAttempt('Too many requests for a reset link.', [requestsByAddress, ctx.ip], [requestsByEmail, emailKey(email)]);
 
   router.get('/password/forgot', (ctx) => page(ctx, forgotPage(frame(ctx))));
   router.post('/password/forgot', async (ctx) => {

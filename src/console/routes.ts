@@ -1,12 +1,10 @@
 import path from 'node:path';
-import crypto from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import type { File } from 'formidable';
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { AppError, notFound, rateLimitExceeded, validationError } from '../errors';
+import { AppError, notFound, validationError } from '../errors';
 import { hourlyLimit, plans, rateLimitedOperations } from '../accounts/plans';
 import { describeUsage, type Account } from '../accounts/service';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
@@ -21,7 +19,8 @@ import { DocumentUploadSchema } from '../documents/schema';
 import { assertDocumentQuota, createDocument, deleteDocument, listDocuments } from '../documents/service';
 import { SearchQuerySchema } from '../search/schema';
 import { searchAccount } from '../search/service';
-import { findUserByPassword, getUserAndAccount, normalizeEmail, signUp, type User } from './people';
+import { countAttempt, emailKey, tooMany, windowLimiter } from './limits';
+import { findUserByPassword, getUserAndAccount, signUp, type User } from './people';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
 import { createSessions, type Session } from './sessions';
 import * as pages from './pages';
@@ -105,12 +104,10 @@ export function consoleRoutes(deps: ConsoleDeps) {
   const router = new Router({ prefix: '/app', sensitive: true });
   const sessions = createSessions(db, config);
   const formBody = koaBody({ json: false, text: false, urlencoded: true, multipart: false, formLimit: '32kb' });
-  const failedLogins = (keyPrefix: string, points: number) =>
-    new RateLimiterPostgres({ storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, keyPrefix, points, duration: LOGIN_WINDOW_SECONDS });
-  const failedLoginsByEmail = failedLogins('console-login-email', FAILED_LOGINS_PER_EMAIL);
-  const failedLoginsByAddress = failedLogins('console-login-address', FAILED_LOGINS_PER_ADDRESS);
+  const failedLoginsByEmail = windowLimiter(db, 'console-login-email', FAILED_LOGINS_PER_EMAIL, LOGIN_WINDOW_SECONDS);
+  const failedLoginsByAddress = windowLimiter(db, 'console-login-address', FAILED_LOGINS_PER_ADDRESS, LOGIN_WINDOW_SECONDS);
   // Every sign-up attempt counts: a script creating free accounts by the hundred is refused.
-  const signupsByAddress = new RateLimiterPostgres({ storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, keyPrefix: 'console-signup-address', points: config.CONSOLE_SIGNUPS_PER_HOUR, duration: 3600 });
+  const signupsByAddress = windowLimiter(db, 'console-signup-address', config.CONSOLE_SIGNUPS_PER_HOUR, 3600);
 
   const state = (ctx: Context): ConsoleState => ctx.state.console;
   const frame = (ctx: Context, current?: string): pages.Frame => ({ csrf: state(ctx).csrf, account: state(ctx).account, current });
@@ -171,11 +168,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
   router.get('/signup', (ctx) => page(ctx, pages.signupPage(frame(ctx))));
   router.post('/signup', async (ctx) => {
     const values = form(ctx);
-    await signupsByAddress.consume(ctx.ip).catch((refused: unknown) => {
-      if (!(refused instanceof RateLimiterRes)) throw refused;
-      const retryAfter = Math.max(1, Math.ceil(refused.msBeforeNext / 1000));
-      throw rateLimitExceeded(`Too many sign-ups from this address. Try again in ${Math.ceil(retryAfter / 60)} minutes.`, { 'Retry-After': String(retryAfter) });
-    });
+    await countAttempt('Too many sign-ups from this address.', [signupsByAddress, ctx.ip]);
     try {
       const input = parseInput(SignupSchema, { accountName: values.accountName, email: values.email, password: values.password });
       const { user } = await signUp(db, input);
@@ -192,16 +185,13 @@ export function consoleRoutes(deps: ConsoleDeps) {
     const values = form(ctx);
     const { email, password } = parseInput(LoginSchema, { email: values.email, password: values.password });
     // Failed attempts are counted per e-mail (guessing one person's password) and per address (trying many).
-    const emailKey = crypto.createHash('sha256').update(normalizeEmail(email)).digest('hex');
-    const counts = await Promise.all([failedLoginsByEmail.get(emailKey), failedLoginsByAddress.get(ctx.ip)]);
+    const key = emailKey(email);
+    const counts = await Promise.all([failedLoginsByEmail.get(key), failedLoginsByAddress.get(ctx.ip)]);
     const blocked = counts.find((count, index) => count && count.consumedPoints >= [FAILED_LOGINS_PER_EMAIL, FAILED_LOGINS_PER_ADDRESS][index]);
-    if (blocked) {
-      const retryAfter = String(Math.max(1, Math.ceil(blocked.msBeforeNext / 1000)));
-      throw rateLimitExceeded(`Too many failed attempts. Try again in ${Math.ceil(Number(retryAfter) / 60)} minutes.`, { 'Retry-After': retryAfter });
-    }
+    if (blocked) throw tooMany('Too many failed attempts.', blocked.msBeforeNext);
     const user = await findUserByPassword(db, email, password);
     if (!user) {
-      await Promise.all([failedLoginsByEmail.penalty(emailKey, 1), failedLoginsByAddress.penalty(ctx.ip, 1)]);
+      await Promise.all([failedLoginsByEmail.penalty(key, 1), failedLoginsByAddress.penalty(ctx.ip, 1)]);
       return page(ctx, pages.loginPage(frame(ctx), { email }, ['The e-mail or the password is wrong.']), 401);
     }
     await sessions.start(ctx, user.id);
