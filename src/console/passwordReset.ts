@@ -8,7 +8,6 @@ import { csrfField, layout, problemList, type Frame } from './pages';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
 import { createPasswordReset, findPasswordReset, PASSWORD_RESET_MINUTES, resetPassword } from './people';
 import type { ConsoleKit } from './routes';
-import { createSessions } from './sessions';
 import { countAttempt, emailKey, windowLimiter } from './limits';
 
 // "Forgot your password?": a single-use link by e-mail, valid for an hour. It is also how the owner of an
@@ -25,9 +24,8 @@ const RESETS_PER_ADDRESS = 30;
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 const SENT = 'If an account exists for this e-mail, we sent it a link to set a new password. It works once, within an hour.';
 
-export function passwordResetPages({ router, deps, frame, page, form, seeOther }: ConsoleKit) {
+export function passwordResetPages({ router, deps, frame, page, form, seeOther, sessions }: ConsoleKit) {
   const { db, config } = deps;
-  const sessions = createSessions(db, config);
   const mail = createMailTransport(config, db);
   const requestsByEmail = windowLimiter(db, 'console-reset-email', RESETS_PER_EMAIL, HOUR_SECONDS);
   const requestsByAddress = windowLimiter(db, 'console-reset-address', RESETS_PER_ADDRESS, HOUR_SECONDS);

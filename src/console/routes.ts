@@ -22,7 +22,7 @@ import { searchAccount } from '../search/service';
 import { countAttempt, emailKey, tooMany, windowLimiter } from './limits';
 import { findUserByPassword, getUserAndAccount, signUp, type User } from './people';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
-import { createSessions, type Session } from './sessions';
+import { createSessions, type Session, type Sessions } from './sessions';
 import * as pages from './pages';
 import { templatePages } from './templates';
 import { documentViewPages } from './documentView';
@@ -47,6 +47,8 @@ export interface ConsoleKit {
   form: (ctx: Context) => Record<string, string>;
   /** After a form post: 303 to the page that shows its result. */
   seeOther: (ctx: Context, location: string) => void;
+  /** The console's sessions: start one when a person proves who they are. */
+  sessions: Sessions;
 }
 
 const seeOther = (ctx: Context, location: string) => {
@@ -269,7 +271,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
     seeOther(ctx, '/app/documents');
   });
 
-  const kit: ConsoleKit = { router, deps, rateLimit, requireLogin, frame, page, account, form, seeOther };
+  const kit: ConsoleKit = { router, deps, rateLimit, requireLogin, frame, page, account, form, seeOther, sessions };
   requestPages(kit);
   templatePages(kit);
   documentViewPages(kit);
