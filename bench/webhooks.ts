@@ -13,6 +13,7 @@ import { queueDeliveries } from '../src/webhooks/delivery';
 import { createWebhookPoster } from '../src/webhooks/http';
 import { generateWebhookSecret } from '../src/webhooks/secrets';
 import { signatureHeaders } from '../src/webhooks/signature';
+import { cpuBetween } from './cpu';
 import { eachLimited } from './signing';
 import { stats, type Stats } from './stats';
 
@@ -40,6 +41,7 @@ async function startReceiver(downDelayMs: number) {
 }
 
 export interface Throughput {
+  ids: string[];
   events: number;
   /** How fast the bench committed the events: the source, which shares the 2 cores with the delivery. */
   committedPerSecond: number;
@@ -47,21 +49,36 @@ export interface Throughput {
   perSecond: number;
   seconds: number;
   lag: Stats;
+  /** CPU ms per delivery (or event) of each process, over the scenario. */
+  cpu: Record<string, number>;
+}
+
+export interface Plain {
+  latency: Stats;
+  perSecond: number;
+  seconds: number;
+  ok: number;
+  cpu: Record<string, number>;
+}
+
+/** One round: each throughput scenario next to its baseline. */
+export interface Round {
+  /** Events committed and dispatched per second when no webhook subscribes: the source alone. */
+  source: { perSecond: number; cpu: Record<string, number> };
+  burst: Throughput;
+  plain: Plain;
+  /** Deliveries already queued for one endpoint, sent after one wake-up: the pipeline without the event source. */
+  drain: { events: number; delivered: number; perSecond: number; seconds: number; cpu: Record<string, number> };
+  fanOut: Throughput & { endpoints: number };
+  plainFanOut: Plain;
 }
 
 export interface WebhookBenchResult {
-  burst: Throughput;
-  /** Deliveries already queued for one endpoint, sent after one wake-up: the pipeline without the event source. */
-  drain: { events: number; delivered: number; perSecond: number; seconds: number };
-  fanOut: Throughput & { endpoints: number };
+  rounds: Round[];
   paced: Throughput;
   besideDown: Throughput & { downPending: number };
-  plain: { latency: Stats; perSecond: number; seconds: number; ok: number };
-  plainFanOut: { perSecond: number; seconds: number };
-  /** Events committed and dispatched per second when no webhook subscribes: the source alone. */
-  sourceOnlyPerSecond: number;
   duplicates: number;
-  /** Running webhook workflows seen at most during the fan-out: one per endpoint with work. */
+  /** Running webhook workflows seen at most during the fan-outs: one per endpoint with work. */
   mostWorkflows: number;
 }
 
@@ -94,7 +111,10 @@ export async function webhookBench(options: {
   pacedRate: number;
   downPending: number;
   concurrency: number;
+  rounds: number;
   deadlineMs: number;
+  /** CPU ms used so far by each process (the bench itself among them), see bench/cpu.ts. */
+  cpu: () => Record<string, number>;
   log: (message: string) => void;
 }): Promise<WebhookBenchResult> {
   const { db, log } = options;
@@ -112,7 +132,6 @@ export async function webhookBench(options: {
     await subscribe('/ok/burst', [TYPES.burst, TYPES.paced]);
     const drainWebhook = await subscribe('/ok/drain', [TYPES.drain]);
     await subscribe('/ok/healthy', [TYPES.healthy]);
-    await subscribe('/down/1', [TYPES.down]);
     const fanOutTypes = TYPES.fanOut.slice(0, options.fanOutEndpoints);
     for (const [i, type] of fanOutTypes.entries()) await subscribe(`/ok/fan-${i}`, [type]);
     const dispatcher = createEventDispatcher({ client: options.client, taskQueue: options.taskQueue, db, retryScale: 1 });
@@ -133,11 +152,13 @@ export async function webhookBench(options: {
       while (ids.some((id) => !receiver.arrivals.has(id)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       return ids.filter((id) => receiver.arrivals.has(id));
     };
-    const throughput = async (ids: string[], start: number): Promise<Throughput> => {
+    const perItem = (before: Record<string, number>, n: number) => Object.fromEntries(Object.entries(cpuBetween(before, options.cpu())).map(([name, ms]) => [name, ms / n]));
+    const throughput = async (ids: string[], start: number, cpuBefore: Record<string, number>): Promise<Throughput> => {
       const delivered = await waitFor(ids);
+      const cpu = perItem(cpuBefore, delivered.length);
       const seconds = (Math.max(...delivered.map((id) => receiver.arrivals.get(id)!)) - start) / 1000;
       const committedSeconds = (Math.max(...ids.map((id) => committedAt.get(id)!)) - start) / 1000;
-      return { events: ids.length, committedPerSecond: ids.length / committedSeconds, delivered: delivered.length, perSecond: delivered.length / seconds, seconds, lag: stats(delivered.map((id) => receiver.arrivals.get(id)! - committedAt.get(id)!)) };
+      return { ids, events: ids.length, committedPerSecond: ids.length / committedSeconds, delivered: delivered.length, perSecond: delivered.length / seconds, seconds, lag: stats(delivered.map((id) => receiver.arrivals.get(id)! - committedAt.get(id)!)), cpu };
     };
     const commitMany = async (types: EventType[]) => {
       const ids: string[] = [];
@@ -147,85 +168,110 @@ export async function webhookBench(options: {
     const paced = async (type: EventType) => {
       const ids: string[] = [];
       const start = Date.now();
+      const cpuBefore = options.cpu();
       await Promise.all(
         Array.from({ length: options.pacedEvents }, async (_, i) => {
           await new Promise((resolve) => setTimeout(resolve, (i * 1000) / options.pacedRate));
           ids.push(await commitOne(type));
         }),
       );
-      return throughput(ids, start);
+      return throughput(ids, start, cpuBefore);
     };
 
-    log(`webhooks: the source alone, ${options.events} events no webhook subscribes to, committed ${options.concurrency} at a time`);
-    let start = Date.now();
-    await commitMany(Array.from({ length: options.events }, () => TYPES.unsubscribed));
-    await Promise.all(dispatches);
-    const sourceOnlyPerSecond = options.events / ((Date.now() - start) / 1000);
+    // One plain loop: the same bodies POSTed with the same client straight to the receiver.
+    const poster = await createWebhookPoster(parseAllowList(['127.0.0.1']), 15_000);
+    const secret = generateWebhookSecret();
+    const plainLoop = async (ids: string[], paths: number) => {
+      const events: { id: string; type: string; created_at: Date; data: unknown }[] = await db('events').whereIn('id', ids).select('id', 'type', 'created_at', 'data');
+      const latencies: number[] = [];
+      let ok = 0;
+      const cpuBefore = options.cpu();
+      const plainStart = performance.now();
+      await eachLimited(events, options.concurrency, async (event, i) => {
+        const body = JSON.stringify({ id: `plain-${event.id}`, type: event.type, timestamp: event.created_at.toISOString(), data: event.data });
+        const result = await poster.post(`${receiver.base}/ok/plain-${i % paths}`, body, signatureHeaders([secret], `plain-${event.id}`, body));
+        latencies.push(result.latencyMs);
+        if (result.statusCode === 204) ok++;
+      });
+      const seconds = (performance.now() - plainStart) / 1000;
+      return { latency: stats(latencies), perSecond: events.length / seconds, seconds, ok, cpu: perItem(cpuBefore, events.length) };
+    };
+    const sourceAlone = async () => {
+      const start = Date.now();
+      const cpuBefore = options.cpu();
+      const ids = await commitMany(Array.from({ length: options.events }, () => TYPES.unsubscribed));
+      await Promise.all(dispatches);
+      return { ids, perSecond: options.events / ((Date.now() - start) / 1000), cpu: perItem(cpuBefore, options.events) };
+    };
+    const burstOf = async (type: EventType, events: number) => {
+      const start = Date.now();
+      const cpuBefore = options.cpu();
+      return throughput(await commitMany(Array.from({ length: events }, () => type)), start, cpuBefore);
+    };
+    const drainOnce = async () => {
+      const ids = await db.transaction(async (trx) => {
+        const ids: string[] = [];
+        for (let i = 0; i < options.events; i++) ids.push((await recordEvent(trx, options.accountId, TYPES.drain, { documentId: `doc_bench_drain_${i}` })).id);
+        await queueDeliveries(trx, ids);
+        await trx('events').whereIn('id', ids).update({ dispatched_at: trx.fn.now() });
+        return ids;
+      });
+      const start = Date.now();
+      const cpuBefore = options.cpu();
+      await wakeWebhookWorkflow(options.client, options.taskQueue, { webhookId: drainWebhook, accountId: options.accountId }, 1);
+      const drained = await waitFor(ids);
+      const seconds = (Math.max(...drained.map((id) => receiver.arrivals.get(id)!)) - start) / 1000;
+      return { events: ids.length, delivered: drained.length, perSecond: drained.length / seconds, seconds, cpu: perItem(cpuBefore, drained.length) };
+    };
 
-    log(`webhooks: a burst of ${options.events} events to one endpoint, committed ${options.concurrency} at a time`);
-    start = Date.now();
-    const burst = await throughput(await commitMany(Array.from({ length: options.events }, () => TYPES.burst)), start);
+    // Warm-up, not counted: every path the rounds take runs a few hundred times first, in the bench and
+    // in the service, so that the rounds compare code the JIT has compiled (as in any long-running process).
+    log(`webhooks: warm-up (the source, a burst, a drain, the plain loop)`);
+    const warm = await burstOf(TYPES.burst, options.events / 2);
+    await sourceAlone();
+    await plainLoop(warm.ids, 1);
+    await drainOnce();
 
-    log(`webhooks: ${options.events} deliveries queued for one endpoint in one transaction, then one wake-up`);
-    const drainIds = await db.transaction(async (trx) => {
-      const ids: string[] = [];
-      for (let i = 0; i < options.events; i++) ids.push((await recordEvent(trx, options.accountId, TYPES.drain, { documentId: `doc_bench_drain_${i}` })).id);
-      await queueDeliveries(trx, ids);
-      await trx('events').whereIn('id', ids).update({ dispatched_at: trx.fn.now() });
-      return ids;
-    });
-    start = Date.now();
-    await wakeWebhookWorkflow(options.client, options.taskQueue, { webhookId: drainWebhook, accountId: options.accountId }, 1);
-    const drained = await waitFor(drainIds);
-    const drainSeconds = (Math.max(...drained.map((id) => receiver.arrivals.get(id)!)) - start) / 1000;
-    const drain = { events: drainIds.length, delivered: drained.length, perSecond: drained.length / drainSeconds, seconds: drainSeconds };
-
-    log(`webhooks: ${options.fanOutEndpoints} endpoints × ${options.fanOutEvents} events at once`);
+    // Rounds, each scenario beside its baseline, so that the ratios compare runs a few seconds apart.
+    const rounds: Round[] = [];
     let mostWorkflows = 0;
-    let counting = true;
-    const counter = (async () => {
-      while (counting) {
-        const { count } = await options.client.workflow.count(`WorkflowType = 'webhookWorkflow' AND ExecutionStatus = 'Running' AND SignetAccountId = '${options.accountId}'`);
-        mostWorkflows = Math.max(mostWorkflows, count);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    })();
-    start = Date.now();
-    const fanOutIds = await commitMany(Array.from({ length: options.fanOutEvents * fanOutTypes.length }, (_, i) => fanOutTypes[i % fanOutTypes.length]));
-    const fanOut = { ...(await throughput(fanOutIds, start)), endpoints: fanOutTypes.length };
-    counting = false;
-    await counter;
+    for (let round = 1; round <= options.rounds; round++) {
+      log(`webhooks: round ${round} of ${options.rounds}: the source alone, a burst of ${options.events} to one endpoint, the plain loop, a drain, ${options.fanOutEndpoints} endpoints × ${options.fanOutEvents}, the plain loop over ${options.fanOutEndpoints} paths`);
+      const source = await sourceAlone();
+      const burst = await burstOf(TYPES.burst, options.events);
+      const plain = await plainLoop(burst.ids, 1);
+      const drain = await drainOnce();
+      let counting = true;
+      const counter = (async () => {
+        while (counting) {
+          const { count } = await options.client.workflow.count(`WorkflowType = 'webhookWorkflow' AND ExecutionStatus = 'Running' AND SignetAccountId = '${options.accountId}'`);
+          mostWorkflows = Math.max(mostWorkflows, count);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      })();
+      const fanOutStart = Date.now();
+      const fanOutCpu = options.cpu();
+      const fanOutIds = await commitMany(Array.from({ length: options.fanOutEvents * fanOutTypes.length }, (_, i) => fanOutTypes[i % fanOutTypes.length]));
+      const fanOut = { ...(await throughput(fanOutIds, fanOutStart, fanOutCpu)), endpoints: fanOutTypes.length };
+      counting = false;
+      await counter;
+      const plainFanOut = await plainLoop(fanOutIds, fanOutTypes.length);
+      rounds.push({ source, burst, plain, drain, fanOut, plainFanOut });
+    }
 
+    // Paced, alone and then beside an endpoint that is down with its deliveries pending: the down
+    // endpoint's queue is in its retry loop (first attempts under way) before the paced events start.
     log(`webhooks: ${options.pacedEvents} events at ${options.pacedRate}/s`);
     const pacedAlone = await paced(TYPES.paced);
-
     log(`webhooks: ${options.downPending} events to an endpoint that answers 503 after 1 s, then ${options.pacedEvents} at ${options.pacedRate}/s to a healthy one`);
+    const downWebhook = await subscribe('/down/1', [TYPES.down]);
     await commitMany(Array.from({ length: options.downPending }, () => TYPES.down));
+    await Promise.all(dispatches);
+    const deadline = Date.now() + options.deadlineMs;
+    while (!(await db('webhook_deliveries').where({ webhook_id: downWebhook }).where('attempts', '>', 0).first('id')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     const besideDown = { ...(await paced(TYPES.healthy)), downPending: options.downPending };
 
     await Promise.all(dispatches); // none failed: a failed dispatch would leave its events to the sweeper
-
-    log(`webhooks: plain loop, the burst's ${options.events} bodies POSTed ${options.concurrency} at a time with the same client`);
-    const poster = await createWebhookPoster(parseAllowList(['127.0.0.1']), 15_000);
-    const secret = generateWebhookSecret();
-    const post = async (path: string, event: { id: string; type: string; created_at: Date; data: unknown }) => {
-      const body = JSON.stringify({ id: `plain-${event.id}`, type: event.type, timestamp: event.created_at.toISOString(), data: event.data });
-      return poster.post(`${receiver.base}${path}`, body, signatureHeaders([secret], `plain-${event.id}`, body));
-    };
-    const burstEvents = await db('events').where({ account_id: options.accountId, type: TYPES.burst }).select('id', 'type', 'created_at', 'data');
-    const latencies: number[] = [];
-    let ok = 0;
-    let plainStart = performance.now();
-    await eachLimited(burstEvents, options.concurrency, async (event) => {
-      const result = await post('/ok/plain', event);
-      latencies.push(result.latencyMs);
-      if (result.statusCode === 204) ok++;
-    });
-    const plainSeconds = (performance.now() - plainStart) / 1000;
-    const fanOutEvents = await db('events').whereIn('id', fanOutIds).select('id', 'type', 'created_at', 'data');
-    plainStart = performance.now();
-    await eachLimited(fanOutEvents, options.concurrency, async (event, i) => void (await post(`/ok/plain-${i % fanOutTypes.length}`, event)));
-    const plainFanOutSeconds = (performance.now() - plainStart) / 1000;
     poster.close();
 
     const deliveries = await db('webhook_deliveries as d')
@@ -234,15 +280,10 @@ export async function webhookBench(options: {
       .whereNot('w.url', 'like', '%/down/%')
       .first(db.raw('coalesce(sum(d.attempts), 0)::int as attempts'), db.raw('count(*)::int as deliveries'));
     return {
-      burst,
-      drain,
-      fanOut,
+      rounds,
       paced: pacedAlone,
       besideDown,
-      plain: { latency: stats(latencies), perSecond: burstEvents.length / plainSeconds, seconds: plainSeconds, ok },
-      plainFanOut: { perSecond: fanOutEvents.length / plainFanOutSeconds, seconds: plainFanOutSeconds },
       duplicates: Number(deliveries.attempts) - Number(deliveries.deliveries),
-      sourceOnlyPerSecond,
       mostWorkflows,
     };
   } finally {
