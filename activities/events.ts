@@ -10,6 +10,6 @@ export function activityEventDispatcher(db: Db, retryScale: number) {
     taskQueue: context.info.taskQueue,
     db,
     retryScale,
-    onError: (error, eventIds) => context.log.warn('event dispatch failed; the sweeper will retry', { error: String(error), eventIds }),
+    onError: (error, webhooks) => context.log.warn('waking webhook queues failed; the sweeper will', { error: String(error), webhooks }),
   });
 }

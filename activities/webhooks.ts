@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { Config } from '../src/config';
 import type { Db } from '../src/db';
 import type { MailTransport } from '../src/mail';
@@ -15,7 +16,10 @@ export interface WebhookActivityDeps {
 // and the owner's e-mail is keyed by when the webhook was disabled.
 export function createWebhookActivities({ db, config, mail, delivery }: WebhookActivityDeps) {
   return {
-    sendDueDeliveries: (input: { webhookId: string; retryScheduleMs: number[]; concurrency: number; limit: number }) => sendDueDeliveries(delivery, input, countWebhookDelivery),
+    // Heartbeats after each group: a batch to a slow endpoint outlasts the heartbeat timeout, and a
+    // worker that dies mid-batch hands it on that soon.
+    sendDueDeliveries: (input: { webhookId: string; retryScheduleMs: number[]; concurrency: number; limit: number }) =>
+      sendDueDeliveries(delivery, input, countWebhookDelivery, () => Context.current().heartbeat()),
 
     disableWebhook: (input: { webhookId: string; reason: 'gone' | 'failing' }) => disableWebhook({ db, mail, config }, input.webhookId, input.reason),
   };

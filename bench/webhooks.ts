@@ -5,11 +5,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../src/db';
+import { newId } from '../src/ids';
 import { createEventDispatcher } from '../src/events/dispatch';
-import { recordEvent, type EventType } from '../src/events/service';
+import { dispatchEventsOf, recordEvent, type EventType } from '../src/events/service';
 import { wakeWebhookWorkflow } from '../src/temporal/client';
 import { parseAllowList } from '../src/webhooks/addressPolicy';
-import { queueDeliveries } from '../src/webhooks/delivery';
+import { queueDeliveries } from '../src/webhooks/queue';
 import { createWebhookPoster } from '../src/webhooks/http';
 import { generateWebhookSecret } from '../src/webhooks/secrets';
 import { signatureHeaders } from '../src/webhooks/signature';
@@ -37,7 +38,12 @@ async function startReceiver(downDelayMs: number) {
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { base, arrivals, requests: () => requests, close: () => new Promise((resolve) => server.close(resolve)) };
+  return { base, arrivals, requests: () => requests, close: () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections(); // the service's keep-alive connections would hold close() for a minute
+      }),
+  };
 }
 
 export interface Throughput {
@@ -134,17 +140,15 @@ export async function webhookBench(options: {
     await subscribe('/ok/healthy', [TYPES.healthy]);
     const fanOutTypes = TYPES.fanOut.slice(0, options.fanOutEndpoints);
     for (const [i, type] of fanOutTypes.entries()) await subscribe(`/ok/fan-${i}`, [type]);
-    const dispatcher = createEventDispatcher({ client: options.client, taskQueue: options.taskQueue, db, retryScale: 1 });
+    // As in the api: each event's deliveries are queued in its transaction, their webhooks woken after it commits.
+    dispatchEventsOf(db, createEventDispatcher({ client: options.client, taskQueue: options.taskQueue, db, retryScale: 1 }));
 
     const committedAt = new Map<string, number>();
-    const dispatches: Promise<void>[] = [];
     let serial = 0;
     const commitOne = async (type: EventType) => {
       const n = serial++;
       const event = await db.transaction((trx) => recordEvent(trx, options.accountId, type, { documentId: `doc_bench_${n}`, fileName: `bench-${n}.pdf`, fileSize: 1234 }));
       committedAt.set(event.id, Date.now());
-      // As the api does (afterCommit): the caller does not wait for the hand-over.
-      dispatches.push(dispatcher.dispatch([event.id]));
       return event.id;
     };
     const waitFor = async (ids: string[]) => {
@@ -200,7 +204,6 @@ export async function webhookBench(options: {
       const start = Date.now();
       const cpuBefore = options.cpu();
       const ids = await commitMany(Array.from({ length: options.events }, () => TYPES.unsubscribed));
-      await Promise.all(dispatches);
       return { ids, perSecond: options.events / ((Date.now() - start) / 1000), cpu: perItem(cpuBefore, options.events) };
     };
     const burstOf = async (type: EventType, events: number) => {
@@ -209,12 +212,11 @@ export async function webhookBench(options: {
       return throughput(await commitMany(Array.from({ length: events }, () => type)), start, cpuBefore);
     };
     const drainOnce = async () => {
-      const ids = await db.transaction(async (trx) => {
-        const ids: string[] = [];
-        for (let i = 0; i < options.events; i++) ids.push((await recordEvent(trx, options.accountId, TYPES.drain, { documentId: `doc_bench_drain_${i}` })).id);
-        await queueDeliveries(trx, ids);
-        await trx('events').whereIn('id', ids).update({ dispatched_at: trx.fn.now() });
-        return ids;
+      const ids: string[] = await db.transaction(async (trx) => {
+        const events = Array.from({ length: options.events }, (_, i) => ({ id: newId('event'), account_id: options.accountId, type: TYPES.drain, data: { documentId: `doc_bench_drain_${i}` }, dispatched_at: new Date() }));
+        await trx('events').insert(events);
+        await queueDeliveries(trx, events.map((event) => event.id));
+        return events.map((event) => event.id);
       });
       const start = Date.now();
       const cpuBefore = options.cpu();
@@ -246,7 +248,7 @@ export async function webhookBench(options: {
         while (counting) {
           const { count } = await options.client.workflow.count(`WorkflowType = 'webhookWorkflow' AND ExecutionStatus = 'Running' AND SignetAccountId = '${options.accountId}'`);
           mostWorkflows = Math.max(mostWorkflows, count);
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          await new Promise((resolve) => setTimeout(resolve, 500));
         }
       })();
       const fanOutStart = Date.now();
@@ -266,12 +268,10 @@ export async function webhookBench(options: {
     log(`webhooks: ${options.downPending} events to an endpoint that answers 503 after 1 s, then ${options.pacedEvents} at ${options.pacedRate}/s to a healthy one`);
     const downWebhook = await subscribe('/down/1', [TYPES.down]);
     await commitMany(Array.from({ length: options.downPending }, () => TYPES.down));
-    await Promise.all(dispatches);
     const deadline = Date.now() + options.deadlineMs;
     while (!(await db('webhook_deliveries').where({ webhook_id: downWebhook }).where('attempts', '>', 0).first('id')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     const besideDown = { ...(await paced(TYPES.healthy)), downPending: options.downPending };
 
-    await Promise.all(dispatches); // none failed: a failed dispatch would leave its events to the sweeper
     poster.close();
 
     const deliveries = await db('webhook_deliveries as d')

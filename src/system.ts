@@ -87,7 +87,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         db: database.knex,
         retryScale: config.WEBHOOK_RETRY_SCALE,
-        onError: (error, eventIds) => logger.warn({ err: error, eventIds }, 'event dispatch failed; the sweeper will retry'),
+        onError: (error, webhooks) => logger.warn({ err: error, webhooks }, 'waking webhook queues failed; the sweeper will'),
       }),
     );
     const webhooks = await setUpWebhooks(config);

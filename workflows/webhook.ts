@@ -18,7 +18,7 @@ export const RETRY_SCHEDULE_MS = [0, 5e3, 300e3, 1800e3, 2 * 3600e3, 5 * 3600e3,
 export const DISABLE_FAILING_AFTER_MS = 5 * 24 * 3600e3;
 /** Deliveries in flight to one endpoint at once, and how many one activity takes. */
 export const CONCURRENCY = 16;
-export const BATCH = 200;
+export const BATCH = 1000;
 /** A queue left empty this long ends its workflow; the next delivery starts a new one. */
 export const IDLE_MS = 30_000;
 /** History events after which the workflow continues as new (well below Temporal's own warnings). */

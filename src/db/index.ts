@@ -54,8 +54,8 @@ function unnamePreparedStatements(connection: pg.Client, done: (error: Error | n
 
 /**
  * One fixed statement, run straight on a pooled connection (or the transaction's) and prepared once per
- * connection under `name`: for the hottest reads, where knex's query building and runner cost more
- * CPU than PostgreSQL spends answering.
+ * connection under `name`: for the hottest statements (a document read, an event written, the due
+ * deliveries fetched), where knex's query building and runner cost more CPU than PostgreSQL spends answering.
  */
 export async function queryPrepared<Row>(db: Knex, name: string, text: string, values: unknown[]): Promise<Row[]> {
   const connection: pg.Client = await db.client.acquireConnection();

@@ -1,5 +1,6 @@
-import type { Db } from '../db';
+import { queryPrepared, type Db } from '../db';
 import { newId } from '../ids';
+import { insertDeliveries, subscribersOf, type QueuedWebhook } from '../webhooks/queue';
 
 /** The event types Signet emits: the six of interface spec §6 and the extra ones below them. */
 export const eventTypes = [
@@ -29,23 +30,24 @@ export interface SignetEvent {
   data: Record<string, unknown>;
 }
 
-/** What hands committed events to webhook delivery (src/events/dispatch.ts). */
+/** What wakes the webhooks whose queues a transaction filled, once it commits (src/events/dispatch.ts). */
 export interface AfterCommitDispatcher {
-  afterCommit(trx: Db, eventIds: string[]): void;
+  afterCommit(trx: Db, webhooks: QueuedWebhook[]): void;
 }
 
 // One dispatcher per database (keyed by its knex config, which its transactions share).
 const dispatchers = new WeakMap<object, AfterCommitDispatcher>();
 
-/** From now on, every event recorded through `db` or its transactions is dispatched once its transaction commits. */
+/** From now on, the webhooks of every event recorded through `db` or its transactions are woken once its transaction commits. */
 export function dispatchEventsOf(db: Db, dispatcher: AfterCommitDispatcher) {
   dispatchers.set(db.client.config, dispatcher);
 }
 
 /**
- * Records an event and schedules its dispatch for when the transaction commits. Always call it with
- * the transaction that makes the change it reports (the transactional outbox): the change and its
- * event commit together or not at all. Without a dispatcher for the database, the sweeper sends it.
+ * Records an event and queues its webhook deliveries, in the transaction that makes the change it
+ * reports (the transactional outbox): the change, its event and its deliveries commit together or
+ * not at all. Once the transaction commits, the dispatcher wakes those webhooks' queues; without a
+ * dispatcher for the database (or when its process dies first), the sweeper wakes them.
  */
 export async function recordEvent(
   trx: Db,
@@ -54,15 +56,32 @@ export async function recordEvent(
   data: Record<string, unknown>,
   idempotencyKey?: string,
 ): Promise<SignetEvent> {
-  const createdAt = new Date();
-  // An activity passes the key of its step: a retry finds the event already written and adds none,
-  // and gets that event back, so its delivery can be started (again: a duplicate start is a no-op).
-  const [inserted] = await trx('events')
-    .insert({ id: newId('event'), account_id: accountId, type, data: JSON.stringify(data), created_at: createdAt, idempotency_key: idempotencyKey ?? null })
-    .onConflict('idempotency_key')
-    .ignore()
-    .returning(['id', 'created_at', 'data']);
+  if (!trx.isTransaction) return trx.transaction((inner) => recordEvent(inner, accountId, type, data, idempotencyKey));
+  // One prepared statement writes the event and finds its webhooks: this runs for every change.
+  // An activity passes the key of its step: a retry finds the event already written, with its
+  // deliveries, adds nothing, and gets that event back.
+  const [inserted] = await queryPrepared<{ id: string; created_at: Date; data: Record<string, unknown>; webhook_ids: string[] }>(trx, 'record_event', recordEventSql, [
+    newId('event'),
+    accountId,
+    type,
+    JSON.stringify(data),
+    new Date(),
+    idempotencyKey ?? null,
+  ]);
   const row = inserted ?? (await trx('events').where({ idempotency_key: idempotencyKey }).first('id', 'created_at', 'data'));
-  dispatchers.get(trx.client.config)?.afterCommit(trx, [row.id]);
+  if (inserted?.webhook_ids.length) {
+    const webhooks = await insertDeliveries(trx, inserted.webhook_ids.map((webhookId) => ({ webhookId, accountId, event: { ...inserted, type } })));
+    dispatchers.get(trx.client.config)?.afterCommit(trx, webhooks);
+  }
   return { id: row.id, type, timestamp: row.created_at.toISOString(), data: row.data };
 }
+
+// dispatched_at: the event's deliveries are queued (events of earlier versions waited for a dispatcher).
+const recordEventSql = `
+  with inserted as (
+    insert into events (id, account_id, type, data, created_at, dispatched_at, idempotency_key)
+    values ($1, $2, $3, $4, $5, $5, $6)
+    on conflict (idempotency_key) do nothing
+    returning id, created_at, data)
+  select id, created_at, data, array(select w.id from webhooks w where ${subscribersOf('$2', '$3')} order by w.id) as webhook_ids
+  from inserted`;

@@ -1,11 +1,10 @@
-import { planNames, plans } from '../accounts/plans';
-import type { Knex } from 'knex';
 import type { Config } from '../config';
-import type { Db } from '../db';
+import { queryPrepared, type Db } from '../db';
 import { newId } from '../ids';
 import { mailSender, type MailTransport } from '../mail';
 import { webhookDisabledMail } from '../mail/templates';
 import { TEST_EVENT_TYPE } from './schema';
+import { envelopeText, WAKE_WINDOW_MS } from './queue';
 import { decryptSecret } from './secrets';
 import { getBacklog, type DeliveryRow, type WebhookRow } from './service';
 import { signatureHeaders } from './signature';
@@ -24,49 +23,6 @@ export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'gone';
 
 /** A Retry-After longer than this is not believed: the schedule never waits more than a day. */
 const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
-
-/** The envelope of spec §6, as the exact text that is sent and signed. */
-export const envelopeText = (event: { id: string; type: string; created_at: Date; data: unknown }) =>
-  JSON.stringify({ id: event.id, type: event.type, timestamp: event.created_at.toISOString(), data: event.data });
-
-const plansWithWebhooks = planNames.filter((plan) => plans[plan].webhooks);
-
-/**
- * Joins a query on events (as e) to the webhooks (as w) that receive them: enabled, subscribed to the
- * type or to *, of an account on a plan with webhooks (they stay with an account that leaves the
- * Business plan, but receive nothing until it returns).
- */
-export function joinSubscribers(events: Knex.QueryBuilder) {
-  return events
-    .join('webhooks as w', 'w.account_id', 'e.account_id')
-    .join('accounts as a', 'a.id', 'e.account_id')
-    .where('w.enabled', true)
-    .whereIn('a.plan', plansWithWebhooks)
-    .whereRaw(`w.events && array[e.type, '*']`);
-}
-
-/**
- * Queues the deliveries of committed events, in the caller's transaction: one row per enabled webhook of
- * the event's account that subscribes to its type (or to *), due now. Safe to repeat: a delivery is
- * unique per (webhook, event). Returns the webhooks whose queues got work.
- */
-export async function queueDeliveries(trx: Db, eventIds: string[]): Promise<QueuedWebhook[]> {
-  if (eventIds.length === 0) return [];
-  const pairs: { webhookId: string; accountId: string; id: string; type: string; created_at: Date; data: unknown }[] = await joinSubscribers(
-    trx('events as e').whereIn('e.id', eventIds),
-  ).select('w.id as webhookId', 'w.account_id as accountId', 'e.id', 'e.type', 'e.created_at', 'e.data');
-  if (pairs.length === 0) return [];
-  await trx('webhook_deliveries')
-    .insert(pairs.map((pair) => ({ id: newId('delivery'), webhook_id: pair.webhookId, event_id: pair.id, event_type: pair.type, body: envelopeText(pair), next_retry_at: trx.fn.now() })))
-    .onConflict(['webhook_id', 'event_id'])
-    .ignore();
-  return [...new Map(pairs.map((pair) => [pair.webhookId, { webhookId: pair.webhookId, accountId: pair.accountId }])).values()];
-}
-
-export interface QueuedWebhook {
-  webhookId: string;
-  accountId: string;
-}
 
 /**
  * A webhook.test ping, sent now: a delivery of its own, with an event id that is in no events table and
@@ -97,6 +53,9 @@ const jittered = (delayMs: number) => Math.round(delayMs * (0.9 + Math.random() 
 /** The wait after attempt number `attempt` (1, 2, …) of `waits` (before attempt 1, 2, …), or null after the last. */
 export const waitAfterAttempt = (attempt: number, waits: number[]) => (attempt < waits.length ? jittered(waits[attempt]) : null);
 
+/** What an attempt needs of its delivery. */
+type DueDelivery = Pick<DeliveryRow, 'id' | 'event_id' | 'body' | 'attempts' | 'next_retry_at'>;
+
 /** One attempt, sent and not yet recorded. */
 interface Attempt {
   id: string;
@@ -116,7 +75,7 @@ interface Attempt {
  * POSTs a delivery's stored body, signed, and decides the delivery's next state. `nextDelayMs` is the
  * wait before the next attempt, or null when none follows.
  */
-async function send({ poster }: DeliveryDeps, url: string, secrets: string[], row: DeliveryRow, nextDelayMs: number | null, keepPending = false): Promise<Attempt> {
+async function send({ poster }: DeliveryDeps, url: string, secrets: string[], row: DueDelivery, nextDelayMs: number | null, keepPending = false): Promise<Attempt> {
   const result = await poster.post(url, row.body, signatureHeaders(secrets, row.event_id, row.body));
   const code = result.statusCode;
   const delivered = code !== null && code >= 200 && code < 300;
@@ -166,16 +125,27 @@ export interface BatchResult {
   nextDueInMs: number | null;
 }
 
+const dueDeliveriesSql = `select id, event_id, body, attempts, next_retry_at from webhook_deliveries where webhook_id = $1 and status = 'pending' and next_retry_at <= now() order by next_retry_at, id limit $2`;
+
+/** While deliveries keep coming due, one batch goes on sending them, for this long at most. */
+const BATCH_MS = 10_000;
+/** How often a batch looks for more while fewer than a group are due. */
+const POLL_MS = 25;
+
 /**
- * Sends the due deliveries of one webhook, up to `limit`, `concurrency` at once, each retried on
- * `retryScheduleMs` (the wait before attempt 1, 2, …; Retry-After when longer). Safe to repeat: every
- * attempt is recorded before its delivery is due again, so a repeat sends only what was not recorded
- * (again, with the same webhook-id). A disabled webhook's pending deliveries are cancelled.
+ * Sends the due deliveries of one webhook, `concurrency` at once, each retried on `retryScheduleMs` (the
+ * wait before attempt 1, 2, …; Retry-After when longer). Goes on while more come due, up to `limit`
+ * deliveries or BATCH_MS, and ends once none has been due for WAKE_WINDOW_MS: the dispatcher wakes a
+ * queue at most once a window, so the events of a window are picked up here, and a burst is one batch.
+ * Safe to repeat: every attempt is recorded before its delivery is due again, so a repeat sends only
+ * what was not recorded (again, with the same webhook-id). A disabled webhook's pending deliveries are
+ * cancelled. `heartbeat` is called as it goes.
  */
 export async function sendDueDeliveries(
   deps: DeliveryDeps,
   input: { webhookId: string; retryScheduleMs: number[]; concurrency: number; limit: number },
   onOutcome: (outcome: AttemptOutcome) => void = () => undefined,
+  heartbeat: () => void = () => undefined,
 ): Promise<BatchResult | null> {
   const { db, secretKey } = deps;
   const webhook = await db<WebhookRow>('webhooks').where({ id: input.webhookId }).first();
@@ -186,18 +156,22 @@ export async function sendDueDeliveries(
   if (!webhook.enabled) {
     await db('webhook_deliveries').where({ webhook_id: webhook.id, status: 'pending' }).whereNotNull('next_retry_at').update({ status: 'cancelled', next_retry_at: null, updated_at: db.fn.now() });
   } else {
-    const due: DeliveryRow[] = await db('webhook_deliveries')
-      .where({ webhook_id: webhook.id, status: 'pending' })
-      .where('next_retry_at', '<=', db.fn.now())
-      .orderBy([{ column: 'next_retry_at' }, { column: 'id' }])
-      .limit(input.limit);
     const secrets = signingSecrets(webhook, secretKey);
-    // `concurrency` at a time, each group recorded in one statement before the next is sent.
     const results: Attempt[] = [];
-    for (let i = 0; i < due.length; i += input.concurrency) {
-      const group = await Promise.all(due.slice(i, i + input.concurrency).map((row) => send(deps, webhook.url, secrets, row, waitAfterAttempt(row.attempts + 1, input.retryScheduleMs))));
-      await record(db, group);
-      results.push(...group);
+    const started = Date.now();
+    let lastDue = started;
+    while (results.length < input.limit && Date.now() - started < BATCH_MS) {
+      const due = await queryPrepared<DueDelivery>(db, 'due_deliveries', dueDeliveriesSql, [webhook.id, Math.min(input.concurrency * 4, input.limit - results.length)]);
+      if (due.length === 0 && Date.now() - lastDue >= WAKE_WINDOW_MS) break;
+      // `concurrency` at a time, each group recorded in one statement before the next is sent.
+      for (let i = 0; i < due.length; i += input.concurrency) {
+        const group = await Promise.all(due.slice(i, i + input.concurrency).map((row) => send(deps, webhook.url, secrets, row, waitAfterAttempt(row.attempts + 1, input.retryScheduleMs))));
+        await record(db, group);
+        results.push(...group);
+        lastDue = Date.now();
+      }
+      heartbeat();
+      if (due.length < input.concurrency) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
     for (const result of results) onOutcome(result.outcome);
     attempted = results.length;

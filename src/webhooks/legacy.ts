@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from '../db';
-import { queueDeliveries, type QueuedWebhook } from './delivery';
+import { queueDeliveries, type QueuedWebhook } from './queue';
 
 // Versions before per-endpoint queues ran one workflow per event (deliverEventWorkflow, id
 // deliver-<event id>), which kept its deliveries' retry schedule in Temporal timers. On upgrade, the

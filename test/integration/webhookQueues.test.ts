@@ -102,6 +102,36 @@ describe('webhook delivery queues: one workflow per endpoint', () => {
     });
   });
 
+  it('queues an event’s deliveries in its own transaction: they commit with it, or roll back with it', async () => {
+    const account = await createTestAccount();
+    const hooks = await receiver();
+    const webhook = await subscribe(account, hooks.url);
+    const deliveriesOf = (eventId: string) => account.db('webhook_deliveries').where({ webhook_id: webhook.id, event_id: eventId });
+
+    let rolledBack = '';
+    await account.db
+      .transaction(async (trx) => {
+        rolledBack = (await recordEvent(trx, account.account.id, 'document.updated', { documentId: newId('document') })).id;
+        expect(await trx('webhook_deliveries').where({ webhook_id: webhook.id, event_id: rolledBack })).to.have.length(1);
+        throw new Error('the change fails after its event was recorded');
+      })
+      .catch((error) => expect(error.message).to.equal('the change fails after its event was recorded'));
+    expect(await account.db('events').where({ id: rolledBack })).to.have.length(0);
+    expect(await deliveriesOf(rolledBack)).to.have.length(0);
+
+    const committed = await account.db.transaction((trx) => recordEvent(trx, account.account.id, 'document.updated', { documentId: newId('document') }));
+    const [event] = await account.db('events').where({ id: committed.id });
+    expect(event.dispatched_at).not.to.equal(null);
+    expect(await deliveriesOf(committed.id)).to.have.length(1);
+    await eventually(async () => expect([...hooks.unique().keys()]).to.deep.equal([committed.id]));
+    // A retried step (same idempotency key) gets the event back and queues nothing more.
+    const key = `step-${newId('event')}`;
+    const first = await recordEvent(account.db, account.account.id, 'document.updated', { n: 1 }, key);
+    const again = await recordEvent(account.db, account.account.id, 'document.updated', { n: 1 }, key);
+    expect(again.id).to.equal(first.id);
+    expect(await deliveriesOf(first.id)).to.have.length(1);
+  });
+
   it('the sweeper wakes a queue whose wake-up was lost with its process', async () => {
     const account = await createTestAccount();
     const hooks = await receiver();

@@ -1,0 +1,64 @@
+import { planNames, plans } from '../accounts/plans';
+import type { Db } from '../db';
+import { newId } from '../ids';
+
+// The queue of each webhook endpoint: one webhook_deliveries row per (webhook, event), due at
+// next_retry_at. Events are queued in the transaction that records them (src/events/service.ts).
+
+/** The envelope of spec §6, as the exact text that is sent and signed. */
+export const envelopeText = (event: { id: string; type: string; created_at: Date; data: unknown }) =>
+  JSON.stringify({ id: event.id, type: event.type, timestamp: event.created_at.toISOString(), data: event.data });
+
+/**
+ * A webhook's queue is woken at most once in this long: the first event at once, the others of the
+ * window by one wake at its end (src/events/dispatch.ts). A batch goes on looking for due deliveries
+ * until none has been due for as long (sendDueDeliveries), so it picks up the window's events itself.
+ */
+export const WAKE_WINDOW_MS = 500;
+
+const plansWithWebhooks = planNames.filter((plan) => plans[plan].webhooks);
+
+/**
+ * SQL for a where clause on webhooks (as w): those that receive an event of `account` and `type` (two SQL
+ * expressions): enabled, subscribed to the type or to *, of an account on a plan with webhooks (they
+ * stay with an account that leaves the Business plan, but receive nothing until it returns).
+ */
+export const subscribersOf = (account: string, type: string) =>
+  `w.account_id = ${account} and w.enabled and w.events && array[${type}, '*']
+   and exists (select 1 from accounts a where a.id = w.account_id and a.plan in (${plansWithWebhooks.map((plan) => `'${plan}'`).join(', ')}))`;
+
+interface QueuedEvent {
+  id: string;
+  type: string;
+  created_at: Date;
+  data: unknown;
+}
+
+/** Queues one delivery per (webhook, event), due now; a pair already queued is left as it is. */
+export async function insertDeliveries(trx: Db, pairs: (QueuedWebhook & { event: QueuedEvent })[]): Promise<QueuedWebhook[]> {
+  if (pairs.length === 0) return [];
+  await trx('webhook_deliveries')
+    .insert(pairs.map(({ webhookId, event }) => ({ id: newId('delivery'), webhook_id: webhookId, event_id: event.id, event_type: event.type, body: envelopeText(event), next_retry_at: trx.fn.now() })))
+    .onConflict(['webhook_id', 'event_id'])
+    .ignore();
+  return [...new Map(pairs.map(({ webhookId, accountId }) => [webhookId, { webhookId, accountId }])).values()];
+}
+
+/**
+ * Queues the deliveries of events recorded earlier, in the caller's transaction (recordEvent queues an
+ * event's own as it records it). Safe to repeat. Returns the webhooks whose queues got work.
+ */
+export async function queueDeliveries(trx: Db, eventIds: string[]): Promise<QueuedWebhook[]> {
+  if (eventIds.length === 0) return [];
+  const { rows }: { rows: (QueuedWebhook & QueuedEvent)[] } = await trx.raw(
+    `select w.id as "webhookId", w.account_id as "accountId", e.id, e.type, e.created_at, e.data
+     from events e join webhooks w on ${subscribersOf('e.account_id', 'e.type')} where e.id = any(?)`,
+    [eventIds],
+  );
+  return insertDeliveries(trx, rows.map(({ webhookId, accountId, ...event }) => ({ webhookId, accountId, event })));
+}
+
+export interface QueuedWebhook {
+  webhookId: string;
+  accountId: string;
+}
