@@ -148,7 +148,8 @@ export async function sendDueDeliveries(
   heartbeat: () => void = () => undefined,
 ): Promise<BatchResult | null> {
   const { db, secretKey } = deps;
-  const webhook = await db<WebhookRow>('webhooks').where({ id: input.webhookId }).first();
+  const readWebhook = () => db<WebhookRow>('webhooks').where({ id: input.webhookId }).first();
+  let webhook = await readWebhook();
   if (!webhook) return null;
   let attempted = 0;
   let gone = false;
@@ -156,26 +157,32 @@ export async function sendDueDeliveries(
   if (!webhook.enabled) {
     await db('webhook_deliveries').where({ webhook_id: webhook.id, status: 'pending' }).whereNotNull('next_retry_at').update({ status: 'cancelled', next_retry_at: null, updated_at: db.fn.now() });
   } else {
-    const secrets = signingSecrets(webhook, secretKey);
     const results: Attempt[] = [];
     const started = Date.now();
     let lastDue = started;
-    while (results.length < input.limit && Date.now() - started < BATCH_MS) {
+    while (!gone && results.length < input.limit && Date.now() - started < BATCH_MS) {
       const due = await queryPrepared<DueDelivery>(db, 'due_deliveries', dueDeliveriesSql, [webhook.id, Math.min(input.concurrency * 4, input.limit - results.length)]);
       if (due.length === 0 && Date.now() - lastDue >= WAKE_WINDOW_MS) break;
+      if (due.length > 0 && results.length > 0) {
+        // A batch outlives edits to its webhook: each round sends to the URL, with the secrets, of now.
+        webhook = await readWebhook();
+        if (!webhook) return null; // deleted, and its deliveries with it
+        if (!webhook.enabled) break; // the next batch cancels what is left
+      }
+      const secrets = signingSecrets(webhook, secretKey);
       // `concurrency` at a time, each group recorded in one statement before the next is sent.
-      for (let i = 0; i < due.length; i += input.concurrency) {
-        const group = await Promise.all(due.slice(i, i + input.concurrency).map((row) => send(deps, webhook.url, secrets, row, waitAfterAttempt(row.attempts + 1, input.retryScheduleMs))));
+      for (let i = 0; i < due.length && !gone; i += input.concurrency) {
+        const group = await Promise.all(due.slice(i, i + input.concurrency).map((row) => send(deps, webhook!.url, secrets, row, waitAfterAttempt(row.attempts + 1, input.retryScheduleMs))));
         await record(db, group);
+        for (const result of group) onOutcome(result.outcome);
         results.push(...group);
+        gone = group.some((result) => result.outcome === 'gone');
         lastDue = Date.now();
       }
       heartbeat();
       if (due.length < input.concurrency) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
-    for (const result of results) onOutcome(result.outcome);
     attempted = results.length;
-    gone = results.some((result) => result.outcome === 'gone');
     lastError = results.reduce<string | null>((last, result) => result.error ?? last, null);
     // One streak per batch: any success ends it, failures alone start it.
     const anyDelivered = results.some((result) => result.outcome === 'delivered');

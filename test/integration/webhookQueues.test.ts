@@ -132,6 +132,29 @@ describe('webhook delivery queues: one workflow per endpoint', () => {
     expect(await deliveriesOf(first.id)).to.have.length(1);
   });
 
+  it('a batch under way follows its webhook: a new URL takes the rest of the queue, a 410 stops it', async () => {
+    const account = await createTestAccount();
+    const before = await receiver(() => ({ status: 200, delayMs: 30 }));
+    const after = await receiver(() => ({ status: 410 }));
+    const webhook = await subscribe(account, before.url);
+    const emitted = emit(account, 200);
+    await eventually(async () => expect(before.received.length).to.be.at.least(5));
+    const patched = await account.request('PATCH', `/api/v1/webhooks/${webhook.id}`, { json: { url: after.url } });
+    expect(patched.status).to.equal(200);
+    const ids = await emitted;
+    await eventually(async () => expect((await account.request('GET', `/api/v1/webhooks/${webhook.id}`)).body).to.include({ enabled: false, backlog: 0 }), 20_000);
+    // The old URL got only what was sent before the change (or in flight then); the new one answered
+    // 410 to its first group, and nothing was sent after it: the rest was cancelled.
+    expect(before.unique().size).to.be.below(ids.length);
+    expect(after.received.length).to.be.within(1, 16);
+    const rows: { status: string }[] = await account.db('webhook_deliveries').where({ webhook_id: webhook.id }).select('status');
+    const count = (status: string) => rows.filter((row) => row.status === status).length;
+    expect(count('succeeded')).to.equal(before.unique().size);
+    expect(count('failed')).to.equal(after.received.length);
+    expect(count('pending')).to.equal(0);
+    expect(count('cancelled')).to.equal(rows.length - count('succeeded') - count('failed')).and.be.above(0);
+  });
+
   it('the sweeper wakes a queue whose wake-up was lost with its process', async () => {
     const account = await createTestAccount();
     const hooks = await receiver();
