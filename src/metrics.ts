@@ -73,11 +73,11 @@ function webhookBacklog(db: Db, logger: Logger) {
   const own = new Registry();
   new Gauge({
     name: 'signet_webhook_backlog',
-    help: 'Webhook deliveries waiting to be made (status pending).',
+    help: 'Webhook deliveries queued to be sent or retried (as backlog in GET /webhooks/:id; a ping in flight is not).',
     registers: [own],
     async collect() {
       try {
-        const row = await db('webhook_deliveries').where({ status: 'pending' }).count({ count: '*' }).first().timeout(BACKLOG_QUERY_TIMEOUT_MS);
+        const row = await db('webhook_deliveries').where({ status: 'pending' }).whereNotNull('next_retry_at').count({ count: '*' }).first().timeout(BACKLOG_QUERY_TIMEOUT_MS);
         this.set(Number(row?.count ?? 0));
       } catch (error) {
         logger.debug({ err: error }, 'webhook backlog not counted');

@@ -18,6 +18,7 @@ import {
   createWebhook,
   deleteWebhook,
   getBacklog,
+  getBacklogs,
   getDelivery,
   getWebhook,
   listDeliveries,
@@ -84,7 +85,8 @@ export function webhookPages({ router, deps, rateLimit, requireLogin, frame, pag
   router.get('/webhooks', ...guard, async (ctx) => {
     const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;
     const list = await listWebhooks(db, account(ctx).id, parseInput(WebhookListQuerySchema, { limit: PAGE_SIZE, cursor }));
-    const rows = await Promise.all(list.data.map(async (row) => ({ ...presentWebhook(row), ...(await getBacklog(db, row.id)) })));
+    const backlogs = await getBacklogs(db, list.data.map((row) => row.id));
+    const rows = list.data.map((row) => ({ ...presentWebhook(row), ...backlogs.get(row.id)! }));
     page(ctx, webhooksPage(here(ctx), rows, list.nextCursor));
   });
 

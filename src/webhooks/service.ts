@@ -150,18 +150,34 @@ export async function rotateWebhookSecret(db: Db, settings: WebhookSettings, acc
   return { webhook, secret };
 }
 
-/**
- * The deliveries of a webhook waiting to be sent or retried: how many, when the oldest was queued, and
- * in how long the next is due (0 when some already are, null when none waits).
- */
-export async function getBacklog(db: Db, webhookId: string) {
-  const row = await db('webhook_deliveries')
-    .where({ webhook_id: webhookId, status: 'pending' })
-    .whereNotNull('next_retry_at')
-    .first(db.raw('count(*)::int as backlog'), db.raw('min(created_at) as oldest'), db.raw('min(next_retry_at) as next_due'), db.raw('now() as now'));
-  const nextDueInMs = row?.next_due ? Math.max(0, new Date(row.next_due).getTime() - new Date(row.now).getTime()) : null;
-  return { backlog: Number(row?.backlog ?? 0), oldestPendingAt: row?.oldest ? new Date(row.oldest) : null, nextDueInMs };
+export interface Backlog {
+  backlog: number;
+  oldestPendingAt: Date | null;
+  nextDueInMs: number | null;
 }
+
+/**
+ * The deliveries of each webhook waiting to be sent or retried, in one query: how many, when the oldest
+ * was queued, and in how long the next is due (0 when some already are, null when none waits). A ping
+ * or a redelivery in flight has no due time and is not in it.
+ */
+export async function getBacklogs(db: Db, webhookIds: string[]): Promise<Map<string, Backlog>> {
+  const rows: { webhook_id: string; backlog: number; oldest: Date; next_due: Date; now: Date }[] = await db('webhook_deliveries')
+    .whereIn('webhook_id', webhookIds)
+    .where({ status: 'pending' })
+    .whereNotNull('next_retry_at')
+    .groupBy('webhook_id')
+    .select('webhook_id', db.raw('count(*)::int as backlog'), db.raw('min(created_at) as oldest'), db.raw('min(next_retry_at) as next_due'), db.raw('now() as now'));
+  const found = new Map(rows.map((row) => [row.webhook_id, row]));
+  return new Map(
+    webhookIds.map((id) => {
+      const row = found.get(id);
+      return [id, row ? { backlog: Number(row.backlog), oldestPendingAt: new Date(row.oldest), nextDueInMs: Math.max(0, new Date(row.next_due).getTime() - new Date(row.now).getTime()) } : { backlog: 0, oldestPendingAt: null, nextDueInMs: null }];
+    }),
+  );
+}
+
+export const getBacklog = async (db: Db, webhookId: string): Promise<Backlog> => (await getBacklogs(db, [webhookId])).get(webhookId)!;
 
 export async function listDeliveries(db: Db, accountId: string, webhookId: string, query: DeliveryListQuery) {
   await getWebhook(db, accountId, webhookId);

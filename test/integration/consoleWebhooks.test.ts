@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { setAccountPlan } from '../../src/accounts/service';
 import { createApiKey } from '../../src/apiKeys/service';
+import { newId } from '../../src/ids';
 import { decryptSecret } from '../../src/webhooks/secrets';
 import { consoleClient, signedUp, type ConsoleClient } from '../support/consoleClient';
 import { client } from '../support/http';
@@ -165,6 +166,28 @@ describe('the console’s webhooks (/app/webhooks)', function () {
       expect(deleted.location).to.equal('/app/webhooks');
       expect(await db()('webhooks').where({ id }).first()).to.equal(undefined);
       expect((await browser.request('GET', `/app/webhooks/${id}`)).status).to.equal(404);
+    });
+
+    it('the list shows each webhook’s waiting deliveries (queued or to retry; a ping in flight is not waiting)', async () => {
+      const { browser } = await businessOwner();
+      const hooks = await receiver();
+      const busy = await created(browser, `${hooks.url}?busy`);
+      const idle = await created(browser, `${hooks.url}?idle`);
+      const later = new Date(Date.now() + 3600e3);
+      const delivery = (webhookId: string, n: number, nextRetryAt: Date | null) => ({
+        id: newId('delivery'),
+        webhook_id: webhookId,
+        event_id: `evt_console_backlog_${webhookId}_${n}`,
+        event_type: 'signing_request.completed',
+        body: '{}',
+        next_retry_at: nextRetryAt,
+      });
+      await db()('webhook_deliveries').insert([delivery(busy.id, 1, later), delivery(busy.id, 2, later), delivery(busy.id, 3, later), delivery(idle.id, 4, null)]);
+      const page = await browser.request('GET', '/app/webhooks');
+      expect(page.status).to.equal(200);
+      const waiting = (id: string) => new RegExp(`href="/app/webhooks/${id}"[\\s\\S]*?data-label="Waiting">(\\d+)<`).exec(page.text)?.[1];
+      expect(waiting(busy.id)).to.equal('3');
+      expect(waiting(idle.id)).to.equal('0');
     });
 
     it('another account’s webhook and deliveries are 404, and nothing of it changes', async () => {
