@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../support/browser';
 import { createSigningRequest, eventually, tokenOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
 
@@ -32,10 +33,7 @@ describe('GET /sign/:token (the signing page, in headless Chromium on a phone)',
 
   before(async () => {
     fs.mkdirSync(screenshots, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { PNG } from 'pngjs';
+import { launchChromium } from '../support/browser';
 import type { Request } from '../support/http';
 import { eventually, tokenOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
@@ -102,11 +103,7 @@ describe('a template’s request signed in headless Chromium, from text tags to 
   before(async () => {
     fs.mkdirSync(screenshots, { recursive: true });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-template-browser-'));
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      timeout: 30_000,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {
