@@ -162,22 +162,26 @@ export async function sendDueDeliveries(
     let lastDue = started;
     while (!gone && results.length < input.limit && Date.now() - started < BATCH_MS) {
       const due = await queryPrepared<DueDelivery>(db, 'due_deliveries', dueDeliveriesSql, [webhook.id, Math.min(input.concurrency * 4, input.limit - results.length)]);
-      if (due.length === 0 && Date.now() - lastDue >= WAKE_WINDOW_MS) break;
-      if (due.length > 0 && results.length > 0) {
-        // A batch outlives edits to its webhook: each round sends to the URL, with the secrets, of now.
-        webhook = await readWebhook();
-        if (!webhook) return null; // deleted, and its deliveries with it
-        if (!webhook.enabled) break; // the next batch cancels what is left
-      }
-      const secrets = signingSecrets(webhook, secretKey);
-      // `concurrency` at a time, each group recorded in one statement before the next is sent.
-      for (let i = 0; i < due.length && !gone; i += input.concurrency) {
-        const group = await Promise.all(due.slice(i, i + input.concurrency).map((row) => send(deps, webhook!.url, secrets, row, waitAfterAttempt(row.attempts + 1, input.retryScheduleMs))));
-        await record(db, group);
-        for (const result of group) onOutcome(result.outcome);
-        results.push(...group);
-        gone = group.some((result) => result.outcome === 'gone');
-        lastDue = Date.now();
+      if (due.length === 0) {
+        if (Date.now() - lastDue >= WAKE_WINDOW_MS) break;
+      } else {
+        if (results.length > 0) {
+          // A batch outlives edits to its webhook: each round sends to the URL, with the secrets, of now.
+          webhook = await readWebhook();
+          if (!webhook) return null; // deleted, and its deliveries with it
+          if (!webhook.enabled) break; // the next batch cancels what is left
+        }
+        const { url } = webhook;
+        const secrets = signingSecrets(webhook, secretKey);
+        // `concurrency` at a time, each group recorded in one statement before the next is sent.
+        for (let i = 0; i < due.length && !gone; i += input.concurrency) {
+          const group = await Promise.all(due.slice(i, i + input.concurrency).map((row) => send(deps, url, secrets, row, waitAfterAttempt(row.attempts + 1, input.retryScheduleMs))));
+          await record(db, group);
+          for (const result of group) onOutcome(result.outcome);
+          results.push(...group);
+          gone = group.some((result) => result.outcome === 'gone');
+          lastDue = Date.now();
+        }
       }
       heartbeat();
       if (due.length < input.concurrency) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
