@@ -615,6 +615,8 @@ async function main() {
       service: service.pid,
       'Temporal server': pidListeningOn(Number(serviceEnv.TEMPORAL_ADDRESS!.split(':').pop())),
       PostgreSQL: pidListeningOn(Number(new URL(serviceEnv.DATABASE_URL!).port || 5432)),
+      // The search indexer turns every event into Elasticsearch writes: on the same cores.
+      ...(serviceEnv.ELASTICSEARCH_URL ? { Elasticsearch: pidListeningOn(Number(new URL(serviceEnv.ELASTICSEARCH_URL).port || 9200)) } : {}),
     });
     return () => {
       const own = process.cpuUsage();

@@ -1,6 +1,6 @@
 import { queryPrepared, type Db } from '../db';
-import { newId } from '../ids';
-import { insertDeliveries, subscribersOf, type QueuedWebhook } from '../webhooks/queue';
+import { newId, nthIdSql } from '../ids';
+import { envelopeText, subscribersOf, type QueuedWebhook } from '../webhooks/queue';
 
 /** The event types Signet emits: the six of interface spec §6 and the extra ones below them. */
 export const eventTypes = [
@@ -57,31 +57,42 @@ export async function recordEvent(
   idempotencyKey?: string,
 ): Promise<SignetEvent> {
   if (!trx.isTransaction) return trx.transaction((inner) => recordEvent(inner, accountId, type, data, idempotencyKey));
-  // One prepared statement writes the event and finds its webhooks: this runs for every change.
+  // One prepared statement writes the event and queues its deliveries: this runs for every change.
   // An activity passes the key of its step: a retry finds the event already written, with its
   // deliveries, adds nothing, and gets that event back.
+  const id = newId('event');
+  const createdAt = new Date();
   const [inserted] = await queryPrepared<{ id: string; created_at: Date; data: Record<string, unknown>; webhook_ids: string[] }>(trx, 'record_event', recordEventSql, [
-    newId('event'),
+    id,
     accountId,
     type,
     JSON.stringify(data),
-    new Date(),
+    createdAt,
     idempotencyKey ?? null,
+    newId('delivery'),
+    envelopeText({ id, type, created_at: createdAt, data }),
   ]);
   const row = inserted ?? (await trx('events').where({ idempotency_key: idempotencyKey }).first('id', 'created_at', 'data'));
   if (inserted?.webhook_ids.length) {
-    const webhooks = await insertDeliveries(trx, inserted.webhook_ids.map((webhookId) => ({ webhookId, accountId, event: { ...inserted, type } })));
-    dispatchers.get(trx.client.config)?.afterCommit(trx, webhooks);
+    dispatchers.get(trx.client.config)?.afterCommit(trx, inserted.webhook_ids.map((webhookId) => ({ webhookId, accountId })));
   }
   return { id: row.id, type, timestamp: row.created_at.toISOString(), data: row.data };
 }
 
 // dispatched_at: the event's deliveries are queued (events of earlier versions waited for a dispatcher).
+// The deliveries' ids are made from one ($7), however many webhooks subscribe.
 const recordEventSql = `
   with inserted as (
     insert into events (id, account_id, type, data, created_at, dispatched_at, idempotency_key)
     values ($1, $2, $3, $4, $5, $5, $6)
     on conflict (idempotency_key) do nothing
-    returning id, created_at, data)
-  select id, created_at, data, array(select w.id from webhooks w where ${subscribersOf('$2', '$3')} order by w.id) as webhook_ids
+    returning id, created_at, data),
+  subscribers as (
+    select w.id, row_number() over (order by w.id) - 1 as n from webhooks w where ${subscribersOf('$2', '$3')}),
+  queued as (
+    insert into webhook_deliveries (id, webhook_id, event_id, event_type, body, next_retry_at)
+    select ${nthIdSql('$7', 's.n')}, s.id, i.id, $3, $8, now()
+    from inserted i cross join subscribers s
+    returning webhook_id)
+  select id, created_at, data, array(select webhook_id from queued order by webhook_id) as webhook_ids
   from inserted`;

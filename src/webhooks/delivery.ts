@@ -94,21 +94,31 @@ async function send({ poster }: DeliveryDeps, url: string, secrets: string[], ro
   };
 }
 
-/** Records attempts and their deliveries' new states, all in one statement. */
+/** Records attempts and their deliveries' new states, all in one statement (prepared: one per group sent). */
 async function record(db: Db, attempts: Attempt[]) {
   if (attempts.length === 0) return;
-  const values = attempts.map(() => '(?, ?, ?::int, ?::int, ?, ?, ?::timestamptz)').join(', ');
-  await db.raw(
-    `with input (id, status, code, latency, body, error, next_retry_at) as (values ${values}),
-     updated as (
-       update webhook_deliveries d set attempts = d.attempts + 1, status = i.status, last_status_code = i.code, last_latency_ms = i.latency,
-         last_response_body = i.body, last_error = i.error, next_retry_at = i.next_retry_at, updated_at = now()
-       from input i where d.id = i.id returning d.id, d.attempts)
-     insert into webhook_delivery_attempts (delivery_id, attempt, status_code, latency_ms, response_body, error)
-     select u.id, u.attempts, i.code, i.latency, i.body, i.error from updated u join input i on i.id = u.id`,
-    attempts.flatMap((a) => [a.id, a.status, a.code, a.latencyMs, a.responseBody, a.transportError, a.nextRetryAt]),
-  );
+  const column = <K extends keyof Attempt>(key: K) => attempts.map((attempt) => attempt[key]);
+  await queryPrepared(db, 'record_attempts', recordAttemptsSql, [
+    column('id'),
+    column('status'),
+    column('code'),
+    column('latencyMs'),
+    column('responseBody'),
+    column('transportError'),
+    column('nextRetryAt'),
+  ]);
 }
+
+const recordAttemptsSql = `
+  with input as (
+    select * from unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::text[], $7::timestamptz[])
+      as i (id, status, code, latency, body, error, next_retry_at)),
+  updated as (
+    update webhook_deliveries d set attempts = d.attempts + 1, status = i.status, last_status_code = i.code, last_latency_ms = i.latency,
+      last_response_body = i.body, last_error = i.error, next_retry_at = i.next_retry_at, updated_at = now()
+    from input i where d.id = i.id returning d.id, d.attempts)
+  insert into webhook_delivery_attempts (delivery_id, attempt, status_code, latency_ms, response_body, error)
+  select u.id, u.attempts, i.code, i.latency, i.body, i.error from updated u join input i on i.id = u.id`;
 
 /** What one batch of a webhook's queue did, and what is left. Null when the webhook no longer exists. */
 export interface BatchResult {

@@ -56,7 +56,8 @@ export async function createWebhookPoster(allowList: AllowList, timeoutMs: numbe
             resolve({
               statusCode: status,
               latencyMs: elapsed(),
-              responseBody: Buffer.concat(chunks).subarray(0, RESPONSE_SNIPPET_BYTES).toString('utf8'),
+              // PostgreSQL's text holds no NUL: a receiver answering one must not stall its queue.
+              responseBody: Buffer.concat(chunks).subarray(0, RESPONSE_SNIPPET_BYTES).toString('utf8').replaceAll('\0', '\uFFFD'),
               error: null,
               retryAfterMs: status === 429 || status === 503 ? parseRetryAfter(response.headers['retry-after']) : null,
             });

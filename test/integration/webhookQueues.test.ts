@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { recordEvent } from '../../src/events/service';
-import { newId } from '../../src/ids';
+import { isId, newId } from '../../src/ids';
 import { sweeperScheduleId } from '../../src/temporal/client';
 import { webhookStatusQuery, webhookWorkflowId } from '../../workflows/definitions';
 import { startReceiver, type Receiver, type Responder } from '../support/receiver';
@@ -130,6 +130,24 @@ describe('webhook delivery queues: one workflow per endpoint', () => {
     const again = await recordEvent(account.db, account.account.id, 'document.updated', { n: 1 }, key);
     expect(again.id).to.equal(first.id);
     expect(await deliveriesOf(first.id)).to.have.length(1);
+  });
+
+  it('queues one delivery per subscribed webhook, each with an id of its own, in the statement that records the event', async () => {
+    const account = await createTestAccount();
+    const hooks = await receiver();
+    const subscribed = [];
+    for (let i = 0; i < 34; i++) subscribed.push(await subscribe(account, `${hooks.url}/${i}`));
+    const other = await account.request('POST', '/api/v1/webhooks', { json: { url: `${hooks.url}/other`, events: ['template.created'] } });
+    expect(other.status).to.equal(201);
+    const event = await recordEvent(account.db, account.account.id, 'document.updated', { documentId: newId('document') });
+    const deliveries = await account.db('webhook_deliveries').where({ event_id: event.id }).orderBy('id');
+    expect(deliveries.map((delivery) => delivery.webhook_id).sort()).to.deep.equal(subscribed.map((webhook) => webhook.id).sort());
+    expect(new Set(deliveries.map((delivery) => delivery.id)).size).to.equal(34);
+    for (const delivery of deliveries) expect(isId('delivery', delivery.id), delivery.id).to.equal(true);
+    expect(new Set(deliveries.map((delivery) => delivery.body))).to.have.length(1);
+    expect(JSON.parse(deliveries[0].body)).to.deep.equal({ id: event.id, type: 'document.updated', timestamp: event.timestamp, data: event.data });
+    await eventually(async () => expect(hooks.received).to.have.length(34), 20_000);
+    expect(new Set(hooks.received.map((entry) => entry.headers['webhook-id']))).to.deep.equal(new Set([event.id]));
   });
 
   it('a batch under way follows its webhook: a new URL takes the rest of the queue, a 410 stops it', async () => {

@@ -303,6 +303,22 @@ describe('webhook delivery', () => {
     expect(gaps[2]).to.be.greaterThan(1500);
   });
 
+  it('logs a response body with NUL bytes and broken UTF-8 without stalling the queue or sending again', async () => {
+    const account = await createTestAccount();
+    const hostile = Buffer.concat([Buffer.from('bad\0body '), Buffer.from([0xff, 0xfe, 0x00])]);
+    const hooks = await receiver((n) => (n === 1 ? { status: 500, body: hostile } : { status: 200, body: 'fine\0' }));
+    const webhook = await subscribe(account, hooks.url);
+    await createDocument(account);
+    await eventually(async () => {
+      const [delivery] = await deliveriesOf(account, webhook.id);
+      expect(delivery).to.include({ status: 'succeeded', attempts: 2 });
+    }, 20_000);
+    expect(hooks.received).to.have.length(2);
+    const [delivery] = await deliveriesOf(account, webhook.id);
+    const detail = await account.request('GET', `/api/v1/webhooks/${webhook.id}/deliveries/${delivery.id}`);
+    expect(detail.body.attemptLog.map((attempt: any) => attempt.responseBody)).to.deep.equal(['bad\uFFFDbody \uFFFD\uFFFD\uFFFD', 'fine\uFFFD']);
+  });
+
   it('retries a receiver that times out, and one that is down and comes back', async () => {
     const account = await createTestAccount();
     const slow = await receiver((n) => ({ status: 200, delayMs: n === 1 ? 3000 : 0 }));

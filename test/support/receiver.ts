@@ -8,7 +8,7 @@ export interface Received {
 }
 
 /** How the receiver answers its nth request (1-based): a status, optional headers, or a delay first. */
-export type Responder = (n: number, received: Received) => { status: number; headers?: Record<string, string>; delayMs?: number; body?: string };
+export type Responder = (n: number, received: Received) => { status: number; headers?: Record<string, string>; delayMs?: number; body?: string | Buffer };
 
 /**
  * A webhook receiver on loopback that keeps every request as received (raw body, headers) and answers
