@@ -56,3 +56,27 @@ export const cpuBetween = (before: Record<string, number>, after: Record<string,
   Object.fromEntries(Object.keys(after).map((name) => [name, after[name] - (before[name] ?? 0)]));
 
 export const cores = () => os.cpus().length;
+
+/** Busy share of the whole machine (0–1) over `ms`, from /proc/stat. */
+async function machineBusy(ms: number) {
+  const read = () => {
+    const [, ...ticks] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    const idle = ticks[3] + ticks[4]; // idle, iowait
+    return { idle, total: ticks.reduce((sum, value) => sum + value, 0) };
+  };
+  const before = read();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const after = read();
+  return after.total === before.total ? 0 : 1 - (after.idle - before.idle) / (after.total - before.total);
+}
+
+/**
+ * Waits until the machine has settled (under `busy` of its CPU for a quarter of a second), up to
+ * `maxMs`: what one scenario leaves running (an index catching up, a batch lingering, a merge in
+ * Elasticsearch) must not be billed to the next one. Returns how long it waited.
+ */
+export async function settle(busy = 0.2, maxMs = 15_000) {
+  const start = Date.now();
+  while (Date.now() - start < maxMs && (await machineBusy(250)) > busy);
+  return Date.now() - start;
+}
