@@ -26,6 +26,7 @@ import { readDeadline } from './api/middleware/readDeadline';
 import { requestContext } from './api/middleware/requestContext';
 import { buildOpenApiDocument, createOpenApiRegistry } from './api/openapi';
 import { createPdfInspector, type PdfInspector } from './pdf/inspect';
+import { createPageRenderer, type PageRenderer } from './pdf/pageRenderer';
 import { createTextTagFinder, type TextTagFinder } from './pdf/textTags';
 import { templateRoutes } from './templates/routes';
 import { consoleRoutes } from './console/routes';
@@ -45,9 +46,11 @@ export interface AppDeps {
   pdf?: PdfInspector;
   /** Finds text tags in PDFs; without one, the app gets its own pool, whose children start with its first search. */
   textTags?: TextTagFinder;
+  /** Renders pages; without one, the app gets its own pool, whose children start with its first page. */
+  pages?: PageRenderer;
 }
 
-export function createApp({ config, db, logger, readinessChecks, temporal, webhooks, search, apiKeys = uncachedAuthenticator(db), pdf = createPdfInspector(config), textTags = createTextTagFinder(config) }: AppDeps) {
+export function createApp({ config, db, logger, readinessChecks, temporal, webhooks, search, apiKeys = uncachedAuthenticator(db), pdf = createPdfInspector(config), textTags = createTextTagFinder(config), pages = createPageRenderer(config) }: AppDeps) {
   // X-Forwarded-For is believed only from the proxies named in TRUST_PROXY: the client's address goes
   // into the audit trail and the sealed certificate, so it is evidence, not a header anyone may set.
   const app = new Koa();
@@ -65,7 +68,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
     ctx.body = openApiDocument;
   });
   api.use(authenticate(apiKeys));
-  const deps = { router: api, db, config, rateLimit, openapi, temporal, webhooks, search, pdf, textTags, uploadGate: uploads };
+  const deps = { router: api, db, config, rateLimit, openapi, temporal, webhooks, search, pdf, textTags, pages, uploadGate: uploads };
   accountRoutes(deps);
   documentRoutes(deps);
   templateRoutes(deps);

@@ -16,6 +16,7 @@ import { startMetricsServer } from './metrics';
 import { createMailTransport } from './mail';
 import { createPdfInspector } from './pdf/inspect';
 import { createPdfTextExtractor } from './pdf/text';
+import { createPageRenderer } from './pdf/pageRenderer';
 import { createTextTagFinder } from './pdf/textTags';
 import type { SearchBackend } from './search/backend';
 import { createSearchBackend } from './search/setup';
@@ -138,6 +139,8 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     stops.push(() => pdf.close());
     const textTags = createTextTagFinder(config);
     stops.push(() => textTags.close());
+    const pages = createPageRenderer(config);
+    stops.push(() => pages.close());
     // Listen first: with PORT=0 the address is known only now, and links and the OpenAPI servers read it.
     // Until the app is built, every request is answered 503 at once rather than left waiting.
     let handle: http.RequestListener = (_req, res) => {
@@ -154,7 +157,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       // See src/apiKeys/cache.ts for why the embedded database gets no cache.
       const apiKeys = database.embedded ? uncachedAuthenticator(database.knex) : await cachedAuthenticator(database.knex, logger);
       stops.push(() => apiKeys.close());
-      handle = createApp({ apiKeys, config, db: database.knex, logger, temporal: client, webhooks, search, readinessChecks, pdf, textTags }).callback();
+      handle = createApp({ apiKeys, config, db: database.knex, logger, temporal: client, webhooks, search, readinessChecks, pdf, textTags, pages }).callback();
     } else {
       // A worker alone serves only /healthz and /readyz, for its container's health check.
       const healthOnly = new Koa();

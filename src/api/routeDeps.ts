@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import type { PdfInspector } from '../pdf/inspect';
+import type { PageRenderer } from '../pdf/pageRenderer';
 import type { TextTagFinder } from '../pdf/textTags';
 import type { SearchBackend } from '../search/backend';
 import type { Webhooks } from '../webhooks/setup';
@@ -27,4 +28,6 @@ export interface RouteDeps {
   pdf: PdfInspector;
   /** Finds text tags such as {{signature:tenant}} in PDFs, in a pool of child processes. */
   textTags: TextTagFinder;
+  /** Renders pages of PDFs for the console and template previews, in a pool of child processes. */
+  pages: PageRenderer;
 }

@@ -5,7 +5,6 @@ import { presentDocument } from '../documents/presenter';
 import { DocumentIdParams } from '../documents/schema';
 import { getDocument, getDocumentFile, pageSizesOf } from '../documents/service';
 import { validationError } from '../errors';
-import { renderTemplatePage } from '../templates/preview';
 import { TemplatePreviewQuerySchema } from '../templates/schema';
 import { html, type Html } from './html';
 import { csrfField, dateTime, layout, type Frame } from './pages';
@@ -26,7 +25,7 @@ export const pageImage = (src: string, [width, height]: [number, number], alt: s
 
 /** The document view (/app/documents/:id), its page images, and its original PDF. */
 export function documentViewPages({ router, deps, requireLogin, frame, page, account }: ConsoleKit) {
-  const { db, config } = deps;
+  const { db, pages } = deps;
 
   router.get('/documents/:id', requireLogin, async (ctx) => {
     const { id } = parsePathParams(DocumentIdParams, ctx.params, 'Document');
@@ -42,8 +41,7 @@ export function documentViewPages({ router, deps, requireLogin, frame, page, acc
     const pageCount = document.pageCount ?? 0;
     if (n > pageCount) throw validationError([`page must be at most ${pageCount}: the document has ${pageCount} page(s)`]);
     ctx.type = 'image/png';
-    // A page with no fields on it: the template preview's rendering, within its timeout.
-    ctx.body = await renderTemplatePage(content, n, [], [], config.PDF_TIMEOUT_MS);
+    ctx.body = await pages.renderPng(content, n);
   });
 
   router.get('/documents/:id/file', requireLogin, async (ctx) => {

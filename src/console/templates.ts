@@ -25,8 +25,8 @@ type DocumentChoice = { id: string; fileName: string };
 
 /** Templates in the console: the list, the editor that makes one from a document, the preview; the REST API's services and schemas. */
 export function templatePages({ router, deps, rateLimit, requireLogin, frame, page, account, seeOther }: ConsoleKit) {
-  const { db, config, textTags } = deps;
-  const templateDeps = { db, textTags };
+  const { db, textTags, pages } = deps;
+  const templateDeps = { db, textTags, pages };
   // As on the REST API: an account at its quota costs no body read.
   const quota: Middleware = async (ctx, next) => {
     await assertTemplateQuota(db, account(ctx));
@@ -67,7 +67,7 @@ export function templatePages({ router, deps, rateLimit, requireLogin, frame, pa
   router.get('/templates/:id/pages/:n.png', requireLogin, async (ctx) => {
     const { id } = parsePathParams(TemplateIdParams, ctx.params, 'Template');
     const { n } = parsePathParams(PageParams, ctx.params, 'Page');
-    const png = await previewTemplatePage(db, account(ctx).id, id, n, config.PDF_TIMEOUT_MS);
+    const png = await previewTemplatePage(templateDeps, account(ctx).id, id, n);
     ctx.type = 'image/png';
     ctx.body = png;
   });

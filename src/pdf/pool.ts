@@ -27,6 +27,8 @@ export interface PdfPoolOptions {
 
 interface Job {
   bytes: Uint8Array;
+  /** What the child needs besides the PDF (structured-cloneable). */
+  input?: unknown;
   resolve: (result: unknown) => void;
   reject: (error: Error) => void;
 }
@@ -77,11 +79,11 @@ export function createPdfPool<Result>(options: PdfPoolOptions) {
   let jobsStarted = 0;
   const watchdog = setInterval(killChildrenOverMemory, WATCH_EVERY_MS).unref();
 
-  function run(bytes: Uint8Array): Promise<Result> {
+  function run(bytes: Uint8Array, input?: unknown): Promise<Result> {
     if (closed) return Promise.reject(new Error('The PDF pool is closed.'));
     if (queue.length >= options.maxQueued) return Promise.reject(new PdfPoolBusyError(`${queue.length} PDFs are waiting for a PDF process.`));
     return new Promise((resolve, reject) => {
-      queue.push({ bytes, resolve: resolve as (result: unknown) => void, reject });
+      queue.push({ bytes, input, resolve: resolve as (result: unknown) => void, reject });
       dispatch();
     });
   }
@@ -98,7 +100,7 @@ export function createPdfPool<Result>(options: PdfPoolOptions) {
         () => kill(chosen, new PdfLimitError(`content exceeds the limit of ${options.timeoutMs} ms of processing (PDF_TIMEOUT_MS)`)),
         options.timeoutMs,
       );
-      if (chosen.ready) chosen.process.send({ bytes: chosen.job!.bytes });
+      if (chosen.ready) chosen.process.send({ bytes: chosen.job!.bytes, input: chosen.job!.input });
     }
   }
 
@@ -117,7 +119,7 @@ export function createPdfPool<Result>(options: PdfPoolOptions) {
     subprocess.on('message', (message: { ready?: true; result?: unknown; error?: string }) => {
       if (message.ready) {
         child.ready = true;
-        if (child.job) subprocess.send({ bytes: child.job.bytes });
+        if (child.job) subprocess.send({ bytes: child.job.bytes, input: child.job.input });
         return;
       }
       const job = finish(child);

@@ -1,11 +1,11 @@
-// The child's side of the PDF pool (pool.ts): answers one job at a time with `handle(bytes)`, and
-// exits when the parent goes. Each job is {bytes}; each answer is {result} or {error} (a bug, not a
+// The child's side of the PDF pool (pool.ts): answers one job at a time with `handle(bytes, input)`, and
+// exits when the parent goes. Each job is {bytes, input}; each answer is {result} or {error} (a bug, not a
 // verdict on the PDF: verdicts are results).
 export function serveJobs(handle) {
   const answer = (message) => process.send(message, (error) => error && process.exit(0)); // the parent has gone
-  process.on('message', async ({ bytes }) => {
+  process.on('message', async ({ bytes, input }) => {
     try {
-      answer({ result: await handle(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) });
+      answer({ result: await handle(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), input) });
     } catch (error) {
       answer({ error: String(error?.stack ?? error) });
     }

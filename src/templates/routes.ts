@@ -25,10 +25,10 @@ const templateLinks = linksById({
   PreviewTemplatePage: ['get', '/templates/{id}/preview.png'],
 });
 
-export function templateRoutes({ router, db, config, rateLimit, openapi, textTags }: RouteDeps) {
+export function templateRoutes({ router, db, rateLimit, openapi, textTags, pages }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
   const route = routesOn(router, openapi);
-  const deps = { db, textTags };
+  const deps = { db, textTags, pages };
   // Before the body is read: an account at its quota costs no PDF read.
   const quota: Middleware = async (ctx, next) => {
     await assertTemplateQuota(db, account(ctx));
@@ -122,7 +122,7 @@ export function templateRoutes({ router, db, config, rateLimit, openapi, textTag
     },
     async ({ params, query }, ctx) => {
       ctx.type = 'image/png';
-      ctx.body = await previewTemplatePage(db, account(ctx).id, params.id, query.page, config.PDF_TIMEOUT_MS);
+      ctx.body = await previewTemplatePage(deps, account(ctx).id, params.id, query.page);
     },
   );
 

@@ -6,9 +6,9 @@ import { getDocumentFile, pageSizesOf } from '../documents/service';
 import { AppError, notFound, quotaExceeded, validationError } from '../errors';
 import { recordEvent, type EventType } from '../events/service';
 import { newId } from '../ids';
+import type { PageRenderer } from '../pdf/pageRenderer';
 import type { TextTagFinder } from '../pdf/textTags';
 import { inSigningOrder, layoutOf, layoutProblems, withTaggedFields } from './layout';
-import { renderTemplatePage } from './preview';
 import type { TemplateCreateInput, TemplateUpdateInput } from './schema';
 import { countLiveTemplates, findTemplate, findTemplateFile, insertTemplate, listTemplateRows, markTemplateDeleted, updateTemplateRow, type Template } from './store';
 
@@ -16,6 +16,8 @@ export interface TemplateDeps {
   db: Db;
   /** Finds text tags in PDFs, in child processes (src/pdf/textTags.ts). */
   textTags: TextTagFinder;
+  /** Renders pages, in child processes (src/pdf/pageRenderer.ts). */
+  pages: PageRenderer;
 }
 
 /**
@@ -132,8 +134,8 @@ export async function deleteTemplate({ db }: Pick<TemplateDeps, 'db'>, accountId
 }
 
 /** A PNG of one page of the template with its fields drawn and labelled by role. */
-export async function previewTemplatePage(db: Db, accountId: string, id: string, page: number, timeoutMs: number): Promise<Buffer> {
+export async function previewTemplatePage({ db, pages }: Pick<TemplateDeps, 'db' | 'pages'>, accountId: string, id: string, page: number): Promise<Buffer> {
   const template = await getTemplate(db, accountId, id);
   if (page > template.pageCount) throw validationError([`page must be at most ${template.pageCount}: the template has ${template.pageCount} page(s)`]);
-  return renderTemplatePage(await findTemplateFile(db, id), page, template.roles, template.fields, timeoutMs);
+  return pages.renderPng(await findTemplateFile(db, id), page, template);
 }

@@ -1,0 +1,50 @@
+import path from 'node:path';
+import type { Config } from '../config';
+import { serverBusy, validationError } from '../errors';
+import { createPdfPool, PdfLimitError, PdfPoolBusyError } from './pool';
+import { renderFirstPagePng } from './rasterize';
+
+/** What is drawn on a page: a template's roles and fields (none on a document's plain page). */
+export interface PageMarks {
+  roles: { name: string }[];
+  fields: { role: string; type: string; label?: string | null; page: number; x: number; y: number; width: number; height: number }[];
+}
+
+export interface PageRenderer {
+  /** A PNG of page `page` (1-based) of `pdf`, with `marks` drawn on it. */
+  renderPng(pdf: Uint8Array, page: number, marks?: PageMarks): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+const MAX_QUEUED = 100;
+
+/**
+ * Renders pages of PDFs Signet accepted (a document's original, a template's) for the console and the
+ * template previews: the page is cut out of its PDF, with the marks drawn, in PDF_POOL_SIZE child
+ * processes (renderPage.mjs) within PDF_TIMEOUT_MS and PDF_MAX_MEMORY_MB, and poppler's pdftoppm renders
+ * it. Never on the api's event loop: pdf-lib takes seconds over a PDF of 100,000 objects. A limit passed
+ * is the caller's 400, naming it.
+ */
+export function createPageRenderer(config: Config): PageRenderer {
+  const pool = createPdfPool<{ pdf: Uint8Array; width: number; height: number }>({
+    script: path.join(__dirname, 'renderPage.mjs'),
+    args: [],
+    size: config.PDF_POOL_SIZE,
+    maxQueued: MAX_QUEUED,
+    timeoutMs: config.PDF_TIMEOUT_MS,
+    maxMemoryMb: config.PDF_MAX_MEMORY_MB,
+  });
+  return {
+    async renderPng(pdf, page, marks = { roles: [], fields: [] }) {
+      try {
+        const single = await pool.run(pdf, { page, roles: marks.roles, fields: marks.fields });
+        return await renderFirstPagePng(single.pdf, { width: single.width, height: single.height, timeoutMs: config.PDF_TIMEOUT_MS });
+      } catch (error) {
+        if (error instanceof PdfLimitError) throw validationError([`page ${page} could not be rendered: ${error.message}`]);
+        if (error instanceof PdfPoolBusyError) throw serverBusy('Too many pages are being rendered at the moment; try again in a second.');
+        throw error;
+      }
+    },
+    close: pool.close,
+  };
+}
