@@ -135,6 +135,9 @@ export interface BatchResult {
   nextDueInMs: number | null;
 }
 
+type BatchWebhook = Pick<WebhookRow, 'id' | 'url' | 'enabled' | 'failing_since' | 'secret_ciphertext' | 'previous_secret_ciphertext' | 'previous_secret_expires_at'>;
+const batchWebhookSql = `select id, url, enabled, failing_since, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at from webhooks where id = $1`;
+
 const dueDeliveriesSql = `select id, event_id, body, attempts, next_retry_at from webhook_deliveries where webhook_id = $1 and status = 'pending' and next_retry_at <= now() order by next_retry_at, id limit $2`;
 
 /** While deliveries keep coming due, one batch goes on sending them, for this long at most. */
@@ -158,7 +161,9 @@ export async function sendDueDeliveries(
   heartbeat: () => void = () => undefined,
 ): Promise<BatchResult | null> {
   const { db, secretKey } = deps;
-  const readWebhook = () => db<WebhookRow>('webhooks').where({ id: input.webhookId }).first();
+  // Prepared (its columns named: a prepared statement must not change shape under a migration): a batch
+  // to a busy endpoint reads its webhook again every round.
+  const readWebhook = async () => (await queryPrepared<BatchWebhook>(db, 'batch_webhook', batchWebhookSql, [input.webhookId]))[0];
   let webhook = await readWebhook();
   if (!webhook) return null;
   let attempted = 0;
