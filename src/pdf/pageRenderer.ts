@@ -3,11 +3,12 @@ import type { Config } from '../config';
 import { serverBusy, validationError } from '../errors';
 import { createPdfPool, PdfLimitError, PdfPoolBusyError } from './pool';
 import { renderFirstPagePng } from './rasterize';
+import type { TaggedField } from './textTags';
 
 /** What is drawn on a page: a template's roles and fields (none on a document's plain page). */
 export interface PageMarks {
   roles: { name: string }[];
-  fields: { role: string; type: string; label?: string | null; page: number; x: number; y: number; width: number; height: number }[];
+  fields: Omit<TaggedField, 'tag'>[];
 }
 
 export interface PageRenderer {
