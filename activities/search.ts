@@ -18,7 +18,7 @@ const IDLE_POLL_MS = 200;
 
 // They re-read PostgreSQL and write what they read, versioned by the time of reading: safe to repeat.
 // Without Elasticsearch the index is PostgreSQL itself, and only the text of new PDFs is work (events
-// stay unmarked, as nothing reads them). While Elasticsearch is down they fail and Temporal retries them.
+// are followed by no cursor, as nothing reads them). While Elasticsearch is down they fail and Temporal retries them.
 export function createSearchActivities({ db, search, pdfText }: SearchActivityDeps) {
   return {
     /** Brings the index in step with the resources of one event. */
@@ -27,7 +27,7 @@ export function createSearchActivities({ db, search, pdfText }: SearchActivityDe
     /**
      * The search indexer's step, for `runForMs`, as two loops that each poll the database every 200 ms
      * when idle: one extracts the text of new PDFs and indexes it, the other (Elasticsearch only) indexes
-     * the events not yet indexed. A PDF's text waits neither for an index refresh of unrelated events nor
+     * the events past its cursor. A PDF's text waits neither for an index refresh of unrelated events nor
      * they for a slow PDF. Polling here rather than in the workflow keeps a Temporal round trip (and its
      * timer) out of the time from a commit to the change being searchable.
      */
@@ -48,13 +48,13 @@ export function createSearchActivities({ db, search, pdfText }: SearchActivityDe
         }
       };
       const indexEvents = async () => {
-        const taken = await indexPendingEvents(db, search, BATCH);
+        const taken = await indexPendingEvents(search, BATCH);
         indexed += taken;
         context.heartbeat(indexed);
         return taken === BATCH;
       };
       const indexTexts = async () => (await indexNewTexts(db, search, pdfText, TEXT_BATCH)) === TEXT_BATCH;
-      await Promise.all([poll(indexTexts), ...(search.kind === 'elasticsearch' ? [poll(indexEvents)] : [])]);
+      await Promise.all([poll(indexTexts), ...(search.events ? [poll(indexEvents)] : [])]);
       return indexed;
     },
   };

@@ -1,4 +1,5 @@
 import type { DashboardBackend } from '../dashboard/backend';
+import type { EventCursor } from './eventCursor';
 import type { SearchQuery, SearchType } from './schema';
 
 /** A resource the index holds: a document or a signing request. */
@@ -29,6 +30,8 @@ export interface SearchBackend {
   readonly kind: 'postgres' | 'elasticsearch';
   search(accountId: string, query: SearchQuery): Promise<SearchPage>;
   dashboard: DashboardBackend;
+  /** Where the indexer is in the events (Elasticsearch); PostgreSQL, its own index, follows none. */
+  events?: Pick<EventCursor, 'next' | 'advance'>;
   /** Brings the index in step with PostgreSQL for these resources; PostgreSQL is its own index. */
   index(refs: ResourceRef[]): Promise<void>;
   /** Answers when the backend does (the readiness check). */

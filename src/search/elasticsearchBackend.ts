@@ -8,6 +8,7 @@ import { isUnavailable, unlessUnavailable } from './elasticsearch';
 import { idsByType, loadForIndex, writeToIndex } from './esDocuments';
 import { aliasOf, createVersionedIndex, flipAlias, indicesBehind, mappingVersion, searchTypesOf } from './esIndices';
 import { searchElasticsearch } from './esSearch';
+import { eventCursor, oldestRunning } from './eventCursor';
 import { resourcesOf } from './indexer';
 import { searchTables } from './postgres';
 import type { SearchType } from './schema';
@@ -63,14 +64,18 @@ export async function ensureIndices(db: Db, client: Client, prefix: string, logg
 }
 
 async function ensureIndicesNow(db: Db, client: Client, prefix: string, logger?: Logger) {
+  const xmin = await oldestRunning(db);
+  let rebuilt = 0;
   for (const type of searchTypesOf) {
     const current = await indicesBehind(client, aliasOf(prefix, type));
     if (current.length === 1 && current[0].version === mappingVersion(type)) continue;
     logger?.info({ alias: aliasOf(prefix, type), from: current.map((entry) => entry.index) }, 'building the search index from PostgreSQL');
     await rebuildIndex(db, client, prefix, type);
+    rebuilt++;
   }
-  // Events up to now are in the tables the indices were built from.
-  await db('events').whereNull('indexed_at').where('created_at', '<', new Date(Date.now() - REPLAY_MARGIN_MS)).update({ indexed_at: db.fn.now() });
+  // A new prefix's indices were built from tables that hold every event committed before xmin; an
+  // existing prefix keeps its cursor, and only the events past it are indexed (never skipped).
+  await eventCursor(db, prefix).start(rebuilt === searchTypesOf.length ? xmin : null);
 }
 
 export function createElasticsearchSearch({ db, client, prefix, logger }: { db: Db; client: Client; prefix: string; logger: Logger }): SearchBackend {
@@ -86,8 +91,16 @@ export function createElasticsearchSearch({ db, client, prefix, logger }: { db: 
   ensureReady().catch((error) => logger.warn({ err: error, unavailable: isUnavailable(error) }, 'search index not ready; will retry on use'));
 
   const dashboard = createElasticsearchDashboard(client, prefix);
+  const cursor = eventCursor(db, prefix);
   return {
     kind: 'elasticsearch',
+    events: {
+      next: async (limit) => {
+        await ensureReady(); // which starts the cursor
+        return cursor.next(limit);
+      },
+      advance: cursor.advance,
+    },
     search: (accountId, query) => unlessUnavailable(async () => searchElasticsearch(client, prefix, accountId, query)),
     dashboard: {
       stats: (...args) => unlessUnavailable(() => dashboard.stats(...args)),

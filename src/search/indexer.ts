@@ -21,16 +21,17 @@ export async function indexEvent(db: Db, search: SearchBackend, eventId: string)
 }
 
 /**
- * Takes the oldest events the index has not seen, indexes what they are about, then marks them. If
- * Elasticsearch fails nothing is marked, and the next call tries again; a crash in between only means they
- * are indexed twice. (No transaction is held meanwhile: the embedded PGlite has one session for everyone.)
- * Returns how many events were taken.
+ * Takes the events past the index's cursor, indexes what they are about, then moves the cursor past
+ * them. If Elasticsearch fails the cursor stays, and the next call tries again; a crash in between only
+ * means they are indexed twice. (No transaction is held meanwhile: the embedded PGlite has one session
+ * for everyone.) Returns how many events were taken.
  */
-export async function indexPendingEvents(db: Db, search: SearchBackend, limit: number): Promise<number> {
-  const events: EventRow[] = await db('events').whereNull('indexed_at').orderBy(['created_at', 'id']).limit(limit).select('id', 'data');
+export async function indexPendingEvents(search: SearchBackend, limit: number): Promise<number> {
+  if (!search.events) return 0;
+  const events = await search.events.next(limit);
   if (events.length === 0) return 0;
   await search.index(resourcesOf(events));
-  await db('events').whereIn('id', events.map((event) => event.id)).whereNull('indexed_at').update({ indexed_at: db.fn.now() });
+  await search.events.advance(events[events.length - 1]);
   return events.length;
 }
 

@@ -80,4 +80,18 @@ describe('Elasticsearch down', function () {
     await expectFound('axolotl', during);
     await expectFound('renamed', before);
   });
+
+  it('indexes what changed during an outage that outlasted a restart, however long ago it changed', async () => {
+    const id = await upload('wombat.pdf', 'Wombat');
+    await expectFound('wombat', id);
+    await proxy.stop();
+    expect((await request('PATCH', `/api/v1/documents/${id}`, { json: { fileName: 'quokka.pdf' } })).status).to.equal(200);
+    // The outage lasted hours: the rename's event is old when the service starts again, Elasticsearch back.
+    await system.database.knex('events').where('data', '@>', JSON.stringify({ documentId: id })).update({ created_at: system.database.knex.raw("now() - interval '3 hours'") });
+    await system.stop();
+    await proxy.start();
+    system = await startSystem(system.config, createLogger('silent'));
+    request = client(system.url!, apiKey);
+    await expectFound('quokka', id);
+  });
 });
