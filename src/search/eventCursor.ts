@@ -25,12 +25,14 @@ export function eventCursor(db: Db, prefix: string) {
 
     /** Up to `limit` events past the cursor, oldest first; none while the cursor does not exist. */
     async next(limit: number): Promise<CursorEvent[]> {
+      const cursor: { xid: string; event_id: string } | undefined = await db('search_event_cursors').where({ prefix }).first(db.raw('xid::text as xid'), 'event_id');
+      if (!cursor) return [];
+      // The cursor's own values, not a join: so that the index on (xid, id) starts at the cursor.
       const { rows } = await db.raw(
-        `select e.id, e.xid::text as xid, e.data from search_event_cursors c
-           join events e on (e.xid, e.id) > (c.xid, c.event_id)
-          where c.prefix = ? and e.xid < pg_snapshot_xmin(pg_current_snapshot())
-          order by e.xid, e.id limit ?`,
-        [prefix, limit],
+        `select id, xid::text as xid, data from events
+          where (xid, id) > (?::xid8, ?) and xid < pg_snapshot_xmin(pg_current_snapshot())
+          order by events.xid, events.id limit ?`, // (events.xid: the column, not the text of it selected)
+        [cursor.xid, cursor.event_id, limit],
       );
       return rows;
     },
