@@ -14,8 +14,6 @@ import { searchTables } from './postgres';
 import type { SearchType } from './schema';
 
 const PAGE = 500;
-/** Events committed this long before a rebuild started are in the tables it reads; later ones are replayed. */
-const REPLAY_MARGIN_MS = 60_000;
 
 export interface RebuildProgress {
   type: SearchType;
@@ -28,7 +26,8 @@ export interface RebuildProgress {
  * while it ran went to the old index; replaying their events afterwards brings them into the new one.
  */
 export async function rebuildIndex(db: Db, client: Client, prefix: string, type: SearchType, onProgress?: (progress: RebuildProgress) => void) {
-  const startedAt = new Date();
+  // Events of transactions that ended before this are in the tables read below; later ones are replayed.
+  const xmin = await oldestRunning(db);
   const live = () => db(searchTables[type]).modify((builder) => (type === 'signing_request' ? builder : builder.whereNull('deleted_at')));
   const [{ total }] = await live().count({ total: '*' });
   const index = await createVersionedIndex(client, prefix, type);
@@ -44,7 +43,7 @@ export async function rebuildIndex(db: Db, client: Client, prefix: string, type:
   }
   await client.indices.refresh({ index });
   await flipAlias(client, aliasOf(prefix, type), index);
-  const replay = await db('events').where('created_at', '>=', new Date(startedAt.getTime() - REPLAY_MARGIN_MS)).select('id', 'data');
+  const replay = await db('events').whereRaw('xid >= ?::xid8', [xmin]).select('id', 'data');
   const refs = resourcesOf(replay).filter((ref) => ref.type === type);
   for (const group of idsByType(refs)) {
     for (let i = 0; i < group.ids.length; i += PAGE) {
