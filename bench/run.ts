@@ -561,7 +561,7 @@ async function main() {
     return {
       burst: {
         ...burst,
-        drainRatio: median(result.rounds.map((round) => round.drain.perSecond / round.plain.perSecond)),
+        stream: middleRound(result.rounds, (round) => round.stream.perSecond / round.plain.perSecond),
         sourceRatio: median(result.rounds.map((round) => round.source.perSecond / round.plain.perSecond)),
       },
       fanOut: middleRound(result.rounds, (round) => round.fanOut.perSecond / round.plainFanOut.perSecond),
@@ -584,13 +584,13 @@ async function main() {
       '',
       '| webhook scenario | deliveries/s | each round | ratio to plain, each round | lag or latency p50 ms | p99 ms | max ms |',
       '|---|---:|---:|---:|---:|---:|---:|',
-      `| burst: ${round.burst.delivered} of ${round.burst.events} events to one endpoint, committed ${WEBHOOK_CONCURRENCY} at a time, lag | ${round.burst.perSecond.toFixed(0)} | ${each((r) => r.burst.perSecond)} | ${eachPercent((r) => r.burst.perSecond, (r) => r.plain.perSecond)} | ${ms(round.burst.lag.p50)} | ${ms(round.burst.lag.p99)} | ${ms(round.burst.lag.max)} |`,
-      `| drain: ${round.drain.delivered} of ${round.drain.events} deliveries already queued for one endpoint, after one wake-up | ${round.drain.perSecond.toFixed(0)} | ${each((r) => r.drain.perSecond)} | ${eachPercent((r) => r.drain.perSecond, (r) => r.plain.perSecond)} | | | |`,
-      `| fan-out: ${fanOut.round.fanOut.delivered} of ${fanOut.round.fanOut.events} events, ${fanOut.round.fanOut.endpoints} endpoints × ${WEBHOOK_FAN_OUT_EVENTS}, lag | ${fanOut.round.fanOut.perSecond.toFixed(0)} | ${each((r) => r.fanOut.perSecond)} | ${eachPercent((r) => r.fanOut.perSecond, (r) => r.plainFanOut.perSecond)} | ${ms(fanOut.round.fanOut.lag.p50)} | ${ms(fanOut.round.fanOut.lag.p99)} | ${ms(fanOut.round.fanOut.lag.max)} |`,
+      `| burst: ${round.burst.delivered} of ${round.burst.events} events to one endpoint, committed at once, lag | ${round.burst.perSecond.toFixed(0)} | ${each((r) => r.burst.perSecond)} | ${eachPercent((r) => r.burst.perSecond, (r) => r.plain.perSecond)} | ${ms(round.burst.lag.p50)} | ${ms(round.burst.lag.p99)} | ${ms(round.burst.lag.max)} |`,
+      `| fan-out: ${fanOut.round.fanOut.delivered} of ${fanOut.round.fanOut.events} events, ${fanOut.round.fanOut.endpoints} endpoints × ${WEBHOOK_FAN_OUT_EVENTS}, committed at once, lag | ${fanOut.round.fanOut.perSecond.toFixed(0)} | ${each((r) => r.fanOut.perSecond)} | ${eachPercent((r) => r.fanOut.perSecond, (r) => r.plainFanOut.perSecond)} | ${ms(fanOut.round.fanOut.lag.p50)} | ${ms(fanOut.round.fanOut.lag.p99)} | ${ms(fanOut.round.fanOut.lag.max)} |`,
+      `| stream: ${round.stream.delivered} of ${round.stream.events} events to one endpoint, committed one by one ${WEBHOOK_CONCURRENCY} at a time by the bench on the same cores (${each((r) => r.stream.committedPerSecond)} committed/s), lag | ${round.stream.perSecond.toFixed(0)} | ${each((r) => r.stream.perSecond)} | ${eachPercent((r) => r.stream.perSecond, (r) => r.plain.perSecond)} | ${ms(round.stream.lag.p50)} | ${ms(round.stream.lag.p99)} | ${ms(round.stream.lag.max)} |`,
       `| paced: ${paced.delivered} of ${paced.events} events at ${WEBHOOK_PACED_RATE}/s, lag | ${WEBHOOK_PACED_RATE} (offered) | | | ${ms(paced.lag.p50)} | ${ms(paced.lag.p99)} | ${ms(paced.lag.max)} |`,
       `| paced beside a failing endpoint with ${besideDown.downPending} pending (503 after 1 s each), lag | ${WEBHOOK_PACED_RATE} (offered) | | | ${ms(besideDown.lag.p50)} | ${ms(besideDown.lag.p99)} | ${ms(besideDown.lag.max)} |`,
       `| baseline: plain loop POSTing the burst's ${round.burst.events} bodies, ${WEBHOOK_CONCURRENCY} at a time, same HTTP client, latency | ${round.plain.perSecond.toFixed(0)} | ${each((r) => r.plain.perSecond)} | | ${ms(round.plain.latency.p50)} | ${ms(round.plain.latency.p99)} | ${ms(round.plain.latency.max)} |`,
-      `| baseline: the source alone, ${round.burst.events} events no webhook subscribes to, committed and dispatched ${WEBHOOK_CONCURRENCY} at a time (events/s) | ${round.source.perSecond.toFixed(0)} | ${each((r) => r.source.perSecond)} | ${eachPercent((r) => r.source.perSecond, (r) => r.plain.perSecond)} | | | |`,
+      `| baseline: the stream's source alone, ${round.burst.events} events no webhook subscribes to, committed one by one ${WEBHOOK_CONCURRENCY} at a time (events/s) | ${round.source.perSecond.toFixed(0)} | ${each((r) => r.source.perSecond)} | ${eachPercent((r) => r.source.perSecond, (r) => r.plain.perSecond)} | | | |`,
       `| baseline: plain loop POSTing the fan-out's bodies to ${fanOut.round.fanOut.endpoints} paths | ${fanOut.round.plainFanOut.perSecond.toFixed(0)} | ${each((r) => r.plainFanOut.perSecond)} | | | | |`,
       '',
       `Each endpoint is one webhookWorkflow that sends its due deliveries in batches, 16 at once; ${result.duplicates} attempts beyond one per delivery to the healthy endpoints; ` +
@@ -602,8 +602,8 @@ async function main() {
       `|---|${processes.map(() => '---:|').join('')}---:|`,
       cpuRow('burst', round.burst.cpu),
       cpuRow('fan-out', fanOut.round.fanOut.cpu),
-      cpuRow('drain', round.drain.cpu),
-      cpuRow('the source alone', round.source.cpu),
+      cpuRow('stream', round.stream.cpu),
+      cpuRow('the stream\'s source alone', round.source.cpu),
       cpuRow('plain loop', round.plain.cpu),
     ];
   }
@@ -863,10 +863,10 @@ async function main() {
       const { burst, fanOut, paced, besideDown } = webhookMedians(webhooks);
       lines.push(
         `- ${pass(burst.ratio >= GOALS.webhookOfPlain)} burst of ${WEBHOOK_EVENTS} to one endpoint ≥ ${GOALS.webhookOfPlain * 100}% of the plain loop's deliveries/s: ${percent(burst.ratio, 1)} ` +
-          `from the first commit to the last arrival, median of ${webhooks.rounds.length} rounds (the bench commits ${burst.round.burst.committedPerSecond.toFixed(0)} events/s, and each arrives within ${ms(burst.round.burst.lag.p99)} ms at p99); ` +
-          `${percent(burst.drainRatio, 1)} for the same number already queued; the source alone commits ${percent(burst.sourceRatio, 1)} of the plain loop's rate`,
+          `from their commit to the last arrival, median of ${webhooks.rounds.length} rounds`,
         `- ${pass(burst.round.burst.lag.p99 < GOALS.webhookBurstLagP99Ms)} burst lag p99 < ${GOALS.webhookBurstLagP99Ms} ms: ${ms(burst.round.burst.lag.p99)} ms`,
-        `- ${pass(fanOut.ratio >= GOALS.webhookOfPlain)} ${WEBHOOK_FAN_OUT_ENDPOINTS} endpoints × ${WEBHOOK_FAN_OUT_EVENTS} ≥ ${GOALS.webhookOfPlain * 100}% of the plain loop: ${percent(fanOut.ratio, 1)} (lag p99 ${ms(fanOut.round.fanOut.lag.p99)} ms; the bench commits ${fanOut.round.fanOut.committedPerSecond.toFixed(0)} events/s)`,
+        `- ${pass(fanOut.ratio >= GOALS.webhookOfPlain)} ${WEBHOOK_FAN_OUT_ENDPOINTS} endpoints × ${WEBHOOK_FAN_OUT_EVENTS} at once ≥ ${GOALS.webhookOfPlain * 100}% of the plain loop: ${percent(fanOut.ratio, 1)} (lag p99 ${ms(fanOut.round.fanOut.lag.p99)} ms)`,
+        `- (no goal) a stream of ${WEBHOOK_EVENTS} committed one by one by the bench on the same cores: ${percent(burst.stream.ratio, 1)} of the plain loop, bound by its source (the bench commits ${burst.stream.round.stream.committedPerSecond.toFixed(0)} events/s, each arrives within ${ms(burst.stream.round.stream.lag.p99)} ms at p99; the source alone reaches ${percent(burst.sourceRatio, 1)})`,
         `- ${pass(paced.lag.p99 < GOALS.webhookPacedLagP99Ms)} paced ${WEBHOOK_PACED_RATE}/s lag p99 < ${GOALS.webhookPacedLagP99Ms} ms: ${ms(paced.lag.p99)} ms`,
         `- ${pass(besideDown.lag.p99 <= GOALS.webhookBesideDownOfPaced * paced.lag.p99)} beside a failing endpoint with ${besideDown.downPending} pending, the healthy one's lag p99 within noise (≤ ${GOALS.webhookBesideDownOfPaced} × alone): ${ms(besideDown.lag.p99)} ms against ${ms(paced.lag.p99)} ms`,
         `- ${pass(webhooks.mostWorkflows <= WEBHOOK_FAN_OUT_ENDPOINTS + 2)} running webhook workflows: at most ${webhooks.mostWorkflows} for ${WEBHOOK_FAN_OUT_ENDPOINTS + 2} endpoints with work`,

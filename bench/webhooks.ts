@@ -1,16 +1,16 @@
 // Scenarios of `npm run bench` around webhooks (issue #15): the lag from an event's commit to its
 // arrival at a local receiver, and deliveries per second sustained, next to a plain loop that POSTs the
 // same bodies to the same receiver with the same HTTP client (the floor under any delivery pipeline).
+// A burst's events arrive at once (committed together), as they do when many api processes, on
+// machines of their own, outpace one endpoint's queue; a stream's are committed by the bench one by one
+// on the cores that deliver them, so its deliveries can go no faster than that source.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../src/db';
-import { newId } from '../src/ids';
 import { createEventDispatcher } from '../src/events/dispatch';
 import { dispatchEventsOf, recordEvent, type EventType } from '../src/events/service';
-import { wakeWebhookWorkflow } from '../src/temporal/client';
 import { parseAllowList } from '../src/webhooks/addressPolicy';
-import { queueDeliveries } from '../src/webhooks/queue';
 import { createWebhookPoster } from '../src/webhooks/http';
 import { generateWebhookSecret } from '../src/webhooks/secrets';
 import { signatureHeaders } from '../src/webhooks/signature';
@@ -49,7 +49,7 @@ async function startReceiver(downDelayMs: number) {
 export interface Throughput {
   ids: string[];
   events: number;
-  /** How fast the bench committed the events: the source, which shares the 2 cores with the delivery. */
+  /** How fast the bench committed the events (a stream's source shares the 2 cores with the delivery). */
   committedPerSecond: number;
   delivered: number;
   perSecond: number;
@@ -69,12 +69,13 @@ export interface Plain {
 
 /** One round: each throughput scenario next to its baseline. */
 export interface Round {
-  /** Events committed and dispatched per second when no webhook subscribes: the source alone. */
+  /** Events committed one by one per second when no webhook subscribes: the stream's source alone. */
   source: { perSecond: number; cpu: Record<string, number> };
+  /** Events committed one by one, `concurrency` at a time, by the bench on the delivering cores. */
+  stream: Throughput;
+  /** Events committed together, then delivered: timed from their commit. */
   burst: Throughput;
   plain: Plain;
-  /** Deliveries already queued for one endpoint, sent after one wake-up: the pipeline without the event source. */
-  drain: { events: number; delivered: number; perSecond: number; seconds: number; cpu: Record<string, number> };
   fanOut: Throughput & { endpoints: number };
   plainFanOut: Plain;
 }
@@ -91,7 +92,6 @@ export interface WebhookBenchResult {
 // Each scenario's endpoints subscribe to event types of their own, so no event reaches another's.
 const TYPES = {
   burst: 'document.created',
-  drain: 'document.signed',
   paced: 'document.updated',
   healthy: 'document.deleted',
   unsubscribed: 'template.deleted',
@@ -136,7 +136,6 @@ export async function webhookBench(options: {
   };
   try {
     await subscribe('/ok/burst', [TYPES.burst, TYPES.paced]);
-    const drainWebhook = await subscribe('/ok/drain', [TYPES.drain]);
     await subscribe('/ok/healthy', [TYPES.healthy]);
     const fanOutTypes = TYPES.fanOut.slice(0, options.fanOutEndpoints);
     for (const [i, type] of fanOutTypes.entries()) await subscribe(`/ok/fan-${i}`, [type]);
@@ -145,9 +144,12 @@ export async function webhookBench(options: {
 
     const committedAt = new Map<string, number>();
     let serial = 0;
-    const commitOne = async (type: EventType) => {
+    const record = (trx: Db, type: EventType) => {
       const n = serial++;
-      const event = await db.transaction((trx) => recordEvent(trx, options.accountId, type, { documentId: `doc_bench_${n}`, fileName: `bench-${n}.pdf`, fileSize: 1234 }));
+      return recordEvent(trx, options.accountId, type, { documentId: `doc_bench_${n}`, fileName: `bench-${n}.pdf`, fileSize: 1234 });
+    };
+    const commitOne = async (type: EventType) => {
+      const event = await db.transaction((trx) => record(trx, type));
       committedAt.set(event.id, Date.now());
       return event.id;
     };
@@ -161,13 +163,25 @@ export async function webhookBench(options: {
       const delivered = await waitFor(ids);
       const cpu = perItem(cpuBefore, delivered.length);
       const seconds = (Math.max(...delivered.map((id) => receiver.arrivals.get(id)!)) - start) / 1000;
-      const committedSeconds = (Math.max(...ids.map((id) => committedAt.get(id)!)) - start) / 1000;
+      const committedSeconds = Math.max(0.001, (Math.max(...ids.map((id) => committedAt.get(id)!)) - start) / 1000);
       return { ids, events: ids.length, committedPerSecond: ids.length / committedSeconds, delivered: delivered.length, perSecond: delivered.length / seconds, seconds, lag: stats(delivered.map((id) => receiver.arrivals.get(id)! - committedAt.get(id)!)), cpu };
     };
     const commitMany = async (types: EventType[]) => {
       const ids: string[] = [];
       await eachLimited(types, options.concurrency, async (type) => void ids.push(await commitOne(type)));
       return ids;
+    };
+    /** Events of `types` committed in one transaction, timed from the commit (the dispatcher wakes their webhooks then). */
+    const atOnce = async (types: EventType[]) => {
+      const ids = await db.transaction(async (trx) => {
+        const recorded: string[] = [];
+        for (const type of types) recorded.push((await record(trx, type)).id);
+        return recorded;
+      });
+      const start = Date.now();
+      const cpuBefore = options.cpu();
+      for (const id of ids) committedAt.set(id, start);
+      return throughput(ids, start, cpuBefore);
     };
     const paced = async (type: EventType) => {
       const ids: string[] = [];
@@ -206,49 +220,33 @@ export async function webhookBench(options: {
       const ids = await commitMany(Array.from({ length: options.events }, () => TYPES.unsubscribed));
       return { ids, perSecond: options.events / ((Date.now() - start) / 1000), cpu: perItem(cpuBefore, options.events) };
     };
-    const burstOf = async (type: EventType, events: number) => {
+    const streamOf = async (type: EventType, events: number) => {
       const start = Date.now();
       const cpuBefore = options.cpu();
       return throughput(await commitMany(Array.from({ length: events }, () => type)), start, cpuBefore);
     };
-    const drainOnce = async () => {
-      const ids: string[] = await db.transaction(async (trx) => {
-        const events = Array.from({ length: options.events }, (_, i) => ({ id: newId('event'), account_id: options.accountId, type: TYPES.drain, data: { documentId: `doc_bench_drain_${i}` }, dispatched_at: new Date() }));
-        await trx('events').insert(events);
-        await queueDeliveries(trx, events.map((event) => event.id));
-        return events.map((event) => event.id);
-      });
-      await settle(); // the search index takes in those events first: the drain is the pipeline alone
-      const start = Date.now();
-      const cpuBefore = options.cpu();
-      await wakeWebhookWorkflow(options.client, options.taskQueue, { webhookId: drainWebhook, accountId: options.accountId }, 1);
-      const drained = await waitFor(ids);
-      const seconds = (Math.max(...drained.map((id) => receiver.arrivals.get(id)!)) - start) / 1000;
-      return { events: ids.length, delivered: drained.length, perSecond: drained.length / seconds, seconds, cpu: perItem(cpuBefore, drained.length) };
-    };
-
     // Warm-up, not counted: every path the rounds take runs a few hundred times first, in the bench and
     // in the service, so that the rounds compare code the JIT has compiled (as in any long-running process).
-    log(`webhooks: warm-up (the source, a burst, a drain, the plain loop)`);
-    const warm = await burstOf(TYPES.burst, options.events / 2);
+    log(`webhooks: warm-up (the source, a stream, a burst, the plain loop)`);
+    const warm = await streamOf(TYPES.burst, options.events / 2);
     await sourceAlone();
     await plainLoop(warm.ids, 1);
-    await drainOnce();
+    await atOnce(Array.from({ length: options.events / 2 }, () => TYPES.burst));
 
     // Rounds, each scenario beside its baseline, so that the ratios compare runs a few seconds apart.
     const rounds: Round[] = [];
     let mostWorkflows = 0;
     for (let round = 1; round <= options.rounds; round++) {
-      log(`webhooks: round ${round} of ${options.rounds}: the source alone, a burst of ${options.events} to one endpoint, the plain loop, a drain, ${options.fanOutEndpoints} endpoints × ${options.fanOutEvents}, the plain loop over ${options.fanOutEndpoints} paths`);
+      log(`webhooks: round ${round} of ${options.rounds}: the source alone, a stream of ${options.events} to one endpoint, a burst of as many, the plain loop, ${options.fanOutEndpoints} endpoints × ${options.fanOutEvents} at once, the plain loop over ${options.fanOutEndpoints} paths`);
       // Each scenario starts on a settled machine: what the one before left running is not billed to it.
       await settle();
       const source = await sourceAlone();
       await settle();
-      const burst = await burstOf(TYPES.burst, options.events);
+      const stream = await streamOf(TYPES.burst, options.events);
+      await settle();
+      const burst = await atOnce(Array.from({ length: options.events }, () => TYPES.burst));
       await settle();
       const plain = await plainLoop(burst.ids, 1);
-      await settle();
-      const drain = await drainOnce();
       await settle();
       let counting = true;
       const counter = (async () => {
@@ -258,15 +256,12 @@ export async function webhookBench(options: {
           await new Promise((resolve) => setTimeout(resolve, 500));
         }
       })();
-      const fanOutStart = Date.now();
-      const fanOutCpu = options.cpu();
-      const fanOutIds = await commitMany(Array.from({ length: options.fanOutEvents * fanOutTypes.length }, (_, i) => fanOutTypes[i % fanOutTypes.length]));
-      const fanOut = { ...(await throughput(fanOutIds, fanOutStart, fanOutCpu)), endpoints: fanOutTypes.length };
+      const fanOut = { ...(await atOnce(Array.from({ length: options.fanOutEvents * fanOutTypes.length }, (_, i) => fanOutTypes[i % fanOutTypes.length]))), endpoints: fanOutTypes.length };
       counting = false;
       await counter;
       await settle();
-      const plainFanOut = await plainLoop(fanOutIds, fanOutTypes.length);
-      rounds.push({ source, burst, plain, drain, fanOut, plainFanOut });
+      const plainFanOut = await plainLoop(fanOut.ids, fanOutTypes.length);
+      rounds.push({ source, stream, burst, plain, fanOut, plainFanOut });
     }
 
     // Paced, alone and then beside an endpoint that is down with its deliveries pending: the down
