@@ -4,7 +4,7 @@ import { recordEvent, type EventType } from '../events/service';
 import { mailSender, type MailMessage, type MailTransport } from '../mail';
 import { countSigningRequestEnd } from '../metrics';
 import { cancelledMail, completedMail, declinedMail, invitationMail, reminderMail, type RenderedMail } from '../mail/templates';
-import { sealDocument } from '../pdf/seal';
+import { sealDocumentOnThread } from '../pdf/sealThread';
 import { loadSealCertificate } from '../pdf/sealCertificate';
 import { emailLinkToken, hashToken, loadTokenSecret } from '../signerPortal/tokens';
 import type { ClientInfo, DeclineInput, SignInput } from '../../workflows/definitions';
@@ -177,7 +177,7 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
       if (!(await db('sealed_documents').where({ signing_request_id: requestId }).first('sha256'))) {
         const original = await db('document_files').where({ document_id: request.documentId }).first('content');
         const steps = await db('audit_trail').where({ signing_request_id: requestId }).orderBy('id');
-        const sealed = await sealDocument({
+        const sealed = await sealDocumentOnThread({
           original: original.content,
           signatures: signers.map((signer) => ({
             signerName: signer.name,

@@ -7,8 +7,9 @@ import { expect } from 'chai';
 import { PDFDocument } from 'pdf-lib';
 import { sealDocument, sha256Of, type SealDocumentInput } from '../../src/pdf/seal';
 import { loadSealCertificate, type SealCertificate } from '../../src/pdf/sealCertificate';
+import { sealDocumentOnThread, stopSealThread } from '../../src/pdf/sealThread';
 import { stampSignatures } from '../../src/pdf/stamp';
-import { makePdf } from '../support/pdfs';
+import { makeLargePdf, makePdf } from '../support/pdfs';
 
 /** A real PNG: a dark diagonal stroke on white, width x height pixels, 8-bit greyscale. */
 function makePng(width = 40, height = 12): string {
@@ -203,5 +204,61 @@ describe('the seal certificate', () => {
     const explicit = await loadSealCertificate({ dataDir: dir, p12Path: path.join(elsewhere, 'seal.p12'), p12Password: 'secret' });
     expect(explicit).to.deep.equal({ p12: generated.p12, password: 'secret' });
     expect(fs.existsSync(path.join(dir, 'seal.p12'))).to.equal(false);
+  });
+});
+
+describe('the seal thread', () => {
+  let dir: string;
+  let sealCertificate: SealCertificate;
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-seal-thread-'));
+    sealCertificate = await loadSealCertificate({ dataDir: dir });
+  });
+
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('seals a 25 MB PDF off the process’s event loop, which goes on running throughout, and pdfsig finds the seal valid', async () => {
+    const original = await makeLargePdf(25 * 1024 * 1024);
+    let turns = 0;
+    let sealing = true;
+    const turn = () => {
+      if (!sealing) return;
+      turns++;
+      setImmediate(turn);
+    };
+    turn();
+    const { pdf, sha256 } = await sealDocumentOnThread(input(original, sealCertificate, { signatures: [] }));
+    sealing = false;
+    // On this thread, pdf-lib holds the loop for the whole parse (about half a second): no turn at all.
+    expect(turns).to.be.greaterThan(20);
+    expect(sha256).to.equal(sha256Of(pdf));
+    const file = path.join(dir, 'large-sealed.pdf');
+    fs.writeFileSync(file, pdf);
+    expect(pdfsig(file)).to.include('Signature Validation: Signature is Valid.');
+  });
+
+  it('fails a seal with its reason, and goes on sealing', async () => {
+    const original = await makePdf(['Page one', 'Page two']);
+    const broken = { p12: Buffer.from('not a PKCS#12 file'), password: '' };
+    const reason = await sealDocument(input(original, broken)).then(() => 'sealed', (error: Error) => error.message);
+    expect(reason).to.not.equal('sealed');
+    let failure: Error | undefined;
+    await sealDocumentOnThread(input(original, broken)).catch((error: Error) => (failure = error));
+    expect(failure?.message).to.equal(reason);
+    const { pdf } = await sealDocumentOnThread(input(original, sealCertificate));
+    expect(pdf.subarray(0, 5).toString('latin1')).to.equal('%PDF-');
+  });
+
+  it('a thread stopped under a seal fails that seal; the next seal starts a new thread', async () => {
+    const original = await makePdf(['Page one', 'Page two']);
+    const underWay = sealDocumentOnThread(input(original, sealCertificate));
+    await stopSealThread();
+    let failure: Error | undefined;
+    await underWay.catch((error: Error) => (failure = error));
+    expect(failure?.message).to.match(/seal thread stopped/);
+    const file = path.join(dir, 'after-restart.pdf');
+    fs.writeFileSync(file, (await sealDocumentOnThread(input(original, sealCertificate))).pdf);
+    expect(pdfsig(file)).to.include('Signature Validation: Signature is Valid.');
   });
 });

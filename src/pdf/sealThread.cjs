@@ -1,0 +1,17 @@
+// The seal thread's program (src/pdf/sealThread.ts). Plain JavaScript: a thread does not inherit the
+// TypeScript loader its process registered in code (mocha's, say), so it compiles what it needs through tsx.
+const { parentPort } = require('node:worker_threads');
+const tsx = require('tsx/cjs/api');
+
+const { sealDocument } = tsx.require('./seal.ts', __filename);
+
+parentPort.on('message', async ({ id, input }) => {
+  try {
+    // Buffers arrive as plain Uint8Arrays; the certificate is read as a Buffer.
+    const sealCertificate = { ...input.sealCertificate, p12: Buffer.from(input.sealCertificate.p12) };
+    const { pdf, sha256 } = await sealDocument({ ...input, sealCertificate });
+    parentPort.postMessage({ id, pdf, sha256 });
+  } catch (error) {
+    parentPort.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
+  }
+});
