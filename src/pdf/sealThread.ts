@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { SealDocumentInput } from './seal';
+import type { sealDocument, SealDocumentInput } from './seal';
 
 // Sealing parses, rewrites and signs the whole PDF: a 25 MB file holds its thread for half a second in
 // one stretch, a 2000-page one for over a second in stretches of 200 ms. It runs on a thread of its
@@ -11,8 +11,10 @@ import type { SealDocumentInput } from './seal';
 /** The seal thread's heap, as much as the whole process had for sealing before it had a thread. */
 const HEAP_MB = 384;
 
+type Sealed = Awaited<ReturnType<typeof sealDocument>>;
+
 interface Waiting {
-  resolve: (sealed: { pdf: Buffer; sha256: string }) => void;
+  resolve: (sealed: Sealed) => void;
   reject: (error: Error) => void;
 }
 
@@ -41,7 +43,7 @@ function start() {
 }
 
 /** sealDocument (./seal.ts), run on the seal thread. */
-export function sealDocumentOnThread(input: SealDocumentInput): Promise<{ pdf: Buffer; sha256: string }> {
+export function sealDocumentOnThread(input: SealDocumentInput): Promise<Sealed> {
   thread ??= start();
   const { worker, waiting } = thread;
   const id = ++lastId;
