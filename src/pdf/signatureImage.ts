@@ -1,25 +1,31 @@
-import { PDFDocument } from 'pdf-lib';
+import { encodePng, PngError, readPng } from './pngImage';
 
-// A drawn signature is stamped into the sealed PDF, so it is decoded when it is given, with the same
-// decoder sealing uses: one that cannot be drawn is refused at once instead of leaving the request unsealable.
+// A drawn signature (or drawn initials) is stamped into the sealed PDF, so it is read completely when it
+// is given, by the reader sealing uses: one that cannot be drawn is refused at once instead of leaving the
+// request unsealable. Reading is bounded work; pdf-lib's decoder runs only at sealing, on a checked PNG.
 export const MAX_SIGNATURE_PIXELS = 2000 * 1000;
-const MAX_SIDE = 4000;
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const LIMITS = { maxPixels: MAX_SIGNATURE_PIXELS, maxSide: 4000 };
+
+const bytesOf = (dataUrl: string) => Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64');
 
 /** Why a PNG data URL cannot be a drawn signature, as a details predicate ("must …"), or undefined. */
-export async function signatureImageProblem(dataUrl: string): Promise<string | undefined> {
-  const png = Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64');
-  // The header first: its size is read before a single pixel is inflated.
-  if (png.length < 33 || !png.subarray(0, 8).equals(PNG_SIGNATURE) || png.toString('latin1', 12, 16) !== 'IHDR') return 'must be a PNG image';
-  const width = png.readUInt32BE(16);
-  const height = png.readUInt32BE(20);
-  if (width < 1 || height < 1 || width > MAX_SIDE || height > MAX_SIDE || width * height > MAX_SIGNATURE_PIXELS) {
-    return `must be at most ${MAX_SIGNATURE_PIXELS} pixels, ${MAX_SIDE} on a side (this one is ${width} × ${height})`;
-  }
+export function signatureImageProblem(dataUrl: string): string | undefined {
   try {
-    await (await PDFDocument.create()).embedPng(png);
+    readPng(bytesOf(dataUrl), LIMITS);
     return undefined;
-  } catch {
-    return 'must be a PNG image that can be decoded';
+  } catch (error) {
+    if (error instanceof PngError) return `must ${error.message}`;
+    throw error;
+  }
+}
+
+/** The PNG of a drawn signature's data URL, rebuilt from what was checked, for pdf-lib's embedPng; throws if it cannot be drawn. */
+export function signaturePng(dataUrl: string): Buffer {
+  if (!/^data:image\/png;base64,/.test(dataUrl.trim())) throw new Error('a drawn signature must be a PNG data URL');
+  try {
+    return encodePng(readPng(bytesOf(dataUrl.trim()), LIMITS));
+  } catch (error) {
+    if (error instanceof PngError) throw new Error(`a drawn signature must ${error.message}`);
+    throw error;
   }
 }

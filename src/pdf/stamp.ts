@@ -1,5 +1,6 @@
 import { PDFDocument, PDFFont, PDFImage, PDFPage, StandardFonts, rgb } from 'pdf-lib';
 import { PageWriter, encodableText } from './pageWriter';
+import { signaturePng } from './signatureImage';
 
 export type SignatureMark = { type: 'typed'; value: string } | { type: 'drawn'; pngDataUrl: string };
 
@@ -109,10 +110,9 @@ async function appendSignaturesPage(pdf: PDFDocument, signatures: SignatureStamp
   }
 }
 
-async function embedSignatureImage(pdf: PDFDocument, dataUrl: string) {
-  const match = /^data:image\/png;base64,(.+)$/s.exec(dataUrl.trim());
-  if (!match) throw new Error('a drawn signature must be a PNG data URL');
-  return pdf.embedPng(Buffer.from(match[1], 'base64'));
+/** pdf-lib decodes only PNGs read and rebuilt by signaturePng: its own decoder can loop forever on a broken one. */
+function embedSignatureImage(pdf: PDFDocument, dataUrl: string) {
+  return pdf.embedPng(signaturePng(dataUrl));
 }
 
 function initialsOf(name: string) {

@@ -46,7 +46,7 @@ async function checkValue(field: SignerField, value: string | boolean): Promise<
       }
       if (!PNG_DATA_URL.test(value)) return { problem: `must be a PNG data URL (data:image/png;base64,…): the ${describe(field)}` };
       if ((value.length - value.indexOf(',') - 1) * 0.75 > MAX_DRAWN_INITIALS_BYTES) return { problem: `must be at most ${MAX_DRAWN_INITIALS_BYTES / 1024} KB: the ${describe(field)}` };
-      const image = await signatureImageProblem(value);
+      const image = signatureImageProblem(value);
       return image ? { problem: `${image}: the ${describe(field)}` } : { stored: value };
     }
   }

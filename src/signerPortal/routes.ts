@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import Router from '@koa/router';
+import { createRouter } from '../api/router';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Client } from '@temporalio/client';
 import type { Context } from 'koa';
@@ -29,7 +29,7 @@ const SignerStatusSchema = z.object({ signerId: z.string(), status: z.string() }
  * the signer's view of the request, the PDF, and Sign / Decline, which go through the workflow.
  */
 export function signerPortalRoutes({ db, temporal, openapi, config, logger }: { db: Db; temporal: Client; openapi: OpenAPIRegistry; config: Config; logger: Logger }) {
-  const router = new Router();
+  const router = createRouter();
   const route = routesOn(router, openapi);
   const signerSide = { tag: 'Signing (signer side)', params: TokenParams, servers: [{ url: config.publicUrl }], security: [] };
   const client = (ctx: Context) => ({ ipAddress: ctx.ip, userAgent: ctx.get('User-Agent').slice(0, 500) || undefined });
@@ -66,7 +66,7 @@ export function signerPortalRoutes({ db, temporal, openapi, config, logger }: { 
       const context = await resolveSigningToken(db, params.token);
       // Checked now, not at sealing: a signature that cannot be drawn would leave the request unsealable,
       // and a required field left empty would be sealed empty.
-      const imageProblem = body.signature.type === 'drawn' ? await signatureImageProblem(body.signature.value) : undefined;
+      const imageProblem = body.signature.type === 'drawn' ? signatureImageProblem(body.signature.value) : undefined;
       const fields = await checkFieldValues(context.signer.fields, body.fieldValues ?? {});
       const problems = [...(imageProblem ? [`signature.value ${imageProblem}`] : []), ...fields.problems];
       if (problems.length > 0) throw validationError(problems);
