@@ -2,8 +2,6 @@
 # The same image serves api and worker (SIGNET_PROCESSES); both answer GET /healthz on PORT.
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
-# poppler's pdftoppm renders the pages of template previews.
-RUN apt-get update && apt-get install -y --no-install-recommends poppler-utils && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 RUN chown node:node /app
 USER node

@@ -231,7 +231,7 @@ provision_elasticsearch() {
 provision_browser() {
   local pkgs=()
   command -v chromium >/dev/null || pkgs+=(chromium)
-  command -v pdfsig >/dev/null && command -v pdftoppm >/dev/null || pkgs+=(poppler-utils) # pdftoppm renders template previews
+  command -v pdfsig >/dev/null && command -v pdftoppm >/dev/null || pkgs+=(poppler-utils) # tests read sealed PDFs with pdfsig, pdftotext, pdftoppm
   command -v qpdf >/dev/null || pkgs+=(qpdf)
   if (( ${#pkgs[@]} )); then apt_install "${pkgs[@]}"; fi
   command -v chromium pdfsig pdftoppm qpdf >/dev/null || die "chromium/pdfsig/pdftoppm/qpdf still missing"

@@ -1,6 +1,5 @@
 import http from 'node:http';
 import Koa from 'koa';
-import Router from '@koa/router';
 import type { Client } from '@temporalio/client';
 import type { Config } from './config';
 import type { Db } from './db';
@@ -24,6 +23,8 @@ import { uploadGate } from './api/middleware/uploadGate';
 import { clientAddress } from './api/middleware/clientAddress';
 import { readDeadline } from './api/middleware/readDeadline';
 import { requestContext } from './api/middleware/requestContext';
+import { canonicalPath } from './api/middleware/canonicalPath';
+import { createRouter } from './api/router';
 import { buildOpenApiDocument, createOpenApiRegistry } from './api/openapi';
 import { createPdfInspector, type PdfInspector } from './pdf/inspect';
 import { createPageRenderer, type PageRenderer } from './pdf/pageRenderer';
@@ -55,9 +56,8 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   // into the audit trail and the sealed certificate, so it is evidence, not a header anyone may set.
   const app = new Koa();
   const openapi = createOpenApiRegistry();
-  // Case-sensitive: /API/V1/… matches no route (and so no handler without its authentication). Every
-  // method Node accepts is one it knows, so a path without the method asked for is 405 with Allow, not 501.
-  const api = new Router({ prefix: '/api/v1', sensitive: true, methods: http.METHODS });
+  // Every method Node accepts is one it knows, so a path without the method asked for is 405 with Allow, not 501.
+  const api = createRouter({ prefix: '/api/v1', methods: http.METHODS });
   const rateLimit = createRateLimiter(db, config.RATE_LIMIT_MULTIPLIER);
   // One gate per process: the REST API and the console together read at most MAX_CONCURRENT_UPLOADS large bodies.
   const uploads = uploadGate(config.MAX_CONCURRENT_UPLOADS);
@@ -82,6 +82,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   const docs = docsRoutes();
   app.use(recordRequestDuration()); // outermost: it sees the status the error rendering chose
   app.use(requestContext(logger));
+  app.use(canonicalPath()); // before any router: they and their guards see one spelling of a path
   app.use(readDeadline(config.BODY_IDLE_TIMEOUT_MS));
   if (config.trustedProxies.length) app.use(clientAddress(config.trustedProxies));
   // Errors outside the middleware chain, e.g. a socket that broke after the response was decided. A client
@@ -110,7 +111,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   app.use(docs.routes());
   app.use(signerPortal.routes());
   app.use(consoleRoutes(deps).routes()); // the REST API's dependencies, the same upload gate among them
-  if (config.NODE_ENV !== 'production') app.use(mailDevRoutes(db).routes()); // loopback clients only
+  if (config.NODE_ENV !== 'production') app.use(mailDevRoutes(db)); // loopback clients only
   app.use(api.allowedMethods({ throw: false }));
   return app;
 }

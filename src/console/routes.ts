@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { createReadStream } from 'node:fs';
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import type { File } from 'formidable';
@@ -11,6 +11,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
 import { contentOf, jsonOrMultipartBody } from '../api/middleware/body';
 import type { RateLimit } from '../api/middleware/rateLimit';
 import type { RouteDeps } from '../api/routeDeps';
+import { createRouter } from '../api/router';
 import { parseInput, z } from '../api/validation';
 import { listActivity } from '../dashboard/activity';
 import { getBreakdown, getStats, getTrends } from '../dashboard/service';
@@ -103,7 +104,7 @@ const FAILED_LOGINS_PER_ADDRESS = 100;
 /** The owner console under /app: the same services as the REST API, with a session instead of a key. */
 export function consoleRoutes(deps: ConsoleDeps) {
   const { db, config, search, pdf, rateLimit, uploadGate: gate } = deps;
-  const router = new Router({ prefix: '/app', sensitive: true });
+  const router = createRouter({ prefix: '/app' });
   const sessions = createSessions(db, config);
   const formBody = koaBody({ json: false, text: false, urlencoded: true, multipart: false, formLimit: '32kb' });
   const failedLoginsByEmail = windowLimiter(db, 'console-login-email', FAILED_LOGINS_PER_EMAIL, LOGIN_WINDOW_SECONDS);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Router from '@koa/router';
+import { createRouter } from '../api/router';
 
 // The reference page at /docs: Swagger UI, served from the swagger-ui-dist package (no CDN), reading /api/v1/openapi.json.
 const assetsDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -27,7 +27,7 @@ const page = `<!doctype html>
 const init = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#reference', deepLinking: true, tryItOutEnabled: false });`;
 
 export function docsRoutes() {
-  const router = new Router();
+  const router = createRouter();
   const csp = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; frame-ancestors 'none'";
   router.get('/docs', (ctx) => {
     ctx.set('Content-Security-Policy', csp);

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import { createRouter } from '../api/router';
 
 export type ReadinessChecks = Record<string, () => Promise<unknown>>;
 
@@ -7,7 +7,7 @@ const withTimeout = (check: () => Promise<unknown>, ms: number) =>
 
 /** /healthz: the process is up. /readyz: every dependency answers (database, Temporal, search when configured). */
 export function healthRoutes(checks: ReadinessChecks) {
-  const router = new Router();
+  const router = createRouter();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });

@@ -1,4 +1,6 @@
-import Router from '@koa/router';
+import type { IncomingMessage } from 'node:http';
+import type { Middleware } from 'koa';
+import { createRouter } from '../api/router';
 import type { Db } from '../db';
 import { getOutboxAttachment, getOutboxMessage, listOutboxMessages } from './outbox';
 import { escapeHtml } from './templates';
@@ -24,14 +26,30 @@ function linkify(text: string) {
 }
 
 const isLoopback = (address = '') => /^(127\.|::1$|::ffff:127\.)/.test(address);
+
+/**
+ * A request made on this machine: the connection's own peer address (not X-Forwarded-For, which anyone
+ * may send) is loopback, and no proxy relayed it (a proxy on this machine connects from loopback for
+ * clients anywhere, and says so in X-Forwarded-For or Forwarded).
+ */
+const isLocalRequest = (req: IncomingMessage) =>
+  isLoopback(req.socket.remoteAddress) && req.headers['x-forwarded-for'] === undefined && req.headers.forwarded === undefined;
+
 // Outbox ids are bigints; a longer run of digits is no id of ours.
 const outboxId = (text: string) => (/^\d{1,15}$/.test(text) ? Number(text) : undefined);
 
-export function mailDevRoutes(db: Db) {
-  const router = new Router({ prefix: '/dev/mail' });
-  router.use(async (ctx, next) => {
-    if (isLoopback(ctx.req.socket.remoteAddress)) await next();
-  });
+/**
+ * The outbox's pages, for local requests only. The check wraps the router rather than being a
+ * middleware inside it, so that it does not depend on a path match agreeing with the routes': a request
+ * from elsewhere never reaches the router, whatever its path.
+ */
+export function mailDevRoutes(db: Db): Middleware {
+  const routes = outboxRouter(db).routes() as Middleware;
+  return (ctx, next) => (isLocalRequest(ctx.req) ? routes(ctx, next) : next());
+}
+
+function outboxRouter(db: Db) {
+  const router = createRouter({ prefix: '/dev/mail' });
 
   router.get('/', async (ctx) => {
     const messages = await listOutboxMessages(db);

@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { Config } from '../config';
 import { serverBusy, validationError } from '../errors';
 import { createPdfPool, PdfLimitError, PdfPoolBusyError } from './pool';
-import { renderFirstPagePng } from './rasterize';
 import type { TaggedField } from './textTags';
 
 /** What is drawn on a page: a template's roles and fields (none on a document's plain page). */
@@ -21,13 +20,13 @@ const MAX_QUEUED = 100;
 
 /**
  * Renders pages of PDFs Signet accepted (a document's original, a template's) for the console and the
- * template previews: the page is cut out of its PDF, with the marks drawn, in PDF_POOL_SIZE child
- * processes (renderPage.mjs) within PDF_TIMEOUT_MS and PDF_MAX_MEMORY_MB, and poppler's pdftoppm renders
- * it. Never on the api's event loop: pdf-lib takes seconds over a PDF of 100,000 objects. A limit passed
- * is the caller's 400, naming it.
+ * template previews: the page is cut out of its PDF, with the marks drawn, and drawn as a PNG by pdf.js
+ * on an npm-installed canvas, in PDF_POOL_SIZE child processes (renderPage.mjs) within PDF_TIMEOUT_MS
+ * and PDF_MAX_MEMORY_MB. Never on the api's event loop: pdf-lib takes seconds over a PDF of 100,000
+ * objects. A limit passed, or a page that cannot be drawn, is the caller's 400, naming why.
  */
 export function createPageRenderer(config: Config): PageRenderer {
-  const pool = createPdfPool<{ pdf: Uint8Array; width: number; height: number }>({
+  const pool = createPdfPool<{ png: Uint8Array; problem?: undefined } | { png?: undefined; problem: string }>({
     script: path.join(__dirname, 'renderPage.mjs'),
     args: [],
     size: config.PDF_POOL_SIZE,
@@ -37,11 +36,13 @@ export function createPageRenderer(config: Config): PageRenderer {
   });
   return {
     async renderPng(pdf, page, marks = { roles: [], fields: [] }) {
+      const couldNot = (why: string) => validationError([`page ${page} could not be rendered: ${why}`]);
       try {
-        const single = await pool.run(pdf, { page, roles: marks.roles, fields: marks.fields });
-        return await renderFirstPagePng(single.pdf, { width: single.width, height: single.height, timeoutMs: config.PDF_TIMEOUT_MS });
+        const rendered = await pool.run(pdf, { page, roles: marks.roles, fields: marks.fields });
+        if (rendered.problem !== undefined) throw couldNot(rendered.problem);
+        return Buffer.from(rendered.png.buffer, rendered.png.byteOffset, rendered.png.byteLength);
       } catch (error) {
-        if (error instanceof PdfLimitError) throw validationError([`page ${page} could not be rendered: ${error.message}`]);
+        if (error instanceof PdfLimitError) throw couldNot(error.message);
         if (error instanceof PdfPoolBusyError) throw serverBusy('Too many pages are being rendered at the moment; try again in a second.');
         throw error;
       }
