@@ -47,11 +47,7 @@ export async function createWebhookPoster(allowList: AllowList, timeoutMs: numbe
         (response) => {
           const chunks: Buffer[] = [];
           let size = 0;
-          response.on('data', (chunk: Buffer) => {
-            if (size < RESPONSE_SNIPPET_BYTES) chunks.push(chunk);
-            size += chunk.length;
-          });
-          response.on('end', () => {
+          const answered = () => {
             const status = response.statusCode ?? 0;
             resolve({
               statusCode: status,
@@ -61,7 +57,17 @@ export async function createWebhookPoster(allowList: AllowList, timeoutMs: numbe
               error: null,
               retryAfterMs: status === 429 || status === 503 ? parseRetryAfter(response.headers['retry-after']) : null,
             });
+          };
+          response.on('data', (chunk: Buffer) => {
+            chunks.push(chunk);
+            size += chunk.length;
+            // The log keeps this much: read no further, and close the connection rather than drain the rest.
+            if (size >= RESPONSE_SNIPPET_BYTES) {
+              answered();
+              request.destroy();
+            }
           });
+          response.on('end', answered);
           response.on('error', failed);
         },
       );

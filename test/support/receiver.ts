@@ -56,3 +56,39 @@ export async function startReceiver(respond: Responder = () => ({ status: 200 })
 }
 
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/**
+ * A receiver that answers every request 200 with a body that never ends (a repeating pattern, written as
+ * fast as the client takes it). `written` counts what it managed to write; `closed` resolves when a
+ * client closes a response's connection.
+ */
+export async function startEndlessReceiver() {
+  const pattern = Buffer.from('0123456789abcdefghijklmnopqrstuvwxyz'.repeat(2000));
+  let resolveClosed: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  const state = { written: 0 };
+  const server = http.createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.on('close', () => resolveClosed());
+    const pump = () => {
+      while (!res.destroyed) {
+        state.written += pattern.length;
+        if (!res.write(pattern)) return void res.once('drain', pump);
+      }
+    };
+    pump();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    pattern,
+    state,
+    closed,
+    stop: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

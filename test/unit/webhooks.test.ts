@@ -7,6 +7,7 @@ import { isAllowListed, isPublicAddress, parseAllowList, refusedAddress } from '
 import { createWebhookPoster, parseRetryAfter } from '../../src/webhooks/http';
 import { decryptSecret, encryptSecret, generateWebhookSecret } from '../../src/webhooks/secrets';
 import { hexSignature, signatureHeaders } from '../../src/webhooks/signature';
+import { startEndlessReceiver } from '../support/receiver';
 
 describe('webhook signatures', () => {
   const secret = generateWebhookSecret();
@@ -109,6 +110,21 @@ describe('the webhook poster', () => {
       expect(hits).to.equal(1);
     } finally {
       allowed.close();
+    }
+  });
+
+  it('reads no more of a response than the delivery log keeps (1 KB), and closes its connection', async () => {
+    const endless = await startEndlessReceiver();
+    const poster = await createWebhookPoster(parseAllowList(['127.0.0.1']), 60_000);
+    try {
+      const result = await poster.post(endless.url, '{}', {});
+      expect(result).to.include({ statusCode: 200, error: null, responseBody: endless.pattern.subarray(0, 1024).toString() });
+      await endless.closed; // by the poster: the receiver never ends its body
+      // What the receiver wrote before the close is what the connection's buffers held, not the body's length.
+      expect(endless.state.written).to.be.below(64 * 1024 * 1024);
+    } finally {
+      poster.close();
+      await endless.stop();
     }
   });
 
