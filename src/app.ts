@@ -19,7 +19,7 @@ import { healthRoutes, type ReadinessChecks } from './health/routes';
 import { type ApiKeyAuthenticator, uncachedAuthenticator } from './apiKeys/cache';
 import { authenticate } from './api/middleware/authenticate';
 import { createRateLimiter } from './api/middleware/rateLimit';
-import { uploadGate } from './api/middleware/uploadGate';
+import { uploadGate, type UploadGate } from './api/middleware/uploadGate';
 import { clientAddress } from './api/middleware/clientAddress';
 import { readDeadline } from './api/middleware/readDeadline';
 import { requestContext } from './api/middleware/requestContext';
@@ -49,9 +49,11 @@ export interface AppDeps {
   textTags?: TextTagFinder;
   /** Renders pages; without one, the app gets its own pool, whose children start with its first page. */
   pages?: PageRenderer;
+  /** The one gate of large bodies, REST API and console together; without one, the app gets its own of MAX_CONCURRENT_UPLOADS slots. */
+  uploads?: UploadGate;
 }
 
-export function createApp({ config, db, logger, readinessChecks, temporal, webhooks, search, apiKeys = uncachedAuthenticator(db), pdf = createPdfInspector(config), textTags = createTextTagFinder(config), pages = createPageRenderer(config) }: AppDeps) {
+export function createApp({ config, db, logger, readinessChecks, temporal, webhooks, search, apiKeys = uncachedAuthenticator(db), pdf = createPdfInspector(config), textTags = createTextTagFinder(config), pages = createPageRenderer(config), uploads = uploadGate(config.MAX_CONCURRENT_UPLOADS) }: AppDeps) {
   // X-Forwarded-For is believed only from the proxies named in TRUST_PROXY: the client's address goes
   // into the audit trail and the sealed certificate, so it is evidence, not a header anyone may set.
   const app = new Koa();
@@ -59,8 +61,6 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   // Every method Node accepts is one it knows, so a path without the method asked for is 405 with Allow, not 501.
   const api = createRouter({ prefix: '/api/v1', methods: http.METHODS });
   const rateLimit = createRateLimiter(db, config.RATE_LIMIT_MULTIPLIER);
-  // One gate per process: the REST API and the console together read at most MAX_CONCURRENT_UPLOADS large bodies.
-  const uploads = uploadGate(config.MAX_CONCURRENT_UPLOADS);
 
   let openApiDocument: unknown;
   api.get('/openapi.json', (ctx) => {
@@ -83,7 +83,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   app.use(recordRequestDuration()); // outermost: it sees the status the error rendering chose
   app.use(requestContext(logger));
   app.use(canonicalPath()); // before any router: they and their guards see one spelling of a path
-  app.use(readDeadline(config.BODY_IDLE_TIMEOUT_MS));
+  app.use(readDeadline(config));
   if (config.trustedProxies.length) app.use(clientAddress(config.trustedProxies));
   // Errors outside the middleware chain, e.g. a socket that broke after the response was decided. A client
   // hanging up (ECONNRESET, EPIPE, an HTTP parse error at end of stream) is not our failure: info, not error.

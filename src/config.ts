@@ -25,6 +25,9 @@ export const configSchema = z.object({
   MAX_CONCURRENT_UPLOADS: z.coerce.number().int().positive().default(2),
   /** A request body from which nothing arrives for this long is answered 408 and its connection closed. */
   BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** A request body over 64 KiB that averages fewer bytes a second than this over BODY_RATE_WINDOW_MS is answered 408 and its connection closed. */
+  BODY_MIN_BYTES_PER_SECOND: z.coerce.number().int().positive().default(8 * 1024),
+  BODY_RATE_WINDOW_MS: z.coerce.number().int().positive().default(20_000),
   PDF_POOL_SIZE: z.coerce.number().int().positive().default(2),
   PDF_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   PDF_MAX_MEMORY_MB: z.coerce.number().int().min(64).default(256),

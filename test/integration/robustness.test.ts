@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import net from 'node:net';
 import { expect } from 'chai';
 import { createApp } from '../../src/app';
-import { createSemaphore } from '../../src/api/middleware/uploadGate';
+import { createUploadSlots } from '../../src/api/middleware/uploadGate';
 import { createLogger } from '../../src/logger';
 import { client } from '../support/http';
 import { makeLargePdf } from '../support/pdfs';
@@ -103,11 +103,11 @@ describe('robustness', function () {
     });
 
     it('holds at most N at once and frees a slot on errors too', async () => {
-      const semaphore = createSemaphore(2);
+      const semaphore = createUploadSlots(2);
       let running = 0;
       let peak = 0;
       const task = async (i: number) => {
-        const release = await semaphore.acquire();
+        const release = await semaphore.acquire(`account-${i}`);
         try {
           running++;
           peak = Math.max(peak, running);
@@ -123,8 +123,8 @@ describe('robustness', function () {
       expect(results.filter((result) => result.status === 'rejected')).to.have.length(3);
       expect(peak).to.equal(2);
       expect(semaphore.pending).to.equal(0);
-      const release = await semaphore.acquire(); // both slots are free again
-      (await semaphore.acquire())();
+      const release = await semaphore.acquire('a'); // both slots are free again
+      (await semaphore.acquire('b'))();
       release();
     });
   });

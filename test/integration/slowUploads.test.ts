@@ -1,0 +1,149 @@
+import type { Server } from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { uploadGate, type UploadGate } from '../../src/api/middleware/uploadGate';
+import { createApp } from '../../src/app';
+import { createLogger } from '../../src/logger';
+import { signedUp } from '../support/consoleClient';
+import { client } from '../support/http';
+import { makeLargePdf } from '../support/pdfs';
+import { eventually } from '../support/signing';
+import { createTestAccount, sharedSystem, testConfig } from '../support/system';
+
+// Slow senders against the upload gate, on real sockets: a body over 64 KiB must keep up
+// BODY_MIN_BYTES_PER_SECOND over BODY_RATE_WINDOW_MS or end with 408, and accounts holding upload
+// slots never take the last one, which is kept for an account holding none.
+
+const ANNOUNCED = 2 * 1024 * 1024;
+
+/** An api of its own on the shared system's database and Temporal, with its upload gate in view. */
+async function appWith(settings: Record<string, string>) {
+  const system = await sharedSystem();
+  const config = testConfig(settings);
+  const uploads: UploadGate = uploadGate(config.MAX_CONCURRENT_UPLOADS);
+  const app = createApp({ config, db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search, uploads });
+  const server: Server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return { port, slots: uploads.slots, url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/** A document of a fresh account, created without its file of `fileSize` bytes, and the account's key. */
+async function documentAwaitingFile(url: string, fileSize = ANNOUNCED) {
+  const account = await createTestAccount();
+  const created = await client(url, account.apiKey)('POST', '/api/v1/documents', { json: { fileName: 'slow.pdf', fileSize } });
+  expect(created.status, JSON.stringify(created.body)).to.equal(201);
+  return { apiKey: account.apiKey, documentId: created.body.id as string };
+}
+
+/**
+ * An upload announcing 2 MB on a raw socket, sent `bytes` every `everyMs` (a byte every so often: a
+ * trickle). `pace` changes that while it runs; `events` records, in order, when it was answered.
+ */
+async function slowUpload(port: number, head: string, events: string[], name: string, pace = { bytes: 1, everyMs: 100 }) {
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  socket.write(`${head}\r\nHost: 127.0.0.1\r\nContent-Length: ${ANNOUNCED}\r\n\r\n%PDF-1.7\n`);
+  let answer = '';
+  let closed = false;
+  socket.on('data', (chunk) => {
+    if (!answer) events.push(`${name} answered`);
+    answer += chunk;
+  });
+  socket.on('error', () => undefined);
+  socket.on('close', () => (closed = true));
+  let timer: NodeJS.Timeout;
+  const send = () => {
+    if (closed || !socket.writable) return;
+    socket.write('0'.repeat(pace.bytes));
+    timer = setTimeout(send, pace.everyMs);
+  };
+  timer = setTimeout(send, pace.everyMs);
+  socket.on('close', () => clearTimeout(timer));
+  return {
+    pace,
+    answered: () => answer,
+    closed: () => closed,
+    close: () => socket.destroy(),
+  };
+}
+
+const apiUploadHead = ({ apiKey, documentId }: { apiKey: string; documentId: string }) =>
+  `PUT /api/v1/documents/${documentId}/file HTTP/1.1\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/pdf`;
+
+function expectEndedUnderTheMinimumRate(upload: { answered(): string; closed(): boolean }) {
+  expect(upload.answered()).to.match(/^HTTP\/1\.1 408 /);
+  expect(upload.answered()).to.match(/[Cc]onnection: close/);
+  expect(upload.answered()).to.include('"error":"request_timeout"').and.include('under the minimum of 8192 bytes/s');
+  expect(upload.closed()).to.equal(true);
+}
+
+describe('slow uploads', function () {
+  this.timeout(60_000);
+  const opened: { close(): void }[] = [];
+  afterEach(() => {
+    for (const one of opened.splice(0)) one.close();
+  });
+
+  it('two accounts trickling a byte at a time into both slots end with 408 under the minimum rate, and a third account’s 1.1 MB upload then succeeds', async () => {
+    // The issue's reproduction: two slots, a trickle each from two accounts (one through the console),
+    // a third account's upload waiting. Before, the trickles kept the idle timer alive for minutes.
+    const api = await appWith({ MAX_CONCURRENT_UPLOADS: '2', BODY_RATE_WINDOW_MS: '1000' });
+    try {
+      const events: string[] = [];
+      const first = await documentAwaitingFile(api.url);
+      const { browser } = await signedUp(api.url);
+      await browser.request('GET', '/app/documents');
+      const cookie = [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+      const boundary = 'slowboundary';
+      const consoleHead = `POST /app/documents HTTP/1.1\r\nCookie: ${cookie}\r\nX-CSRF-Token: ${browser.csrf}\r\nAccept: application/json\r\nContent-Type: multipart/form-data; boundary=${boundary}`;
+      const trickles = [await slowUpload(api.port, apiUploadHead(first), events, 'api trickle'), await slowUpload(api.port, consoleHead, events, 'console trickle')];
+      opened.push(...trickles);
+      await eventually(async () => expect(api.slots.holding).to.equal(2));
+
+      const pdf = await makeLargePdf(1.1 * 1024 * 1024);
+      const third = await documentAwaitingFile(api.url, pdf.length);
+      const upload = await client(api.url, third.apiKey)('PUT', `/api/v1/documents/${third.documentId}/file`, { body: pdf, headers: { 'Content-Type': 'application/pdf' } });
+      events.push('third account answered');
+      expect(upload.status, JSON.stringify(upload.body)).to.equal(200);
+      expect(upload.body).to.include({ status: 'ready', fileSize: pdf.length });
+      await eventually(async () => trickles.forEach(expectEndedUnderTheMinimumRate));
+      // The third upload waited for a slot that a trickle had to give back.
+      expect(events.indexOf('third account answered')).to.be.greaterThan(Math.min(events.indexOf('api trickle answered'), events.indexOf('console trickle answered')));
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('accounts holding slots leave the last one to an account holding none; once under the minimum rate they end with 408', async () => {
+    const api = await appWith({ MAX_CONCURRENT_UPLOADS: '4', BODY_RATE_WINDOW_MS: '1000' });
+    try {
+      const events: string[] = [];
+      // Slow but above the minimum rate (80 KiB/s against 8 KiB/s): two uploads of each of two accounts.
+      const steady = () => ({ bytes: 4096, everyMs: 50 });
+      const [a, b] = [await documentAwaitingFile(api.url), await documentAwaitingFile(api.url)];
+      const holders = [
+        await slowUpload(api.port, apiUploadHead(a), events, 'a1', steady()),
+        await slowUpload(api.port, apiUploadHead(a), events, 'a2', steady()),
+        await slowUpload(api.port, apiUploadHead(b), events, 'b1', steady()),
+        await slowUpload(api.port, apiUploadHead(b), events, 'b2', steady()),
+      ];
+      opened.push(...holders);
+      // a holds two of the four slots (its share), b one; b's second waits, as the last slot is kept.
+      await eventually(async () => expect([api.slots.holding, api.slots.pending]).to.deep.equal([3, 1]));
+
+      const pdf = await makeLargePdf(1.1 * 1024 * 1024);
+      const third = await documentAwaitingFile(api.url, pdf.length);
+      const upload = await client(api.url, third.apiKey)('PUT', `/api/v1/documents/${third.documentId}/file`, { body: pdf, headers: { 'Content-Type': 'application/pdf' } });
+      expect(upload.status, JSON.stringify(upload.body)).to.equal(200);
+      expect(events, 'no slow upload was answered before the third account').to.deep.equal([]);
+
+      // Now they trickle: each ends with 408 within a window of being read (b's second once it has a slot).
+      for (const one of holders) Object.assign(one.pace, { bytes: 1, everyMs: 100 });
+      await eventually(async () => holders.forEach(expectEndedUnderTheMinimumRate));
+      expect([api.slots.holding, api.slots.pending]).to.deep.equal([0, 0]);
+    } finally {
+      await api.close();
+    }
+  });
+});
