@@ -24,6 +24,9 @@ export const unauthorized = (message = 'A valid API key is required: Authorizati
   new AppError(401, 'unauthorized', message);
 export const quotaExceeded = (message: string, extra: Record<string, unknown>) =>
   new AppError(403, 'quota_exceeded', message, { extra });
+export const emailUnverified = (
+  message = 'This account’s e-mail address is not confirmed yet: follow the link we e-mailed to it (the console at /app sends a new one). Until then the account can read but not create, change or send anything.',
+) => new AppError(403, 'email_unverified', message);
 export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found.`);
 export const conflict = (message: string) => new AppError(409, 'conflict', message);
 export const payloadTooLarge = (limitBytes: number) =>

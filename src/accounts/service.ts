@@ -1,7 +1,9 @@
 import type { Db } from '../db';
-import { notFound } from '../errors';
+import { conflict, notFound } from '../errors';
 import { newId } from '../ids';
 import { authChanged } from '../apiKeys/changes';
+import { createApiKey } from '../apiKeys/service';
+import { parseInput, z } from '../api/validation';
 import { countLiveTemplates } from '../templates/store';
 import { monthWindow, type Plan, plans } from './plans';
 
@@ -10,6 +12,8 @@ export interface Account {
   email: string;
   name: string | null;
   plan: Plan;
+  /** Whether the address is proven (a link, a reset) or vouched for (the operator): until then the account only reads. */
+  emailVerified: boolean;
   createdAt: Date;
 }
 
@@ -18,6 +22,7 @@ interface AccountRow {
   email: string;
   name: string | null;
   plan: Plan;
+  email_verified_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -27,14 +32,62 @@ const toAccount = (row: AccountRow): Account => ({
   email: row.email,
   name: row.name,
   plan: row.plan,
+  emailVerified: row.email_verified_at !== null,
   createdAt: row.created_at,
 });
 
-export async function createAccount(db: Db, input: { email: string; plan: Plan; name?: string }): Promise<Account> {
-  const [row] = await db<AccountRow>('accounts')
-    .insert({ id: newId('account'), email: input.email, plan: input.plan, name: input.name ?? null })
-    .returning('*');
-  return toAccount(row);
+export const accountEmailTaken = () => conflict('An account with this e-mail already exists. Log in, or set a password with “Forgot your password?”.');
+
+/** A PostgreSQL unique violation of this index (the same code on PGlite). */
+export const violates = (error: unknown, index: string) =>
+  (error as { code?: string; constraint?: string })?.code === '23505' && (error as { constraint?: string }).constraint === index;
+
+/**
+ * A new account. Its address is taken by no other account in any letter case (409 otherwise). The
+ * operator vouches for the addresses it gives (the CLI, tests); a console sign-up passes
+ * emailVerified: false until its owner follows the link e-mailed to it.
+ */
+export async function createAccount(db: Db, input: { email: string; plan: Plan; name?: string; emailVerified?: boolean }): Promise<Account> {
+  try {
+    const [row] = await db<AccountRow>('accounts')
+      .insert({
+        id: newId('account'),
+        email: input.email.trim(),
+        plan: input.plan,
+        name: input.name ?? null,
+        email_verified_at: input.emailVerified === false ? null : (db.fn.now() as unknown as Date),
+      })
+      .returning('*');
+    return toAccount(row);
+  } catch (error) {
+    if (violates(error, 'accounts_email_lower_unique')) throw accountEmailTaken();
+    throw error;
+  }
+}
+
+const OperatorAccountSchema = z.object({ email: z.email().max(320) });
+
+/** The CLI's `account create`: an account whose address the operator vouches for, and its first API key. */
+export async function createAccountWithKey(db: Db, input: { email: string; plan: Plan; name?: string }) {
+  const { email } = parseInput(OperatorAccountSchema, { email: input.email.trim() });
+  return db.transaction(async (trx) => {
+    const account = await createAccount(trx, { ...input, email });
+    const { secret } = await createApiKey(trx, account.id);
+    return { account, apiKey: secret };
+  });
+}
+
+/** The account with this address, in any letter case. */
+export async function findAccountByEmail(db: Db, email: string): Promise<Account | undefined> {
+  const row = await db<AccountRow>('accounts').whereRaw('lower(email) = lower(?)', [email.trim()]).first();
+  return row && toAccount(row);
+}
+
+/** Marks the address proven; true when it was not before. */
+export async function markEmailVerified(db: Db, id: string): Promise<boolean> {
+  const changed = await db('accounts').where({ id }).whereNull('email_verified_at').update({ email_verified_at: db.fn.now(), updated_at: db.fn.now() });
+  if (changed) authChanged();
+  return changed > 0;
 }
 
 export async function getAccount(db: Db, id: string): Promise<Account> {

@@ -26,7 +26,7 @@ const errorResponse = (description: string) => ({ description, content: { 'appli
 export const errorResponses = {
   400: errorResponse('Bad Request: validation_error, one details string per violated rule.'),
   401: errorResponse('Unauthorized: missing, malformed, unknown or revoked API key.'),
-  403: errorResponse('Forbidden: quota_exceeded or plan_upgrade_required.'),
+  403: errorResponse('Forbidden: quota_exceeded, plan_upgrade_required, or email_unverified (every write of an account whose e-mail address is not confirmed yet).'),
   404: errorResponse('Not Found (also for other accounts’ resources).'),
   408: errorResponse('Request Timeout: request_timeout, the body stopped arriving; the connection is closed.'),
   409: errorResponse('Conflict with the resource’s current state.'),

@@ -98,12 +98,13 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
 
 /**
  * The errors a route can give by its shape alone: 401 without a valid key (every route but the
- * signer's), 404 for a path id, 400 for a query, and 400, 408, 413 and 415 for a body (unreadable,
+ * signer's), 403 email_unverified for a write by an account whose address is not proven yet, 404 for a path id, 400 for a query, and 400, 408, 413 and 415 for a body (unreadable,
  * stalled, too large, or not of a media type it takes).
  */
 function implicitErrors(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined>) {
   const errors: (keyof typeof errorResponses)[] = [];
   if (spec.security === undefined) errors.push(401);
+  if (spec.security === undefined && spec.method !== 'get') errors.push(403);
   if (spec.params) errors.push(404);
   if (spec.query) errors.push(400);
   if (spec.body || spec.parseBody || spec.requestBody) errors.push(400, 408, 413, 415);

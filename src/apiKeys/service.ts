@@ -78,6 +78,13 @@ export async function revokeApiKey(db: Db, id: string) {
   return toApiKey(row);
 }
 
+/** Revokes every live key of the account (e.g. keys made by whoever held it before its address was proven). */
+export async function revokeAllApiKeys(db: Db, accountId: string): Promise<number> {
+  const revoked = await db('api_keys').where({ account_id: accountId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+  if (revoked) authChanged();
+  return revoked;
+}
+
 export interface Authenticated {
   account: Account;
   keyId: string;
@@ -98,6 +105,7 @@ export async function authenticateApiKey(db: Db, presented: string): Promise<Aut
       'accounts.email',
       'accounts.name',
       'accounts.plan',
+      'accounts.email_verified_at',
       'accounts.created_at',
     );
   if (!row) return null;
@@ -108,6 +116,6 @@ export async function authenticateApiKey(db: Db, presented: string): Promise<Aut
   }
   return {
     keyId: row.key_id,
-    account: { id: row.id, email: row.email, name: row.name, plan: row.plan, createdAt: row.created_at },
+    account: { id: row.id, email: row.email, name: row.name, plan: row.plan, emailVerified: row.email_verified_at !== null, createdAt: row.created_at },
   };
 }

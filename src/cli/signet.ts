@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { Command, InvalidArgumentError } from 'commander';
-import { createAccount, setAccountPlan } from '../accounts/service';
+import { createAccountWithKey, setAccountPlan } from '../accounts/service';
 import { planNames, type Plan } from '../accounts/plans';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
 import { loadConfig } from '../config';
@@ -79,12 +79,11 @@ account
   .requiredOption('--email <email>', 'account owner e-mail')
   .option('--plan <plan>', `${planNames.join(' | ')}`, parsePlan, 'free')
   .option('--name <name>', 'sender name shown to signers')
-  .description('create an account and its first API key')
+  .description('create an account (its address vouched for by you, the operator) and its first API key')
   .action((options: { email: string; plan: Plan; name?: string }) =>
     withDatabase(async (db) => {
-      const created = await createAccount(db, options);
-      const { secret } = await createApiKey(db, created.id);
-      return { accountId: created.id, apiKey: secret };
+      const { account: created, apiKey } = await createAccountWithKey(db, options);
+      return { accountId: created.id, apiKey };
     }),
   );
 account
@@ -123,7 +122,7 @@ key
   }));
 
 program.parseAsync().catch((error) => {
-  const message = error instanceof AppError ? error.message : error instanceof Error ? error.message : String(error);
+  const message = error instanceof AppError ? [error.message, ...(error.details ?? [])].join(' ') : error instanceof Error ? error.message : String(error);
   process.stderr.write(`signet: ${message}\n`);
   process.exit(1);
 });

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { isIPv6 } from 'node:net';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../db';
 import { rateLimitExceeded } from '../errors';
@@ -9,6 +10,25 @@ import { normalizeEmail } from './people';
 
 export const windowLimiter = (db: Db, keyPrefix: string, points: number, seconds: number) =>
   new RateLimiterPostgres({ storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, keyPrefix, points, duration: seconds });
+
+/**
+ * A client address as a limiter key: IPv4 as it is (also when mapped into IPv6), IPv6 by its /64, the
+ * network one subscriber is given, inside which changing address costs nothing.
+ */
+export function clientKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1];
+  if (!isIPv6(address)) return address;
+  const hex = address.split('%')[0].replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (...octets: string[]) => {
+    const [a, b, c, d] = octets.slice(1, 5).map(Number);
+    return `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  });
+  const [head, tail] = hex.split('::');
+  const groups = (text: string | undefined) => (text ? text.split(':') : []);
+  const [before, after] = [groups(head), groups(tail)];
+  const all = [...before, ...Array<string>(tail === undefined ? 0 : 8 - before.length - after.length).fill('0'), ...after];
+  return `${all.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(':')}::/64`;
+}
 
 /** An e-mail as a limiter key: one per person whatever the letter case, and not the address itself. */
 export const emailKey = (email: string) => crypto.createHash('sha256').update(normalizeEmail(email)).digest('hex');

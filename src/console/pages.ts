@@ -58,11 +58,19 @@ export function layout(frame: Frame, title: string, main: Html, scripts: string[
   <a class="skip" href="#main">Skip to content</a>
   ${header}
   <main id="main" tabindex="-1">
+${frame.account && !frame.account.emailVerified ? unverifiedBanner(frame, frame.account.email) : ''}
 ${main}
   </main>
 </body>
 </html>`.text;
 }
+
+/** Until the account's address is proven: what that means, and the link once more. */
+const unverifiedBanner = (frame: Frame, email: string) =>
+  html`<section class="banner" aria-label="Confirm your e-mail address">
+    <p><strong>Confirm your e-mail address.</strong> We sent a link to <strong>${email}</strong>. Until you follow it, you can look around and make API keys, but not upload, send or change anything.</p>
+    <form method="post" action="/app/email/verification">${csrfField(frame.csrf)}<button type="submit">Send the link again</button></form>
+  </section>`;
 
 export const problemList = (problems: string[]) =>
   problems.length ? html`<div class="alert" role="alert"><ul>${problems.map((problem) => html`<li>${problem}</li>`)}</ul></div>` : '';

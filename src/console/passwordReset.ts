@@ -8,10 +8,12 @@ import { csrfField, layout, problemList, type Frame } from './pages';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
 import { createPasswordReset, findPasswordReset, PASSWORD_RESET_MINUTES, resetPassword } from './people';
 import type { ConsoleKit } from './routes';
-import { countAttempt, emailKey, windowLimiter } from './limits';
+import { clientKey, countAttempt, emailKey, windowLimiter } from './limits';
 
-// "Forgot your password?": a single-use link by e-mail, valid for an hour. It is also how the owner of an
-// account created with the CLI sets a first password (see createPasswordReset).
+// "Forgot your password?": a single-use link by e-mail, valid for an hour, for the owner of the account
+// with that address. It is also how the owner of an account created with the CLI sets a first password,
+// and how the owner of an address takes back an account someone else signed up with but never proved
+// (see createPasswordReset and resetPassword).
 
 const ForgotSchema = z.object({ email: z.email().max(320) });
 // The sign-up form's rule for a new password.
@@ -24,7 +26,7 @@ const RESETS_PER_ADDRESS = 30;
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 const SENT = 'If an account exists for this e-mail, we sent it a link to set a new password. It works once, within an hour.';
 
-export function passwordResetPages({ router, deps, frame, page, form, seeOther, sessions }: ConsoleKit) {
+export function passwordResetPages({ router, deps, frame, page, form, seeOther, sessions, logins }: ConsoleKit) {
   const { db, config } = deps;
   const mail = createMailTransport(config, db);
   const requestsByEmail = windowLimiter(db, 'console-reset-email', RESETS_PER_EMAIL, HOUR_SECONDS);
@@ -32,7 +34,7 @@ export function passwordResetPages({ router, deps, frame, page, form, seeOther, 
 
   /** Counts this request; past either limit it is refused, whether or not the e-mail is known. */
   const countRequest = (ctx: Context, email: string) =>
-    countAttempt('Too many requests for a reset link.', [requestsByAddress, ctx.ip], [requestsByEmail, emailKey(email)]);
+    countAttempt('Too many requests for a reset link.', [requestsByAddress, clientKey(ctx.ip)], [requestsByEmail, emailKey(email)]);
 
   router.get('/password/forgot', (ctx) => page(ctx, forgotPage(frame(ctx))));
   router.post('/password/forgot', async (ctx) => {
@@ -79,7 +81,9 @@ export function passwordResetPages({ router, deps, frame, page, form, seeOther, 
     }
     const changed = await resetPassword(db, params.data.token, password);
     if (!changed) return invalidLink(ctx);
+    await logins.clear(changed); // the inbox is proven: whoever locked this e-mail's logins, the owner is back
     await sessions.start(ctx, changed.id);
+    sessions.trustDevice(ctx, changed.id);
     seeOther(ctx, '/app');
   });
 }

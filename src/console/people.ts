@@ -1,11 +1,12 @@
 import crypto from 'node:crypto';
 import { typeid } from 'typeid-js';
 import type { Db } from '../db';
-import { conflict } from '../errors';
-import { createAccount, getAccount, type Account } from '../accounts/service';
+import { accountEmailTaken, createAccount, getAccount, markEmailVerified, violates, type Account } from '../accounts/service';
+import { revokeAllApiKeys } from '../apiKeys/service';
 import { decoyHash, hashPassword, verifyPassword } from './passwords';
 
-// A person who signs in to the console. Each owns one account: sign-up creates both.
+// A person who signs in to the console. Each owns one account and signs in with its address: sign-up
+// creates both. Addresses are compared in any letter case (unique indexes on lower(email)).
 export interface User {
   id: string;
   accountId: string;
@@ -18,7 +19,6 @@ interface UserRow {
   account_id: string;
   email: string;
   password_hash: string | null;
-  email_verified_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -27,28 +27,41 @@ const toUser = (row: UserRow): User => ({ id: row.id, accountId: row.account_id,
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-/** A new free account, owned by a new person with this password. */
-export async function signUp(db: Db, input: { email: string; password: string; accountName: string }): Promise<{ user: User; account: Account }> {
+const byEmail = (db: Db, email: string) => db<UserRow>('users').whereRaw('lower(email) = lower(?)', [email.trim()]);
+
+const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
+const newToken = () => crypto.randomBytes(32).toString('base64url');
+
+/**
+ * A new free account, owned by a new person with this password, its address not proven yet: the
+ * account reads until the link in `verificationToken` is followed. 409 when any account has the address.
+ */
+export async function signUp(db: Db, input: { email: string; password: string; accountName: string }): Promise<{ user: User; account: Account; verificationToken: string }> {
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password);
   return db.transaction(async (trx) => {
-    if (await trx('users').where({ email }).first('id')) throw conflict('An account with this e-mail already exists. Log in instead.');
-    const account = await createAccount(trx, { email, plan: 'free', name: input.accountName });
-    const [row] = await trx<UserRow>('users')
-      .insert({ id: typeid('user').toString(), account_id: account.id, email, password_hash: passwordHash })
-      .onConflict('email')
-      .ignore()
-      .returning('*');
-    if (!row) throw conflict('An account with this e-mail already exists. Log in instead.');
-    return { user: toUser(row), account };
+    const account = await createAccount(trx, { email, plan: 'free', name: input.accountName, emailVerified: false });
+    try {
+      const [row] = await trx<UserRow>('users').insert({ id: typeid('user').toString(), account_id: account.id, email, password_hash: passwordHash }).returning('*');
+      return { user: toUser(row), account, verificationToken: await createEmailVerification(trx, toUser(row)) };
+    } catch (error) {
+      if (violates(error, 'users_email_lower_unique')) throw accountEmailTaken();
+      throw error;
+    }
   });
 }
 
-/** The person with this e-mail and password, or null; the same scrypt work is done whether or not the e-mail is known. */
-export async function findUserByPassword(db: Db, email: string, password: string): Promise<User | null> {
-  const row = await db<UserRow>('users').where({ email: normalizeEmail(email) }).first();
+/** The person with this e-mail, or undefined. */
+export async function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
+  const row = await byEmail(db, email).first();
+  return row && toUser(row);
+}
+
+/** Whether this is the person's password; the same scrypt work is done whether or not there is a person. */
+export async function passwordMatches(db: Db, user: User | undefined, password: string): Promise<boolean> {
+  const row = user ? await db<UserRow>('users').where({ id: user.id }).first('password_hash') : undefined;
   const matches = await verifyPassword(password, row?.password_hash ?? (await decoyHash()));
-  return row && row.password_hash && matches ? toUser(row) : null;
+  return Boolean(row?.password_hash) && matches;
 }
 
 export async function getUserAndAccount(db: Db, userId: string): Promise<{ user: User; account: Account } | null> {
@@ -57,36 +70,70 @@ export async function getUserAndAccount(db: Db, userId: string): Promise<{ user:
   return { user: toUser(row), account: await getAccount(db, row.account_id) };
 }
 
+// --- E-mail verification: a link e-mailed at sign-up (and on request), valid once, for a day ---
+
+export const EMAIL_VERIFICATION_HOURS = 24;
+
+/** A verification token for the person's address (only its SHA-256 is stored). */
+export async function createEmailVerification(db: Db, user: User): Promise<string> {
+  const token = newToken();
+  await db('email_verifications').insert({ token_hash: sha256(token), user_id: user.id, email: user.email, expires_at: new Date(Date.now() + EMAIL_VERIFICATION_HOURS * 3_600_000) });
+  return token;
+}
+
+const usableVerification = (db: Db, token: string) =>
+  db('email_verifications').where({ token_hash: sha256(token) }).whereNull('used_at').andWhere('expires_at', '>', db.fn.now());
+
+/** The person a verification token is for, while it is unused and unexpired. */
+export async function findEmailVerification(db: Db, token: string): Promise<User | null> {
+  const link = await usableVerification(db, token).first('user_id');
+  const row = link && (await db<UserRow>('users').where({ id: link.user_id }).first());
+  return row ? toUser(row) : null;
+}
+
+/**
+ * Uses the token once, for this person only: their account's address is proven (if it is still the
+ * address the link went to). Null when the token is unknown, used, expired or someone else's.
+ */
+export async function verifyEmail(db: Db, token: string, userId: string): Promise<User | null> {
+  return db.transaction(async (trx) => {
+    const [link] = await usableVerification(trx, token).andWhere({ user_id: userId }).update({ used_at: trx.fn.now() }).returning(['user_id', 'email']);
+    if (!link) return null;
+    const row = await trx<UserRow>('users').where({ id: link.user_id }).first();
+    if (!row || normalizeEmail(row.email) !== normalizeEmail(link.email)) return null;
+    await markEmailVerified(trx, row.account_id);
+    return toUser(row);
+  });
+}
+
 // --- Password resets: a link e-mailed to the person, valid once, for an hour ---
 
 export const PASSWORD_RESET_MINUTES = 60;
 
-const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
-
 /**
- * The person who may set a password for this e-mail. An account an operator created with the CLI has an
- * owner e-mail but no person yet: the first request for that e-mail makes its person, with no password,
- * so that whoever reads that inbox can set one (the same trust as any reset). An e-mail shared by several
- * such accounts is ambiguous and gets no link: the operator hands out API keys instead.
+ * The person who may set a password for this e-mail: the owner of the one account with that address.
+ * An account the operator created with the CLI (its address vouched for) has no person yet: the first
+ * request makes its person, with no password, so that whoever reads that inbox can set one.
  */
-async function findOrClaimUser(db: Db, email: string): Promise<UserRow | undefined> {
-  const existing = await db<UserRow>('users').where({ email }).first();
-  if (existing) return existing;
-  const unowned = await db('accounts')
-    .whereRaw('lower(email) = ?', [email])
-    .whereNotExists(db('users').whereRaw('users.account_id = accounts.id'))
-    .limit(2)
-    .select('id');
-  if (unowned.length !== 1) return undefined;
-  await db('users').insert({ id: typeid('user').toString(), account_id: unowned[0].id, email, password_hash: null }).onConflict('email').ignore();
-  return db<UserRow>('users').where({ email }).first();
+async function findOrClaimOwner(db: Db, email: string): Promise<UserRow | undefined> {
+  const account = await db('accounts').whereRaw('lower(email) = lower(?)', [email]).first('id', 'email', 'email_verified_at');
+  if (!account) return undefined;
+  const owner = () => db<UserRow>('users').where({ account_id: account.id }).whereRaw('lower(email) = lower(?)', [account.email]).first();
+  const existing = await owner();
+  if (existing || !account.email_verified_at) return existing;
+  try {
+    await db('users').insert({ id: typeid('user').toString(), account_id: account.id, email: normalizeEmail(account.email), password_hash: null });
+  } catch (error) {
+    if (!violates(error, 'users_email_lower_unique')) throw error; // a request at the same moment made it
+  }
+  return owner();
 }
 
-/** A reset token for the person with this e-mail (only its SHA-256 is stored), or null when there is nobody to reset. */
+/** A reset token for the owner of the account with this e-mail (only its SHA-256 is stored), or null when there is none. */
 export async function createPasswordReset(db: Db, email: string): Promise<{ user: User; token: string } | null> {
-  const row = await findOrClaimUser(db, normalizeEmail(email));
+  const row = await findOrClaimOwner(db, email);
   if (!row) return null;
-  const token = crypto.randomBytes(32).toString('base64url');
+  const token = newToken();
   await db('password_resets').insert({ token_hash: sha256(token), user_id: row.id, expires_at: new Date(Date.now() + PASSWORD_RESET_MINUTES * 60_000) });
   return { user: toUser(row), token };
 }
@@ -105,8 +152,11 @@ export async function findPasswordReset(db: Db, token: string): Promise<User | n
 }
 
 /**
- * Uses the token once: sets the password, proves the e-mail, ends every session of the person and voids
+ * Uses the token once: sets the password, proves the address, ends every session of the person and voids
  * their other reset links. Null when the token is unknown, used or expired (a second use loses the race).
+ * An account whose address was not proven until now was held by whoever signed up with it, perhaps
+ * not the owner of the inbox who proves it now: their API keys are revoked too, so that nothing of
+ * theirs reaches into the account the owner takes over (an unproven account could make nothing else).
  */
 export async function resetPassword(db: Db, token: string, password: string): Promise<User | null> {
   const passwordHash = await hashPassword(password);
@@ -115,8 +165,9 @@ export async function resetPassword(db: Db, token: string, password: string): Pr
     if (!reset) return null;
     const [row] = await trx<UserRow>('users')
       .where({ id: reset.user_id })
-      .update({ password_hash: passwordHash, email_verified_at: trx.raw('coalesce(email_verified_at, now())') as unknown as Date, updated_at: trx.fn.now() as unknown as Date })
+      .update({ password_hash: passwordHash, updated_at: trx.fn.now() as unknown as Date })
       .returning('*');
+    if (await markEmailVerified(trx, row.account_id)) await revokeAllApiKeys(trx, row.account_id);
     await trx('console_sessions').where({ user_id: reset.user_id }).delete();
     await trx('password_resets').where({ user_id: reset.user_id }).whereNull('used_at').update({ used_at: trx.fn.now() });
     return toUser(row);

@@ -4,7 +4,7 @@ import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import type { File } from 'formidable';
-import { AppError, notFound, validationError } from '../errors';
+import { AppError, emailUnverified, notFound, validationError } from '../errors';
 import { hourlyLimit, plans, rateLimitedOperations } from '../accounts/plans';
 import { describeUsage, type Account } from '../accounts/service';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
@@ -20,8 +20,9 @@ import { DocumentUploadSchema } from '../documents/schema';
 import { assertDocumentQuota, createDocument, deleteDocument, listDocuments } from '../documents/service';
 import { SearchQuerySchema } from '../search/schema';
 import { searchAccount } from '../search/service';
-import { countAttempt, emailKey, tooMany, windowLimiter } from './limits';
-import { findUserByPassword, getUserAndAccount, signUp, type User } from './people';
+import { clientKey, countAttempt, windowLimiter } from './limits';
+import { createLoginLimits, type LoginLimits } from './loginLimits';
+import { getUserAndAccount, signUp, type User } from './people';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
 import { createSessions, type Session, type Sessions } from './sessions';
 import * as pages from './pages';
@@ -30,6 +31,7 @@ import { documentViewPages } from './documentView';
 import { requestPages } from './requests';
 import { webhookPages } from './webhooks';
 import { passwordResetPages } from './passwordReset';
+import { emailVerificationPages, verificationMailer } from './emailVerification';
 
 /** The REST API's dependencies, less what only the REST API has (its router and OpenAPI registry). */
 export type ConsoleDeps = Omit<RouteDeps, 'router' | 'openapi'>;
@@ -40,16 +42,23 @@ export interface ConsoleKit {
   deps: ConsoleDeps;
   /** The REST API's per-plan rate limiter, keyed by the session's account. */
   rateLimit: RateLimit;
+  /** A logged-in person; a write (any POST) also needs the account's address proven. */
   requireLogin: Middleware;
+  /** A logged-in person, proven address or not: for API keys and the verification's own forms. */
+  requireLoginOnly: Middleware;
   frame: (ctx: Context, current?: string) => pages.Frame;
   page: (ctx: Context, body: string, status?: number) => void;
   account: (ctx: Context) => Account;
+  /** The logged-in person, if any. */
+  user: (ctx: Context) => User | undefined;
   /** The urlencoded form body (already parsed by the CSRF check). */
   form: (ctx: Context) => Record<string, string>;
   /** After a form post: 303 to the page that shows its result. */
   seeOther: (ctx: Context, location: string) => void;
   /** The console's sessions: start one when a person proves who they are. */
   sessions: Sessions;
+  /** Password checks with their limits on failures. */
+  logins: LoginLimits;
 }
 
 const seeOther = (ctx: Context, location: string) => {
@@ -97,18 +106,14 @@ const KeyNameSchema = z.object({ name: z.string().trim().min(1).max(100) });
 const KeyIdParams = z.object({ id: z.string().regex(/^key_[0-9a-z]{26}$/, { error: 'is not an API key id' }) });
 const DocumentIdParams = z.object({ id: z.string().regex(/^doc_[0-9a-z]{26}$/, { error: 'is not a document id' }) });
 
-const LOGIN_WINDOW_SECONDS = 15 * 60;
-const FAILED_LOGINS_PER_EMAIL = 10;
-const FAILED_LOGINS_PER_ADDRESS = 100;
-
 /** The owner console under /app: the same services as the REST API, with a session instead of a key. */
 export function consoleRoutes(deps: ConsoleDeps) {
   const { db, config, search, pdf, rateLimit, uploadGate: gate } = deps;
   const router = createRouter({ prefix: '/app' });
   const sessions = createSessions(db, config);
   const formBody = koaBody({ json: false, text: false, urlencoded: true, multipart: false, formLimit: '32kb' });
-  const failedLoginsByEmail = windowLimiter(db, 'console-login-email', FAILED_LOGINS_PER_EMAIL, LOGIN_WINDOW_SECONDS);
-  const failedLoginsByAddress = windowLimiter(db, 'console-login-address', FAILED_LOGINS_PER_ADDRESS, LOGIN_WINDOW_SECONDS);
+  const logins = createLoginLimits(db, sessions);
+  const sendVerification = verificationMailer(db, config);
   // Every sign-up attempt counts: a script creating free accounts by the hundred is refused.
   const signupsByAddress = windowLimiter(db, 'console-signup-address', config.CONSOLE_SIGNUPS_PER_HOUR, 3600);
 
@@ -120,6 +125,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
     ctx.body = body;
   };
   const account = (ctx: Context) => state(ctx).account!;
+  const user = (ctx: Context) => state(ctx).user;
 
   // Every console response: its headers, the session, the CSRF token; a POST without the right token is refused.
   router.use(async (ctx, next) => {
@@ -153,10 +159,19 @@ export function consoleRoutes(deps: ConsoleDeps) {
     await next();
   }
 
-  const requireLogin: Middleware = async (ctx, next) => {
+  const requireLoginOnly: Middleware = async (ctx, next) => {
     if (!state(ctx).account) return ctx.redirect('/app/login');
     await next();
   };
+  // Every write of an account whose address is not proven is refused here, as on the REST API: a new
+  // page is covered without anyone remembering to list it.
+  const requireLogin: Middleware = (ctx, next) =>
+    requireLoginOnly(ctx, async () => {
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !account(ctx).emailVerified) {
+        throw emailUnverified('Confirm your e-mail address first: follow the link we e-mailed to you, or send it again from this page’s banner.');
+      }
+      await next();
+    });
   const form = (ctx: Context) => (ctx.request.body ?? {}) as Record<string, string>;
 
   router.get('/assets/:name', async (ctx) => {
@@ -171,11 +186,14 @@ export function consoleRoutes(deps: ConsoleDeps) {
   router.get('/signup', (ctx) => page(ctx, pages.signupPage(frame(ctx))));
   router.post('/signup', async (ctx) => {
     const values = form(ctx);
-    await countAttempt('Too many sign-ups from this address.', [signupsByAddress, ctx.ip]);
+    await countAttempt('Too many sign-ups from this address.', [signupsByAddress, clientKey(ctx.ip)]);
     try {
       const input = parseInput(SignupSchema, { accountName: values.accountName, email: values.email, password: values.password });
-      const { user } = await signUp(db, input);
+      const { user, verificationToken } = await signUp(db, input);
       await sessions.start(ctx, user.id);
+      sessions.trustDevice(ctx, user.id);
+      // The account exists either way: a mail that failed is sent again from the console's banner.
+      await sendVerification(user, verificationToken).catch((error) => ctx.state.log?.warn({ err: error }, 'verification e-mail not sent'));
       seeOther(ctx, '/app');
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
@@ -187,16 +205,8 @@ export function consoleRoutes(deps: ConsoleDeps) {
   router.post('/login', async (ctx) => {
     const values = form(ctx);
     const { email, password } = parseInput(LoginSchema, { email: values.email, password: values.password });
-    // Failed attempts are counted per e-mail (guessing one person's password) and per address (trying many).
-    const key = emailKey(email);
-    const counts = await Promise.all([failedLoginsByEmail.get(key), failedLoginsByAddress.get(ctx.ip)]);
-    const blocked = counts.find((count, index) => count && count.consumedPoints >= [FAILED_LOGINS_PER_EMAIL, FAILED_LOGINS_PER_ADDRESS][index]);
-    if (blocked) throw tooMany('Too many failed attempts.', blocked.msBeforeNext);
-    const user = await findUserByPassword(db, email, password);
-    if (!user) {
-      await Promise.all([failedLoginsByEmail.penalty(key, 1), failedLoginsByAddress.penalty(ctx.ip, 1)]);
-      return page(ctx, pages.loginPage(frame(ctx), { email }, ['The e-mail or the password is wrong.']), 401);
-    }
+    const user = await logins.logIn(ctx, email, password);
+    if (!user) return page(ctx, pages.loginPage(frame(ctx), { email }, ['The e-mail or the password is wrong.']), 401);
     await sessions.start(ctx, user.id);
     seeOther(ctx, '/app');
   });
@@ -219,14 +229,16 @@ export function consoleRoutes(deps: ConsoleDeps) {
   const keysPage = async (ctx: Context, created?: { name: string; secret: string }, problems: string[] = [], status = 200) =>
     page(ctx, pages.apiKeysPage(frame(ctx, '/app/settings/api-keys'), (await listApiKeys(db, account(ctx).id)).reverse(), created, problems), status);
 
+  // Keys are made before the address is proven (a developer wires up while the mail arrives): the REST
+  // API lets an unproven account's keys read only.
   router.get('/settings/api-keys', requireLogin, (ctx) => keysPage(ctx));
-  router.post('/settings/api-keys', requireLogin, async (ctx) => {
+  router.post('/settings/api-keys', requireLoginOnly, async (ctx) => {
     const parsed = KeyNameSchema.safeParse({ name: form(ctx).name });
     if (!parsed.success) return keysPage(ctx, undefined, ['name must be 1 to 100 characters'], 400);
     const { apiKey, secret } = await createApiKey(db, account(ctx).id, parsed.data.name);
     await keysPage(ctx, { name: apiKey.name, secret }, [], 201);
   });
-  router.post('/settings/api-keys/:id/revoke', requireLogin, async (ctx) => {
+  router.post('/settings/api-keys/:id/revoke', requireLoginOnly, async (ctx) => {
     const { id } = parseInput(KeyIdParams, ctx.params);
     // revokeApiKey acts on any id: the key must be this account's first.
     if (!(await listApiKeys(db, account(ctx).id)).some((key) => key.id === id)) throw notFound('API key');
@@ -272,12 +284,13 @@ export function consoleRoutes(deps: ConsoleDeps) {
     seeOther(ctx, '/app/documents');
   });
 
-  const kit: ConsoleKit = { router, deps, rateLimit, requireLogin, frame, page, account, form, seeOther, sessions };
+  const kit: ConsoleKit = { router, deps, rateLimit, requireLogin, requireLoginOnly, frame, page, account, user, form, seeOther, sessions, logins };
   requestPages(kit);
   templatePages(kit);
   documentViewPages(kit);
   webhookPages(kit);
   passwordResetPages(kit);
+  emailVerificationPages(kit);
 
   return router;
 }

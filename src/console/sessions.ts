@@ -11,7 +11,10 @@ import { loadTokenSecret } from '../signerPortal/tokens';
 
 export const SESSION_COOKIE = 'signet_session';
 export const PRE_SESSION_COOKIE = 'signet_presession';
+/** A browser a person has logged in from (OWASP's device cookie): its failed logins are counted apart from strangers'. */
+export const DEVICE_COOKIE = 'signet_device';
 const SESSION_DAYS = 14;
+const DEVICE_DAYS = 365;
 const COOKIE_PATH = '/app';
 
 export interface Session {
@@ -68,6 +71,19 @@ export function createSessions(db: Db, config: Config) {
     async end(ctx: Context, session: Session | undefined) {
       if (session) await db('console_sessions').where({ token_hash: session.tokenHash }).delete();
       ctx.append('Set-Cookie', serializeCookie(SESSION_COOKIE, '', { secure, maxAgeSeconds: 0 }));
+    },
+
+    /** Marks this browser as one the person proved to be themselves on (a login, a sign-up, a reset). */
+    trustDevice(ctx: Context, userId: string) {
+      const known = this.trustedDevice(ctx);
+      const id = known?.userId === userId ? known.id : crypto.randomBytes(16).toString('base64url');
+      setSigned(ctx, DEVICE_COOKIE, `${userId}~${id}`, DEVICE_DAYS * 86_400);
+    },
+
+    /** The person this browser has logged in as before, and the browser's id, from its signed device cookie. */
+    trustedDevice(ctx: Context): { userId: string; id: string } | undefined {
+      const [userId, id] = (readSigned(ctx, DEVICE_COOKIE) ?? '').split('~');
+      return userId && id ? { userId, id } : undefined;
     },
 
     /** The CSRF token of this browser: bound to its session, or else to a pre-session nonce set now if missing. */

@@ -3,7 +3,7 @@ import type { BrowserContextOptions, Page } from 'playwright-core';
 import { setAccountPlan } from '../../src/accounts/service';
 import { createApiKey } from '../../src/apiKeys/service';
 import { describeViolations, seriousViolations } from '../support/axe';
-import { consoleScreenshots, contentWidth, desktop, phone, shot, useChromium, watchPage } from '../support/browser';
+import { confirmEmail, consoleScreenshots, contentWidth, desktop, phone, shot, useChromium, watchPage } from '../support/browser';
 import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { startReceiver, type Receiver } from '../support/receiver';
@@ -22,8 +22,8 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
   const browser = useChromium();
   let baseUrl: string;
   let receiver: Receiver;
-  const sessions: Record<'free' | 'business', BrowserContextOptions['storageState']> = { free: undefined, business: undefined };
-  const urls = { loggedOut: [] as string[], free: [] as string[], business: [] as string[] };
+  const sessions: Record<'free' | 'business' | 'unconfirmed', BrowserContextOptions['storageState']> = { free: undefined, business: undefined, unconfirmed: undefined };
+  const urls = { loggedOut: [] as string[], free: [] as string[], business: [] as string[], unconfirmed: [] as string[] };
 
   before(async () => {
     const system = await sharedSystem();
@@ -32,7 +32,7 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
     receiver = await startReceiver(() => ({ status: 200, body: 'received' }));
 
     /** Signs up in a fresh context; answers its session and account. */
-    const signUp = async (name: string) => {
+    const signUp = async (name: string, confirm = true) => {
       const context = await browser().newContext();
       const page = await context.newPage();
       const email = `a11y-${Math.random().toString(36).slice(2)}@example.com`;
@@ -42,9 +42,17 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
       await page.getByLabel('Password').fill('accessible to everyone');
       await page.getByRole('button', { name: 'Sign up' }).click();
       await page.getByRole('heading', { name }).waitFor();
+      if (confirm) await confirmEmail(page, baseUrl, email);
       const accountId: string = (await db('users').where({ email }).first()).account_id;
       return { context, page, email, accountId };
     };
+
+    // An account whose address is not confirmed yet: the banner on its pages, and the link's page to a stranger.
+    const unconfirmed = await signUp('Not Yet Ltd', false);
+    sessions.unconfirmed = await unconfirmed.context.storageState();
+    urls.unconfirmed = ['/app', '/app/settings/api-keys'];
+    const verifyPath = /\/app\/email\/verify\/[\w-]{43}/.exec((await db('mail_outbox').where('to_address', unconfirmed.email).first()).text)![0];
+    await unconfirmed.context.close();
 
     // A free account with a document (through the REST API).
     const free = await signUp('Free & Co');
@@ -84,7 +92,7 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
     const mail = await db('mail_outbox').where('to_address', free.email).orderBy('id', 'desc').first();
     const resetPath = /\/app\/password\/reset\/[\w-]{43}/.exec(mail.text)![0];
     await context.close();
-    urls.loggedOut = ['/app/signup', '/app/login', '/app/password/forgot', resetPath];
+    urls.loggedOut = ['/app/signup', '/app/login', '/app/password/forgot', resetPath, verifyPath];
   });
 
   after(async () => {
@@ -111,7 +119,7 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
         failures.push(...describeViolations(where, await seriousViolations(page)), ...problems.map((problem) => `${where}: ${problem}`));
         const width = await contentWidth(page);
         if (width > viewport.options.viewport!.width) failures.push(`${where}: ${width} px wide, wider than the screen`);
-        const name = url.replace(/^\/app\/?/, '').replace(/(wh|whd|doc)_[0-9a-z]{26}/g, '$1').replace(/reset\/[\w-]{43}/, 'reset') || 'dashboard';
+        const name = url.replace(/^\/app\/?/, '').replace(/(wh|whd|doc)_[0-9a-z]{26}/g, '$1').replace(/(reset|verify)\/[\w-]{43}/, '$1') || 'dashboard';
         await shot(page, consoleScreenshots, `a11y-${who}-${name.replace(/\//g, '-')}-${viewport.name}`);
         await page.close();
       }
@@ -123,9 +131,10 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
 
   for (const viewport of viewports) {
     describe(`at ${viewport.options.viewport!.width} px`, () => {
-      it('logged out: sign-up, log-in, forgot-password and reset pages', () => check('loggedOut', viewport));
+      it('logged out: sign-up, log-in, forgot-password, reset and address-confirmation pages', () => check('loggedOut', viewport));
       it('a free account: dashboard, documents, a document, API keys, plan, webhooks (Business only), requests and templates', () => check('free', viewport));
       it('a Business account: the webhook list, form, a webhook with its delivery log, and a delivery', () => check('business', viewport));
+      it('an account whose address is not confirmed: the dashboard and API keys with the banner', () => check('unconfirmed', viewport));
     });
   }
 });

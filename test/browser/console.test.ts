@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from '../support/axe';
-import { consoleScreenshots, expectNoSideways, phoneContext, shot, useChromium, watchPage } from '../support/browser';
+import { confirmEmail, consoleScreenshots, expectNoSideways, phoneContext, shot, useChromium, watchPage } from '../support/browser';
 import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { createSigningRequest, eventually } from '../support/signing';
@@ -48,6 +48,13 @@ describe('the owner console (/app, in headless Chromium on a phone)', function (
 
     await page.getByRole('heading', { name: 'Lovelace & Co' }).waitFor();
     expect(page.url()).to.equal(`${baseUrl}/app`);
+
+    // Until the address is confirmed, a banner says so; the link e-mailed at sign-up confirms it.
+    await page.getByRole('region', { name: 'Confirm your e-mail address' }).waitFor();
+    await screenshot(page, 'unconfirmed-banner');
+    await confirmEmail(page, baseUrl, email);
+    await page.goto(`${baseUrl}/app`);
+    expect(await page.getByRole('region', { name: 'Confirm your e-mail address' }).count()).to.equal(0);
 
     // API keys: create, copy with the button, use it.
     await page.getByRole('link', { name: 'API keys' }).click();
@@ -131,11 +138,13 @@ describe('the owner console (/app, in headless Chromium on a phone)', function (
 
   it('uploads from the file picker, and refuses a file that is not a PDF before sending it', async () => {
     const page = await openPage(`${baseUrl}/app/signup`);
+    const email = `progress-${Math.random().toString(36).slice(2)}@example.com`;
     await page.getByLabel('Account name').fill('Progress');
-    await page.getByLabel('E-mail').fill(`progress-${Math.random().toString(36).slice(2)}@example.com`);
+    await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill('a long enough password');
     await page.getByRole('button', { name: 'Sign up' }).click();
     await page.getByRole('heading', { name: 'Progress' }).waitFor();
+    await confirmEmail(page, baseUrl, email);
     await page.goto(`${baseUrl}/app/documents`);
     await page.locator('#file').setInputFiles({ name: 'picked.pdf', mimeType: 'application/pdf', buffer: await makePdf(['Picked']) });
     await page.locator('td[data-label="Name"]', { hasText: 'picked.pdf' }).waitFor();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { BrowserContext, Page } from 'playwright-core';
 import { getOutboxMessage, listOutboxMessages } from '../../src/mail/outbox';
-import { consoleScreenshots, expectNoSideways, phoneContext, shot, useChromium, watchPage } from '../support/browser';
+import { confirmEmail, consoleScreenshots, expectNoSideways, phoneContext, shot, useChromium, watchPage } from '../support/browser';
 import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { eventually } from '../support/signing';
@@ -76,6 +76,9 @@ describe('the console end to end (sign up → API key → upload → send → bo
     await page.getByRole('button', { name: 'Sign up' }).click();
     await page.getByRole('heading', { name: 'Difference Engines' }).waitFor();
     await screenshot(page, 'dashboard');
+
+    // Confirm the address with the link e-mailed at sign-up: until then the account only reads.
+    await confirmEmail(page, baseUrl, owner);
 
     // An API key, read from the page, works on the REST API.
     await page.getByRole('link', { name: 'API keys' }).click();

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { BrowserContext, BrowserContextOptions, ConsoleMessage, Page } from 'playwright-core';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createApiKey } from '../../src/apiKeys/service';
-import { consoleScreenshots, desktop, expectNoSideways, phone, shot, useChromium, watchPage } from '../support/browser';
+import { confirmEmail, consoleScreenshots, desktop, expectNoSideways, phone, shot, useChromium, watchPage } from '../support/browser';
 import { client, type Request } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { sharedSystem } from '../support/system';
@@ -68,6 +68,7 @@ describe('the console’s template editor and document view (headless Chromium)'
     await page.getByLabel('Password').fill('a long enough password');
     await page.getByRole('button', { name: 'Sign up' }).click();
     await page.getByRole('heading', { name }).waitFor();
+    await confirmEmail(page, baseUrl, email);
     const db = (await sharedSystem()).database.knex;
     const { account_id: accountId } = await db('users').where({ email }).first('account_id');
     return client(baseUrl, (await createApiKey(db, accountId, 'browser test')).secret);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { chromium, type Browser, type BrowserContextOptions, type ConsoleMessage, type Page } from 'playwright-core';
+import { mailedLink } from './consoleClient';
 
 /** Headless Chromium of the machine (no downloads, no network of its own). */
 export function launchChromium(): Promise<Browser> {
@@ -71,4 +72,10 @@ export function useChromium(): () => Browser {
     await browser?.close();
   });
   return () => browser!;
+}
+
+/** Follows the verification link e-mailed to this address, in a page logged in as the person who signed up with it. */
+export async function confirmEmail(page: Page, baseUrl: string, email: string) {
+  await page.goto(`${baseUrl}${await mailedLink(email, '/app/email/verify/')}`);
+  await page.getByRole('heading', { name: 'Address confirmed' }).waitFor();
 }

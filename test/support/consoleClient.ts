@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { sharedSystem } from './system';
 
 /** What a request sends besides its method and path; `headers` go after the client's own. */
 export interface ConsoleRequestOptions {
@@ -83,12 +84,28 @@ export type ConsoleClient = ReturnType<typeof consoleClient>;
 export const newEmail = () => `person-${Math.random().toString(36).slice(2)}@example.com`;
 export const PASSWORD = 'correct horse battery';
 
-/** A new free account, signed up through the form and logged in. */
-export async function signedUp(baseUrl: string, headers: Record<string, string> = {}, accountName = 'Acme Ltd') {
+/** The path of the newest link under `pathStart` (e.g. /app/email/verify/) e-mailed to this address, read from the outbox. */
+export async function mailedLink(email: string, pathStart: string) {
+  const db = (await sharedSystem()).database.knex;
+  const mails = await db('mail_outbox').where('to_address', email).orderBy('id', 'desc');
+  const link = mails.map((mail) => new RegExp(`https?://[^/\\s]+(${pathStart}[\\w-]{43})\\b`).exec(mail.text)?.[1]).find(Boolean);
+  expect(link, `a link to ${pathStart} e-mailed to ${email}`).to.be.a('string');
+  return link!;
+}
+
+/**
+ * A new free account, signed up through the form and logged in; its address confirmed through the link
+ * e-mailed to it (as its owner would), unless `verify` is false.
+ */
+export async function signedUp(baseUrl: string, headers: Record<string, string> = {}, accountName = 'Acme Ltd', { verify = true } = {}) {
   const browser = consoleClient(baseUrl, headers);
   const email = newEmail();
   const response = await browser.submit('/app/signup', '/app/signup', { accountName, email, password: PASSWORD });
   expect(response.status, response.text).to.equal(303);
+  if (verify) {
+    const confirmed = await browser.request('GET', await mailedLink(email, '/app/email/verify/'));
+    expect(confirmed.status, confirmed.text).to.equal(200);
+  }
   return { browser, email };
 }
 

@@ -98,7 +98,7 @@ describe('deploying: Signet prepares the Temporal namespace it runs in', functio
     delete env.ELASTICSEARCH_URL;
     const system = await startSystem(loadConfig(env), createLogger('silent'));
     try {
-      const account = await createAccount(system.database.knex, { email: 'bare@example.com', plan: 'business' });
+      const account = await createAccount(system.database.knex, { email: `bare-${Math.random().toString(36).slice(2)}@example.com`, plan: 'business' });
       const { secret } = await createApiKey(system.database.knex, account.id);
       const { signingRequest } = await createSigningRequest(client(system.url!, secret));
       expect(signingRequest.id).to.match(/^sr_/);

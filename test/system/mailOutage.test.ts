@@ -48,7 +48,7 @@ describe('an e-mail transport failing for a while', function () {
   });
 
   it('sends every invitation once the transport recovers, and none twice', async () => {
-    const account = await createAccount(system.database.knex, { email: 'outage@example.com', plan: 'business' });
+    const account = await createAccount(system.database.knex, { email: `outage-${Math.random().toString(36).slice(2)}@example.com`, plan: 'business' });
     const { secret } = await createApiKey(system.database.knex, account.id);
     await createSigningRequest(client(system.url!, secret));
     await eventually(async () => expect(received).to.have.length(2), 60_000);

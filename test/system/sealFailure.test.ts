@@ -24,7 +24,7 @@ describe('a request that cannot be sealed', function () {
 
   it('shows stage sealing with the failed attempts, the last error and the next attempt, and stays pending', async () => {
     const { api } = system;
-    const account = await createAccount(api.database.knex, { email: 'broken-seal@example.com', plan: 'business' });
+    const account = await createAccount(api.database.knex, { email: `broken-seal-${Math.random().toString(36).slice(2)}@example.com`, plan: 'business' });
     const { secret } = await createApiKey(api.database.knex, account.id);
     const request = client(api.url!, secret);
     const { signingRequest } = await createSigningRequest(request, { signers: [{ name: 'Ada', email: 'ada@example.com' }] });

@@ -22,7 +22,7 @@ describe('webhook deliveries when the worker is killed mid-burst', function () {
   it(`delivers each of ${EVENTS} events at least once, and receivers that deduplicate count exactly ${EVENTS}`, async () => {
     const { api } = system;
     const db = api.database.knex;
-    const account = await createAccount(db, { email: 'burst@example.com', plan: 'business' });
+    const account = await createAccount(db, { email: `burst-${Math.random().toString(36).slice(2)}@example.com`, plan: 'business' });
     const { secret } = await createApiKey(db, account.id);
     const request = client(api.url!, secret);
     const receiver = await startReceiver();

@@ -19,7 +19,7 @@ describe('a worker killed while signing requests are in flight', function () {
   it('completes every request after a restart, with one signature per signer and each event once', async () => {
     const { api } = system;
     const db = api.database.knex;
-    const account = await createAccount(db, { email: 'restart@example.com', plan: 'business' });
+    const account = await createAccount(db, { email: `restart-${Math.random().toString(36).slice(2)}@example.com`, plan: 'business' });
     const { secret } = await createApiKey(db, account.id);
     const request = client(api.url!, secret);
     const requests: { id: string; documentId: string; signers: { id: string }[] }[] = [];

@@ -1,6 +1,11 @@
 import type { Middleware } from 'koa';
 import type { ApiKeyAuthenticator } from '../../apiKeys/cache';
-import { unauthorized } from '../../errors';
+import { emailUnverified, unauthorized } from '../../errors';
+
+// An account whose address is not proven yet (a console sign-up before its link) only reads: whatever
+// writes may send mail or reach others under that address, and refusing every write keeps a new endpoint
+// safe without anyone remembering to list it.
+const READS = new Set(['GET', 'HEAD']);
 
 export function authenticate(apiKeys: ApiKeyAuthenticator): Middleware {
   return async (ctx, next) => {
@@ -12,6 +17,7 @@ export function authenticate(apiKeys: ApiKeyAuthenticator): Middleware {
     if (!result) throw unauthorized('Unknown or revoked API key.');
     ctx.state.account = result.account;
     ctx.state.apiKeyId = result.keyId;
+    if (!result.account.emailVerified && !READS.has(ctx.method)) throw emailUnverified();
     await next();
   };
 }

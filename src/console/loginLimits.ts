@@ -1,0 +1,96 @@
+import type { Context } from 'koa';
+import { RateLimiterRes, type RateLimiterPostgres } from 'rate-limiter-flexible';
+import type { Db } from '../db';
+import { clientKey, emailKey, tooMany, windowLimiter } from './limits';
+import { findUserByEmail, passwordMatches, type User } from './people';
+import type { Sessions } from './sessions';
+
+// Console logins. Every attempt takes its points before the password is checked, each in one atomic
+// statement (INSERT … ON CONFLICT DO UPDATE … RETURNING), so parallel guesses cannot all pass a count
+// read before any of them was added; a right password gives them back. Who is limited (OWASP: locking an
+// account out for everyone lets anyone lock its owner out):
+// - a client address guessing one person's password, and a client address trying many e-mails;
+// - guesses for one e-mail from any number of client addresses, together: past that, only a browser the
+//   person has logged in from before is let in (its signed device cookie, OWASP's "device cookies");
+// - such a browser counts its own failures, and no other count applies to it: no stranger can lock an
+//   owner out of their own browser.
+// A successful password reset clears the counts of its e-mail (it proves the inbox).
+
+const WINDOW_SECONDS = 15 * 60;
+export const FAILED_LOGINS_PER_EMAIL_AND_CLIENT = 10;
+export const FAILED_LOGINS_PER_CLIENT = 100;
+export const FAILED_LOGINS_PER_EMAIL = 50;
+export const FAILED_LOGINS_PER_DEVICE = 10;
+
+interface Count {
+  limiter: RateLimiterPostgres;
+  key: string;
+  /** Why it refuses, for the 429's message. */
+  refusal: string;
+  /** A right password clears it (the failures of this client for this person) or only gives its point back. */
+  onSuccess: 'clear' | 'give back';
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+export function createLoginLimits(db: Db, sessions: Sessions) {
+  const byEmailAndClient = windowLimiter(db, 'console-login-email-client', FAILED_LOGINS_PER_EMAIL_AND_CLIENT, WINDOW_SECONDS);
+  const byClient = windowLimiter(db, 'console-login-client', FAILED_LOGINS_PER_CLIENT, WINDOW_SECONDS);
+  const byEmail = windowLimiter(db, 'console-login-email', FAILED_LOGINS_PER_EMAIL, WINDOW_SECONDS);
+  const byDevice = windowLimiter(db, 'console-login-device', FAILED_LOGINS_PER_DEVICE, WINDOW_SECONDS);
+
+  function countsFor(ctx: Context, email: string, user: User | undefined): Count[] {
+    const device = sessions.trustedDevice(ctx);
+    if (user && device?.userId === user.id) {
+      return [{ limiter: byDevice, key: `${user.id}:${device.id}`, refusal: 'Too many failed attempts.', onSuccess: 'clear' }];
+    }
+    const [person, client] = [emailKey(email), clientKey(ctx.ip)];
+    return [
+      { limiter: byEmailAndClient, key: `${person}:${client}`, refusal: 'Too many failed attempts.', onSuccess: 'clear' },
+      { limiter: byClient, key: client, refusal: 'Too many failed attempts from this network.', onSuccess: 'give back' },
+      {
+        limiter: byEmail,
+        key: person,
+        refusal: 'Too many failed attempts for this e-mail from elsewhere. Log in from a browser you have logged in from before, or set a new password with “Forgot your password?”.',
+        onSuccess: 'give back',
+      },
+    ];
+  }
+
+  return {
+    /**
+     * The person with this e-mail and password, or null (the failure stays counted). 429 with
+     * Retry-After past a limit, before the password is checked, whether or not the e-mail is known.
+     * A success marks this browser as the person's.
+     */
+    async logIn(ctx: Context, email: string, password: string): Promise<User | null> {
+      const user = await findUserByEmail(db, email);
+      const counts = countsFor(ctx, email, user);
+      for (const count of counts) {
+        try {
+          await count.limiter.consume(count.key);
+        } catch (refused) {
+          if (!(refused instanceof RateLimiterRes)) throw refused;
+          throw tooMany(count.refusal, refused.msBeforeNext);
+        }
+      }
+      const matches = await passwordMatches(db, user, password); // scrypt's work whether or not the e-mail is known
+      if (!user || !matches) return null;
+      await Promise.all(counts.map((count) => (count.onSuccess === 'clear' ? count.limiter.delete(count.key) : count.limiter.reward(count.key, 1))));
+      sessions.trustDevice(ctx, user.id);
+      return user;
+    },
+
+    /** Forgets the failed logins for this person's e-mail, from every client and browser. */
+    async clear(user: User) {
+      const person = emailKey(user.email);
+      await db('rate_limits')
+        .where('key', byEmail.getKey(person))
+        .orWhere('key', 'like', `${escapeLike(byEmailAndClient.getKey(person))}:%`)
+        .orWhere('key', 'like', `${escapeLike(byDevice.getKey(user.id))}:%`)
+        .delete();
+    },
+  };
+}
+
+export type LoginLimits = ReturnType<typeof createLoginLimits>;
