@@ -1,3 +1,4 @@
+/// <reference lib="es2024.string" />
 import { z } from 'zod';
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { validationError } from '../errors';
@@ -35,25 +36,105 @@ function describeIssue(issue: z.core.$ZodIssue) {
 
 /**
  * Parses input with a schema; every violated rule becomes one details string of a 400 validation_error.
- * No text anywhere in the input may hold a NUL character: PostgreSQL cannot store one, so it would
- * otherwise fail deep in a query as a 500.
+ * Text that cannot be stored as given (see `textProblems`) is refused first, before the schema reads it.
  */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
-  const withNul = nulPaths(input);
-  if (withNul.length) throw validationError(withNul.map((field) => `${field || 'body'} must not contain NUL characters`));
+  assertStorableText(input);
   const result = schema.safeParse(input);
   if (!result.success) throw validationError(result.error.issues.map(describeIssue));
   return result.data;
 }
 
-function nulPaths(value: unknown, at = ''): string[] {
-  if (typeof value === 'string') return value.includes('\u0000') ? [at] : [];
-  if (Array.isArray(value)) return value.flatMap((item, i) => nulPaths(item, at ? `${at}.${i}` : String(i)));
-  if (value && typeof value === 'object') {
-    return Object.entries(value).flatMap(([key, item]) => (key.includes('\u0000') ? [at || 'body'] : nulPaths(item, at ? `${at}.${key}` : key)));
-  }
-  return [];
+/**
+ * parseInput for a body whose handler checks more rules once its shape is right: when the shape is wrong,
+ * `rules` still check what they can of the raw input, so that the 400 lists every problem at once.
+ */
+export async function parseInputWithRules<Schema extends z.ZodType>(schema: Schema, input: unknown, rules: (input: unknown) => Promise<string[]>): Promise<z.output<Schema>> {
+  assertStorableText(input);
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw validationError([...result.error.issues.map(describeIssue), ...(await rules(input))]);
 }
+
+/** Every problem of `input` against `schema`, each naming its field under `at` (nothing when it is right). */
+export function problemsOf(schema: z.ZodType, input: unknown, at: string): string[] {
+  const flawed = textProblems(input);
+  if (flawed.length > 0) return flawed.map((problem) => `${at}${problem.startsWith('body ') ? problem.slice(4) : `.${problem}`}`);
+  const result = schema.safeParse(input);
+  return result.success ? [] : result.error.issues.map((issue) => `${[at, ...issue.path.map(String)].join('.')} ${issue.message}`);
+}
+
+/**
+ * The properties of `input` that each pass their own schema of `object`: what rules can still check of
+ * an object whose shape is wrong elsewhere. Undefined when `input` is no object at all.
+ */
+export function validProperties<Shape extends z.ZodRawShape>(object: z.ZodObject<Shape>, input: unknown): { [Key in keyof Shape]?: z.output<Shape[Key]> } | undefined {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return undefined;
+  const valid: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(object.shape)) {
+    const result = (schema as z.ZodType).safeParse((input as Record<string, unknown>)[key]);
+    if (result.success) valid[key] = result.data;
+  }
+  return valid as { [Key in keyof Shape]?: z.output<Shape[Key]> };
+}
+
+/** How deep objects and arrays may nest in an input: more than any real body needs, and a bound on every walk over one. */
+export const MAX_NESTING = 32;
+const MAX_TEXT_PROBLEMS = 20;
+
+// What is wrong with a piece of text, as the end of a details string ("name must not contain NUL characters").
+const flawOf = (value: string) =>
+  value.includes('\u0000') ? 'must not contain NUL characters' : value.isWellFormed() ? undefined : 'must be well-formed Unicode (it has an unpaired UTF-16 surrogate)';
+const keyFlawOf = (key: string) =>
+  key.includes('\u0000') ? 'must not have a field name with NUL characters' : key.isWellFormed() ? undefined : 'must not have a field name with an unpaired UTF-16 surrogate';
+
+/**
+ * What no text in an input may hold, in field names as in values: NUL, which PostgreSQL cannot store, and
+ * an unpaired UTF-16 surrogate (JSON's "\\ud800"), which is no character at all: PostgreSQL refuses it in
+ * JSON and a UTF-8 encoder replaces it, so it could never read back as given. One problem per field, naming
+ * it; an input nested deeper than MAX_NESTING is refused whole. The walk is iterative: no input, however
+ * deep, can exhaust the stack.
+ */
+export function textProblems(input: unknown): string[] {
+  const problems: string[] = [];
+  let more = 0;
+  const report = (problem: string) => (problems.length < MAX_TEXT_PROBLEMS ? problems.push(problem) : more++);
+  // A field name's flaw waits its turn on the stack too, so that problems come in the input's order.
+  const pending: ({ value: unknown; at: string; depth: number } | { problem: string })[] = [{ value: input, at: '', depth: 0 }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if ('problem' in next) {
+      report(next.problem);
+      continue;
+    }
+    const { value, at, depth } = next;
+    if (typeof value === 'string') {
+      const flaw = flawOf(value);
+      if (flaw) report(`${at || 'body'} ${flaw}`);
+      continue;
+    }
+    if (!value || typeof value !== 'object') continue;
+    if (depth >= MAX_NESTING) return [`body must be nested at most ${MAX_NESTING} levels deep`];
+    const entries: [string, unknown][] = Array.isArray(value) ? value.map((item, index) => [String(index), item]) : Object.entries(value);
+    for (let index = entries.length - 1; index >= 0; index--) {
+      const [key, item] = entries[index];
+      const flaw = keyFlawOf(key);
+      pending.push(flaw ? { problem: `${at || 'body'} ${flaw}` } : { value: item, at: at ? `${at}.${key}` : key, depth: depth + 1 });
+    }
+  }
+  if (more > 0) problems.push(`body has ${more} more such problem(s)`);
+  return problems;
+}
+
+function assertStorableText(input: unknown) {
+  const problems = textProblems(input);
+  if (problems.length > 0) throw validationError(problems);
+}
+
+/**
+ * Text the service stores without asking the sender (a User-Agent, a forwarded address): made storable
+ * rather than refused, an unpaired surrogate and a NUL each becoming U+FFFD.
+ */
+export const storableText = (value: string) => value.toWellFormed().replaceAll('\u0000', '\ufffd');
 
 // ISO 8601 only (a date, or a date and time with an optional zone), years 1000–9999: `0`, `2024` or
 // `March 7` are not dates here, and a year PostgreSQL cannot store is refused before it gets there. The

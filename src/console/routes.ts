@@ -12,7 +12,7 @@ import { contentOf, jsonOrMultipartBody } from '../api/middleware/body';
 import type { RateLimit } from '../api/middleware/rateLimit';
 import type { RouteDeps } from '../api/routeDeps';
 import { createRouter } from '../api/router';
-import { parseInput, z } from '../api/validation';
+import { parseInput, textProblems, z } from '../api/validation';
 import { listActivity } from '../dashboard/activity';
 import { getBreakdown, getStats, getTrends } from '../dashboard/service';
 import { presentDocument } from '../documents/presenter';
@@ -156,6 +156,9 @@ export function consoleRoutes(deps: ConsoleDeps) {
     if (!sessions.csrfMatches(state(ctx).csrf, presented)) {
       throw new AppError(403, 'forbidden', 'The form has expired or did not come from this site. Reload the page and try again.');
     }
+    // Every form field, whichever handler reads it, as the REST API's bodies: no NUL, no unpaired surrogate.
+    const problems = textProblems(ctx.request.body);
+    if (problems.length > 0) throw validationError(problems);
     await next();
   }
 

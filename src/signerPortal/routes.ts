@@ -8,7 +8,7 @@ import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { jsonBody } from '../api/middleware/body';
 import { routesOn } from '../api/route';
-import { z } from '../api/validation';
+import { storableText, z } from '../api/validation';
 import { runUpdate } from '../signingRequests/service';
 import { signatureImageProblem } from '../pdf/signatureImage';
 import { SIGNING_TOKEN } from './tokens';
@@ -32,7 +32,8 @@ export function signerPortalRoutes({ db, temporal, openapi, config, logger }: { 
   const router = createRouter();
   const route = routesOn(router, openapi);
   const signerSide = { tag: 'Signing (signer side)', params: TokenParams, servers: [{ url: config.publicUrl }], security: [] };
-  const client = (ctx: Context) => ({ ipAddress: ctx.ip, userAgent: ctx.get('User-Agent').slice(0, 500) || undefined });
+  // Headers are stored as sent, made storable rather than refused: a signer does not choose their browser's.
+  const client = (ctx: Context) => ({ ipAddress: storableText(ctx.ip), userAgent: storableText(ctx.get('User-Agent').slice(0, 500)) || undefined });
 
   route(
     { ...signerSide, method: 'get', path: '/sign/{token}/request', summary: 'What the signer needs to render the signing page; opening it counts as viewed', response: SignerViewSchema, responseDescription: 'The signer’s view', errors: [404] },
