@@ -68,6 +68,11 @@ export const progressQuery = defineQuery<SigningRequestProgress>('progress');
 /** Why an update was refused; the api answers 409 conflict with the failure's message. */
 export const refusalTypes = ['RequestEnded', 'Completing', 'UnknownSigner', 'AlreadyActed', 'NotYourTurn'] as const;
 
+/** The failure type of an activity whose change the database refused for good (activities/signingRequest.ts). */
+export const databaseRefusal = 'DatabaseRefused';
+/** An update whose change the database refused for good: nothing changed, the request stays as it was; the api answers 400. */
+export const changeRefused = 'ChangeRefused';
+
 export const searchAttributes = {
   accountId: defineSearchAttributeKey('SignetAccountId', SearchAttributeType.KEYWORD),
   documentId: defineSearchAttributeKey('SignetDocumentId', SearchAttributeType.KEYWORD),

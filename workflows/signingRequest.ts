@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
   condition,
@@ -11,6 +12,8 @@ import {
 import type { SigningActivities } from '../activities/signingRequest';
 import {
   cancelUpdate,
+  changeRefused,
+  databaseRefusal,
   declineUpdate,
   progressQuery,
   remindUpdate,
@@ -49,25 +52,37 @@ const sealing = proxyLocalActivities<SigningActivities>({ startToCloseTimeout: '
 const SEAL_RETRY_FIRST_MS = 1000;
 const SEAL_RETRY_MAX_MS = 30 * 60 * 1000;
 
+// A change the database refused for good (its data: activities/signingRequest.ts) did not happen: the
+// update that asked for it fails with nothing changed, and the caller hears why.
+const refusedForGood = (error: unknown) =>
+  error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === databaseRefusal
+    ? ApplicationFailure.nonRetryable('The database refused to record this change; nothing changed.', changeRefused)
+    : error;
+
 /**
  * One signing request, from invitations to the sealed PDF. The workflow holds the decisions (whose
  * turn it is, when to remind, when it expires, which change wins a race); activities record them.
  *
  * One request has one outcome. A terminal change (cancel, decline, expiry) is decided at once, so no
- * signature is accepted after it, and is recorded only after the signatures accepted before it. Once
- * every signer has signed or is signing, the request is completing: cancel and decline are refused.
+ * signature is accepted after it, and is recorded only after the signatures accepted before it; it
+ * becomes the status once recorded, and is taken back if it cannot be, so that the workflow never
+ * holds an outcome the database does not. Once every signer has signed or is signing, the request is
+ * completing: cancel and decline are refused.
  */
 export async function signingRequestWorkflow(input: SigningRequestInput): Promise<SigningRequestState> {
   const { requestId } = input;
   const signers = input.signerIds.map((id) => ({ id, status: 'pending' as SignerStatus, busy: null as null | 'signing' | 'declining' }));
   let status: RequestStatus = 'pending';
+  // The terminal change decided and being recorded: what the request is to everyone until it is recorded or taken back.
+  let ending: RequestStatus | null = null;
+  const shown = () => ending ?? status;
   let changed = false;
   const expiresAt = new Date(input.expiresAt).getTime();
   let reminderRound = 0;
   let nextReminderAt = input.reminderEveryMs > 0 ? Date.now() + input.reminderEveryMs : Infinity;
   let seal: SigningRequestProgress['sealing'] = null;
 
-  const state = (): SigningRequestState => ({ status, signers: signers.map(({ id, status }) => ({ id, status })) });
+  const state = (): SigningRequestState => ({ status: shown(), signers: signers.map(({ id, status }) => ({ id, status })) });
   const acted = (signer: (typeof signers)[number]) => signer.status === 'signed' || signer.status === 'declined';
   // Whose turn it is: everyone who has not acted when parallel; the first of them when sequential.
   const due = () => {
@@ -77,9 +92,9 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
   const completing = () => signers.every((signer) => signer.status === 'signed' || signer.busy === 'signing');
   const signaturesInFlight = () => signers.some((signer) => signer.busy === 'signing');
   const progress = (): SigningRequestProgress => ({
-    stage: status !== 'pending' ? 'finished' : seal ? 'sealing' : 'awaiting_signers',
-    waitingFor: status === 'pending' && !seal ? due().filter((signer) => !signer.busy).map((signer) => signer.id) : [],
-    sealing: status === 'pending' ? seal : null,
+    stage: shown() !== 'pending' ? 'finished' : seal ? 'sealing' : 'awaiting_signers',
+    waitingFor: shown() === 'pending' && !seal ? due().filter((signer) => !signer.busy).map((signer) => signer.id) : [],
+    sealing: shown() === 'pending' ? seal : null,
   });
   const setStatus = (next: RequestStatus) => {
     status = next;
@@ -87,11 +102,11 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
     upsertSearchAttributes([{ key: searchAttributes.status, value: next }]);
   };
   const refuseUnlessOpen = () => {
-    if (status !== 'pending') throw ApplicationFailure.nonRetryable(`This signing request is ${status}.`, 'RequestEnded');
+    if (shown() !== 'pending') throw ApplicationFailure.nonRetryable(`This signing request is ${shown()}.`, 'RequestEnded');
     if (completing()) throw ApplicationFailure.nonRetryable('Every signer has signed: this signing request is being completed.', 'Completing');
   };
   const refuseUnlessDue = (signerId: string) => {
-    if (status !== 'pending') throw ApplicationFailure.nonRetryable(`This signing request is ${status}.`, 'RequestEnded');
+    if (shown() !== 'pending') throw ApplicationFailure.nonRetryable(`This signing request is ${shown()}.`, 'RequestEnded');
     const signer = signers.find((candidate) => candidate.id === signerId);
     if (!signer) throw ApplicationFailure.nonRetryable('No such signer in this request.', 'UnknownSigner');
     if (acted(signer) || signer.busy) throw ApplicationFailure.nonRetryable(`This signer has already ${signer.status === 'declined' || signer.busy === 'declining' ? 'declined' : 'signed'}.`, 'AlreadyActed');
@@ -102,13 +117,25 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
   // signing_request.created, once, before any outcome: a cancel can arrive before the first invitation.
   let announcing: Promise<void> | undefined;
   const announce = () => (announcing ??= transitions.announceRequest(requestId));
-  // A terminal change: decided now, recorded once the signatures accepted before it are recorded.
-  // False when the database already held another outcome (its conditional update matched no row).
+  // A terminal change: decided now, recorded once the signatures accepted before it are recorded, then
+  // the status. False when the database already held another outcome (its conditional update matched no
+  // row). A change that could not be recorded is taken back: the request is pending, as in the database.
   const end = async (next: RequestStatus, record: () => Promise<boolean>) => {
-    setStatus(next);
-    await condition(() => !signaturesInFlight());
-    await announce();
-    return record();
+    ending = next;
+    upsertSearchAttributes([{ key: searchAttributes.status, value: next }]);
+    try {
+      await condition(() => !signaturesInFlight());
+      await announce();
+      const recorded = await record();
+      status = next;
+      return recorded;
+    } catch (error) {
+      upsertSearchAttributes([{ key: searchAttributes.status, value: status }]);
+      throw refusedForGood(error);
+    } finally {
+      ending = null;
+      changed = true;
+    }
   };
 
   setHandler(stateQuery, state);
@@ -119,7 +146,7 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
       const signer = refuseUnlessDue(sign.signerId);
       signer.busy = 'signing';
       try {
-        if (!(await transitions.recordSignature(requestId, sign))) throw refused();
+        if (!(await transitions.recordSignature(requestId, sign).catch((error) => Promise.reject(refusedForGood(error))))) throw refused();
         signer.status = 'signed';
       } finally {
         signer.busy = null;
@@ -163,10 +190,16 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
     const signer = signers.find((candidate) => candidate.id === view.signerId);
     if (!signer || status !== 'pending' || signer.status !== 'notified') return;
     signer.status = 'viewed';
-    await transitions.recordView(requestId, view);
+    // A view that cannot be recorded is not one: a signal handler's failure would fail the whole workflow.
+    await transitions.recordView(requestId, view).catch(() => {
+      if (signer.status === 'viewed') signer.status = 'notified';
+    });
   });
 
   while (status === 'pending') {
+    // A terminal change being recorded becomes the status, or is taken back, before anything else is done.
+    await condition(() => ending === null);
+    if (status !== 'pending') break;
     const toInvite = due().filter((signer) => signer.status === 'pending');
     if (toInvite.length > 0) {
       await activities.sendInvitations(requestId, toInvite.map((signer) => signer.id));
@@ -181,7 +214,7 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
     const wakeAt = Math.min(expiresAt, nextReminderAt);
     const woken = await condition(() => changed || status !== 'pending', Math.max(1, wakeAt - Date.now()));
     changed = false;
-    if (woken || status !== 'pending') continue;
+    if (woken || status !== 'pending' || ending !== null) continue;
     if (Date.now() >= expiresAt) {
       // A signature accepted before the deadline that completes the request wins over expiry.
       if (completing()) {

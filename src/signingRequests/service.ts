@@ -9,7 +9,7 @@ import { hashToken, randomToken } from '../signerPortal/tokens';
 import { templateRequestProblems, templateSigners } from '../templates/requests';
 import { findTemplate, findTemplateFile } from '../templates/store';
 import { signingRequestHandle, startSigningRequestWorkflow } from '../temporal/client';
-import { refusalTypes, type SigningRequestProgress } from '../../workflows/definitions';
+import { changeRefused, refusalTypes, type SigningRequestProgress } from '../../workflows/definitions';
 import { signedFileName } from './lifecycle';
 import type { SignatureField, SignerField, SigningRequestCreateInput } from './schema';
 import { findSigningRequest, toSigningRequest, type SigningRequest, type SigningRequestWithSigners } from './store';
@@ -154,13 +154,17 @@ export function progressFromDatabase({ request, signers }: SigningRequestWithSig
   return { stage: 'awaiting_signers', waitingFor: (request.signingOrder === 'sequential' ? open.slice(0, 1) : open).map((signer) => signer.id), sealing: null };
 }
 
-/** Runs a workflow update, turning the workflow's refusals (already acted, not your turn, ended, completing) into 409s. */
+/**
+ * Runs a workflow update, turning the workflow's refusals (already acted, not your turn, ended, completing)
+ * into 409s, and a change the database refused for good (nothing changed) into a 400.
+ */
 export async function runUpdate<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
     if (cause instanceof ApplicationFailure && (refusalTypes as readonly string[]).includes(cause.type ?? '')) throw conflict(cause.message);
+    if (cause instanceof ApplicationFailure && cause.type === changeRefused) throw validationError(['body could not be recorded as given (the database refused it); nothing changed']);
     // The database said pending (callers check it first): a workflow not started yet (the sweeper starts
     // it), or one whose task is being retried after a worker died, answers in a moment.
     if ((error as Error).name === 'WorkflowNotFoundError' || isTemporarilyRefused(error)) {

@@ -2,7 +2,17 @@ import { expect } from 'chai';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { SigningActivities } from '../../activities/signingRequest';
-import { cancelUpdate, signUpdate, stateQuery, type SigningRequestInput } from '../../workflows/definitions';
+import { ApplicationFailure, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  cancelUpdate,
+  changeRefused,
+  databaseRefusal,
+  declineUpdate,
+  progressQuery,
+  signUpdate,
+  stateQuery,
+  type SigningRequestInput,
+} from '../../workflows/definitions';
 import { signingRequestWorkflow } from '../../workflows/signingRequest';
 import { eventually } from '../support/signing';
 import { prepareSearchAttributes } from '../../src/temporal/searchAttributes';
@@ -102,6 +112,62 @@ describe('signingRequestWorkflow decisions', function () {
     const cancellation = recorder.calls.find(([name]) => name === 'recordCancellation')!;
     expect(cancellation[1][1]).to.equal('changed my mind');
     expect(recorder.names()).not.to.include('completeRequest');
+  });
+
+  // The database refusing a change for good (activities/signingRequest.ts makes it this failure at once).
+  const refusedForGood = () => {
+    throw ApplicationFailure.nonRetryable('The database refused recordCancellation for good (SQLSTATE 22P02)', databaseRefusal);
+  };
+  const failureOf = (work: Promise<unknown>) =>
+    work.then(
+      () => expect.fail('the update was accepted'),
+      (error: unknown) => {
+        expect(error).to.be.instanceOf(WorkflowUpdateFailedError);
+        return (error as WorkflowUpdateFailedError).cause as ApplicationFailure;
+      },
+    );
+
+  it('a cancellation the database refuses for good is taken back: the update fails once, the request stays pending and can still complete', async () => {
+    const recorder = recordingActivities();
+    let refusals = 0;
+    recorder.activities.recordCancellation = async () => {
+      refusals++;
+      refusedForGood();
+    };
+    const result = await run({}, recorder.activities, async (handle) => {
+      const failure = await failureOf(handle.executeUpdate(cancelUpdate, { args: [{ reason: 'a\ud800b' }] }));
+      expect(failure.type).to.equal(changeRefused);
+      expect(await handle.query(stateQuery)).to.deep.include({ status: 'pending' });
+      expect(await handle.query(progressQuery)).to.deep.equal({ stage: 'awaiting_signers', waitingFor: ['sgr_a', 'sgr_b'], sealing: null });
+      // Open as before: both can sign, and the request completes.
+      for (const signerId of ['sgr_a', 'sgr_b']) await handle.executeUpdate(signUpdate, { args: [{ signerId, signature: { type: 'typed', value: signerId } }] });
+      return handle.result();
+    });
+    expect(refusals).to.equal(1); // not retried
+    expect(result.status).to.equal('completed');
+    expect(recorder.names().filter((name) => name === 'sendClosingMails')).to.have.length(1);
+  });
+
+  it('a decline or a signature the database refuses for good changes nothing; the next try and a cancel go through', async () => {
+    const recorder = recordingActivities();
+    recorder.activities.recordDecline = async () => refusedForGood();
+    let signatures = 0;
+    recorder.activities.recordSignature = async () => (++signatures === 1 ? refusedForGood() : true);
+    const result = await run({}, recorder.activities, async (handle) => {
+      const declined = await failureOf(handle.executeUpdate(declineUpdate, { args: [{ signerId: 'sgr_a', reason: 'Me \udfff' }] }));
+      expect(declined.type).to.equal(changeRefused);
+      const signed = await failureOf(handle.executeUpdate(signUpdate, { args: [{ signerId: 'sgr_b', signature: { type: 'typed', value: 'Me \udfff' } }] }));
+      expect(signed.type).to.equal(changeRefused);
+      const state = await handle.query(stateQuery);
+      expect(state.status).to.equal('pending');
+      expect(state.signers.map((signer) => signer.status)).to.deep.equal(['notified', 'notified']);
+      expect((await handle.query(progressQuery)).waitingFor).to.deep.equal(['sgr_a', 'sgr_b']);
+      await handle.executeUpdate(signUpdate, { args: [{ signerId: 'sgr_b', signature: { type: 'typed', value: 'Bea' } }] });
+      await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'changed my mind' }] });
+      return handle.result();
+    });
+    expect(result.status).to.equal('cancelled');
+    expect(result.signers.map((signer) => signer.status)).to.deep.equal(['notified', 'signed']);
   });
 });
 
