@@ -1,9 +1,18 @@
 import { expect } from 'chai';
 import { createApp } from '../../src/app';
+import type { Db } from '../../src/db';
 import { createLogger } from '../../src/logger';
+import { consoleClient, newEmail, PASSWORD, signedUp } from '../support/consoleClient';
 import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
+import { createSigningRequest, eventually, tokenOf } from '../support/signing';
 import { createTestAccount, sharedSystem, testConfig } from '../support/system';
+
+/** The paths of the links in the e-mails sent to `email` (the outbox), newest first. */
+async function linksMailedTo(db: Db, email: string) {
+  const rows: { text: string }[] = await db('mail_outbox').whereLike('to_address', `%${email}%`).orderBy('id', 'desc').select('text');
+  return rows.flatMap((row) => [...row.text.matchAll(/https?:\/\/[^\s<>"]+/g)].map(([url]) => new URL(url).pathname));
+}
 
 describe('structured logs', () => {
   it('are JSON lines carrying the request id, and never the API key or PDF bytes', async () => {
@@ -31,6 +40,76 @@ describe('structured logs', () => {
       expect(all).not.to.contain(apiKey);
       expect(all).not.to.contain(apiKey.slice(8));
       expect(all).not.to.contain(base64.slice(0, 40));
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('structured logs of a whole flow', () => {
+  it('hold no signing token, API key, reset or e-mailed token, or session cookie, though every request is logged', async function () {
+    this.timeout(90_000);
+    const lines: string[] = [];
+    const logger = createLogger('info', { write: (line: string) => lines.push(line) });
+    const system = await sharedSystem();
+    const db = system.database.knex;
+    const app = createApp({ config: testConfig(), db, logger, readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const secrets: string[] = [];
+    try {
+      // The API, with a key.
+      const { apiKey } = await createTestAccount();
+      secrets.push(apiKey);
+      const request = client(baseUrl, apiKey);
+      const signerEmail = newEmail();
+      const { signingRequest } = await createSigningRequest(request, { signers: [{ name: 'Ada Lovelace', email: signerEmail }] });
+      expect((await request('GET', `/api/v1/signatures/${signingRequest.id}`)).status).to.equal(200);
+      const link = await request('POST', `/api/v1/signatures/${signingRequest.id}/signers/${signingRequest.signers[0].id}/link`);
+      const embedded = tokenOf(link.body.url);
+      // The e-mailed link (sent by the worker) and the embedded one, opened and used as a signer would.
+      const [mailed] = await eventually(async () => {
+        const paths = (await linksMailedTo(db, signerEmail)).filter((path) => path.startsWith('/sign/'));
+        expect(paths).to.have.length.greaterThan(0);
+        return paths;
+      });
+      secrets.push(embedded, tokenOf(`http://x${mailed}`));
+      const signer = client(baseUrl);
+      for (const path of [mailed, `/sign/${embedded}`, `/sign/${embedded}/request`, `/sign/${embedded}/document`, `/sign/${embedded}/nothing`, `/SIGN/${embedded}/request`, `/sign/${embedded}/../request`]) {
+        await signer('GET', path);
+      }
+      const signed = await signer('POST', `/sign/${embedded}/sign`, { json: { consent: true, signature: { type: 'typed', value: 'Ada Lovelace' } } });
+      expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
+
+      // The console: sign up (opening whatever link that mails), make a key, then reset the password by e-mail.
+      const { browser, email } = await signedUp(baseUrl);
+      for (const path of await linksMailedTo(db, email)) await browser.request('GET', path);
+      const created = await browser.submit('/app/settings/api-keys', '/app/settings/api-keys', { name: 'ci' });
+      const consoleKey = /id="new-key"[^>]*value="([^"]+)"/.exec(created.text)?.[1];
+      expect(consoleKey, created.text).to.be.a('string');
+      secrets.push(consoleKey!, ...browser.cookies.values());
+      await browser.post('/app/logout');
+      const stranger = consoleClient(baseUrl);
+      await stranger.submit('/app/password/forgot', '/app/password/forgot', { email });
+      const reset = await eventually(async () => {
+        const [path] = (await linksMailedTo(db, email)).filter((candidate) => candidate.startsWith('/app/password/reset/'));
+        expect(path).to.be.a('string');
+        return path;
+      });
+      const changed = await stranger.submit(reset, reset, { password: `${PASSWORD} again` });
+      expect(changed.status, changed.text).to.be.below(400);
+      secrets.push(...(await linksMailedTo(db, email)).map((path) => path.split('/').pop()!).filter((last) => last.length >= 32));
+      secrets.push(...stranger.cookies.values());
+
+      const requests = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request');
+      expect(requests.length).to.be.greaterThan(15);
+      expect(requests.map((entry) => entry.path)).to.include.members([`/sign/[redacted]/request`, `/app/password/reset/[redacted]`]);
+      const all = lines.join('\n');
+      for (const secret of new Set(secrets.filter((value) => value.length >= 20))) {
+        expect(all).not.to.contain(secret);
+        expect(all).not.to.contain(secret.slice(-20));
+      }
     } finally {
       server.close();
     }

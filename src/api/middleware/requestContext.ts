@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { Logger } from '../../logger';
+import { loggablePath, type Logger } from '../../logger';
 import { MAX_FORM_FIELDS } from './body';
 import { AppError } from '../../errors';
 
@@ -18,13 +18,13 @@ export function requestContext(logger: Logger): Middleware {
     const started = process.hrtime.bigint();
     try {
       await next();
-      if (ctx.body === undefined && ctx.status === 404) throw new AppError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}.`);
+      if (ctx.body === undefined && ctx.status === 404) throw new AppError(404, 'not_found', `No route for ${ctx.method} ${loggablePath(ctx.path)}.`);
       if (ctx.body === undefined && ctx.status === 405) throw new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed here.`);
     } catch (error) {
       renderError(ctx, error, requestId, log);
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, accountId: ctx.state.account?.id }, 'request');
+      log.info({ method: ctx.method, path: loggablePath(ctx.path), status: ctx.status, ms: Math.round(ms * 10) / 10, accountId: ctx.state.account?.id }, 'request');
     }
   };
 }
