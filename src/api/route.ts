@@ -5,7 +5,7 @@ import { notFound } from '../errors';
 import { idPattern, idPrefixes, isId, type IdKind } from '../ids';
 import { jsonBody } from './middleware/body';
 import { jsonContent, pickErrors, type errorResponses } from './openapi';
-import { parseInput, z } from './validation';
+import { parseInput, parseInputWithRules, z } from './validation';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Schema = z.ZodType;
@@ -24,6 +24,11 @@ export interface RouteSpec<Params extends Schema | undefined, Query extends Sche
   query?: Query;
   /** A JSON body, parsed with `jsonBody()` unless `parseBody` says otherwise. */
   body?: Body;
+  /**
+   * The rules the handler checks once the body's shape is right (those that need the database, say),
+   * also checked, as far as they can be, on a body whose shape is wrong: its 400 then lists every problem.
+   */
+  bodyRules?: (body: unknown, ctx: Context) => Promise<string[]>;
   parseBody?: Middleware;
   /** The OpenAPI request body of a body the handler reads itself (multipart, a file), in place of `body`. */
   requestBody?: NonNullable<RouteConfig['request']>['body'];
@@ -85,7 +90,8 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
   router[spec.method](koaPath, ...middleware, async (ctx: Context) => {
     const params = spec.params ? parsePathParams(spec.params, ctx.params) : undefined;
     const query = spec.query ? parseInput(spec.query, ctx.query) : undefined;
-    const body = spec.body ? parseInput(spec.body, ctx.request.body ?? {}) : undefined;
+    const raw = ctx.request.body ?? {};
+    const body = spec.body && spec.bodyRules ? await parseInputWithRules(spec.body, raw, (input) => spec.bodyRules!(input, ctx)) : spec.body ? parseInput(spec.body, raw) : undefined;
     const result = await handler({ params, query, body } as RouteInput<Parsed<Params>, Parsed<Query>, Parsed<Body>>, ctx);
     if (result !== undefined) {
       ctx.status = status;

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { parsePathParams } from '../api/route';
 import { jsonBody } from '../api/middleware/body';
-import { parseInput } from '../api/validation';
+import { parseInput, parseInputWithRules } from '../api/validation';
 import { DocumentIdParams } from '../documents/schema';
 import { getDocuments, listDocuments } from '../documents/service';
 import { presentDetectedFields, presentTemplate } from '../templates/presenter';
@@ -14,6 +14,7 @@ import {
   getTemplate,
   listTemplates,
   previewTemplatePage,
+  templateCreateRules,
 } from '../templates/service';
 import { documentPageSizes, pageImage, PageParams } from './documentView';
 import { html, jsonData } from './html';
@@ -49,7 +50,8 @@ export function templatePages({ router, deps, rateLimit, requireLogin, frame, pa
 
   // The editor's save (templateEditor.js, JSON with X-CSRF-Token): the REST API's quota, schema and service.
   router.post('/templates', requireLogin, quota, jsonBody(), async (ctx) => {
-    const template = await createTemplate(templateDeps, account(ctx), parseInput(TemplateCreateSchema, ctx.request.body ?? {}));
+    const input = await parseInputWithRules(TemplateCreateSchema, ctx.request.body ?? {}, (body) => templateCreateRules(templateDeps, account(ctx), body));
+    const template = await createTemplate(templateDeps, account(ctx), input);
     ctx.status = 201;
     ctx.body = { id: template.id };
   });

@@ -3,6 +3,13 @@ import { dateTime, jsonSchemaKeywords, laterThan, paginationQuery, queryDate, te
 import { fieldTypes } from '../pdf/textTags';
 import { requestStatuses, signerStatuses, signingOrders } from '../../workflows/definitions';
 
+// A request's limits. A template meets them too (src/templates/layout.ts), so that every template can be sent.
+export const MAX_SIGNERS = 50;
+export const MAX_FIELDS_PER_SIGNER = 50;
+/** How far ahead a request may expire, whether given as expiresAt or as expiresInDays. */
+export const MAX_EXPIRY_DAYS = 365;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 export const FieldSchema = z
   .object({
     page: z.number().int().min(1).max(100_000),
@@ -34,7 +41,7 @@ const SignerInputSchema = z.object({
     .max(320)
     .regex(z.regexes.email, { error: 'must be a valid e-mail address' })
     .openapi({ description: 'An e-mail address. Each signer needs their own (compared without letter case).' }),
-  fields: z.array(FieldSchema).max(50).optional().openapi({ description: 'Each on a page the document has and inside that page (400 otherwise). Not with template_id.' }),
+  fields: z.array(FieldSchema).max(MAX_FIELDS_PER_SIGNER).optional().openapi({ description: 'Each on a page the document has and inside that page (400 otherwise). Not with template_id.' }),
   role: visibleText(100).optional().openapi({ description: 'With template_id (and only then): the template role this signer fills, one signer per role.' }),
 });
 
@@ -71,12 +78,12 @@ export const SigningRequestCreateSchema = z
           }),
         title: visibleText(200),
         message: text(5000).optional(),
-        signers: z.array(SignerInputSchema).min(1).max(50).openapi({ description: 'Each with an e-mail address of their own (compared without letter case).' }),
+        signers: z.array(SignerInputSchema).min(1).max(MAX_SIGNERS).openapi({ description: 'Each with an e-mail address of their own (compared without letter case).' }),
         signingOrder: z.enum(signingOrders).default('parallel'),
         expiresAt: dateTime
           .optional()
-          .openapi({ description: 'ISO 8601, in the future; not with expiresInDays. Default: expiresInDays from now.' }),
-        expiresInDays: z.number().int().min(1).max(365).optional().openapi({ description: 'Default 30; not with expiresAt.' }),
+          .openapi({ description: `ISO 8601, in the future and at most ${MAX_EXPIRY_DAYS} days ahead; not with expiresInDays. Default: expiresInDays from now.` }),
+        expiresInDays: z.number().int().min(1).max(MAX_EXPIRY_DAYS).optional().openapi({ description: 'Default 30; not with expiresAt.' }),
         reminderEveryDays: z.number().int().min(0).max(30).default(3).openapi({ description: '0 = no reminders.' }),
       })
       .superRefine((input, ctx) => {
@@ -86,7 +93,8 @@ export const SigningRequestCreateSchema = z
           if (seen.has(email)) ctx.addIssue({ code: 'custom', path: ['signers', index, 'email'], message: 'is a duplicate: each signer needs their own e-mail address' });
           seen.add(email);
         });
-        if (input.expiresAt && Date.parse(input.expiresAt) <= Date.now()) ctx.addIssue({ code: 'custom', path: ['expiresAt'], message: 'must be in the future' });
+        const expiry = expiryProblem(input.expiresAt);
+        if (expiry) ctx.addIssue({ code: 'custom', path: ['expiresAt'], message: expiry });
         if (input.expiresAt && input.expiresInDays) ctx.addIssue({ code: 'custom', path: ['expiresInDays'], message: 'cannot be combined with expiresAt' });
         sourceIssues(input).forEach(([path, message]) => ctx.addIssue({ code: 'custom', path, message }));
       })
@@ -107,6 +115,15 @@ export const SigningRequestCreateSchema = z
       else: { properties: { prefill: false, signers: { items: { properties: { role: false } } } } },
     }),
   });
+
+/** Why an expiresAt is refused: it must lie ahead, within the MAX_EXPIRY_DAYS that expiresInDays allows. */
+function expiryProblem(expiresAt: string | undefined) {
+  if (expiresAt === undefined) return undefined;
+  const at = Date.parse(expiresAt);
+  if (at <= Date.now()) return 'must be in the future';
+  if (at > Date.now() + MAX_EXPIRY_DAYS * DAY_MS) return `must be at most ${MAX_EXPIRY_DAYS} days ahead`;
+  return undefined;
+}
 
 /** The rules of a request's source: a document or a template, not both; roles and prefill with a template, fields without. */
 function sourceIssues(input: { document_id?: string; template_id?: string; prefill?: object; signers: { role?: string; fields?: unknown[] }[] }): [(string | number)[], string][] {

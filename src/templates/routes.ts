@@ -15,7 +15,17 @@ import {
   TemplateSchema,
   TemplateUpdateSchema,
 } from './schema';
-import { assertTemplateQuota, createTemplate, deleteTemplate, detectDocumentFields, getTemplate, listTemplates, previewTemplatePage, updateTemplate } from './service';
+import {
+  assertTemplateQuota,
+  createTemplate,
+  deleteTemplate,
+  detectDocumentFields,
+  getTemplate,
+  listTemplates,
+  previewTemplatePage,
+  templateCreateRules,
+  updateTemplate,
+} from './service';
 
 const tag = 'Templates';
 const templateLinks = linksById({
@@ -46,6 +56,7 @@ export function templateRoutes({ router, db, rateLimit, openapi, textTags, pages
         'on a page the PDF has and inside it, at least one signature field per role, labels unique within the template. Counts against the plan’s templates.',
       before: [quota],
       body: TemplateCreateSchema,
+      bodyRules: (body, ctx) => templateCreateRules(deps, account(ctx), body),
       status: 201,
       response: TemplateSchema,
       responseDescription: 'Created',

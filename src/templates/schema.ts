@@ -1,11 +1,19 @@
 import { idParam, listOf } from '../api/route';
 import { paginationQuery, text, visibleText, z } from '../api/validation';
 import { fieldTypes } from '../pdf/textTags';
-import { FieldSchema } from '../signingRequests/schema';
+import { FieldSchema, MAX_FIELDS_PER_SIGNER, MAX_SIGNERS } from '../signingRequests/schema';
 
 export { fieldTypes };
 
-const roleName = visibleText(100).openapi({ example: 'tenant' });
+// A template's limits are a request's: a role is a signer, and a role's fields are its signer's fields.
+export const MAX_ROLES = MAX_SIGNERS;
+export const MAX_FIELDS_PER_ROLE = MAX_FIELDS_PER_SIGNER;
+export const MAX_TEMPLATE_FIELDS = 500;
+
+/** A role's name, given or read from a text tag. */
+export const roleName = visibleText(100).openapi({ example: 'tenant' });
+/** A field's label, given or read from a text tag. */
+export const fieldLabel = visibleText(100).nullish();
 const size = z.number().positive({ error: 'must be a positive number' });
 
 // Placed as signing-request fields are (SignatureField): PDF points from the bottom-left corner of a
@@ -23,7 +31,7 @@ export const TemplateFieldInputSchema = z
     role: roleName.openapi({ description: 'The name of one of the template’s roles.' }),
     type: z.enum(fieldTypes),
     required: z.boolean().default(true).openapi({ description: 'Whether the signer must fill it; default true.' }),
-    label: visibleText(100).nullish().openapi({ description: 'Unique within the template; names the field for prefill.', example: 'rent' }),
+    label: fieldLabel.openapi({ description: 'Unique within the template; names the field for prefill.', example: 'rent' }),
     ...placement,
   })
   .openapi('TemplateFieldInput', { description: 'A field of one role, in PDF points from the bottom-left corner of a 1-based page, inside the page.' });
@@ -35,16 +43,18 @@ export const TemplateRoleInputSchema = z
   })
   .openapi('TemplateRoleInput');
 
-const roles = z.array(TemplateRoleInputSchema).max(50);
-const fields = z.array(TemplateFieldInputSchema).max(500);
+const roles = z.array(TemplateRoleInputSchema).max(MAX_ROLES);
+const fields = z.array(TemplateFieldInputSchema).max(MAX_TEMPLATE_FIELDS);
+const rolesLimit = `At most ${MAX_ROLES}, as a request has at most ${MAX_SIGNERS} signers`;
+const fieldsLimit = `At most ${MAX_TEMPLATE_FIELDS}, and at most ${MAX_FIELDS_PER_ROLE} per role, as a request's signer has at most ${MAX_FIELDS_PER_SIGNER}`;
 
 export const TemplateCreateSchema = z
   .object({
     name: visibleText(200).openapi({ example: 'Residential lease' }),
     description: text(2000).nullish(),
     documentId: z.string().openapi({ description: 'A document of this account with its PDF uploaded: the template keeps its own copy of that PDF.', example: 'doc_01jd8x3c6hf1z8k3q2v5n7m9pt' }),
-    roles: roles.default([]).openapi({ description: 'At least one (detectFields adds the roles its tags name).' }),
-    fields: fields.default([]).openapi({ description: 'Each role needs at least one signature field.' }),
+    roles: roles.default([]).openapi({ description: `At least one (detectFields adds the roles its tags name). ${rolesLimit}, those of text tags included.` }),
+    fields: fields.default([]).openapi({ description: `Each role needs at least one signature field. ${fieldsLimit}, those of text tags included.` }),
     detectFields: z.boolean().default(false).openapi({ description: 'Also place the fields of the text tags printed in the PDF ({{signature:tenant}}; see POST /documents/{id}/detect-fields).' }),
   })
   .openapi('TemplateCreate');
@@ -53,8 +63,8 @@ export const TemplateUpdateSchema = z
   .object({
     name: visibleText(200).optional(),
     description: text(2000).nullish(),
-    roles: roles.optional(),
-    fields: fields.optional(),
+    roles: roles.optional().openapi({ description: `${rolesLimit}.` }),
+    fields: fields.optional().openapi({ description: `${fieldsLimit}.` }),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), { error: 'must change at least one of name, description, roles, fields' })
   .openapi('TemplateUpdate', {

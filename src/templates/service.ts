@@ -7,9 +7,10 @@ import { AppError, notFound, quotaExceeded, validationError } from '../errors';
 import { recordEvent, type EventType } from '../events/service';
 import { newId } from '../ids';
 import type { PageRenderer } from '../pdf/pageRenderer';
-import type { TextTagFinder } from '../pdf/textTags';
-import { inSigningOrder, layoutOf, layoutProblems, withTaggedFields } from './layout';
-import type { TemplateCreateInput, TemplateUpdateInput } from './schema';
+import type { TextTagFinder, TextTagScan } from '../pdf/textTags';
+import { validProperties, type z } from '../api/validation';
+import { inSigningOrder, layoutOf, layoutProblems, limitProblems, withTaggedFields, type LayoutDraft, type TemplateField } from './layout';
+import { MAX_ROLES, MAX_TEMPLATE_FIELDS, TemplateCreateSchema, TemplateFieldInputSchema, TemplateRoleInputSchema, type TemplateCreateInput, type TemplateUpdateInput } from './schema';
 import { countLiveTemplates, findTemplate, findTemplateFile, insertTemplate, listTemplateRows, markTemplateDeleted, updateTemplateRow, type Template } from './store';
 
 export interface TemplateDeps {
@@ -57,22 +58,74 @@ const templateEventData = (template: Template) => ({
 const recordTemplateEvent = (trx: Db, template: Template, type: Extract<EventType, `template.${string}`>) =>
   recordEvent(trx, template.accountId, type, templateEventData(template));
 
+/** What a create request gives: all of it, or (for a body whose shape is wrong) what could be read. */
+interface TemplateSource<Layout extends LayoutDraft> {
+  documentId?: string;
+  detectFields?: boolean;
+  layout: Layout;
+}
+
+/**
+ * The rules of a new template, checked at once against the PDF's pages, with the fields of its text tags
+ * when `detectFields`, read by `readTags` (which also takes them out of the PDF for the template's copy).
+ */
+async function checkTemplateSource<Layout extends LayoutDraft, Scan extends TextTagScan>(db: Db, account: Account, given: TemplateSource<Layout>, readTags: (pdf: Uint8Array) => Promise<Scan>) {
+  const source = given.documentId === undefined ? undefined : await readSourceDocument(db, account.id, given.documentId);
+  const content = source?.content;
+  const removal = content && given.detectFields ? await readTags(content) : undefined;
+  const layout = withTaggedFields(given.layout, removal?.fields ?? []);
+  const problems = [...(source?.problem ? [source.problem] : []), ...layoutProblems(layout, source?.pageSizes)];
+  return { source, removal, layout, problems };
+}
+
+/**
+ * The rules of createTemplate checked as far as they can be on a body whose shape is wrong: the roles and
+ * the properties of fields that passed their schemas, against the PDF of a documentId that did (see
+ * parseInputWithRules).
+ */
+export async function templateCreateRules(deps: TemplateDeps, account: Account, body: unknown): Promise<string[]> {
+  const given = validProperties(TemplateCreateSchema, body);
+  if (!given) return [];
+  const raw = body as Record<string, unknown>;
+  const roles = given.roles ?? readableItems(TemplateRoleInputSchema, raw.roles, MAX_ROLES);
+  const fields = given.fields ?? readableItems(TemplateFieldInputSchema, raw.fields, MAX_TEMPLATE_FIELDS);
+  const layout = draftOf(roles, fields);
+  const readable = { documentId: given.documentId, detectFields: given.detectFields, layout };
+  return (await checkTemplateSource(deps.db, account, readable, (pdf) => deps.textTags.findTags(pdf))).problems;
+}
+
+/** The items of a list that could each be read, by index (undefined where one could not); none when the list itself could not. */
+function readableItems<Shape extends z.ZodRawShape>(item: z.ZodObject<Shape>, list: unknown, max: number) {
+  if (!Array.isArray(list) || list.length > max) return undefined;
+  return list.map((entry) => validProperties(item, entry) ?? {});
+}
+
+/** A layout of the roles and fields that could be read; a role without a name is left out, and the rules that need every role with it. */
+function draftOf(roles: { name?: string; order?: number }[] | undefined, fields: Partial<TemplateField>[] | undefined): LayoutDraft {
+  const named = (roles ?? []).flatMap((role, index) => (role.name === undefined ? [] : [{ name: role.name, order: role.order ?? index + 1, at: `roles.${index}` }]));
+  return {
+    roles: named.map(({ name, order }) => ({ name, order })),
+    roleNames: named.map(({ at }) => at),
+    fields: fields ?? [],
+    fieldNames: (fields ?? []).map((_, index) => `fields.${index}`),
+    everyRole: roles !== undefined && named.length === roles.length,
+    everyField: fields !== undefined,
+  };
+}
+
 /**
  * A template with its own copy of the document's PDF. Every rule is checked at once against the PDF's
  * pages (with the fields of its text tags when `detectFields`), then the template and its event are
  * written in one transaction, within the plan's quota. The copy has its text tags taken out (or, where
  * they cannot be, painted over), so that neither signers nor the sealed PDF show them.
  */
-export async function createTemplate({ db, textTags }: TemplateDeps, account: Account, input: TemplateCreateInput): Promise<Template> {
-  const source = await readSourceDocument(db, account.id, input.documentId);
-  const removal = source.content && input.detectFields ? await textTags.removeTags(source.content) : undefined;
-  const tagged = removal?.fields ?? [];
-  const layout = withTaggedFields(layoutOf(input.roles, input.fields), tagged);
-  const problems = [...(source.problem ? [source.problem] : []), ...layoutProblems(layout, source.pageSizes)];
-  if (problems.length > 0 || !source.content) throw validationError(problems);
+export async function createTemplate(deps: TemplateDeps, account: Account, input: TemplateCreateInput): Promise<Template> {
+  const { source, removal, layout, problems } = await checkTemplateSource(deps.db, account, { ...input, layout: layoutOf(input.roles, input.fields) }, (pdf) => deps.textTags.removeTags(pdf));
+  if (problems.length > 0 || !source?.content) throw validationError(problems);
   const { document, pageSizes } = source;
+  const tagged = removal?.fields ?? [];
   const content = removal && tagged.length > 0 ? Buffer.from(removal.pdf) : source.content;
-  return db.transaction(async (trx) => {
+  return deps.db.transaction(async (trx) => {
     await assertTemplateQuota(trx, account, { lock: true });
     const template = await insertTemplate(
       trx,
@@ -95,10 +148,12 @@ export async function createTemplate({ db, textTags }: TemplateDeps, account: Ac
   });
 }
 
-/** The text tags of a document's PDF, as a dry run: nothing is created. */
-export async function detectDocumentFields({ db, textTags }: TemplateDeps, accountId: string, documentId: string) {
+/** The text tags of a document's PDF, as a dry run: nothing is created; a template of them past a request's limits is a warning. */
+export async function detectDocumentFields({ db, textTags }: TemplateDeps, accountId: string, documentId: string): Promise<TextTagScan> {
   const { content } = await getDocumentFile(db, accountId, documentId);
-  return textTags.findTags(content);
+  const scan = await textTags.findTags(content);
+  // Said now rather than only when a template is made of them: more roles or fields than a request takes.
+  return { ...scan, warnings: [...scan.warnings, ...limitProblems(withTaggedFields(layoutOf([], []), scan.fields))] };
 }
 
 export async function getTemplate(db: Db, accountId: string, id: string): Promise<Template> {
