@@ -24,6 +24,7 @@ import { clientAddress } from './api/middleware/clientAddress';
 import { readDeadline } from './api/middleware/readDeadline';
 import { requestContext } from './api/middleware/requestContext';
 import { canonicalPath } from './api/middleware/canonicalPath';
+import { contentEncoding } from './api/middleware/contentEncoding';
 import { createRouter } from './api/router';
 import { buildOpenApiDocument, createOpenApiRegistry } from './api/openapi';
 import { createPdfInspector, type PdfInspector } from './pdf/inspect';
@@ -83,6 +84,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   app.use(recordRequestDuration()); // outermost: it sees the status the error rendering chose
   app.use(requestContext(logger));
   app.use(canonicalPath()); // before any router: they and their guards see one spelling of a path
+  app.use(contentEncoding()); // before any body parser
   app.use(readDeadline(config));
   if (config.trustedProxies.length) app.use(clientAddress(config.trustedProxies));
   // Errors outside the middleware chain, e.g. a socket that broke after the response was decided. A client

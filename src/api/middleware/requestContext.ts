@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import zlib from 'node:zlib';
 import type { Middleware } from 'koa';
 import { loggablePath, type Logger } from '../../logger';
 import { MAX_FORM_FIELDS } from './body';
@@ -49,8 +50,8 @@ function toAppError(error: unknown): AppError | undefined {
     return new AppError(400, 'request_aborted', 'The client closed the request before its body arrived.');
   }
   const code = (error as { code?: unknown })?.code;
-  // A body whose Content-Encoding does not decode (zlib's Z_DATA_ERROR and kin).
-  if (typeof code === 'string' && code.startsWith('Z_')) {
+  // A body whose Content-Encoding does not decode: zlib's Z_DATA_ERROR and kin, or a brotli decoder error.
+  if (typeof code === 'string' && (code.startsWith('Z_') || BROTLI_DECODER_ERRORS.has(code))) {
     return new AppError(400, 'validation_error', 'The request is invalid.', { details: ['body could not be decoded as its Content-Encoding says'] });
   }
   if (code === FORMIDABLE_MAX_FIELDS) return new AppError(400, 'validation_error', 'The request is invalid.', { details: [`body must have at most ${MAX_FORM_FIELDS} form fields`] });
@@ -72,6 +73,12 @@ function toAppError(error: unknown): AppError | undefined {
 }
 
 const FORMIDABLE_MAX_FIELDS = 1007;
+// Node names a brotli decoder error ERR_ + its name less BROTLI_DECODER: ERR__ERROR_FORMAT_PADDING_1.
+const BROTLI_DECODER_ERRORS = new Set(
+  Object.keys(zlib.constants)
+    .filter((name) => name.startsWith('BROTLI_DECODER_ERROR_'))
+    .map((name) => `ERR_${name.slice('BROTLI_DECODER'.length)}`),
+);
 
 function isFormidableAbort(error: unknown) {
   const { code, httpCode } = (error ?? {}) as { code?: unknown; httpCode?: unknown };
