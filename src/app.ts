@@ -25,6 +25,7 @@ import { readDeadline } from './api/middleware/readDeadline';
 import { requestContext } from './api/middleware/requestContext';
 import { canonicalPath } from './api/middleware/canonicalPath';
 import { contentEncoding } from './api/middleware/contentEncoding';
+import { strictTransportSecurity } from './api/middleware/strictTransportSecurity';
 import { createRouter } from './api/router';
 import { buildOpenApiDocument, createOpenApiRegistry } from './api/openapi';
 import { createPdfInspector, type PdfInspector } from './pdf/inspect';
@@ -83,6 +84,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
   const docs = docsRoutes();
   app.use(recordRequestDuration()); // outermost: it sees the status the error rendering chose
   app.use(requestContext(logger));
+  app.use(strictTransportSecurity(config));
   app.use(canonicalPath()); // before any router: they and their guards see one spelling of a path
   app.use(contentEncoding()); // before any body parser
   app.use(readDeadline(config));
