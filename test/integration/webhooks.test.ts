@@ -4,7 +4,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { verifyWebhook } from 'signet/webhooks';
 import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
-import { startReceiver, type Receiver, type Responder } from '../support/receiver';
+import { startEndlessReceiver, startReceiver, type Receiver, type Responder } from '../support/receiver';
 import { createSigningRequest, eventually, tokenOf } from '../support/signing';
 import { createTestAccount, sharedSystem } from '../support/system';
 import { decryptSecret } from '../../src/webhooks/secrets';
@@ -317,6 +317,26 @@ describe('webhook delivery', () => {
     const [delivery] = await deliveriesOf(account, webhook.id);
     const detail = await account.request('GET', `/api/v1/webhooks/${webhook.id}/deliveries/${delivery.id}`);
     expect(detail.body.attemptLog.map((attempt: any) => attempt.responseBody)).to.deep.equal(['bad\uFFFDbody \uFFFD\uFFFD\uFFFD', 'fine\uFFFD']);
+  });
+
+  it('logs the first 1 KB of a response body that never ends, and closes the connection instead of reading on', async () => {
+    const account = await createTestAccount();
+    const endless = await startEndlessReceiver();
+    try {
+      const webhook = await subscribe(account, endless.url, { events: ['document.created'] });
+      await createDocument(account);
+      await eventually(async () => {
+        const [delivery] = await deliveriesOf(account, webhook.id);
+        expect(delivery).to.include({ status: 'succeeded', attempts: 1, lastStatusCode: 200 });
+      }, 20_000);
+      const [delivery] = await deliveriesOf(account, webhook.id);
+      const detail = await account.request('GET', `/api/v1/webhooks/${webhook.id}/deliveries/${delivery.id}`);
+      expect(detail.body.attemptLog.map((attempt: any) => [attempt.statusCode, attempt.responseBody, attempt.error])).to.deep.equal([[200, endless.pattern.subarray(0, 1024).toString(), null]]);
+      await endless.closed;
+      expect(endless.state.written).to.be.below(64 * 1024 * 1024);
+    } finally {
+      await endless.stop();
+    }
   });
 
   it('retries a receiver that times out, and one that is down and comes back', async () => {
