@@ -1,11 +1,13 @@
 import { idParam, listOf } from '../api/route';
+import { drawableInSealedPdf } from '../pdf/drawableText';
 import { jsonSchemaKeywords, laterThan, paginationQuery, queryDate, VISIBLE_CHARACTER, visibleText, z } from '../api/validation';
 
 export const documentStatuses = ['awaiting_file', 'ready'] as const;
 
 const NO_CONTROL_CHARACTERS = '[^\\u0000-\\u001f]*';
+// The certificate of completion shows the document's name: no control characters, nothing it cannot draw.
 const fileName = visibleText(255)
-  .refine((value) => !/[\u0000-\u001f]/.test(value), { error: 'must not contain control characters' })
+  .superRefine(drawableInSealedPdf)
   .openapi({ pattern: `^${NO_CONTROL_CHARACTERS}${VISIBLE_CHARACTER.source}${NO_CONTROL_CHARACTERS}$`, example: 'contract.pdf' });
 
 // Spec §7: a missing, non-numeric or non-positive fileSize is reported as "fileSize must be a positive number".

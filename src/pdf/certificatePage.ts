@@ -30,27 +30,27 @@ export interface CertificateInfo {
 /** Appends the certificate of completion, flowing onto further pages when the signers or events need them. */
 export async function appendCertificatePage(pdf: PDFDocument, info: CertificateInfo): Promise<void> {
   const writer = await PageWriter.start(pdf, 'Certificate of completion');
-  writer.field('Request', info.requestId);
-  writer.field('Title', info.title);
-  writer.field('Document', info.documentName);
-  writer.field('Original SHA-256', info.originalSha256);
+  await writer.field('Request', info.requestId);
+  await writer.field('Title', info.title);
+  await writer.field('Document', info.documentName);
+  await writer.field('Original SHA-256', info.originalSha256);
 
   writer.space(12);
-  writer.line('Signers', { size: 13, font: writer.bold });
+  await writer.line('Signers', { size: 13, face: 'bold' });
   for (const signer of info.signers) {
-    writer.keepTogether(80);
+    await writer.keepTogether(80);
     writer.space(6);
-    writer.field('Name', signer.name);
-    writer.field('E-mail', signer.email);
-    writer.field('IP address', signer.ipAddress ?? '');
-    writer.field('User agent', signer.userAgent ?? '');
-    writer.field('Viewed at', signer.viewedAt ? formatTimestamp(signer.viewedAt) : '');
-    writer.field('Signed at', signer.signedAt ? formatTimestamp(signer.signedAt) : '');
+    await writer.field('Name', signer.name);
+    await writer.field('E-mail', signer.email);
+    await writer.field('IP address', signer.ipAddress ?? '');
+    await writer.field('User agent', signer.userAgent ?? '');
+    await writer.field('Viewed at', signer.viewedAt ? formatTimestamp(signer.viewedAt) : '');
+    await writer.field('Signed at', signer.signedAt ? formatTimestamp(signer.signedAt) : '');
   }
 
   writer.space(12);
-  writer.line('Events', { size: 13, font: writer.bold });
+  await writer.line('Events', { size: 13, face: 'bold' });
   for (const event of info.events) {
-    writer.line(`${formatTimestamp(event.at)}  ${event.type}${event.actor ? `  ${event.actor}` : ''}`, { size: 9 });
+    await writer.line(`${formatTimestamp(event.at)}  ${event.type}${event.actor ? `  ${event.actor}` : ''}`, { size: 9 });
   }
 }

@@ -1,24 +1,16 @@
-import { PDFDocument, PDFFont, PDFImage, PDFPage, StandardFonts, rgb } from 'pdf-lib';
+import { PDFDocument, PDFImage, PDFPage, rgb } from 'pdf-lib';
+import { type Face, TextFonts } from './textFonts';
 
 export const A4: [number, number] = [595, 842];
 const MARGIN = 50;
 const LINE_GAP = 1.4;
 const MAX_LINES_PER_VALUE = 6;
 
-/** Standard fonts encode only WinAnsi; anything else (and control characters) becomes '?' rather than throwing. */
-export function encodableText(text: string, font: PDFFont): string {
-  const supported = new Set(font.getCharacterSet());
-  return Array.from(text.replace(/[\r\n\t]+/g, ' '))
-    .map((character) => (supported.has(character.codePointAt(0)!) ? character : '?'))
-    .join('');
-}
-
 /** Splits text into lines no wider than width: at spaces where it can, mid-word where a word is too long alone. */
-export function wrapText(text: string, font: PDFFont, size: number, width: number, maxLines = MAX_LINES_PER_VALUE): string[] {
-  const fits = (line: string) => font.widthOfTextAtSize(line, size) <= width;
+export function wrapText(text: string, fits: (line: string) => boolean, maxLines = MAX_LINES_PER_VALUE): string[] {
   const lines: string[] = [];
   let line = '';
-  for (const word of encodableText(text, font).split(' ')) {
+  for (const word of text.split(' ')) {
     const candidate = line ? `${line} ${word}` : word;
     if (fits(candidate)) {
       line = candidate;
@@ -37,9 +29,9 @@ export function wrapText(text: string, font: PDFFont, size: number, width: numbe
   lines.push(line);
   if (lines.length <= maxLines) return lines;
   const kept = lines.slice(0, maxLines);
-  let last = kept[maxLines - 1];
-  while (last && !fits(`${last}...`)) last = last.slice(0, -1);
-  kept[maxLines - 1] = `${last}...`;
+  let last = Array.from(kept[maxLines - 1]);
+  while (last.length && !fits(`${last.join('')}...`)) last = last.slice(0, -1);
+  kept[maxLines - 1] = `${last.join('')}...`;
   return kept;
 }
 
@@ -51,13 +43,12 @@ export class PageWriter {
   private constructor(
     private readonly pdf: PDFDocument,
     private readonly heading: string,
-    readonly regular: PDFFont,
-    readonly bold: PDFFont,
+    readonly fonts: TextFonts,
   ) {}
 
   static async start(pdf: PDFDocument, heading: string): Promise<PageWriter> {
-    const writer = new PageWriter(pdf, heading, await pdf.embedFont(StandardFonts.Helvetica), await pdf.embedFont(StandardFonts.HelveticaBold));
-    writer.newPage();
+    const writer = new PageWriter(pdf, heading, TextFonts.of(pdf));
+    await writer.newPage();
     return writer;
   }
 
@@ -65,49 +56,52 @@ export class PageWriter {
     return A4[0] - 2 * MARGIN;
   }
 
-  newPage() {
+  async newPage() {
     this.page = this.pdf.addPage(A4);
     this.y = A4[1] - MARGIN;
-    this.line(this.heading, { size: 18, font: this.bold });
+    await this.line(this.heading, { size: 18, face: 'bold' });
     this.space(8);
   }
 
   /** Makes sure the next block of the given height stays on one page. */
-  keepTogether(height: number) {
-    if (this.y - height < MARGIN) this.newPage();
+  async keepTogether(height: number) {
+    if (this.y - height < MARGIN) await this.newPage();
   }
 
   space(height: number) {
     this.y -= height;
   }
 
-  line(text: string, options: { size?: number; font?: PDFFont; indent?: number } = {}) {
+  async line(text: string, options: { size?: number; face?: Face; indent?: number } = {}) {
     const size = options.size ?? 10;
-    const font = options.font ?? this.regular;
+    const face = options.face ?? 'regular';
     const indent = options.indent ?? 0;
-    for (const part of wrapText(text, font, size, this.width - indent)) {
-      this.keepTogether(size * LINE_GAP);
+    const style = await this.fonts.style(text, face);
+    for (const part of wrapText(text, (line) => style.width(line, size) <= this.width - indent)) {
+      await this.keepTogether(size * LINE_GAP);
       this.y -= size * LINE_GAP;
-      this.page.drawText(part, { x: MARGIN + indent, y: this.y, size, font, color: rgb(0, 0, 0) });
+      style.draw(this.page, part, { x: MARGIN + indent, y: this.y, size, color: rgb(0, 0, 0) });
     }
   }
 
   /** A label in bold followed by its value, the value wrapping under itself. */
-  field(label: string, value: string, size = 9) {
+  async field(label: string, value: string, size = 9) {
     const labelWidth = 90;
-    const lines = wrapText(value || '-', this.regular, size, this.width - labelWidth);
-    lines.forEach((part, index) => {
-      this.keepTogether(size * LINE_GAP);
+    const labelStyle = await this.fonts.style(label, 'bold');
+    const valueStyle = await this.fonts.style(value || '-', 'regular');
+    const lines = wrapText(value || '-', (line) => valueStyle.width(line, size) <= this.width - labelWidth);
+    for (const [index, part] of lines.entries()) {
+      await this.keepTogether(size * LINE_GAP);
       this.y -= size * LINE_GAP;
-      if (index === 0) this.page.drawText(encodableText(label, this.bold), { x: MARGIN, y: this.y, size, font: this.bold });
-      this.page.drawText(part, { x: MARGIN + labelWidth, y: this.y, size, font: this.regular });
-    });
+      if (index === 0) labelStyle.draw(this.page, label, { x: MARGIN, y: this.y, size });
+      valueStyle.draw(this.page, part, { x: MARGIN + labelWidth, y: this.y, size });
+    }
   }
 
-  image(image: PDFImage, maxWidth: number, maxHeight: number) {
+  async image(image: PDFImage, maxWidth: number, maxHeight: number) {
     const scale = Math.min(maxWidth / image.width, maxHeight / image.height, 1);
     const height = image.height * scale;
-    this.keepTogether(height + 4);
+    await this.keepTogether(height + 4);
     this.y -= height + 4;
     this.page.drawImage(image, { x: MARGIN, y: this.y, width: image.width * scale, height });
   }

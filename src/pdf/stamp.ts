@@ -1,6 +1,8 @@
-import { PDFDocument, PDFFont, PDFImage, PDFPage, StandardFonts, rgb } from 'pdf-lib';
-import { PageWriter, encodableText } from './pageWriter';
+import { PDFDocument, PDFImage, PDFPage, rgb } from 'pdf-lib';
+import { PageWriter } from './pageWriter';
+import { type Face, TextFonts } from './textFonts';
 import { signaturePng } from './signatureImage';
+import { undrawableTextProblem } from './drawableText';
 
 export type SignatureMark = { type: 'typed'; value: string } | { type: 'drawn'; pngDataUrl: string };
 
@@ -28,11 +30,6 @@ export interface SignatureStamp {
   fields?: StampField[];
 }
 
-interface Fonts {
-  regular: PDFFont;
-  italic: PDFFont;
-}
-
 /**
  * Draws each signer's signature into their fields, or, for signers without fields,
  * lists them on an appended "Signatures" page.
@@ -44,7 +41,7 @@ export async function stampSignatures(original: Uint8Array, signatures: Signatur
 }
 
 export async function stampSignaturesInto(pdf: PDFDocument, signatures: SignatureStamp[]): Promise<void> {
-  const fonts = { regular: await pdf.embedFont(StandardFonts.Helvetica), italic: await pdf.embedFont(StandardFonts.TimesRomanItalic) };
+  const fonts = TextFonts.of(pdf);
   const pages = pdf.getPages();
   const withoutFields: SignatureStamp[] = [];
   for (const stamp of signatures) {
@@ -59,34 +56,37 @@ export async function stampSignaturesInto(pdf: PDFDocument, signatures: Signatur
       if (!page) throw new Error(`field on page ${field.page}, but the document has ${pages.length} pages`);
       const drawnInitials = field.type === 'initials' && field.value?.startsWith('data:') ? field.value : undefined;
       if (drawnInitials && !initialsImages.has(drawnInitials)) initialsImages.set(drawnInitials, await embedSignatureImage(pdf, drawnInitials));
-      drawField(page, field, stamp, drawnInitials ? initialsImages.get(drawnInitials) : signatureImage, fonts);
+      await drawField(page, field, stamp, drawnInitials ? initialsImages.get(drawnInitials) : signatureImage, fonts);
     }
   }
-  if (withoutFields.length) await appendSignaturesPage(pdf, withoutFields, fonts);
+  if (withoutFields.length) await appendSignaturesPage(pdf, withoutFields);
 }
 
-function drawField(page: PDFPage, placed: StampField, stamp: SignatureStamp, image: PDFImage | undefined, fonts: Fonts) {
+function drawField(page: PDFPage, placed: StampField, stamp: SignatureStamp, image: PDFImage | undefined, fonts: TextFonts) {
   // Fields count from the page's bottom-left corner, the page's own coordinates from its MediaBox origin.
   const origin = page.getMediaBox();
   const field = { ...placed, x: placed.x + origin.x, y: placed.y + origin.y };
-  if (field.type === 'date') return drawTextInBox(page, field, field.value ?? formatDate(stamp.signedAt), fonts.regular);
-  if (field.type === 'text') return drawTextInBox(page, field, field.value ?? '', fonts.regular);
-  if (field.type === 'checkbox') return field.value === 'true' ? drawTextInBox(page, field, 'X', fonts.regular) : undefined;
-  if (field.type === 'initials' && field.value && !field.value.startsWith('data:')) return drawTextInBox(page, field, field.value, fonts.italic);
+  const box = (text: string, face: Face) => drawTextInBox(page, field, text, face, fonts);
+  if (field.type === 'date') return box(field.value ?? formatDate(stamp.signedAt), 'regular');
+  if (field.type === 'text') return box(field.value ?? '', 'regular');
+  if (field.type === 'checkbox') return field.value === 'true' ? box('X', 'regular') : undefined;
+  if (field.type === 'initials' && field.value && !field.value.startsWith('data:')) return box(field.value, 'italic');
   if (image) return drawImageInBox(page, field, image);
   const typed = stamp.signature.type === 'typed' ? stamp.signature.value : stamp.signerName;
-  drawTextInBox(page, field, field.type === 'initials' ? initialsOf(typed) : typed, fonts.italic);
+  return box(field.type === 'initials' ? initialsOf(typed) : typed, 'italic');
 }
 
 /** The text on one line, as large as fits the box (at most 24pt), shortened when even 6pt is too wide. */
-function drawTextInBox(page: PDFPage, box: StampField, value: string, font: PDFFont) {
-  let text = encodableText(value, font);
-  let size = Math.min(24, (box.height * 0.8) / font.heightAtSize(1));
-  while (size > 6 && font.widthOfTextAtSize(text, size) > box.width) size -= 0.5;
-  while (text && font.widthOfTextAtSize(text, size) > box.width) text = text.slice(0, -1);
-  if (!text || size <= 0) return;
-  const y = box.y + (box.height - font.heightAtSize(size, { descender: false })) / 2;
-  page.drawText(text, { x: box.x + 2, y, size, font, color: rgb(0.05, 0.1, 0.4) });
+async function drawTextInBox(page: PDFPage, box: StampField, value: string, face: Face, fonts: TextFonts) {
+  const style = await fonts.style(value, face);
+  let characters = Array.from(value);
+  const width = (size: number) => style.width(characters.join(''), size);
+  let size = Math.min(24, (box.height * 0.8) / style.heightAtSize(1));
+  while (size > 6 && width(size) > box.width) size -= 0.5;
+  while (characters.length && width(size) > box.width) characters = characters.slice(0, -1);
+  if (!characters.length || size <= 0) return;
+  const y = box.y + (box.height - style.heightAtSize(size, { descender: false })) / 2;
+  style.draw(page, characters.join(''), { x: box.x + 2, y, size, color: rgb(0.05, 0.1, 0.4) });
 }
 
 function drawImageInBox(page: PDFPage, box: StampField, image: PDFImage) {
@@ -96,17 +96,17 @@ function drawImageInBox(page: PDFPage, box: StampField, image: PDFImage) {
   page.drawImage(image, { x: box.x + (box.width - width) / 2, y: box.y + (box.height - height) / 2, width, height });
 }
 
-async function appendSignaturesPage(pdf: PDFDocument, signatures: SignatureStamp[], fonts: Fonts) {
+async function appendSignaturesPage(pdf: PDFDocument, signatures: SignatureStamp[]) {
   const writer = await PageWriter.start(pdf, 'Signatures');
   for (const stamp of signatures) {
-    writer.keepTogether(110);
+    await writer.keepTogether(110);
     writer.space(10);
-    if (stamp.signature.type === 'drawn') writer.image(await embedSignatureImage(pdf, stamp.signature.pngDataUrl), 220, 60);
-    else writer.line(stamp.signature.value, { size: 22, font: fonts.italic });
+    if (stamp.signature.type === 'drawn') await writer.image(await embedSignatureImage(pdf, stamp.signature.pngDataUrl), 220, 60);
+    else await writer.line(stamp.signature.value, { size: 22, face: 'italic' });
     writer.space(4);
-    writer.field('Name', stamp.signerName);
-    writer.field('E-mail', stamp.signerEmail);
-    writer.field('Signed at', formatTimestamp(stamp.signedAt));
+    await writer.field('Name', stamp.signerName);
+    await writer.field('E-mail', stamp.signerEmail);
+    await writer.field('Signed at', formatTimestamp(stamp.signedAt));
   }
 }
 
@@ -119,7 +119,11 @@ function initialsOf(name: string) {
   return name
     .split(/\s+/)
     .filter(Boolean)
-    .map((word) => Array.from(word)[0].toUpperCase())
+    .map((word) => {
+      const first = Array.from(word)[0];
+      const upper = first.toUpperCase();
+      return undrawableTextProblem(upper) ? first : upper; // an upper case no font has is not worth a [U+…]
+    })
     .join('');
 }
 

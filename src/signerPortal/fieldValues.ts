@@ -1,4 +1,5 @@
 import { VISIBLE_CHARACTER } from '../api/validation';
+import { undrawableTextProblem } from '../pdf/drawableText';
 import { signatureImageProblem } from '../pdf/signatureImage';
 import type { SignerField } from '../signingRequests/schema';
 
@@ -22,6 +23,12 @@ function checkboxValue(value: string | boolean): string | undefined {
   return ['true', 'false'].includes(value) ? value : undefined;
 }
 
+/** Text as stored, or why the sealed PDF could not show it. */
+function drawable(field: SignerField, value: string): { problem?: string; stored?: string } {
+  const problem = undrawableTextProblem(value);
+  return problem ? { problem: `${problem} (the ${describe(field)})` } : { stored: value };
+}
+
 /** Why a value does not fit its field (a "must …" predicate), or undefined; the value as stored. */
 async function checkValue(field: SignerField, value: string | boolean): Promise<{ problem?: string; stored?: string }> {
   if (isPrefilled(field)) return { problem: `must not be given: the sender prefilled the ${describe(field)}` };
@@ -37,12 +44,12 @@ async function checkValue(field: SignerField, value: string | boolean): Promise<
     case 'text':
       if (typeof value !== 'string') return { problem: `must be text: the ${describe(field)} holds text` };
       if (characters(value) > MAX_TEXT_VALUE) return { problem: `must be at most ${MAX_TEXT_VALUE} characters (the ${describe(field)})` };
-      return { stored: value };
+      return drawable(field, value);
     case 'initials': {
       if (typeof value !== 'string') return { problem: `must be your initials, drawn (a PNG data URL) or typed: the ${describe(field)}` };
       if (!value.startsWith('data:')) {
         if (!VISIBLE_CHARACTER.test(value) || characters(value.trim()) > MAX_TYPED_INITIALS) return { problem: `must be your initials, 1 to ${MAX_TYPED_INITIALS} characters, or a drawing (a PNG data URL): the ${describe(field)}` };
-        return { stored: value.trim() };
+        return drawable(field, value.trim());
       }
       if (!PNG_DATA_URL.test(value)) return { problem: `must be a PNG data URL (data:image/png;base64,…): the ${describe(field)}` };
       if ((value.length - value.indexOf(',') - 1) * 0.75 > MAX_DRAWN_INITIALS_BYTES) return { problem: `must be at most ${MAX_DRAWN_INITIALS_BYTES / 1024} KB: the ${describe(field)}` };

@@ -1,4 +1,5 @@
 import { jsonSchemaKeywords, visibleText, z } from '../api/validation';
+import { drawableInSealedPdf } from '../pdf/drawableText';
 import { MAX_DRAWN_INITIALS_BYTES, MAX_TEXT_VALUE, MAX_TYPED_INITIALS } from './fieldValues';
 
 // A drawn signature is a PNG data URL of at most 1 MB.
@@ -9,7 +10,7 @@ export const SignSchema = z
   .object({
     consent: z.literal(true, { error: 'must be true: the signer agrees to sign electronically' }),
     signature: z.discriminatedUnion('type', [
-      z.object({ type: z.literal('typed'), value: visibleText(200, 'must not be empty') }),
+      z.object({ type: z.literal('typed'), value: visibleText(200, 'must not be empty').superRefine(drawableInSealedPdf) }),
       z.object({
         type: z.literal('drawn'),
         value: z

@@ -1,5 +1,6 @@
 import { dateTime, jsonSchemaKeywords, laterThan, paginationQuery, queryDate, text, VISIBLE_CHARACTER, visibleText, z } from '../api/validation';
 
+import { drawableInSealedPdf } from '../pdf/drawableText';
 import { fieldTypes } from '../pdf/textTags';
 import { requestStatuses, signerStatuses, signingOrders } from '../../workflows/definitions';
 
@@ -34,7 +35,7 @@ export const SignerFieldSchema = FieldSchema.extend({
 export type SignerField = z.infer<typeof SignerFieldSchema>;
 
 const SignerInputSchema = z.object({
-  name: visibleText(200),
+  name: visibleText(200).superRefine(drawableInSealedPdf),
   // zod's e-mail pattern, stated as the pattern it is (the "email" format of other validators differs in details).
   email: z
     .string()
@@ -45,7 +46,7 @@ const SignerInputSchema = z.object({
   role: visibleText(100).optional().openapi({ description: 'With template_id (and only then): the template role this signer fills, one signer per role.' }),
 });
 
-const prefillValue = z.union([text(500), z.boolean()]);
+const prefillValue = z.union([text(500).superRefine(drawableInSealedPdf), z.boolean()]);
 
 // The spec names the field document_id; documentId is accepted too, as every other field is camelCase. Its
 // sibling template_id is named the same way, and templateId accepted.
@@ -76,7 +77,7 @@ export const SigningRequestCreateSchema = z
             description: 'With template_id: values of the template’s text and date fields (text) and checkboxes (true or false), by field label; fixed for the signers.',
             example: { rent: '1200 EUR' },
           }),
-        title: visibleText(200),
+        title: visibleText(200).superRefine(drawableInSealedPdf),
         message: text(5000).optional(),
         signers: z.array(SignerInputSchema).min(1).max(MAX_SIGNERS).openapi({ description: 'Each with an e-mail address of their own (compared without letter case).' }),
         signingOrder: z.enum(signingOrders).default('parallel'),

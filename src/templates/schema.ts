@@ -1,5 +1,6 @@
 import { idParam, listOf } from '../api/route';
 import { paginationQuery, text, visibleText, z } from '../api/validation';
+import { drawableInSealedPdf } from '../pdf/drawableText';
 import { fieldTypes } from '../pdf/textTags';
 import { FieldSchema, MAX_FIELDS_PER_SIGNER, MAX_SIGNERS } from '../signingRequests/schema';
 
@@ -10,6 +11,8 @@ export const MAX_ROLES = MAX_SIGNERS;
 export const MAX_FIELDS_PER_ROLE = MAX_FIELDS_PER_SIGNER;
 export const MAX_TEMPLATE_FIELDS = 500;
 
+// A request made from a template names its document after it, and the certificate shows that name.
+const templateName = visibleText(200).superRefine(drawableInSealedPdf);
 /** A role's name, given or read from a text tag. */
 export const roleName = visibleText(100).openapi({ example: 'tenant' });
 /** A field's label, given or read from a text tag. */
@@ -50,7 +53,7 @@ const fieldsLimit = `At most ${MAX_TEMPLATE_FIELDS}, and at most ${MAX_FIELDS_PE
 
 export const TemplateCreateSchema = z
   .object({
-    name: visibleText(200).openapi({ example: 'Residential lease' }),
+    name: templateName.openapi({ example: 'Residential lease' }),
     description: text(2000).nullish(),
     documentId: z.string().openapi({ description: 'A document of this account with its PDF uploaded: the template keeps its own copy of that PDF.', example: 'doc_01jd8x3c6hf1z8k3q2v5n7m9pt' }),
     roles: roles.default([]).openapi({ description: `At least one (detectFields adds the roles its tags name). ${rolesLimit}, those of text tags included.` }),
@@ -61,7 +64,7 @@ export const TemplateCreateSchema = z
 
 export const TemplateUpdateSchema = z
   .object({
-    name: visibleText(200).optional(),
+    name: templateName.optional(),
     description: text(2000).nullish(),
     roles: roles.optional().openapi({ description: `${rolesLimit}.` }),
     fields: fields.optional().openapi({ description: `${fieldsLimit}.` }),
