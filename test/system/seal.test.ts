@@ -5,6 +5,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { expect } from 'chai';
 import { PDFDocument } from 'pdf-lib';
+import { PNG } from 'pngjs';
 import { sealDocument, sha256Of, type SealDocumentInput } from '../../src/pdf/seal';
 import { loadSealCertificate, type SealCertificate } from '../../src/pdf/sealCertificate';
 import { sealDocumentOnThread, stopSealThread } from '../../src/pdf/sealThread';
@@ -35,6 +36,21 @@ function makePng(width = 40, height = 12): string {
     chunk('IEND', Buffer.alloc(0)),
   ]);
   return `data:image/png;base64,${png.toString('base64')}`;
+}
+
+/** How many dark pixels the first occurrence of a word covers on its page, as poppler draws it (pdftotext -bbox, pdftoppm). */
+function inkOfWord(file: string, word: string): number {
+  const pages = execFileSync('pdftotext', ['-bbox', file, '-'], { encoding: 'utf8' }).split('<page ').slice(1);
+  const page = pages.findIndex((html) => html.includes(`>${word}</word>`));
+  const box = new RegExp(`xMin="([\\d.]+)" yMin="([\\d.]+)" xMax="([\\d.]+)" yMax="([\\d.]+)">${word}</word>`).exec(pages[page])!;
+  const [xMin, yMin, xMax, yMax] = box.slice(1).map(Number);
+  const prefix = path.join(path.dirname(file), `ink-${page}`);
+  const crop = ['-x', String(Math.floor(xMin)), '-y', String(Math.floor(yMin)), '-W', String(Math.ceil(xMax - xMin)), '-H', String(Math.ceil(yMax - yMin))];
+  execFileSync('pdftoppm', ['-png', '-r', '72', '-f', String(page + 1), '-l', String(page + 1), '-singlefile', ...crop, file, prefix]);
+  const { data } = PNG.sync.read(fs.readFileSync(`${prefix}.png`));
+  let dark = 0;
+  for (let i = 0; i < data.length; i += 4) if (data[i] + data[i + 1] + data[i + 2] < 600) dark++;
+  return dark;
 }
 
 function pdfsig(file: string) {
@@ -160,18 +176,48 @@ describe('sealing a completed signing request', () => {
     expect((await PDFDocument.load(pdf)).getPageCount()).to.be.greaterThan(4 + 1);
   });
 
-  it('replaces characters the standard fonts cannot encode instead of throwing', async () => {
+  it('draws Latin, Greek, Cyrillic, Chinese and Japanese exactly as given, in embedded subsets (issue #24: they were sealed as ?)', async () => {
     const base = input(original, sealCertificate);
-    const name = 'Zoë 李 \u{1F58A}';
+    const name = 'Zoë Straße ẞ Ωμέγα Ёлка 李小龙';
+    const prefill = '😀 署名 Ω ẞ こんにちは Привет';
+    const title = 'Договор 合同 Σύμβαση';
+    const [ada] = base.signatures;
+    const fields = ada.fields!.map((field) => (field.type === 'text' ? { ...field, width: 400, value: prefill } : field));
     const { pdf } = await sealDocument({
       ...base,
-      signatures: [{ ...base.signatures[0], signerName: name, signature: { type: 'typed', value: name } }, base.signatures[1]],
-      certificate: { ...base.certificate, title: 'Contrat été 合同', signers: [{ ...base.certificate.signers[0], name }] },
+      signatures: [{ ...ada, signerName: name, signature: { type: 'typed', value: name }, fields }, base.signatures[1]],
+      certificate: { ...base.certificate, title, signers: [{ ...base.certificate.signers[0], name }, base.certificate.signers[1]] },
     });
     const file = path.join(dir, 'unicode.pdf');
     fs.writeFileSync(file, pdf);
-    expect(execFileSync('pdftotext', ['-l', '1', file, '-'], { encoding: 'utf8' })).to.include('Zoë ?');
+    const pages = execFileSync('pdftotext', [file, '-'], { encoding: 'utf8' }).split('\f');
+    expect(pages[0]).to.include(name); // the typed signature in its field
+    expect(pages[1]).to.include(prefill);
+    expect(pages[3]).to.include(title);
+    expect(pages[3]).to.include(name);
+    expect(pages.join('')).to.not.include('?');
+    expect(spawnSync('qpdf', ['--check', file]).status).to.equal(0);
     expect(pdfsig(file)).to.include('Signature is Valid.');
+    // The glyphs are really there, not only their text: the WOFF2 slices of the CJK font once drew nothing.
+    for (const word of ['署名', 'こんにちは', 'Ωμέγα']) expect(inkOfWord(file, word), word).to.be.greaterThan(20);
+    expect(execFileSync('pdffonts', [file], { encoding: 'utf8' })).to.match(/DejaVuSans.*yes/).and.match(/NotoSansSC.*yes/);
+  });
+
+  it('a plain English request embeds no font, so its file does not grow', () => {
+    const fonts = execFileSync('pdffonts', [sealedFile], { encoding: 'utf8' }).split('\n').slice(2).filter(Boolean);
+    expect(fonts.length).to.be.greaterThan(0);
+    for (const font of fonts) expect(font, font).to.match(/^(Helvetica|Helvetica-Bold|Times-Italic)\s.*\sno\s+no\s+no\s/);
+  });
+
+  it('writes out a character no font can show (in data no schema checked, a browser’s user agent) as [U+XXXX], never ?', async () => {
+    const base = input(original, sealCertificate);
+    const { pdf } = await sealDocument({ ...base, certificate: { ...base.certificate, title: 'Legacy 🦄 title', signers: [{ ...base.certificate.signers[0], userAgent: 'Agent\u0085X' }] } });
+    const file = path.join(dir, 'undrawable.pdf');
+    fs.writeFileSync(file, pdf);
+    const text = execFileSync('pdftotext', ['-f', '4', '-l', '4', file, '-'], { encoding: 'utf8' });
+    expect(text).to.include('Legacy [U+1F984] title');
+    expect(text).to.include('Agent[U+0085]X');
+    expect(text).to.not.include('?');
   });
 
   it('stampSignatures alone returns a loadable PDF', async () => {
