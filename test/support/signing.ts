@@ -38,6 +38,7 @@ export async function eventually<T>(check: () => Promise<T>, ms = 20_000): Promi
 
 export const tokenOf = (url: string) => new URL(url).pathname.split('/').pop()!;
 
-// A tiny valid PNG (1×1, black) as a data URL, for drawn signatures.
+// A tiny valid PNG (1×1, black) as a data URL, for drawn signatures (its IDAT CRC was once wrong, which
+// pdf-lib never checked: drawn images are now read in full, CRCs included).
 export const drawnSignature =
-  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgAB4iG8MwAAAABJRU5ErkJggg==';
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==';
