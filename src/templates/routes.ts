@@ -24,6 +24,7 @@ import {
   listTemplates,
   previewTemplatePage,
   templateCreateRules,
+  templateUpdateRules,
   updateTemplate,
 } from './service';
 
@@ -95,6 +96,7 @@ export function templateRoutes({ router, db, rateLimit, openapi, textTags, pages
       summary: 'Change a template’s name, description, roles or fields',
       params: TemplateIdParams,
       body: TemplateUpdateSchema,
+      bodyRules: (body, ctx) => templateUpdateRules(deps, account(ctx).id, ctx.params.id, body),
       response: TemplateSchema,
       responseDescription: 'The template',
       errors: [400, 401, 404],

@@ -10,7 +10,16 @@ import type { PageRenderer } from '../pdf/pageRenderer';
 import type { TextTagFinder, TextTagScan } from '../pdf/textTags';
 import { validProperties, type z } from '../api/validation';
 import { inSigningOrder, layoutOf, layoutProblems, limitProblems, withTaggedFields, type LayoutDraft, type TemplateField } from './layout';
-import { MAX_ROLES, MAX_TEMPLATE_FIELDS, TemplateCreateSchema, TemplateFieldInputSchema, TemplateRoleInputSchema, type TemplateCreateInput, type TemplateUpdateInput } from './schema';
+import {
+  MAX_ROLES,
+  MAX_TEMPLATE_FIELDS,
+  TemplateCreateSchema,
+  TemplateFieldInputSchema,
+  TemplateRoleInputSchema,
+  TemplateUpdateSchema,
+  type TemplateCreateInput,
+  type TemplateUpdateInput,
+} from './schema';
 import { countLiveTemplates, findTemplate, findTemplateFile, insertTemplate, listTemplateRows, markTemplateDeleted, updateTemplateRow, type Template } from './store';
 
 export interface TemplateDeps {
@@ -92,6 +101,17 @@ export async function templateCreateRules(deps: TemplateDeps, account: Account, 
   const layout = draftOf(roles, fields);
   const readable = { documentId: given.documentId, detectFields: given.detectFields, layout };
   return (await checkTemplateSource(deps.db, account, readable, (pdf) => deps.textTags.findTags(pdf))).problems;
+}
+
+/** The rules of updateTemplate checked as far as they can be on a body whose shape is wrong, as templateCreateRules. */
+export async function templateUpdateRules({ db }: Pick<TemplateDeps, 'db'>, accountId: string, id: string, body: unknown): Promise<string[]> {
+  const given = validProperties(TemplateUpdateSchema, body);
+  const current = given && (await findTemplate(db, accountId, id));
+  if (!given || !current) return [];
+  const raw = body as Record<string, unknown>;
+  const roles = raw.roles === undefined ? current.roles : (given.roles ?? readableItems(TemplateRoleInputSchema, raw.roles, MAX_ROLES));
+  const fields = raw.fields === undefined ? current.fields : (given.fields ?? readableItems(TemplateFieldInputSchema, raw.fields, MAX_TEMPLATE_FIELDS));
+  return layoutProblems(draftOf(roles, fields), current.pageSizes);
 }
 
 /** The items of a list that could each be read, by index (undefined where one could not); none when the list itself could not. */

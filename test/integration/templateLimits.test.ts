@@ -61,6 +61,20 @@ describe('POST /api/v1/templates: the shape and the rules in one 400', () => {
     expect(response.body.details).to.have.members(['roles.1.name is required', 'fields.0.type must be one of: signature, initials, date, text, checkbox', 'fields.1 must lie inside page 1 (595 × 842 points)']);
   });
 
+  it('PATCH /templates/:id reports them together too', async () => {
+    const { request } = await createTestAccount();
+    const documentId = await uploadDocument(request);
+    const created = await request('POST', '/api/v1/templates', { json: { name: 'Lease', documentId, roles: [{ name: 'tenant' }], fields: [field('tenant', 'signature')] } });
+    expect(created.status).to.equal(201);
+    const response = await request('PATCH', `/api/v1/templates/${created.body.id}`, { json: { fields: [field('tenant', 'signature'), field('ghost', 'text', { page: 9, width: -1 })] } });
+    expect(response.status).to.equal(400);
+    expect(response.body.details).to.have.members([
+      'fields.1.width must be a positive number',
+      'fields.1.role must be one of the roles (tenant): "ghost" is not',
+      'fields.1.page must be at most 2: the PDF has 2 page(s)',
+    ]);
+  });
+
   it('the console editor’s save reports them together too', async function () {
     this.timeout(60_000);
     const { browser } = await signedUp((await sharedSystem()).url!);

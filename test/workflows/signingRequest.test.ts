@@ -167,7 +167,7 @@ describe('signingRequestWorkflow decisions', function () {
       return handle.result();
     });
     expect(result.status).to.equal('cancelled');
-    expect(result.signers.map((signer) => signer.status)).to.deep.equal(['notified', 'signed']);
+    expect(result.signers.map((signer: { status: string }) => signer.status)).to.deep.equal(['notified', 'signed']);
   });
 });
 
