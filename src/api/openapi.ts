@@ -55,7 +55,10 @@ export function buildOpenApiDocument(registry: OpenAPIRegistry, serverUrl: strin
         'Errors are JSON in the Error shape. Besides those listed on each operation: a method a path does not have is ' +
         '405 method_not_allowed with an Allow header, an unknown path is 404 not_found, and no text anywhere in a request ' +
         '(values, field names, query parameters) may contain a NUL character (U+0000): 400. Unknown fields of a JSON body are ignored, ' +
-        'but a field named __proto__, at any depth, is refused: 400.',
+        'but a field named __proto__, at any depth, is refused: 400. ' +
+        'Text the sealed PDF draws (a title, signer names, document and template names, prefills, typed signatures, field values) ' +
+        'may hold only characters its fonts can show: Latin, Greek, Cyrillic, Chinese, Japanese and more, but no control or format ' +
+        'character, no right-to-left script and no emoji the fonts lack; a 400 names the others.',
     },
     servers: [{ url: `${serverUrl}/api/v1` }],
     security: [{ bearerAuth: [] }],
