@@ -27,7 +27,7 @@ TEMPLATE_LAYOUT = [
 ]
 
 # The document's general rules (its description), for every operation with a JSON body.
-GENERAL_RULES = [r"body must not contain a field named __proto__"]
+GENERAL_RULES = [r"body must not contain a field named __proto__", r".+ contains characters that cannot be shown in the signed PDF: .+"]
 
 # Operation → the details strings (regular expressions) of its rules that only words describe.
 RULES_IN_WORDS = {
