@@ -98,31 +98,50 @@ const keyFlawOf = (key: string) =>
 export function textProblems(input: unknown): string[] {
   const problems: string[] = [];
   let more = 0;
-  const report = (problem: string) => (problems.length < MAX_TEXT_PROBLEMS ? problems.push(problem) : more++);
-  // A field name's flaw waits its turn on the stack too, so that problems come in the input's order.
-  const pending: ({ value: unknown; at: string; depth: number } | { problem: string })[] = [{ value: input, at: '', depth: 0 }];
+  const report = (item: PendingValue, flaw: string) => (problems.length < MAX_TEXT_PROBLEMS ? problems.push(`${pathOf(item) || 'body'} ${flaw}`) : more++);
+  // Depth first, children pushed last to first so that problems come in the input's order; a field's
+  // path is spelled only for a problem (spelling every one cost more than the walk).
+  const pending: PendingValue[] = [{ value: input, key: '', depth: 0 }];
   for (let next = pending.pop(); next; next = pending.pop()) {
-    if ('problem' in next) {
-      report(next.problem);
+    const { value, depth } = next;
+    if (next.keyFlaw) {
+      report(next.parent!, next.keyFlaw);
       continue;
     }
-    const { value, at, depth } = next;
     if (typeof value === 'string') {
       const flaw = flawOf(value);
-      if (flaw) report(`${at || 'body'} ${flaw}`);
+      if (flaw) report(next, flaw);
       continue;
     }
     if (!value || typeof value !== 'object') continue;
     if (depth >= MAX_NESTING) return [`body must be nested at most ${MAX_NESTING} levels deep`];
-    const entries: [string, unknown][] = Array.isArray(value) ? value.map((item, index) => [String(index), item]) : Object.entries(value);
-    for (let index = entries.length - 1; index >= 0; index--) {
-      const [key, item] = entries[index];
-      const flaw = keyFlawOf(key);
-      pending.push(flaw ? { problem: `${at || 'body'} ${flaw}` } : { value: item, at: at ? `${at}.${key}` : key, depth: depth + 1 });
+    if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index--) pending.push({ value: value[index], parent: next, key: String(index), depth: depth + 1 });
+      continue;
+    }
+    const keys = Object.keys(value);
+    for (let index = keys.length - 1; index >= 0; index--) {
+      const key = keys[index];
+      pending.push({ value: (value as Record<string, unknown>)[key], parent: next, key, depth: depth + 1, keyFlaw: keyFlawOf(key) });
     }
   }
   if (more > 0) problems.push(`body has ${more} more such problem(s)`);
   return problems;
+}
+
+interface PendingValue {
+  value: unknown;
+  parent?: PendingValue;
+  key: string;
+  depth: number;
+  /** What is wrong with `key` itself: reported for the object holding it, and its value left unread. */
+  keyFlaw?: string;
+}
+
+function pathOf(item: PendingValue): string {
+  const keys: string[] = [];
+  for (let at: PendingValue | undefined = item; at?.parent; at = at.parent) keys.push(at.key);
+  return keys.reverse().join('.');
 }
 
 function assertStorableText(input: unknown) {
