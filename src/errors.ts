@@ -34,6 +34,17 @@ export const payloadTooLarge = (limitBytes: number) =>
 export const unsupportedMediaType = (message: string) => new AppError(415, 'unsupported_media_type', message);
 export const rateLimitExceeded = (message: string, headers: Record<string, string>) =>
   new AppError(429, 'rate_limit_exceeded', message, { headers });
+/**
+ * A 429 with the headers of spec §8: the limit, what is left of it, when its window frees one more
+ * (X-RateLimit-Reset, Unix seconds) and when to try again (Retry-After, seconds).
+ */
+export const hourlyLimitReached = (message: string, { limit, remaining, resetAt, retryAt }: { limit: number; remaining: number; resetAt: Date; retryAt: Date }) =>
+  rateLimitExceeded(message, {
+    'Retry-After': String(Math.max(1, Math.ceil((retryAt.getTime() - Date.now()) / 1000))),
+    'X-RateLimit-Limit': String(limit),
+    'X-RateLimit-Remaining': String(remaining),
+    'X-RateLimit-Reset': String(Math.ceil(resetAt.getTime() / 1000)),
+  });
 export const serverBusy = (message: string) => new AppError(503, 'server_busy', message, { headers: { 'Retry-After': '1' } });
 export const searchUnavailable = () =>
   new AppError(503, 'search_unavailable', 'Search is unavailable for a moment; the rest of the API works. Try again shortly.', { headers: { 'Retry-After': '5' } });

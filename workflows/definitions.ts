@@ -48,6 +48,15 @@ export interface SigningRequestState {
   signers: { id: string; status: SignerStatus }[];
 }
 
+/**
+ * What a reminder round did: whom it reminded and, when it could remind nobody, the hourly limit that
+ * stopped it (a signer's one e-mail an hour, or the account's e-mails an hour) and when that allows one.
+ */
+export interface RemindOutcome {
+  remindedSignerIds: string[];
+  limitedBy?: { limit: 'signer' | 'account'; perHour: number; retryAt: string };
+}
+
 /** Where a request stands, for `progress` on GET /signatures/:id. */
 export interface SigningRequestProgress {
   stage: 'awaiting_signers' | 'sealing' | 'finished';
@@ -60,7 +69,7 @@ export interface SigningRequestProgress {
 export const signUpdate = defineUpdate<SigningRequestState, [SignInput]>('sign');
 export const declineUpdate = defineUpdate<SigningRequestState, [DeclineInput]>('decline');
 export const cancelUpdate = defineUpdate<SigningRequestState, [{ reason?: string }]>('cancel');
-export const remindUpdate = defineUpdate<{ remindedSignerIds: string[] }, []>('remind');
+export const remindUpdate = defineUpdate<RemindOutcome, []>('remind');
 export const viewedSignal = defineSignal<[{ signerId: string } & ClientInfo]>('viewed');
 export const stateQuery = defineQuery<SigningRequestState>('state');
 export const progressQuery = defineQuery<SigningRequestProgress>('progress');

@@ -183,7 +183,9 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
   );
   setHandler(
     remindUpdate,
-    async () => ({ remindedSignerIds: await activities.sendReminders(requestId, due().map((signer) => signer.id), ++reminderRound) }),
+    // Whom it may remind now (one e-mail a signer an hour, the account's e-mails an hour) is decided
+    // where concurrent rounds of every request meet: in the database, by sendReminders.
+    () => activities.sendReminders(requestId, due().map((signer) => signer.id), ++reminderRound),
     { validator: () => refuseUnlessOpen() },
   );
   setHandler(viewedSignal, async (view) => {

@@ -28,11 +28,19 @@ export const errorResponses = {
   401: errorResponse('Unauthorized: missing, malformed, unknown or revoked API key.'),
   403: errorResponse('Forbidden: quota_exceeded, plan_upgrade_required, or email_unverified (every write of an account whose e-mail address is not confirmed yet).'),
   404: errorResponse('Not Found (also for other accounts’ resources).'),
-  408: errorResponse('Request Timeout: request_timeout, the body stopped arriving; the connection is closed.'),
+  408: errorResponse('Request Timeout: request_timeout, the body stopped arriving, or arrived slower than the minimum rate; the connection is closed.'),
   409: errorResponse('Conflict with the resource’s current state.'),
   413: errorResponse('Payload Too Large: payload_too_large.'),
   415: errorResponse('Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.'),
-  429: errorResponse('Too Many Requests: rate_limit_exceeded; see Retry-After.'),
+  429: {
+    ...errorResponse('Too Many Requests: rate_limit_exceeded, an hourly limit reached; the message says which.'),
+    headers: {
+      'Retry-After': { description: 'Seconds until the request may succeed.', schema: { type: 'integer' as const } },
+      'X-RateLimit-Limit': { description: 'The limit that applies, per hour.', schema: { type: 'integer' as const } },
+      'X-RateLimit-Remaining': { description: 'What is left of it now.', schema: { type: 'integer' as const } },
+      'X-RateLimit-Reset': { description: 'When the window frees one more, in Unix seconds.', schema: { type: 'integer' as const } },
+    },
+  },
   503: errorResponse('Service Unavailable: search_unavailable (Elasticsearch does not answer; the rest of the API works), or server_busy (too many uploads are being checked at once); see Retry-After.'),
 };
 

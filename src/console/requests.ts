@@ -25,7 +25,7 @@ const fieldLabels: Record<string, string> = { document_id: 'Document', template_
 export function requestPages({ router, deps, rateLimit, requireLogin, frame, page, account, form, seeOther }: ConsoleKit) {
   const { db, config, search, temporal } = deps;
   // Read at request time: with PORT=0 the public URL is settled only once the server listens.
-  const signingDeps = () => ({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, publicUrl: config.publicUrl });
+  const signingDeps = () => ({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, publicUrl: config.publicUrl, rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER });
 
   // A path id that cannot exist is a 404, before any query (as on the REST API).
   const requestId = (ctx: Context) => parsePathParams(IdParams, ctx.params).id;
@@ -95,7 +95,7 @@ export function requestPages({ router, deps, rateLimit, requireLogin, frame, pag
 
   router.post('/requests/:id/remind', requireLogin, async (ctx) => {
     const id = requestId(ctx);
-    const { remindedSignerIds } = await remindSigners(signingDeps(), account(ctx).id, id);
+    const { remindedSignerIds } = await remindSigners(signingDeps(), account(ctx), id);
     seeOther(ctx, `/app/requests/${id}?reminded=${remindedSignerIds.length}`);
   });
 

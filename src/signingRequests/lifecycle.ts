@@ -2,22 +2,26 @@ import type { Config } from '../config';
 import type { Db } from '../db';
 import { recordEvent, type EventType } from '../events/service';
 import { mailSender, type MailMessage, type MailTransport } from '../mail';
+import { countOwedMail, openMailHour } from '../mail/allowance';
 import { countSigningRequestEnd } from '../metrics';
 import { cancelledMail, completedMail, declinedMail, invitationMail, reminderMail, type RenderedMail } from '../mail/templates';
 import { sealDocumentOnThread } from '../pdf/sealThread';
 import { loadSealCertificate } from '../pdf/sealCertificate';
 import { emailLinkToken, hashToken, loadTokenSecret } from '../signerPortal/tokens';
-import type { ClientInfo, DeclineInput, SignInput } from '../../workflows/definitions';
+import type { ClientInfo, DeclineInput, RemindOutcome, SignInput } from '../../workflows/definitions';
+import { invitationMailKey, reminderMailKey, remindable } from './reminders';
 import { loadForLifecycle, type SigningRequest } from './store';
 
 export interface LifecycleDeps {
   db: Db;
-  config: Pick<Config, 'publicUrl' | 'dataDir' | 'MAIL_FROM' | 'SIGNING_TOKEN_SECRET' | 'SEAL_P12_PATH' | 'SEAL_P12_PASSWORD'>;
+  config: Pick<Config, 'publicUrl' | 'dataDir' | 'MAIL_FROM' | 'SIGNING_TOKEN_SECRET' | 'SEAL_P12_PATH' | 'SEAL_P12_PASSWORD' | 'RATE_LIMIT_MULTIPLIER'>;
   mail: MailTransport;
 }
 
 /** The file name of the sealed PDF: "<name> (signed).pdf". */
 export const signedFileName = (fileName: string) => `${fileName.replace(/\.pdf$/i, '')} (signed).pdf`;
+
+type Recipient = { email: string; name?: string | null };
 
 type AuditStep = { action: string; key: string; signerId?: string; actor?: string; client?: ClientInfo; data?: object };
 
@@ -49,40 +53,75 @@ const event = (trx: Db, request: SigningRequest, type: EventType, key: string, d
 export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
   const tokenSecret = loadTokenSecret(config.SIGNING_TOKEN_SECRET, config.dataDir);
   const sender = mailSender(config);
-  const send = (key: string, to: { email: string; name?: string | null }, rendered: RenderedMail, attachments?: MailMessage['attachments']) =>
+  const sendMail = (key: string, to: Recipient, rendered: RenderedMail, attachments?: MailMessage['attachments']) =>
     mail.send({ idempotencyKey: key, to: to.email, toName: to.name ?? undefined, ...sender, ...rendered, attachments });
   const signingUrl = (signerId: string) => `${config.publicUrl}/sign/${emailLinkToken(tokenSecret, signerId)}`;
   // Changes the request from pending to `status`; false (and nothing written) when it is no longer pending.
   const endRequest = async (trx: Db, requestId: string, status: string, extra: Record<string, unknown> = {}) =>
     (await trx('signing_requests').where({ id: requestId, status: 'pending' }).update({ status, completed_at: trx.fn.now(), updated_at: trx.fn.now(), ...extra })) > 0;
 
-  async function mailSigningLinks(requestId: string, signerIds: string[], kind: 'invitation' | 'reminder', round = 0) {
-    const { request, signers, owner } = await loadForLifecycle(db, requestId);
-    const chosen = signers.filter((signer) => signerIds.includes(signer.id) && !['signed', 'declined'].includes(signer.status));
-    for (const signer of chosen) {
-      await db.transaction(async (trx) => {
-        await trx('signer_tokens')
-          .insert({ token_hash: hashToken(emailLinkToken(tokenSecret, signer.id)), signer_id: signer.id, expires_at: request.expiresAt })
-          .onConflict('token_hash')
-          .ignore();
-        const notified = await trx('signers').where({ id: signer.id, status: 'pending' }).update({ status: 'notified', notified_at: trx.fn.now() });
-        await audit(trx, requestId, { action: `${kind}_sent`, key: `${kind}:${signer.id}:${round}`, signerId: signer.id, data: { email: signer.email } });
-        if (notified > 0) {
-          await event(trx, request, 'signer.notified', `${signer.id}:notified`, { signerId: signer.id, name: signer.name, email: signer.email, notifiedAt: new Date().toISOString() });
-        }
-      });
-      const input = { signerName: signer.name, sender: owner, title: request.title, message: request.message, signingUrl: signingUrl(signer.id), expiresAt: request.expiresAt };
-      await send(`${kind}:${signer.id}:${round}`, signer, kind === 'invitation' ? invitationMail(input) : reminderMail(input));
-    }
-    return chosen.map((signer) => signer.id);
-  }
+  // What an e-mail with a signer's link says, and the link's token, which the signing page looks up.
+  const linkMail = (request: SigningRequest, owner: { email: string; name: string | null }, signer: { id: string; name: string }) =>
+    ({ signerName: signer.name, sender: owner, title: request.title, message: request.message, signingUrl: signingUrl(signer.id), expiresAt: request.expiresAt });
+  const issueLink = (trx: Db, request: SigningRequest, signerId: string) =>
+    trx('signer_tokens').insert({ token_hash: hashToken(emailLinkToken(tokenSecret, signerId)), signer_id: signerId, expires_at: request.expiresAt }).onConflict('token_hash').ignore();
 
   return {
+    /** Invites signers whose turn it is. Owed, never refused: the request paid for its first invitations when it was made. */
     async sendInvitations(requestId: string, signerIds: string[]) {
-      await mailSigningLinks(requestId, signerIds, 'invitation');
+      const { request, signers, owner } = await loadForLifecycle(db, requestId);
+      for (const signer of signers.filter((candidate) => signerIds.includes(candidate.id) && !['signed', 'declined'].includes(candidate.status))) {
+        const key = invitationMailKey(signer.id);
+        await db.transaction(async (trx) => {
+          await issueLink(trx, request, signer.id);
+          const notified = await trx('signers').where({ id: signer.id, status: 'pending' }).update({ status: 'notified', notified_at: trx.fn.now() });
+          // The invitation starts the signer's hour without a reminder; a retry does not move it.
+          await trx('signers').where({ id: signer.id }).whereNull('last_mailed_at').update({ last_mailed_at: trx.fn.now() });
+          await audit(trx, requestId, { action: 'invitation_sent', key, signerId: signer.id, data: { email: signer.email } });
+          await countOwedMail(trx, request.accountId, key);
+          if (notified > 0) {
+            await event(trx, request, 'signer.notified', `${signer.id}:notified`, { signerId: signer.id, name: signer.name, email: signer.email, notifiedAt: new Date().toISOString() });
+          }
+        });
+        await sendMail(key, signer, invitationMail(linkMail(request, owner, signer)));
+      }
     },
 
-    sendReminders: (requestId: string, signerIds: string[], round: number) => mailSigningLinks(requestId, signerIds, 'reminder', round),
+    /**
+     * Reminds those of `signerIds` (whose turn it is) who may have a reminder now: one e-mail with their
+     * link an hour (the invitation included), within the account's e-mails this hour, in signing order.
+     * Decided in one transaction that locks the account's hour and the signers' rows, so that concurrent
+     * rounds (15 reminds at once, or a remind and a scheduled reminder) remind each signer once. A retry
+     * of a round reminds again whom it chose before (the same e-mails, sent once) and no one else.
+     */
+    async sendReminders(requestId: string, signerIds: string[], round: number): Promise<RemindOutcome> {
+      const { request, signers, owner, plan } = await loadForLifecycle(db, requestId);
+      const keyOf = (signerId: string) => reminderMailKey(signerId, round);
+      const outcome = await db.transaction(async (trx): Promise<RemindOutcome> => {
+        const hour = await openMailHour(trx, { id: request.accountId, plan }, config.RATE_LIMIT_MULTIPLIER);
+        const open: { id: string; lastMailedAt: Date | null }[] = (
+          await trx('signers').whereIn('id', signerIds).where({ signing_request_id: requestId }).whereNotIn('status', ['signed', 'declined']).orderBy('order').forUpdate().select('id', 'last_mailed_at')
+        ).map((row) => ({ id: row.id, lastMailedAt: row.last_mailed_at }));
+        const chosenBefore = new Set<string>(await trx('audit_trail').whereIn('idempotency_key', open.map((signer) => keyOf(signer.id))).pluck('signer_id'));
+        const { ready, nextAt } = remindable(open.filter((signer) => !chosenBefore.has(signer.id)), hour.now);
+        const chosen = ready.slice(0, hour.remaining);
+        await hour.take(chosen.map((signer) => keyOf(signer.id)));
+        for (const { id } of chosen) {
+          const { email } = signers.find((signer) => signer.id === id)!;
+          await trx('signers').where({ id }).update({ last_mailed_at: hour.now });
+          await issueLink(trx, request, id);
+          await audit(trx, requestId, { action: 'reminder_sent', key: keyOf(id), signerId: id, data: { email } });
+        }
+        const remindedSignerIds = open.filter((signer) => chosenBefore.has(signer.id) || chosen.includes(signer)).map((signer) => signer.id);
+        if (remindedSignerIds.length > 0) return { remindedSignerIds };
+        if (ready.length > 0) return { remindedSignerIds, limitedBy: { limit: 'account', perHour: hour.limit, retryAt: (await hour.fitsAt(1)).toISOString() } };
+        return nextAt ? { remindedSignerIds, limitedBy: { limit: 'signer', perHour: 1, retryAt: nextAt.toISOString() } } : { remindedSignerIds };
+      });
+      for (const signer of signers.filter((candidate) => outcome.remindedSignerIds.includes(candidate.id))) {
+        await sendMail(keyOf(signer.id), signer, reminderMail(linkMail(request, owner, signer)));
+      }
+      return outcome;
+    },
 
     async announceRequest(requestId: string) {
       const { request, signers } = await loadForLifecycle(db, requestId);
@@ -222,9 +261,16 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
       }).then(countSigningRequestEnd('completed'));
     },
 
-    /** The e-mails that close a request: the sealed PDF to everyone, or word of a decline or cancellation. */
+    /**
+     * The e-mails that close a request: the sealed PDF to everyone, or word of a decline or cancellation.
+     * Owed, so counted in the account's hour but never refused.
+     */
     async sendClosingMails(requestId: string) {
       const { request, signers, owner, fileName } = await loadForLifecycle(db, requestId);
+      const send = async (key: string, to: Recipient, rendered: RenderedMail, attachments?: MailMessage['attachments']) => {
+        await countOwedMail(db, request.accountId, key);
+        await sendMail(key, to, rendered, attachments);
+      };
       const everyone = [...signers, { id: 'owner', ...owner }];
       if (request.status === 'completed') {
         const { content } = await db('sealed_documents').where({ signing_request_id: requestId }).first('content');

@@ -24,11 +24,11 @@ const signingRequestLinks = {
 
 export function signingRequestRoutes({ router, db, config, rateLimit, openapi, temporal }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
-  const deps = { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, publicUrl: config.publicUrl };
+  const deps = { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, publicUrl: config.publicUrl, rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER };
   const route = routesOn(router, openapi);
 
   route(
-    { method: 'post', path: '/signatures', tag, summary: 'Send a document to one or more signers', body: SigningRequestCreateSchema, before: [rateLimit('POST /signatures')], status: 201, response: SigningRequestSchema, responseDescription: 'Created; invitations are on their way', links: signingRequestLinks, errors: [400, 401, 404, 409, 429] },
+    { method: 'post', path: '/signatures', tag, summary: 'Send a document to one or more signers', description: 'Rate limited per plan. The invitations sent at once (every signer’s; the first signer’s in sequential order) count against the plan’s e-mails an hour (free 100, pro 1,000, business 10,000): 429 when they do not fit.', body: SigningRequestCreateSchema, before: [rateLimit('POST /signatures')], status: 201, response: SigningRequestSchema, responseDescription: 'Created; invitations are on their way', links: signingRequestLinks, errors: [400, 401, 404, 409, 429] },
     async ({ body }, ctx) => presentSigningRequest(await createSigningRequest(deps, account(ctx), body)),
   );
 
@@ -48,8 +48,22 @@ export function signingRequestRoutes({ router, db, config, rateLimit, openapi, t
   );
 
   route(
-    { method: 'post', path: '/signatures/{id}/remind', tag, summary: 'E-mail the signers whose turn it is again', params: IdParams, response: z.object({ remindedSignerIds: z.array(z.string()) }), responseDescription: 'Who was reminded', errors: [401, 404, 409] },
-    ({ params }, ctx) => remindSigners(deps, account(ctx).id, params.id),
+    {
+      method: 'post',
+      path: '/signatures/{id}/remind',
+      tag,
+      summary: 'E-mail the signers whose turn it is again',
+      description:
+        'A signer gets at most one e-mail with their link an hour, the invitation and scheduled reminders included, and every e-mail ' +
+        'counts against the plan’s e-mails an hour (free 100, pro 1,000, business 10,000). The signers who may have one now are ' +
+        'reminded and named. When none may, 429 rate_limit_exceeded with Retry-After and X-RateLimit-*: Limit 1 when every signer ' +
+        'had an e-mail within the hour, the plan’s e-mails an hour when none is left.',
+      params: IdParams,
+      response: z.object({ remindedSignerIds: z.array(z.string()) }),
+      responseDescription: 'Who was reminded',
+      errors: [401, 404, 409, 429],
+    },
+    ({ params }, ctx) => remindSigners(deps, account(ctx), params.id),
   );
 
   route(

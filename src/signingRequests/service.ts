@@ -10,7 +10,9 @@ import { templateRequestProblems, templateSigners } from '../templates/requests'
 import { findTemplate, findTemplateFile } from '../templates/store';
 import { signingRequestHandle, startSigningRequestWorkflow } from '../temporal/client';
 import { changeRefused, refusalTypes, type SigningRequestProgress } from '../../workflows/definitions';
+import { mailHourSpent, openMailHour } from '../mail/allowance';
 import { signedFileName } from './lifecycle';
+import { invitationMailKey, remindable, remindedWithinTheHour } from './reminders';
 import type { SignatureField, SignerField, SigningRequestCreateInput } from './schema';
 import { findSigningRequest, toSigningRequest, type SigningRequest, type SigningRequestWithSigners } from './store';
 
@@ -22,15 +24,19 @@ export interface SigningDeps {
   temporal: Client;
   taskQueue: string;
   publicUrl: string;
+  /** RATE_LIMIT_MULTIPLIER, which raises the plans' e-mails an hour too. */
+  rateLimitMultiplier: number;
 }
 
 /**
  * Records the request and its signers, then starts its workflow (id = request id) before answering; the
  * sweeper covers a crash between the two. The document is locked for the transaction, so it cannot be
  * deleted while a request is being made on it, and every field is checked against its pages; or it is
- * made from a template in the same transaction.
+ * made from a template in the same transaction. The invitations that go out first (every signer's, or
+ * the first signer's in sequential order) are counted in the account's e-mails this hour, or the
+ * request is refused with a 429.
  */
-export async function createSigningRequest({ db, temporal, taskQueue }: SigningDeps, account: Account, input: SigningRequestCreateInput) {
+export async function createSigningRequest({ db, temporal, taskQueue, rateLimitMultiplier }: SigningDeps, account: Account, input: SigningRequestCreateInput) {
   const requestId = newId('signingRequest');
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : new Date(Date.now() + (input.expiresInDays ?? 30) * DAY_MS);
   const signerIds = input.signers.map(() => newId('signer'));
@@ -61,6 +67,8 @@ export async function createSigningRequest({ db, temporal, taskQueue }: SigningD
       })),
     );
     await trx('audit_trail').insert({ signing_request_id: requestId, action: 'created', actor: account.email, idempotency_key: `created:${requestId}` });
+    const invitedFirst = input.signingOrder === 'sequential' ? signerIds.slice(0, 1) : signerIds;
+    await (await openMailHour(trx, account, rateLimitMultiplier)).takeAll(invitedFirst.map(invitationMailKey), 'This request');
     return toSigningRequest(row);
   });
   await startSigningRequest(db, temporal, taskQueue, request, signerIds);
@@ -194,9 +202,23 @@ export async function cancelSigningRequest(deps: SigningDeps, accountId: string,
   return getSigningRequest(deps, accountId, id);
 }
 
-export async function remindSigners({ db, temporal }: SigningDeps, accountId: string, id: string) {
-  await assertPending(db, accountId, id);
-  return runUpdate(() => signingRequestHandle(temporal, id).remind());
+/**
+ * A reminder round by the request's workflow (sendReminders decides whom, under the hourly limits): 200
+ * naming whom it reminded, or a 429 with the spec's headers when it could remind nobody. What plainly
+ * cannot go (every signer mailed within the hour, or no e-mail left this hour) is refused before the
+ * workflow, so that a flood of reminds costs its history nothing.
+ */
+export async function remindSigners({ db, temporal, rateLimitMultiplier }: SigningDeps, account: Account, id: string) {
+  const found = await assertPending(db, account.id, id);
+  const { waitingFor } = progressFromDatabase(found);
+  const { ready, nextAt } = remindable(found.signers.filter((signer) => waitingFor.includes(signer.id)), new Date());
+  if (ready.length === 0 && nextAt) throw remindedWithinTheHour(nextAt);
+  const hour = await openMailHour(db, account, rateLimitMultiplier, { lock: false });
+  if (hour.remaining === 0) throw mailHourSpent(account.plan, hour.limit, await hour.fitsAt(1));
+  const { remindedSignerIds, limitedBy } = await runUpdate(() => signingRequestHandle(temporal, id).remind());
+  if (remindedSignerIds.length === 0 && limitedBy?.limit === 'signer') throw remindedWithinTheHour(new Date(limitedBy.retryAt));
+  if (remindedSignerIds.length === 0 && limitedBy?.limit === 'account') throw mailHourSpent(account.plan, limitedBy.perHour, new Date(limitedBy.retryAt));
+  return { remindedSignerIds };
 }
 
 export async function getSealedDocument(db: Db, accountId: string, id: string) {

@@ -1,3 +1,4 @@
+import type { Plan } from '../accounts/plans';
 import type { Db } from '../db';
 import { toPage } from '../db/pagination';
 import { notFound } from '../errors';
@@ -15,6 +16,8 @@ export interface Signer {
   status: SignerStatus;
   fields: SignerField[] | null;
   notifiedAt: Date | null;
+  /** When the last invitation or reminder went to them: the next reminder waits an hour from it. */
+  lastMailedAt: Date | null;
   viewedAt: Date | null;
   signedAt: Date | null;
   declinedAt: Date | null;
@@ -56,6 +59,7 @@ export const toSigner = (row: Record<string, any>): Signer => ({
   status: row.status,
   fields: row.fields,
   notifiedAt: row.notified_at,
+  lastMailedAt: row.last_mailed_at,
   viewedAt: row.viewed_at,
   signedAt: row.signed_at,
   declinedAt: row.declined_at,
@@ -131,16 +135,16 @@ export async function listSigningRequests(db: Db, accountId: string, query: Sign
   return { ...page, data: await withSigners(db, page.data) };
 }
 
-/** What the lifecycle's commands work from: the request, its signers, its owner and its document's name. */
+/** What the lifecycle's commands work from: the request, its signers, its owner, its account's plan and its document's name. */
 export async function loadForLifecycle(db: Db, requestId: string) {
   const row = await db('signing_requests as r')
     .join('accounts as a', 'a.id', 'r.account_id')
     .join('documents as d', 'd.id', 'r.document_id')
     .where('r.id', requestId)
-    .first('r.*', 'a.email as account_email', 'a.name as account_name', 'd.file_name');
+    .first('r.*', 'a.email as account_email', 'a.name as account_name', 'a.plan as account_plan', 'd.file_name');
   if (!row) throw new Error(`signing request ${requestId} not found`);
   const [{ request, signers }] = await withSigners(db, [row]);
-  return { request, signers, owner: { email: row.account_email as string, name: row.account_name as string | null }, fileName: row.file_name as string };
+  return { request, signers, owner: { email: row.account_email as string, name: row.account_name as string | null }, plan: row.account_plan as Plan, fileName: row.file_name as string };
 }
 
 export async function findAuditTrail(db: Db, accountId: string, id: string) {

@@ -193,9 +193,16 @@ describe('the console’s signing requests (/app/requests)', function () {
   });
 
   describe('GET /app/requests/:id and its actions', () => {
-    it('remind: 303 back with how many were reminded', async () => {
+    it('remind: within the hour of the invitations 429 saying when; an hour later 303 back with how many were reminded', async () => {
       const { browser } = await signedUp();
       const id = await sent(browser, await uploaded(browser));
+      const signers = db('signers').where({ signing_request_id: id });
+      await eventually(async () => expect(await signers.clone().whereNotNull('last_mailed_at')).to.have.length(2));
+      await browser.request('GET', `/app/requests/${id}`);
+      const early = await browser.post(`/app/requests/${id}/remind`);
+      expect(early.status).to.equal(429);
+      expect(early.text).to.contain('Each signer gets at most one e-mail with their link an hour, the invitation included');
+      await signers.clone().update({ last_mailed_at: db.raw("now() - interval '61 minutes'") });
       await browser.request('GET', `/app/requests/${id}`);
       const response = await browser.post(`/app/requests/${id}/remind`);
       expect([response.status, response.location]).to.deep.equal([303, `/app/requests/${id}?reminded=2`]);

@@ -276,9 +276,13 @@ describe('sequential order, declines, cancellation', function () {
     expect((await account.request('DELETE', `/api/v1/documents/${document.id}`)).status).to.equal(204);
   });
 
-  it('remind re-sends to the signers whose turn it is', async () => {
+  it('remind re-sends to the signers whose turn it is, once the hour since their invitation has passed', async () => {
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request);
+    const signers = account.db('signers').where({ signing_request_id: signingRequest.id });
+    await eventually(async () => expect(await signers.clone().whereNotNull('last_mailed_at')).to.have.length(2));
+    expect((await account.request('POST', `/api/v1/signatures/${signingRequest.id}/remind`)).status, 'within the hour of the invitations').to.equal(429);
+    await signers.clone().update({ last_mailed_at: account.db.raw("now() - interval '61 minutes'") });
     const reminded = await account.request('POST', `/api/v1/signatures/${signingRequest.id}/remind`);
     expect(reminded.status).to.equal(200);
     expect(reminded.body.remindedSignerIds).to.have.members(signingRequest.signers.map((s: { id: string }) => s.id));

@@ -15,6 +15,7 @@ import * as consolePeople from './20261126000000_console_people';
 import * as webhookQueues from './20261127100000_webhook_queues';
 import * as searchEventCursor from './20261128000000_search_event_cursor';
 import * as emailVerification from './20261129000000_email_verification';
+import * as mailAllowance from './20261129100000_mail_allowance';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 const migrations: Record<string, Knex.Migration> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261127100000_webhook_queues': webhookQueues,
   '20261128000000_search_event_cursor': searchEventCursor,
   '20261129000000_email_verification': emailVerification,
+  '20261129100000_mail_allowance': mailAllowance,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,76 @@
+import { hourlyEmailLimit, type Plan } from '../accounts/plans';
+import type { Db } from '../db';
+import { hourlyLimitReached } from '../errors';
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/** The account a signing request's e-mails are sent for. */
+export interface MailSender {
+  id: string;
+  plan: Plan;
+}
+
+/**
+ * An account's e-mails in the sliding hour (its plan's emailsPerHour, times RATE_LIMIT_MULTIPLIER),
+ * counted in account_mail_log by each e-mail's idempotency key, so that a retried send counts once.
+ * Opened in the caller's transaction with the account's row locked: concurrent senders of one account
+ * (api processes making requests, workers sending reminders) take their turn, and never more than is
+ * left. What the account owes (see countOwedMail) counts without being refused. Without `lock`, only a
+ * look (to refuse early what plainly cannot go): nothing may be taken then.
+ */
+export async function openMailHour(trx: Db, account: MailSender, multiplier: number, { lock = true } = {}) {
+  if (lock) await trx('accounts').where({ id: account.id }).forUpdate().first('id');
+  // The database's clock (the transaction's start), which also stamps what is counted.
+  const now: Date = (await trx.raw('select now() as now')).rows[0].now;
+  const hourAgo = new Date(now.getTime() - HOUR_MS);
+  if (lock) await trx('account_mail_log').where({ account_id: account.id }).where('counted_at', '<=', hourAgo).delete();
+  const inTheHour = () => trx('account_mail_log').where({ account_id: account.id }).where('counted_at', '>', hourAgo);
+  const counted = Number((await inTheHour().count({ count: '*' }).first())?.count ?? 0);
+  const limit = hourlyEmailLimit(account.plan, multiplier);
+  const remaining = Math.max(0, limit - counted);
+  /** When `count` more e-mails fit: as soon as enough of those counted have left the hour. */
+  const fitsAt = async (count: number) => {
+    const leaving = Math.min(counted, count - remaining);
+    const row = leaving > 0 ? await inTheHour().orderBy('counted_at').offset(leaving - 1).first('counted_at') : undefined;
+    return new Date(((row?.counted_at as Date | undefined) ?? now).getTime() + HOUR_MS);
+  };
+
+  /** Counts the e-mails keyed `keys`; the caller took no more than `remaining`. */
+  const take = async (keys: string[]) => {
+    if (keys.length === 0) return;
+    await trx('account_mail_log')
+      .insert(keys.map((key) => ({ idempotency_key: key, account_id: account.id, counted_at: now })))
+      .onConflict('idempotency_key')
+      .ignore();
+  };
+
+  return {
+    now,
+    limit,
+    remaining,
+    fitsAt,
+    take,
+    /** Counts all of them, or none: a 429 with the spec's headers when they do not fit. `what` says what they are. */
+    async takeAll(keys: string[], what: string) {
+      if (keys.length > remaining) {
+        const retryAt = await fitsAt(keys.length);
+        const message =
+          `${what} would send ${keys.length} e-mail(s); the ${account.plan} plan sends ${limit} an hour and ${remaining} are left. ` +
+          (keys.length > limit ? 'That is more than an hour allows.' : `They fit from ${retryAt.toISOString()}.`);
+        throw hourlyLimitReached(message, { limit, remaining, resetAt: await fitsAt(remaining + 1), retryAt });
+      }
+      await take(keys);
+    },
+  };
+}
+
+export type MailHour = Awaited<ReturnType<typeof openMailHour>>;
+
+/** An e-mail the account owes (a later invitation, a closing mail): counted in the hour, never refused. */
+export async function countOwedMail(db: Db, accountId: string, key: string) {
+  await db('account_mail_log').insert({ idempotency_key: key, account_id: accountId }).onConflict('idempotency_key').ignore();
+}
+
+/** The 429 of an account whose hour has no e-mail left. */
+export const mailHourSpent = (plan: Plan, limit: number, retryAt: Date) =>
+  hourlyLimitReached(`The ${plan} plan sends ${limit} e-mails an hour and none are left: the next can go at ${retryAt.toISOString()}.`, { limit, remaining: 0, resetAt: retryAt, retryAt });
