@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fontkit from '@pdf-lib/fontkit';
 import { type Color, type PDFDocument, type PDFFont, type PDFPage, StandardFonts } from 'pdf-lib';
-import type { Fontkit } from 'pdf-lib/cjs/types/fontkit';
 import { codePointName, fontIndexFor, TEXT_FONT_FILES } from './drawableText';
 
 // Text in a sealed PDF: a value the standard PDF fonts can encode whole (WinAnsi: English and most
@@ -27,7 +26,13 @@ const FACE_FILES: Record<Face, string> = {
 const bytesOf = new Map<string, Buffer>();
 const readFont = (file: string) => bytesOf.get(file) ?? bytesOf.set(file, fs.readFileSync(file)).get(file)!;
 const faceCharacters = new Map<Face, Set<number>>();
-const charactersOf = (face: Face) => faceCharacters.get(face) ?? faceCharacters.set(face, new Set(fontkit.create(readFont(FACE_FILES[face])).characterSet)).get(face)!;
+function charactersOf(face: Face): Set<number> {
+  if (!faceCharacters.has(face)) {
+    const font = fontkit.create(readFont(FACE_FILES[face]));
+    faceCharacters.set(face, new Set(font.characterSet.filter((codePoint) => font.hasGlyphForCodePoint(codePoint))));
+  }
+  return faceCharacters.get(face)!;
+}
 
 interface Run {
   file: string;
@@ -85,7 +90,7 @@ function addGlyphByOutline(this: SubsetInternals, id: number): number {
 const WOFF2 = Buffer.from('wOF2', 'latin1');
 
 /** fontkit as pdf-lib calls it, subsetting WOFF2 fonts by their glyphs' outlines. */
-const fontkitForPdfLib: Fontkit = {
+const fontkitForPdfLib: Parameters<PDFDocument['registerFontkit']>[0] = {
   create(bytes: Uint8Array, postscriptName?: string) {
     const font = fontkit.create(bytes, postscriptName);
     if (!Buffer.from(bytes.buffer, bytes.byteOffset, 4).equals(WOFF2)) return font;
