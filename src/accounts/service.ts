@@ -1,4 +1,5 @@
 import type { Db } from '../db';
+import { violatesUnique } from '../db/errors';
 import { conflict, notFound } from '../errors';
 import { newId } from '../ids';
 import { authChanged } from '../apiKeys/changes';
@@ -38,10 +39,6 @@ const toAccount = (row: AccountRow): Account => ({
 
 export const accountEmailTaken = () => conflict('An account with this e-mail already exists. Log in, or set a password with “Forgot your password?”.');
 
-/** A PostgreSQL unique violation of this index (the same code on PGlite). */
-export const violates = (error: unknown, index: string) =>
-  (error as { code?: string; constraint?: string })?.code === '23505' && (error as { constraint?: string }).constraint === index;
-
 /**
  * A new account. Its address is taken by no other account in any letter case (409 otherwise). The
  * operator vouches for the addresses it gives (the CLI, tests); a console sign-up passes
@@ -60,7 +57,7 @@ export async function createAccount(db: Db, input: { email: string; plan: Plan; 
       .returning('*');
     return toAccount(row);
   } catch (error) {
-    if (violates(error, 'accounts_email_lower_unique')) throw accountEmailTaken();
+    if (violatesUnique(error, 'accounts_email_lower_unique')) throw accountEmailTaken();
     throw error;
   }
 }

@@ -1,8 +1,9 @@
+import crypto from 'node:crypto';
 import type { Context } from 'koa';
 import { RateLimiterRes, type RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Db } from '../db';
 import { clientKey, emailKey, tooMany, windowLimiter } from './limits';
-import { findUserByEmail, passwordMatches, type User } from './people';
+import { findLogin, passwordMatches, type Login, type User } from './people';
 import type { Sessions } from './sessions';
 
 // Console logins. Every attempt takes its points before the password is checked, each in one atomic
@@ -13,7 +14,8 @@ import type { Sessions } from './sessions';
 // - guesses for one e-mail from any number of client addresses, together: past that, only a browser the
 //   person has logged in from before is let in (its signed device cookie, OWASP's "device cookies");
 // - such a browser counts its own failures, and no other count applies to it: no stranger can lock an
-//   owner out of their own browser.
+//   owner out of their own browser. Its cookie names the password it was trusted under: after a reset,
+//   whoever's browser it was (a squatter's, a lost laptop's) is a stranger again.
 // A successful password reset clears the counts of its e-mail (it proves the inbox).
 
 const WINDOW_SECONDS = 15 * 60;
@@ -32,6 +34,8 @@ interface Count {
 }
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+/** Names a password without telling anything of it: its hash's hash, shortened. */
+const stampOf = (login: Login) => crypto.createHash('sha256').update(login.passwordHash ?? '').digest('base64url').slice(0, 16);
 
 export function createLoginLimits(db: Db, sessions: Sessions) {
   const byEmailAndClient = windowLimiter(db, 'console-login-email-client', FAILED_LOGINS_PER_EMAIL_AND_CLIENT, WINDOW_SECONDS);
@@ -39,10 +43,10 @@ export function createLoginLimits(db: Db, sessions: Sessions) {
   const byEmail = windowLimiter(db, 'console-login-email', FAILED_LOGINS_PER_EMAIL, WINDOW_SECONDS);
   const byDevice = windowLimiter(db, 'console-login-device', FAILED_LOGINS_PER_DEVICE, WINDOW_SECONDS);
 
-  function countsFor(ctx: Context, email: string, user: User | undefined): Count[] {
+  function countsFor(ctx: Context, email: string, login: Login | undefined): Count[] {
     const device = sessions.trustedDevice(ctx);
-    if (user && device?.userId === user.id) {
-      return [{ limiter: byDevice, key: `${user.id}:${device.id}`, refusal: 'Too many failed attempts.', onSuccess: 'clear' }];
+    if (login && device?.userId === login.user.id && device.stamp === stampOf(login)) {
+      return [{ limiter: byDevice, key: `${login.user.id}:${device.id}`, refusal: 'Too many failed attempts.', onSuccess: 'clear' }];
     }
     const [person, client] = [emailKey(email), clientKey(ctx.ip)];
     return [
@@ -64,8 +68,8 @@ export function createLoginLimits(db: Db, sessions: Sessions) {
      * A success marks this browser as the person's.
      */
     async logIn(ctx: Context, email: string, password: string): Promise<User | null> {
-      const user = await findUserByEmail(db, email);
-      const counts = countsFor(ctx, email, user);
+      const login = await findLogin(db, { email });
+      const counts = countsFor(ctx, email, login);
       for (const count of counts) {
         try {
           await count.limiter.consume(count.key);
@@ -74,11 +78,17 @@ export function createLoginLimits(db: Db, sessions: Sessions) {
           throw tooMany(count.refusal, refused.msBeforeNext);
         }
       }
-      const matches = await passwordMatches(db, user, password); // scrypt's work whether or not the e-mail is known
-      if (!user || !matches) return null;
+      const matches = await passwordMatches(login, password); // scrypt's work whether or not the e-mail is known
+      if (!login || !matches) return null;
       await Promise.all(counts.map((count) => (count.onSuccess === 'clear' ? count.limiter.delete(count.key) : count.limiter.reward(count.key, 1))));
-      sessions.trustDevice(ctx, user.id);
-      return user;
+      sessions.trustDevice(ctx, login.user.id, stampOf(login));
+      return login.user;
+    },
+
+    /** Marks this browser as the person's after they proved who they are another way (a sign-up, a reset). */
+    async trustBrowser(ctx: Context, user: User) {
+      const login = await findLogin(db, { userId: user.id });
+      if (login) sessions.trustDevice(ctx, user.id, stampOf(login));
     },
 
     /** Forgets the failed logins for this person's e-mail, from every client and browser. */

@@ -83,7 +83,7 @@ export function passwordResetPages({ router, deps, frame, page, form, seeOther, 
     if (!changed) return invalidLink(ctx);
     await logins.clear(changed); // the inbox is proven: whoever locked this e-mail's logins, the owner is back
     await sessions.start(ctx, changed.id);
-    sessions.trustDevice(ctx, changed.id);
+    await logins.trustBrowser(ctx, changed);
     seeOther(ctx, '/app');
   });
 }

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import { typeid } from 'typeid-js';
 import type { Db } from '../db';
-import { accountEmailTaken, createAccount, getAccount, markEmailVerified, violates, type Account } from '../accounts/service';
+import { accountEmailTaken, createAccount, findAccountByEmail, getAccount, markEmailVerified, type Account } from '../accounts/service';
+import { violatesUnique } from '../db/errors';
 import { revokeAllApiKeys } from '../apiKeys/service';
 import { decoyHash, hashPassword, verifyPassword } from './passwords';
 
@@ -45,23 +46,27 @@ export async function signUp(db: Db, input: { email: string; password: string; a
       const [row] = await trx<UserRow>('users').insert({ id: typeid('user').toString(), account_id: account.id, email, password_hash: passwordHash }).returning('*');
       return { user: toUser(row), account, verificationToken: await createEmailVerification(trx, toUser(row)) };
     } catch (error) {
-      if (violates(error, 'users_email_lower_unique')) throw accountEmailTaken();
+      if (violatesUnique(error, 'users_email_lower_unique')) throw accountEmailTaken();
       throw error;
     }
   });
 }
 
-/** The person with this e-mail, or undefined. */
-export async function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
-  const row = await byEmail(db, email).first();
-  return row && toUser(row);
+/** What a log-in checks: the person with this e-mail (or their id) and their password's hash (null until they set one). */
+export interface Login {
+  user: User;
+  passwordHash: string | null;
 }
 
-/** Whether this is the person's password; the same scrypt work is done whether or not there is a person. */
-export async function passwordMatches(db: Db, user: User | undefined, password: string): Promise<boolean> {
-  const row = user ? await db<UserRow>('users').where({ id: user.id }).first('password_hash') : undefined;
-  const matches = await verifyPassword(password, row?.password_hash ?? (await decoyHash()));
-  return Boolean(row?.password_hash) && matches;
+export async function findLogin(db: Db, by: { email: string } | { userId: string }): Promise<Login | undefined> {
+  const row = await ('email' in by ? byEmail(db, by.email) : db<UserRow>('users').where({ id: by.userId })).first();
+  return row && { user: toUser(row), passwordHash: row.password_hash };
+}
+
+/** Whether this is the password of the login; the same scrypt work is done whether or not there is one. */
+export async function passwordMatches(login: Login | undefined, password: string): Promise<boolean> {
+  const matches = await verifyPassword(password, login?.passwordHash ?? (await decoyHash()));
+  return Boolean(login?.passwordHash) && matches;
 }
 
 export async function getUserAndAccount(db: Db, userId: string): Promise<{ user: User; account: Account } | null> {
@@ -116,15 +121,15 @@ export const PASSWORD_RESET_MINUTES = 60;
  * request makes its person, with no password, so that whoever reads that inbox can set one.
  */
 async function findOrClaimOwner(db: Db, email: string): Promise<UserRow | undefined> {
-  const account = await db('accounts').whereRaw('lower(email) = lower(?)', [email]).first('id', 'email', 'email_verified_at');
+  const account = await findAccountByEmail(db, email);
   if (!account) return undefined;
   const owner = () => db<UserRow>('users').where({ account_id: account.id }).whereRaw('lower(email) = lower(?)', [account.email]).first();
   const existing = await owner();
-  if (existing || !account.email_verified_at) return existing;
+  if (existing || !account.emailVerified) return existing;
   try {
     await db('users').insert({ id: typeid('user').toString(), account_id: account.id, email: normalizeEmail(account.email), password_hash: null });
   } catch (error) {
-    if (!violates(error, 'users_email_lower_unique')) throw error; // a request at the same moment made it
+    if (!violatesUnique(error, 'users_email_lower_unique')) throw error; // a request at the same moment made it
   }
   return owner();
 }

@@ -194,7 +194,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
       const input = parseInput(SignupSchema, { accountName: values.accountName, email: values.email, password: values.password });
       const { user, verificationToken } = await signUp(db, input);
       await sessions.start(ctx, user.id);
-      sessions.trustDevice(ctx, user.id);
+      await logins.trustBrowser(ctx, user);
       // The account exists either way: a mail that failed is sent again from the console's banner.
       await sendVerification(user, verificationToken).catch((error) => ctx.state.log?.warn({ err: error }, 'verification e-mail not sent'));
       seeOther(ctx, '/app');

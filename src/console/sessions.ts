@@ -73,17 +73,20 @@ export function createSessions(db: Db, config: Config) {
       ctx.append('Set-Cookie', serializeCookie(SESSION_COOKIE, '', { secure, maxAgeSeconds: 0 }));
     },
 
-    /** Marks this browser as one the person proved to be themselves on (a login, a sign-up, a reset). */
-    trustDevice(ctx: Context, userId: string) {
+    /**
+     * Marks this browser as one the person proved to be themselves on (a login, a sign-up, a reset).
+     * `stamp` names their current password: a new one (a reset) makes every older cookie a stranger's.
+     */
+    trustDevice(ctx: Context, userId: string, stamp: string) {
       const known = this.trustedDevice(ctx);
       const id = known?.userId === userId ? known.id : crypto.randomBytes(16).toString('base64url');
-      setSigned(ctx, DEVICE_COOKIE, `${userId}~${id}`, DEVICE_DAYS * 86_400);
+      setSigned(ctx, DEVICE_COOKIE, `${userId}~${id}~${stamp}`, DEVICE_DAYS * 86_400);
     },
 
-    /** The person this browser has logged in as before, and the browser's id, from its signed device cookie. */
-    trustedDevice(ctx: Context): { userId: string; id: string } | undefined {
-      const [userId, id] = (readSigned(ctx, DEVICE_COOKIE) ?? '').split('~');
-      return userId && id ? { userId, id } : undefined;
+    /** The person this browser has logged in as before, the browser's id and the password's stamp then, from its signed device cookie. */
+    trustedDevice(ctx: Context): { userId: string; id: string; stamp: string } | undefined {
+      const [userId, id, stamp] = (readSigned(ctx, DEVICE_COOKIE) ?? '').split('~');
+      return userId && id && stamp ? { userId, id, stamp } : undefined;
     },
 
     /** The CSRF token of this browser: bound to its session, or else to a pre-session nonce set now if missing. */

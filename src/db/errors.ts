@@ -10,3 +10,9 @@ export function isRefusedForGood(error: unknown): error is Error & { code: strin
   const code = (error as { code?: unknown } | null)?.code;
   return error instanceof Error && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && PERMANENT_CLASSES.has(code.slice(0, 2));
 }
+
+/** True for a unique violation (23505) of this index or constraint, on PostgreSQL as on PGlite. */
+export function violatesUnique(error: unknown, index: string): boolean {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+  return code === '23505' && constraint === index;
+}

@@ -117,6 +117,23 @@ describe('the console’s limit on failed logins (POST /app/login)', function ()
     expect((await logIn(consoleClient(baseUrl, from(newNetwork())), email, 'a fresh start at last')).status).to.equal(303);
   });
 
+  it('after a reset, a browser trusted under the old password is a stranger again', async () => {
+    const { email, browser: lost } = await owner();
+    const resetting = consoleClient(baseUrl, from(newNetwork()));
+    await resetting.submit('/app/password/forgot', '/app/password/forgot', { email });
+    const path = await mailedLink(email, '/app/password/reset/');
+    await resetting.request('GET', path);
+    expect((await resetting.request('POST', path, { form: { _csrf: resetting.csrf, password: 'after the lost laptop' } })).status).to.equal(303);
+
+    for (let network = 0; network < FAILED_LOGINS_PER_EMAIL / FAILED_LOGINS_PER_EMAIL_AND_CLIENT; network++) {
+      const attacker = stranger();
+      for (let n = 0; n < FAILED_LOGINS_PER_EMAIL_AND_CLIENT; n++) await logIn(attacker, email, `guess ${network}-${n} later`);
+    }
+    expect((await logIn(lost, email, 'after the lost laptop')).status).to.equal(429);
+    await resetting.request('GET', '/app'); // logged in since the reset: its token is on the dashboard
+    expect((await resetting.post('/app/login', { email, password: 'after the lost laptop' })).status).to.equal(303);
+  });
+
   it('an unknown e-mail is counted like a known one', async () => {
     const client = stranger();
     const unknown = `nobody-${crypto.randomBytes(6).toString('hex')}@example.com`;
