@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { z } from './validation';
+import { MAX_NESTING, z } from './validation';
 
 // Each app has one registry: every route file describes its paths there with the same zod schemas it validates with.
 export function createOpenApiRegistry() {
@@ -62,7 +62,8 @@ export function buildOpenApiDocument(registry: OpenAPIRegistry, serverUrl: strin
         'Every path is served under /api/v1 (canonical) and /api (the current version).\n\n' +
         'Errors are JSON in the Error shape. Besides those listed on each operation: a method a path does not have is ' +
         '405 method_not_allowed with an Allow header, an unknown path is 404 not_found, and no text anywhere in a request ' +
-        '(values, field names, query parameters) may contain a NUL character (U+0000): 400. Unknown fields of a JSON body are ignored, ' +
+        '(values, field names, query parameters) may contain a NUL character (U+0000) or an unpaired UTF-16 surrogate ("\\ud800" in JSON): 400, ' +
+        `and a JSON body may nest objects and arrays at most ${MAX_NESTING} levels deep: 400. Unknown fields of a JSON body are ignored, ` +
         'but a field named __proto__, at any depth, is refused: 400. ' +
         'Text the sealed PDF draws (a title, signer names, document and template names, prefills, typed signatures, field values) ' +
         'may hold only characters its fonts can show: Latin, Greek, Cyrillic, Chinese, Japanese and more, but no control or format ' +

@@ -24,10 +24,19 @@ TEMPLATE_LAYOUT = [
     r".+\.page must be at most \d+: the PDF has \d+ page\(s\)",
     r".+\.label must be unique within the template: .+",
     r".+ \(.+\) must have at least one signature field",
+    r"roles must have at most \d+ items, those its text tags name included .+",
+    r"fields must have at most \d+ items, those of its text tags included: .+",
+    r".+ \(.+\) must have at most \d+ fields \(a request's signer has at most \d+\): it has \d+",
 ]
 
 # The document's general rules (its description), for every operation with a JSON body.
-GENERAL_RULES = [r"body must not contain a field named __proto__", r".+ contains characters that cannot be shown in the signed PDF: .+"]
+GENERAL_RULES = [
+    r"body must not contain a field named __proto__",
+    r".+ contains characters that cannot be shown in the signed PDF: .+",
+    r".+ must be well-formed Unicode \(it has an unpaired UTF-16 surrogate\)",
+    r".+ must not have a field name with an unpaired UTF-16 surrogate",
+    r"body must be nested at most \d+ levels deep",
+]
 
 # Operation → the details strings (regular expressions) of its rules that only words describe.
 RULES_IN_WORDS = {
@@ -39,6 +48,7 @@ RULES_IN_WORDS = {
     "PUT /documents/{id}/file": [PDF, r"fileSize must equal the size of the content \(\d+ bytes\)"],
     "POST /signatures": [
         r"expiresAt must be in the future",
+        r"expiresAt must be at most \d+ days ahead",
         r"signers\.\d+\.email is a duplicate: each signer needs their own e-mail address",
         r"signers\.\d+\.fields\.\d+ must lie inside page \d+ \(.+ points\)",
         r"signers\.\d+\.fields\.\d+\.page must be at most \d+: the document has \d+ page\(s\)",
