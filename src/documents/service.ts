@@ -9,6 +9,7 @@ import { recordEvent } from '../events/service';
 import type { PdfFacts, PdfInspector } from '../pdf/inspect';
 import type { PdfTextExtractor } from '../pdf/text';
 import type { DocumentListQuery, documentStatuses } from './schema';
+import { lockAccount } from '../accounts/lock';
 
 export interface Document {
   id: string;
@@ -72,7 +73,7 @@ async function checkContent(pdf: PdfInspector, content: Uint8Array, fileSize: nu
 export async function assertDocumentQuota(db: Db, account: Account, { lock = false } = {}) {
   const limit = plans[account.plan].documentsPerMonth;
   if (limit === null) return;
-  if (lock) await db('accounts').where({ id: account.id }).forUpdate().first('id');
+  if (lock) await lockAccount(db, account.id);
   const used = await countDocumentsThisMonth(db, account.id);
   if (used >= limit) {
     const resetsAt = monthWindow().end.toISOString();

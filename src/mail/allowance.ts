@@ -1,6 +1,7 @@
 import { hourlyEmailLimit, type Plan } from '../accounts/plans';
 import type { Db } from '../db';
 import { hourlyLimitReached } from '../errors';
+import { lockAccount } from '../accounts/lock';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -19,7 +20,7 @@ export interface MailSender {
  * look (to refuse early what plainly cannot go): nothing may be taken then.
  */
 export async function openMailHour(trx: Db, account: MailSender, multiplier: number, { lock = true } = {}) {
-  if (lock) await trx('accounts').where({ id: account.id }).forUpdate().first('id');
+  if (lock) await lockAccount(trx, account.id);
   // The database's clock (the transaction's start), which also stamps what is counted.
   const now: Date = (await trx.raw('select now() as now')).rows[0].now;
   const hourAgo = new Date(now.getTime() - HOUR_MS);

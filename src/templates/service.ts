@@ -21,6 +21,7 @@ import {
   type TemplateUpdateInput,
 } from './schema';
 import { countLiveTemplates, findTemplate, findTemplateFile, insertTemplate, listTemplateRows, markTemplateDeleted, updateTemplateRow, type Template } from './store';
+import { lockAccount } from '../accounts/lock';
 
 export interface TemplateDeps {
   db: Db;
@@ -38,7 +39,7 @@ export interface TemplateDeps {
 export async function assertTemplateQuota(db: Db, account: Account, { lock = false } = {}) {
   const limit = plans[account.plan].templates;
   if (limit === null) return;
-  if (lock) await db('accounts').where({ id: account.id }).forUpdate().first('id');
+  if (lock) await lockAccount(db, account.id);
   const used = await countLiveTemplates(db, account.id);
   if (used >= limit) throw quotaExceeded(`The ${account.plan} plan allows ${limit} templates; delete one to make another.`, { limit, used });
 }
