@@ -1,6 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { isAllowListed, isPublicAddress, type AllowList } from './addressPolicy';
+import { webhookLookup } from './dnsLookup';
 
 const RESPONSE_SNIPPET_BYTES = 1024;
 export const USER_AGENT = `Signet-Webhooks/${require('../../package.json').version}`;
@@ -20,9 +22,11 @@ type Agents = { http: http.Agent; https: https.Agent };
 /**
  * POSTs webhook bodies through agents that refuse non-public addresses after DNS resolution, on the
  * address actually connected to (request-filtering-agent), unless the host is allow-listed.
- * Redirects are never followed: a 3xx is an answer like any other non-2xx.
+ * Redirects are never followed: a 3xx is an answer like any other non-2xx. Public hosts are looked up
+ * by `lookup` (webhookLookup: never on the thread pool); allow-listed ones as the system does (the
+ * operator's own names, /etc/hosts among them).
  */
-export async function createWebhookPoster(allowList: AllowList, timeoutMs: number) {
+export async function createWebhookPoster(allowList: AllowList, timeoutMs: number, lookup: LookupFunction = webhookLookup()) {
   // request-filtering-agent is an ES module; this CommonJS project loads it with import().
   const { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } = await import('request-filtering-agent');
   const publicOnly: Agents = { http: new RequestFilteringHttpAgent({ keepAlive: true }), https: new RequestFilteringHttpsAgent({ keepAlive: true }) };
@@ -42,6 +46,7 @@ export async function createWebhookPoster(allowList: AllowList, timeoutMs: numbe
         {
           method: 'POST',
           agent: url.protocol === 'https:' ? agents.https : agents.http,
+          ...(allowListed ? {} : { lookup }),
           headers: { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT, 'Content-Length': Buffer.byteLength(body), ...headers },
         },
         (response) => {

@@ -1,9 +1,12 @@
+import dgram from 'node:dgram';
+import dns from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { verifyWebhook } from 'signet/webhooks';
 import { isAllowListed, isPublicAddress, parseAllowList, refusedAddress } from '../../src/webhooks/addressPolicy';
+import { webhookLookup } from '../../src/webhooks/dnsLookup';
 import { createWebhookPoster, parseRetryAfter } from '../../src/webhooks/http';
 import { decryptSecret, encryptSecret, generateWebhookSecret } from '../../src/webhooks/secrets';
 import { hexSignature, signatureHeaders } from '../../src/webhooks/signature';
@@ -134,5 +137,48 @@ describe('the webhook poster', () => {
     expect(parseRetryAfter('soon')).to.equal(null);
     const inAMinute = parseRetryAfter(new Date(Date.now() + 60_000).toUTCString())!;
     expect(inAMinute).to.be.within(58_000, 60_000);
+  });
+});
+
+describe('webhook host lookups', () => {
+  it('a host whose name server never answers holds no other lookup of the process (not on the thread pool)', async function () {
+    this.timeout(20_000);
+    // A name server on loopback that reads every query and answers none.
+    const blackhole = dgram.createSocket('udp4');
+    let queries = 0;
+    blackhole.on('message', () => queries++);
+    await new Promise<void>((resolve) => blackhole.bind(0, '127.0.0.1', resolve));
+    const resolver = new dns.Resolver({ timeout: 1000, tries: 1 });
+    resolver.setServers([`127.0.0.1:${(blackhole.address() as AddressInfo).port}`]);
+    const poster = await createWebhookPoster(parseAllowList([]), 10_000, webhookLookup(resolver));
+    const order: string[] = [];
+    try {
+      // More hanging hosts than libuv lets DNS hold of its thread pool (2 of 4 threads).
+      const posts = Array.from({ length: 8 }, (_, i) => poster.post(`https://hook-${i}.unanswered.test/`, '{}', {}).then((result) => (order.push('post'), result)));
+      while (queries < 8) await new Promise((resolve) => setImmediate(resolve));
+      const local = new Promise<void>((resolve) => dns.lookup('localhost', () => (order.push('localhost'), resolve())));
+      const results = await Promise.all(posts);
+      await local;
+      expect(order[0]).to.equal('localhost');
+      for (const result of results) expect(result.statusCode).to.equal(null);
+      expect(results[0].error).to.match(/ENOTFOUND/);
+    } finally {
+      poster.close();
+      blackhole.close();
+    }
+  });
+
+  it('localhost and its subdomains are loopback without asking a name server, and refused', async () => {
+    const resolver = new dns.Resolver({ timeout: 1000, tries: 1 });
+    resolver.setServers(['127.0.0.1:9']); // nothing listens: a query would fail, not answer loopback
+    const poster = await createWebhookPoster(parseAllowList([]), 5000, webhookLookup(resolver));
+    try {
+      for (const host of ['localhost', 'LOCALHOST', 'a.b.localhost', 'localhost.']) {
+        const result = await poster.post(`http://${host}:9/`, '{}', {});
+        expect(result.error, host).to.match(/^blocked: the address is not public/);
+      }
+    } finally {
+      poster.close();
+    }
   });
 });
