@@ -7,7 +7,7 @@ import type { Db } from './db';
 import type { Logger } from './logger';
 import type { AttemptOutcome } from './webhooks/delivery';
 
-// Prometheus metrics, one registry per process. Every metric is listed in the README ("Metrics").
+// Prometheus metrics, one registry per process. Every metric is listed in docs/operations.md ("Metrics").
 const registry = new Registry();
 
 export const httpRequestDuration = new Histogram({

@@ -55,7 +55,7 @@ describe('docker-compose.yml', () => {
 describe('prometheus.yml and the Grafana dashboard', () => {
   const prometheus = parse(fs.readFileSync(path.join(root, 'prometheus.yml'), 'utf8'));
   const dashboard = JSON.parse(fs.readFileSync(path.join(root, 'grafana/dashboards/signet.json'), 'utf8'));
-  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const operations = fs.readFileSync(path.join(root, 'docs/operations.md'), 'utf8');
 
   it('is valid Prometheus configuration: `promtool check config` accepts it', () => {
     execFileSync('promtool', ['check', 'config', 'prometheus.yml'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -79,7 +79,7 @@ describe('prometheus.yml and the Grafana dashboard', () => {
     expect([...uids]).to.deep.equal([datasources[0].uid]);
   });
 
-  it('every metric on the dashboard exists: ours in src/metrics.ts, the default process metrics, the Temporal SDK\'s as the README lists them', () => {
+  it('every metric on the dashboard exists: ours in src/metrics.ts, the default process metrics, the Temporal SDK\'s as docs/operations.md lists them', () => {
     const ours = [...fs.readFileSync(path.join(root, 'src/metrics.ts'), 'utf8').matchAll(/name: '(signet_\w+)'/g)].map((match) => match[1]);
     const defaults = new Registry();
     collectDefaultMetrics({ register: defaults, prefix: 'signet_' });
@@ -90,9 +90,9 @@ describe('prometheus.yml and the Grafana dashboard', () => {
     for (const name of used as Set<string>) {
       const metric = name.replace(/_(bucket|count|sum)$/, '');
       if (metric.startsWith('signet_')) expect(known, name).to.include(metric);
-      else expect(readme, name).to.contain(`\`${metric}\``);
+      else expect(operations, name).to.contain(`\`${metric}\``);
     }
-    for (const name of ours) expect(readme, `${name} is documented`).to.contain(`\`${name}\``);
+    for (const name of ours) expect(operations, `${name} is documented`).to.contain(`\`${name}\``);
   });
 });
 
