@@ -35,7 +35,7 @@ export const unsupportedMediaType = (message: string) => new AppError(415, 'unsu
 export const rateLimitExceeded = (message: string, headers: Record<string, string>) =>
   new AppError(429, 'rate_limit_exceeded', message, { headers });
 /**
- * A 429 with the headers of spec §8: the limit, what is left of it, when its window frees one more
+ * A 429 with the rate-limit headers: the limit, what is left of it, when its window frees one more
  * (X-RateLimit-Reset, Unix seconds) and when to try again (Retry-After, seconds).
  */
 export const hourlyLimitReached = (message: string, { limit, remaining, resetAt, retryAt }: { limit: number; remaining: number; resetAt: Date; retryAt: Date }) =>

@@ -7,7 +7,7 @@ import { idPattern, type IdKind } from '../ids';
 extendZodWithOpenApi(z);
 
 // Messages are predicates ("is required", "must be …"); parseInput puts the field name in front,
-// so every details string reads like the spec's: "fileName is required".
+// so every details string reads as the API documents it: "fileName is required".
 z.config({
   customError: (issue) => {
     if (issue.code === 'invalid_type') {

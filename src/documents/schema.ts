@@ -10,7 +10,7 @@ const fileName = visibleText(255)
   .superRefine(drawableInSealedPdf)
   .openapi({ pattern: `^${NO_CONTROL_CHARACTERS}${VISIBLE_CHARACTER.source}${NO_CONTROL_CHARACTERS}$`, example: 'contract.pdf' });
 
-// Spec §7: a missing, non-numeric or non-positive fileSize is reported as "fileSize must be a positive number".
+// A missing, non-numeric or non-positive fileSize is reported as "fileSize must be a positive number".
 const fileSize = z
   .number({ error: 'must be a positive number' })
   .positive({ error: 'must be a positive number' })

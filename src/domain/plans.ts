@@ -1,4 +1,4 @@
-// Plans, quotas and hourly rate limits (interface spec §8).
+// Plans, their monthly quotas and hourly rate limits (the table in docs/api.md).
 export const planNames = ['free', 'pro', 'business'] as const;
 export type Plan = (typeof planNames)[number];
 

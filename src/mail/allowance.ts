@@ -51,7 +51,7 @@ export async function openMailHour(trx: Db, account: MailSender, multiplier: num
     remaining,
     fitsAt,
     take,
-    /** Counts all of them, or none: a 429 with the spec's headers when they do not fit. `what` says what they are. */
+    /** Counts all of them, or none: a 429 with the rate-limit headers when they do not fit. `what` says what they are. */
     async takeAll(keys: string[], what: string) {
       if (keys.length > remaining) {
         const retryAt = await fitsAt(keys.length);

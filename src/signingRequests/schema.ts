@@ -48,7 +48,7 @@ const SignerInputSchema = z.object({
 
 const prefillValue = z.union([text(500).superRefine(drawableInSealedPdf), z.boolean()]);
 
-// The spec names the field document_id; documentId is accepted too, as every other field is camelCase. Its
+// The public field is document_id (the API's first name for it); documentId is accepted too, as every other field is camelCase. Its
 // sibling template_id is named the same way, and templateId accepted.
 const withIdAliases = (body: unknown) => {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;

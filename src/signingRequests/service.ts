@@ -204,7 +204,7 @@ export async function cancelSigningRequest(deps: SigningDeps, accountId: string,
 
 /**
  * A reminder round by the request's workflow (sendReminders decides whom, under the hourly limits): 200
- * naming whom it reminded, or a 429 with the spec's headers when it could remind nobody. What plainly
+ * naming whom it reminded, or a 429 with the rate-limit headers when it could remind nobody. What plainly
  * cannot go (every signer mailed within the hour, or no e-mail left this hour) is refused before the
  * workflow, so that a flood of reminds costs its history nothing.
  */

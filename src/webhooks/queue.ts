@@ -5,7 +5,7 @@ import { newId } from '../ids';
 // The queue of each webhook endpoint: one webhook_deliveries row per (webhook, event), due at
 // next_retry_at. Events are queued in the transaction that records them (src/events/service.ts).
 
-/** The envelope of spec §6, as the exact text that is sent and signed. */
+/** A webhook's envelope, {id, type, timestamp, data}, as the exact text that is sent and signed. */
 export const envelopeText = (event: { id: string; type: string; created_at: Date; data: unknown }) =>
   JSON.stringify({ id: event.id, type: event.type, timestamp: event.created_at.toISOString(), data: event.data });
 

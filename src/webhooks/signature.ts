@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 
-/** Spec §5.3: lowercase hex HMAC-SHA256 of the exact body text, keyed with the secret as shown to the owner. */
+/** X-Service-Signature: lowercase hex HMAC-SHA256 of the exact body text, keyed with the secret as shown to the owner. */
 export const hexSignature = (secret: string, body: string) => crypto.createHmac('sha256', secret).update(body).digest('hex');
 
 /** Standard Webhooks: base64 HMAC-SHA256 of "{id}.{timestamp}.{body}", keyed with the base64-decoded part after whsec_. */

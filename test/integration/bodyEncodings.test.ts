@@ -85,7 +85,7 @@ describe('request bodies in any Content-Encoding', () => {
     expect(response.body.details).to.deep.equal(['body could not be decoded as its Content-Encoding says']);
   });
 
-  it('garbage in every encoding, on every kind of endpoint, is a 400 or a 415 in the spec body', async () => {
+  it('garbage in every encoding, on every kind of endpoint, is a 400 or a 415 in the error body', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...setup.list), fc.constantFrom(...encodings).chain((encoding) => fc.tuple(fc.constant(encoding), garbageFor(encoding))), async (endpoint, [encoding, garbage]) => {
         const request = client(setup.baseUrl);

@@ -20,7 +20,7 @@ describe('POST /api/v1/documents', () => {
     expect(response.body.error).to.equal('unauthorized');
   });
 
-  it('400 with every violated rule of spec §7 at once', async () => {
+  it('400 with every violated rule at once', async () => {
     const { request } = await createTestAccount();
     const response = await request('POST', '/api/v1/documents', { json: {} });
     expect(response.status).to.equal(400);
@@ -190,7 +190,7 @@ describe('POST /api/v1/documents', () => {
     });
   });
 
-  describe('monthly quota (spec §8)', () => {
+  describe('monthly quota', () => {
     it('403 quota_exceeded on the 6th document of the month on free, naming limit and reset', async () => {
       const { request } = await createTestAccount('free');
       for (let i = 0; i < 5; i++) {
@@ -222,7 +222,7 @@ describe('POST /api/v1/documents', () => {
     });
   });
 
-  describe('rate limit (spec §8)', () => {
+  describe('rate limit', () => {
     it('carries X-RateLimit-* headers and answers the 11th request of the hour on free with 429', async () => {
       const { request } = await createTestAccount('free');
       let last;

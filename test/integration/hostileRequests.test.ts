@@ -8,7 +8,7 @@ import { makeLargePdf, makePdf } from '../support/pdfs';
 import { createSigningRequest, eventually, tokenOf } from '../support/signing';
 import { createTestAccount, sharedSystem, testConfig } from '../support/system';
 
-// Requests an attacker with a free account would send: each is a clear 4xx in the spec's error body.
+// Requests an attacker with a free account would send: each is a clear 4xx in the usual error body.
 
 describe('hostile requests: every path under /api is authenticated, in any case', () => {
   it('case variants of the prefix reach no handler: 404 with the error body, with or without a key', async () => {

@@ -12,7 +12,7 @@ import { createTestAccount, sharedSystem, testConfig } from '../support/system';
 
 // One path matcher decides what a request reaches and what guards it: every spelling of a guarded path
 // (case, trailing slash, `//`, dot segments, encoded slashes, backslashes) gets the guarded answer or a
-// 404 in the spec's body, never what the guard protects.
+// 404 in the usual error body, never what the guard protects.
 
 interface Answer {
   status: number;
@@ -112,7 +112,7 @@ interface Guarded {
   expected: (answer: Answer) => void;
 }
 
-/** Every spelling of the path: the canonical answer exactly, or 404 in the spec's body. */
+/** Every spelling of the path: the canonical answer exactly, or 404 in the usual error body. */
 async function checkVariants(port: number, guarded: Guarded) {
   const options = { method: guarded.method, headers: guarded.headers, body: guarded.body };
   const canonical = await send(port, guarded.path, options);

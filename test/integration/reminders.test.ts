@@ -8,7 +8,7 @@ import { makePdf } from '../support/pdfs';
 import { eventually } from '../support/signing';
 import { createTestAccount } from '../support/system';
 
-// Reminders are limited twice, with the spec's 429 and headers: one e-mail with their link a signer an
+// Reminders are limited twice, each a 429 with the rate-limit headers: one e-mail with their link a signer an
 // hour (the invitation included), and the plan's e-mails an hour for the account. The reproduction:
 // a free account, one request to 50 signers and 15 reminds at once had queued 750 e-mails in 20 s.
 

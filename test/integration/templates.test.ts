@@ -174,7 +174,7 @@ describe('POST /api/v1/templates', () => {
     });
   });
 
-  describe('quota of live templates by plan (spec §8)', () => {
+  describe('quota of live templates by plan', () => {
     it('403 quota_exceeded for the 4th template on free; deleting one makes room', async () => {
       const { request } = await createTestAccount('free');
       const documentId = await uploadDocument(request);
@@ -278,7 +278,7 @@ describe('GET /api/v1/templates', () => {
     expect(response.body.details).to.deep.equal(['limit must be at least 1', 'cursor is not a valid cursor']);
   });
 
-  it('is rate limited per plan (spec §8): the 31st request of the hour on free is 429', async () => {
+  it('is rate limited per plan: the 31st request of the hour on free is 429', async () => {
     const { request } = await createTestAccount('free');
     for (let i = 1; i <= 30; i++) {
       const response = await request('GET', '/api/v1/templates');

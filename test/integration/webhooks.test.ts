@@ -36,7 +36,7 @@ const createDocument = async (account: Account, fileName = 'contract.pdf') => {
   return created.body as { id: string };
 };
 
-/** The independent check of spec §5.3: openssl computes the HMAC of the body exactly as received. */
+/** The independent check of X-Service-Signature: openssl computes the HMAC of the body exactly as received. */
 const opensslHmac = (secret: string, body: string) =>
   execFileSync('openssl', ['dgst', '-sha256', '-hmac', secret], { input: body }).toString().trim().split(' ').pop()!;
 
@@ -97,7 +97,7 @@ describe('POST /api/v1/webhooks', () => {
     }
   });
 
-  it('403 plan_upgrade_required on Free and Pro, and the hourly limit of spec §8 still applies', async () => {
+  it('403 plan_upgrade_required on Free and Pro, and the hourly limit of the plan still applies', async () => {
     for (const plan of ['free', 'pro'] as const) {
       const account = await createTestAccount(plan);
       const response = await account.request('POST', '/api/v1/webhooks', { json: { url: 'https://example.com/hook', events: ['*'] } });
@@ -202,7 +202,7 @@ describe('GET, PATCH, DELETE /api/v1/webhooks/{id}', () => {
 });
 
 describe('webhook delivery', () => {
-  it('delivers every event type of spec §6 with the envelope, a signature openssl verifies, and Standard Webhooks headers', async () => {
+  it('delivers every event type with the envelope, a signature openssl verifies, and Standard Webhooks headers', async () => {
     const account = await createTestAccount();
     const hooks = await receiver();
     const webhook = await subscribe(account, hooks.url);

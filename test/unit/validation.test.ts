@@ -17,7 +17,7 @@ const detailsOf = (input: unknown) => {
   throw new Error('expected a validation error');
 };
 
-describe('validation messages (spec §7)', () => {
+describe('validation messages', () => {
   it('reports every violated rule, each naming its field', () => {
     expect(detailsOf({})).to.deep.equal(['fileName is required', 'fileSize must be a positive number']);
     expect(detailsOf({ fileName: 'a.pdf', fileSize: -1 })).to.deep.equal(['fileSize must be a positive number']);

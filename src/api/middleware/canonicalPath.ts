@@ -27,7 +27,7 @@ export function isCanonicalPath(path: string): boolean {
 
 /**
  * First in the app, before any router: a path that is not canonical is answered 404 (the same answer,
- * in the spec's body, as any path no route has), so no router and no guard ever sees another spelling.
+ * in the usual error body, as any path no route has), so no router and no guard ever sees another spelling.
  */
 export function canonicalPath(): Middleware {
   return async (ctx, next) => {

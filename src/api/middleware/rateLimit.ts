@@ -7,7 +7,7 @@ import { rateLimitExceeded } from '../../errors';
 
 const HOUR_SECONDS = 3600;
 
-// Hourly fixed windows per account and operation (spec §8), counted in PostgreSQL so that every
+// Hourly fixed windows per account and operation (limits in src/domain/plans.ts), counted in PostgreSQL so that every
 // api process shares them. `multiplier` lets operators (and the benchmark) raise every limit.
 export function createRateLimiter(db: Db, multiplier: number) {
   const limiters = new Map<string, RateLimiterPostgres>();
