@@ -15,21 +15,18 @@ import {
 } from '../../workflows/definitions';
 import { signingRequestWorkflow } from '../../workflows/signingRequest';
 import { eventually } from '../support/signing';
-import { prepareSearchAttributes } from '../../src/temporal/searchAttributes';
-import { bundleWorkflows, startTimeSkippingServer } from '../support/temporal';
+import { bundleWorkflows, startDevServer, startTimeSkippingServer } from '../support/temporal';
 
 
-// The workflow's decisions on the real Temporal server, with activities replaced by recorders:
-// reminder and expiry timers are made short through the workflow's input.
+// The workflow's decisions on a Temporal dev server of the test's own, with activities replaced by
+// recorders: reminder and expiry timers are made short through the workflow's input.
 describe('signingRequestWorkflow decisions', function () {
   this.timeout(120_000);
   let env: TestWorkflowEnvironment;
   let bundle: WorkflowBundleWithSourceMap;
 
-  before(async () => {
-    if (!process.env.TEMPORAL_ADDRESS) throw new Error('needs TEMPORAL_ADDRESS: run with npm test');
-    env = await TestWorkflowEnvironment.createFromExistingServer({ address: process.env.TEMPORAL_ADDRESS });
-    await prepareSearchAttributes(env.connection, 'default', { info() {} });
+  before(async function () {
+    env = await startDevServer(this);
     bundle = await bundleWorkflows();
   });
 
@@ -179,8 +176,8 @@ describe('signingRequestWorkflow timers, with time skipping', function () {
   let env: TestWorkflowEnvironment;
   let bundle: WorkflowBundleWithSourceMap;
 
-  before(async () => {
-    env = await startTimeSkippingServer();
+  before(async function () {
+    env = await startTimeSkippingServer(this);
     bundle = await bundleWorkflows();
   });
 

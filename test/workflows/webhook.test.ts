@@ -68,8 +68,8 @@ describe('webhookWorkflow: one endpoint’s queue, with time skipping', function
   let env: TestWorkflowEnvironment;
   let bundle: WorkflowBundleWithSourceMap;
 
-  before(async () => {
-    env = await startTimeSkippingServer();
+  before(async function () {
+    env = await startTimeSkippingServer(this);
     bundle = await bundleWorkflows();
   });
 
