@@ -15,7 +15,8 @@ export default tseslint.config(
   },
   {
     // Workflows must be deterministic: no Node built-ins, no I/O libraries, nothing but the workflow
-    // SDK, their own definitions and types. They reach the world only through activities.
+    // SDK, their own definitions, the pure vocabulary of src/domain and types. They reach the world
+    // only through activities.
     files: ['workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -26,9 +27,9 @@ export default tseslint.config(
             {
               regex: '^(?!@temporalio/(workflow|common)$)[^.]',
               allowTypeImports: true,
-              message: 'Workflows import only @temporalio/workflow, their own modules and types; do I/O in activities.',
+              message: 'Workflows import only @temporalio/workflow|common, their own modules, src/domain and types; do I/O in activities.',
             },
-            { regex: '^\\.\\./(?!workflows/)', allowTypeImports: true, message: 'Import only types from outside workflows/.' },
+            { regex: '^\\.\\./(?!workflows/|src/domain/)', allowTypeImports: true, message: 'Import only types from outside workflows/ (and src/domain, the pure vocabulary).' },
           ],
         },
       ],

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { isRefusedForGood } from '../src/db/errors';
 import { signingRequestLifecycle, type LifecycleDeps } from '../src/signingRequests/lifecycle';
-import { databaseRefusal } from '../workflows/definitions';
+import { databaseRefusal } from '../src/domain/signingRequests';
 
 export type SigningActivityDeps = LifecycleDeps;
 

@@ -10,23 +10,8 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { SigningActivities } from '../activities/signingRequest';
-import {
-  cancelUpdate,
-  changeRefused,
-  databaseRefusal,
-  declineUpdate,
-  progressQuery,
-  remindUpdate,
-  searchAttributes,
-  signUpdate,
-  stateQuery,
-  viewedSignal,
-  type RequestStatus,
-  type SignerStatus,
-  type SigningRequestInput,
-  type SigningRequestProgress,
-  type SigningRequestState,
-} from './definitions';
+import { cancelUpdate, declineUpdate, progressQuery, remindUpdate, searchAttributes, signUpdate, stateQuery, viewedSignal } from './definitions';
+import { changeRefused, databaseRefusal, type RequestStatus, type SignerStatus, type SigningRequestInput, type SigningRequestProgress, type SigningRequestState } from '../src/domain/signingRequests';
 
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 500 };
 

@@ -1,6 +1,7 @@
 import { condition, continueAsNew, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
-import { searchAttributes, wakeSignal, webhookStatusQuery, type WebhookHealth, type WebhookQueueStatus, type WebhookWorkflowInput } from './definitions';
+import { searchAttributes, wakeSignal, webhookStatusQuery, type WebhookWorkflowInput } from './definitions';
+import { type WebhookHealth, type WebhookQueueStatus } from '../src/domain/webhooks';
 
 // Regular activities, not local ones: a local activity holds the workflow task open while it runs, and
 // with it every query and signal (a batch to a slow endpoint runs for seconds). A worker killed

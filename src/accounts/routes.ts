@@ -1,7 +1,7 @@
 import { routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
 import { z } from '../api/validation';
-import { hourlyLimit, plans, planNames, rateLimitedOperations } from './plans';
+import { hourlyLimit, plans, planNames, rateLimitedOperations } from '../domain/plans';
 import { describeUsage, type Account } from './service';
 
 const quota = z.object({ used: z.number().int(), limit: z.number().int().nullable().openapi({ description: 'null = unlimited' }) });

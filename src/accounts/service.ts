@@ -6,7 +6,7 @@ import { authChanged } from '../apiKeys/changes';
 import { createApiKey } from '../apiKeys/service';
 import { parseInput, z } from '../api/validation';
 import { countLiveTemplates } from '../templates/store';
-import { monthWindow, type Plan, plans } from './plans';
+import { monthWindow, type Plan, plans } from '../domain/plans';
 
 export interface Account {
   id: string;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { Command, InvalidArgumentError } from 'commander';
 import { createAccountWithKey, setAccountPlan } from '../accounts/service';
-import { planNames, type Plan } from '../accounts/plans';
+import { planNames, type Plan } from '../domain/plans';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
 import { loadConfig } from '../config';
 import { migrateLatest, openDatabase, type Db } from '../db';

@@ -2,7 +2,7 @@ import type { Document } from '../documents/service';
 import type { presentSigningRequest } from '../signingRequests/presenter';
 import type { findAuditTrail } from '../signingRequests/store';
 import type { Template } from '../templates/store';
-import { requestStatuses } from '../../workflows/definitions';
+import { requestStatuses } from '../domain/signingRequests';
 import { html, type Html } from './html';
 import { csrfField, dateTime, layout, listTable, problemList, type Frame } from './pages';
 

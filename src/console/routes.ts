@@ -5,7 +5,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import type { File } from 'formidable';
 import { AppError, emailUnverified, notFound, validationError } from '../errors';
-import { hourlyLimit, plans, rateLimitedOperations } from '../accounts/plans';
+import { hourlyLimit, plans, rateLimitedOperations } from '../domain/plans';
 import { describeUsage, type Account } from '../accounts/service';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
 import { contentOf, jsonOrMultipartBody } from '../api/middleware/body';

@@ -1,8 +1,8 @@
 import type { Context, Middleware } from 'koa';
 import { parsePathParams } from '../api/route';
-import { plans } from '../accounts/plans';
+import { plans } from '../domain/plans';
 import { parseInput } from '../api/validation';
-import { eventTypes } from '../events/service';
+import { eventTypes } from '../domain/events';
 import { AppError } from '../errors';
 import { attemptDelivery, sendTestPing } from '../webhooks/delivery';
 import { presentDelivery, presentDeliveryDetail, presentWebhook } from '../webhooks/presenter';

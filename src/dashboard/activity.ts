@@ -1,5 +1,5 @@
 import type { Db } from '../db';
-import type { EventType } from '../events/service';
+import type { EventType } from '../domain/events';
 import { toPage } from '../db/pagination';
 
 type Data = Record<string, any>;

@@ -1,4 +1,4 @@
-import type { requestStatuses, signerStatuses } from '../../workflows/definitions';
+import type { requestStatuses, signerStatuses } from '../domain/signingRequests';
 
 export type RequestStatus = (typeof requestStatuses)[number];
 export type SignerStatus = (typeof signerStatuses)[number];

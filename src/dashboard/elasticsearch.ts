@@ -1,5 +1,5 @@
 import type { Client } from '@elastic/elasticsearch';
-import { requestStatuses, signerStatuses } from '../../workflows/definitions';
+import { requestStatuses, signerStatuses } from '../domain/signingRequests';
 import { SEARCH_REQUEST_OPTIONS } from '../search/elasticsearch';
 import { aliasOf } from '../search/esIndices';
 import {

@@ -1,5 +1,5 @@
 import type { Db } from '../db';
-import { requestStatuses, signerStatuses } from '../../workflows/definitions';
+import { requestStatuses, signerStatuses } from '../domain/signingRequests';
 import {
   FINISHED_STATUSES,
   TOP_DECLINE_REASONS,

@@ -1,7 +1,7 @@
 import { listOf } from '../api/route';
-import { eventTypes } from '../events/service';
+import { eventTypes } from '../domain/events';
 import { laterThan, paginationQuery, queryDate, z } from '../api/validation';
-import { requestStatuses, signerStatuses } from '../../workflows/definitions';
+import { requestStatuses, signerStatuses } from '../domain/signingRequests';
 
 const counts = (statuses: readonly string[]) => z.object(Object.fromEntries(statuses.map((status) => [status, z.number().int()])));
 const seconds = z.number().nullable().openapi({ description: 'Seconds; null when no request has completed.' });

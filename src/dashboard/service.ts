@@ -1,4 +1,4 @@
-import { monthWindow } from '../accounts/plans';
+import { monthWindow } from '../domain/plans';
 import { describeUsage, type Account } from '../accounts/service';
 import type { Db } from '../db';
 import type { SearchBackend } from '../search/backend';

@@ -3,7 +3,7 @@ import { queryPrepared, type Db } from '../db';
 import { conflict, notFound, quotaExceeded, validationError } from '../errors';
 import { newId } from '../ids';
 import { toPage } from '../db/pagination';
-import { monthWindow, plans } from '../accounts/plans';
+import { monthWindow, plans } from '../domain/plans';
 import { countDocumentsThisMonth, type Account } from '../accounts/service';
 import { recordEvent } from '../events/service';
 import type { PdfFacts, PdfInspector } from '../pdf/inspect';

@@ -1,34 +1,7 @@
 import { queryPrepared, type Db } from '../db';
 import { newId, nthIdSql } from '../ids';
+import type { EventType, SignetEvent } from '../domain/events';
 import { envelopeText, subscribersOf, type QueuedWebhook } from '../webhooks/queue';
-
-/** The event types Signet emits: the six of interface spec §6 and the extra ones below them. */
-export const eventTypes = [
-  'document.created',
-  'document.signed',
-  'signing_request.created',
-  'signing_request.completed',
-  'signer.signed',
-  'signer.declined',
-  'signer.notified',
-  'signer.viewed',
-  'signing_request.cancelled',
-  'signing_request.declined',
-  'signing_request.expired',
-  'document.updated',
-  'document.deleted',
-  'template.created',
-  'template.updated',
-  'template.deleted',
-] as const;
-export type EventType = (typeof eventTypes)[number];
-
-export interface SignetEvent {
-  id: string;
-  type: EventType;
-  timestamp: string;
-  data: Record<string, unknown>;
-}
 
 /** What wakes the webhooks whose queues a transaction filled, once it commits (src/events/dispatch.ts). */
 export interface AfterCommitDispatcher {

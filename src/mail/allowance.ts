@@ -1,4 +1,4 @@
-import { hourlyEmailLimit, type Plan } from '../accounts/plans';
+import { hourlyEmailLimit, type Plan } from '../domain/plans';
 import type { Db } from '../db';
 import { hourlyLimitReached } from '../errors';
 import { lockAccount } from '../accounts/lock';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db';
 import { documentStatuses } from '../documents/schema';
-import { requestStatuses } from '../../workflows/definitions';
+import { requestStatuses } from '../domain/signingRequests';
 import { createPostgresDashboard } from '../dashboard/postgres';
 import type { SearchBackend, SearchHitRef, SearchPage } from './backend';
 import type { SearchQuery, SearchType } from './schema';

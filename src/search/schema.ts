@@ -3,7 +3,7 @@ import { pageLimit, queryDate, text, visibleText, z } from '../api/validation';
 import { DocumentSchema, documentStatuses } from '../documents/schema';
 import { SigningRequestSchema } from '../signingRequests/schema';
 import { TemplateSchema } from '../templates/schema';
-import { requestStatuses } from '../../workflows/definitions';
+import { requestStatuses } from '../domain/signingRequests';
 import { decodeCursor, searchSorts } from './cursor';
 import { isEmptySearchText, parseSearchText } from './text';
 

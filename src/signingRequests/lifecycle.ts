@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { Db } from '../db';
-import { recordEvent, type EventType } from '../events/service';
+import { recordEvent } from '../events/service';
+import { type EventType } from '../domain/events';
 import { mailSender, type MailMessage, type MailTransport } from '../mail';
 import { countOwedMail, openMailHour } from '../mail/allowance';
 import { countSigningRequestEnd } from '../metrics';
@@ -8,7 +9,7 @@ import { cancelledMail, completedMail, declinedMail, invitationMail, reminderMai
 import { sealDocumentOnThread } from '../pdf/sealThread';
 import { loadSealCertificate } from '../pdf/sealCertificate';
 import { emailLinkToken, hashToken, loadTokenSecret } from '../signerPortal/tokens';
-import type { ClientInfo, DeclineInput, RemindOutcome, SignInput } from '../../workflows/definitions';
+import type { ClientInfo, DeclineInput, RemindOutcome, SignInput } from '../domain/signingRequests';
 import { invitationMailKey, reminderMailKey, remindable } from './reminders';
 import { loadForLifecycle, type SigningRequest } from './store';
 

@@ -1,4 +1,4 @@
-import type { SigningRequestProgress } from '../../workflows/definitions';
+import type { SigningRequestProgress } from '../domain/signingRequests';
 import { progressFromDatabase } from './service';
 import type { SigningRequestWithSigners } from './store';
 

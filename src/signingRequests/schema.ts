@@ -2,7 +2,7 @@ import { dateTime, jsonSchemaKeywords, laterThan, paginationQuery, queryDate, te
 
 import { drawableInSealedPdf } from '../pdf/drawableText';
 import { fieldTypes } from '../pdf/textTags';
-import { requestStatuses, signerStatuses, signingOrders } from '../../workflows/definitions';
+import { requestStatuses, signerStatuses, signingOrders } from '../domain/signingRequests';
 
 // A request's limits. A template meets them too (src/templates/layout.ts), so that every template can be sent.
 export const MAX_SIGNERS = 50;

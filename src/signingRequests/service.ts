@@ -9,7 +9,7 @@ import { hashToken, randomToken } from '../signerPortal/tokens';
 import { templateRequestProblems, templateSigners } from '../templates/requests';
 import { findTemplate, findTemplateFile } from '../templates/store';
 import { signingRequestHandle, startSigningRequestWorkflow } from '../temporal/client';
-import { changeRefused, refusalTypes, type SigningRequestProgress } from '../../workflows/definitions';
+import { changeRefused, refusalTypes, type SigningRequestProgress } from '../domain/signingRequests';
 import { mailHourSpent, openMailHour } from '../mail/allowance';
 import { signedFileName } from './lifecycle';
 import { invitationMailKey, remindable, remindedWithinTheHour } from './reminders';

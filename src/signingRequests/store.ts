@@ -1,8 +1,8 @@
-import type { Plan } from '../accounts/plans';
+import type { Plan } from '../domain/plans';
 import type { Db } from '../db';
 import { toPage } from '../db/pagination';
 import { notFound } from '../errors';
-import type { RequestStatus, SignerStatus, SigningOrder } from '../../workflows/definitions';
+import type { RequestStatus, SignerStatus, SigningOrder } from '../domain/signingRequests';
 import type { SignerField } from './schema';
 
 // Rows of signing_requests and signers, mapped once to the camelCase objects everything else uses.

@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
-import { plans } from '../accounts/plans';
+import { plans } from '../domain/plans';
 import type { Account } from '../accounts/service';
 import type { Db } from '../db';
 import { getDocumentFile, pageSizesOf } from '../documents/service';
 import { AppError, notFound, quotaExceeded, validationError } from '../errors';
-import { recordEvent, type EventType } from '../events/service';
+import { recordEvent } from '../events/service';
+import { type EventType } from '../domain/events';
 import { newId } from '../ids';
 import type { PageRenderer } from '../pdf/pageRenderer';
 import type { TextTagFinder, TextTagScan } from '../pdf/textTags';

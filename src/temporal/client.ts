@@ -3,21 +3,8 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { searchIndexerWorkflow } from '../../workflows/searchIndexer';
 import type { signingRequestWorkflow } from '../../workflows/signingRequest';
 import type { webhookWorkflow } from '../../workflows/webhook';
-import {
-  cancelUpdate,
-  declineUpdate,
-  progressQuery,
-  remindUpdate,
-  searchAttributes,
-  signUpdate,
-  viewedSignal,
-  wakeSignal,
-  webhookWorkflowId,
-  type ClientInfo,
-  type DeclineInput,
-  type SigningRequestInput,
-  type SignInput,
-} from '../../workflows/definitions';
+import { cancelUpdate, declineUpdate, progressQuery, remindUpdate, searchAttributes, signUpdate, viewedSignal, wakeSignal, webhookWorkflowId } from '../../workflows/definitions';
+import { type ClientInfo, type DeclineInput, type SigningRequestInput, type SignInput } from '../domain/signingRequests';
 
 // Every conversation with Temporal goes through here: workflow ids, typed starts, updates, queries and
 // signals. Nothing else starts a workflow or names one by string.

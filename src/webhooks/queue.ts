@@ -1,4 +1,4 @@
-import { planNames, plans } from '../accounts/plans';
+import { planNames, plans } from '../domain/plans';
 import type { Db } from '../db';
 import { newId } from '../ids';
 

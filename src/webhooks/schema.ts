@@ -1,5 +1,5 @@
 import { idParam, listOf } from '../api/route';
-import { eventTypes } from '../events/service';
+import { eventTypes } from '../domain/events';
 import { paginationQuery, text, z } from '../api/validation';
 
 export const deliveryStatuses = ['pending', 'succeeded', 'failed', 'cancelled'] as const;

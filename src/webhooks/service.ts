@@ -1,5 +1,5 @@
 import type { Account } from '../accounts/service';
-import { plans } from '../accounts/plans';
+import { plans } from '../domain/plans';
 import type { Db } from '../db';
 import { toPage } from '../db/pagination';
 import { AppError, notFound, validationError } from '../errors';

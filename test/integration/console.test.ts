@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { expect } from 'chai';
 import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
-import { hourlyLimit, rateLimitedOperations } from '../../src/accounts/plans';
+import { hourlyLimit, rateLimitedOperations } from '../../src/domain/plans';
 import { sharedSystem, testConfig } from '../support/system';
 import { client } from '../support/http';
 import { makeLargePdf, makePdf } from '../support/pdfs';

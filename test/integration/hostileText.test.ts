@@ -6,7 +6,7 @@ import { MAX_NESTING } from '../../src/api/validation';
 import type { MailTransport } from '../../src/mail';
 import { runUpdate } from '../../src/signingRequests/service';
 import { signingRequestHandle } from '../../src/temporal/client';
-import { databaseRefusal } from '../../workflows/definitions';
+import { databaseRefusal } from '../../src/domain/signingRequests';
 import { signedUp } from '../support/consoleClient';
 import { client, type TestResponse } from '../support/http';
 import { makePdf } from '../support/pdfs';

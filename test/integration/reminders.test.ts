@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createSigningActivities } from '../../activities/signingRequest';
-import { planNames, plans } from '../../src/accounts/plans';
+import { planNames, plans } from '../../src/domain/plans';
 import { MAX_SIGNERS } from '../../src/signingRequests/schema';
 import type { MailTransport } from '../../src/mail';
 import type { TestResponse } from '../support/http';

@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { startSystem, type RunningSystem } from '../../src/system';
 import { createAccount } from '../../src/accounts/service';
-import type { Plan } from '../../src/accounts/plans';
+import type { Plan } from '../../src/domain/plans';
 import { createApiKey } from '../../src/apiKeys/service';
 import { createElasticsearchClient } from '../../src/search/elasticsearch';
 import { client } from './http';

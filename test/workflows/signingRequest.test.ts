@@ -3,16 +3,8 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { SigningActivities } from '../../activities/signingRequest';
 import { ApplicationFailure, WorkflowUpdateFailedError } from '@temporalio/client';
-import {
-  cancelUpdate,
-  changeRefused,
-  databaseRefusal,
-  declineUpdate,
-  progressQuery,
-  signUpdate,
-  stateQuery,
-  type SigningRequestInput,
-} from '../../workflows/definitions';
+import { cancelUpdate, declineUpdate, progressQuery, signUpdate, stateQuery } from '../../workflows/definitions';
+import { changeRefused, databaseRefusal, type SigningRequestInput } from '../../src/domain/signingRequests';
 import { signingRequestWorkflow } from '../../workflows/signingRequest';
 import { eventually } from '../support/signing';
 import { bundleWorkflows, startDevServer, startTimeSkippingServer } from '../support/temporal';

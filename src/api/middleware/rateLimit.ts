@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../../db';
-import { hourlyLimit, type Plan, type RateLimitedOperation } from '../../accounts/plans';
+import { hourlyLimit, type Plan, type RateLimitedOperation } from '../../domain/plans';
 import type { Account } from '../../accounts/service';
 import { rateLimitExceeded } from '../../errors';
 

@@ -1,0 +1,29 @@
+// What happened to what: the event types Signet records and sends to webhooks, and an event's shape.
+
+/** Every event type Signet records; a webhook may subscribe to any of them. */
+export const eventTypes = [
+  'document.created',
+  'document.signed',
+  'signing_request.created',
+  'signing_request.completed',
+  'signer.signed',
+  'signer.declined',
+  'signer.notified',
+  'signer.viewed',
+  'signing_request.cancelled',
+  'signing_request.declined',
+  'signing_request.expired',
+  'document.updated',
+  'document.deleted',
+  'template.created',
+  'template.updated',
+  'template.deleted',
+] as const;
+export type EventType = (typeof eventTypes)[number];
+
+export interface SignetEvent {
+  id: string;
+  type: EventType;
+  timestamp: string;
+  data: Record<string, unknown>;
+}

@@ -1,0 +1,71 @@
+// The vocabulary of a signing request, defined once: the api's schemas, the store, the read models and the
+// workflow use these. Pure data and types: no I/O, nothing from Temporal.
+export const signingOrders = ['parallel', 'sequential'] as const;
+export const requestStatuses = ['pending', 'completed', 'declined', 'cancelled', 'expired'] as const;
+export const signerStatuses = ['pending', 'notified', 'viewed', 'signed', 'declined'] as const;
+export type SigningOrder = (typeof signingOrders)[number];
+export type RequestStatus = (typeof requestStatuses)[number];
+export type SignerStatus = (typeof signerStatuses)[number];
+
+export interface SigningRequestInput {
+  requestId: string;
+  signingOrder: SigningOrder;
+  /** In signing order. */
+  signerIds: string[];
+  expiresAt: string;
+  /** 0 = no reminders. */
+  reminderEveryMs: number;
+}
+
+export interface Signature {
+  type: 'typed' | 'drawn';
+  /** The typed name, or a PNG data URL. */
+  value: string;
+}
+
+export interface ClientInfo {
+  ipAddress?: string;
+  userAgent?: string;
+}
+
+export interface SignInput extends ClientInfo {
+  signerId: string;
+  signature: Signature;
+  fieldValues?: Record<string, string>;
+}
+
+export interface DeclineInput extends ClientInfo {
+  signerId: string;
+  reason: string;
+}
+
+export interface SigningRequestState {
+  status: RequestStatus;
+  signers: { id: string; status: SignerStatus }[];
+}
+
+/**
+ * What a reminder round did: whom it reminded and, when it could remind nobody, the hourly limit that
+ * stopped it (a signer's one e-mail an hour, or the account's e-mails an hour) and when that allows one.
+ */
+export interface RemindOutcome {
+  remindedSignerIds: string[];
+  limitedBy?: { limit: 'signer' | 'account'; perHour: number; retryAt: string };
+}
+
+/** Where a request stands, for `progress` on GET /signatures/:id. */
+export interface SigningRequestProgress {
+  stage: 'awaiting_signers' | 'sealing' | 'finished';
+  /** The signers whose turn it is. */
+  waitingFor: string[];
+  /** While sealing: how many attempts failed, the last error, and when the next attempt runs. */
+  sealing: null | { attempts: number; lastError: string | null; nextAttemptAt: string | null };
+}
+
+/** Why an update was refused; the api answers 409 conflict with the failure's message. */
+export const refusalTypes = ['RequestEnded', 'Completing', 'UnknownSigner', 'AlreadyActed', 'NotYourTurn'] as const;
+
+/** The failure type of an activity whose change the database refused for good (activities/signingRequest.ts). */
+export const databaseRefusal = 'DatabaseRefused';
+/** An update whose change the database refused for good: nothing changed, the request stays as it was; the api answers 400. */
+export const changeRefused = 'ChangeRefused';
