@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import type { ProgressLog } from '../logger';
 import { withAdvisoryLock } from './advisoryLock';
 import { openEmbeddedDatabase } from './embedded';
-import { migrationSource } from './migrations';
+import { formerNames, migrationSource } from './migrations';
 
 // bigint counts and sizes come back as JS numbers; they stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
@@ -69,8 +69,17 @@ export async function queryPrepared<Row>(db: Knex, name: string, text: string, v
 /** Applies pending migrations; processes starting at once on one database take turns (see withAdvisoryLock). */
 export async function migrateLatest(knex: Knex, logger: ProgressLog = silent) {
   return withAdvisoryLock(knex, 'migrations', logger, async () => {
+    await renameAppliedMigrations(knex);
     const [, applied] = await knex.migrate.latest({ migrationSource });
     return applied as string[];
+  });
+}
+
+/** Renames the rows of migrations applied under a former name (see formerNames), at once or not at all; a no-op once done. */
+export async function renameAppliedMigrations(knex: Knex) {
+  if (!(await knex.schema.hasTable('knex_migrations'))) return;
+  await knex.transaction(async (trx) => {
+    for (const [former, current] of Object.entries(formerNames)) await trx('knex_migrations').where({ name: former }).update({ name: current });
   });
 }
 

@@ -1,13 +1,9 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
-import knexFactory, { type Knex } from 'knex';
-import { openDatabase } from '../../src/db';
+import type { Knex } from 'knex';
 import { migrationSource } from '../../src/db/migrations';
-import { databaseKind } from '../support/system';
+import { openScratchDatabase } from '../support/scratchDatabase';
 
-const MIGRATION = '20261129000000_email_verification';
+const MIGRATION = '20261126063200_email_verification';
 
 /** The migrations up to this one (before it: the database as it was when duplicates could be made). */
 const migrationsUpTo = (last: (name: string) => boolean): Knex.MigrationSource<string> => ({
@@ -17,7 +13,7 @@ const migrationsUpTo = (last: (name: string) => boolean): Knex.MigrationSource<s
 const earlier = migrationsUpTo((name) => name < MIGRATION);
 const through = migrationsUpTo((name) => name <= MIGRATION);
 
-// Migration 20261129000000 on a database of its own (a fresh PGlite, or a scratch PostgreSQL database):
+// Migration 20261126063200 on a database of its own (a fresh PGlite, or a scratch PostgreSQL database):
 // addresses that several accounts shared before it, the issue's attack among them.
 describe(`migration ${MIGRATION}: one account per address`, function () {
   this.timeout(120_000);
@@ -25,28 +21,7 @@ describe(`migration ${MIGRATION}: one account per address`, function () {
   let close: () => Promise<void>;
 
   before(async () => {
-    if (databaseKind === 'pglite') {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-migration-'));
-      const database = await openDatabase({ DATABASE_URL: undefined, DATABASE_POOL_MAX: 2, dataDir: dir });
-      knex = database.knex;
-      close = async () => {
-        await database.close();
-        fs.rmSync(dir, { recursive: true, force: true });
-      };
-    } else {
-      const admin = knexFactory({ client: 'pg', connection: process.env.DATABASE_URL, pool: { min: 0, max: 1 } });
-      const name = `signet_migration_${process.pid}`;
-      await admin.raw(`drop database if exists ${name} with (force)`);
-      await admin.raw(`create database ${name}`);
-      const url = new URL(process.env.DATABASE_URL!);
-      url.pathname = `/${name}`;
-      knex = knexFactory({ client: 'pg', connection: url.toString(), pool: { min: 0, max: 2 } });
-      close = async () => {
-        await knex.destroy();
-        await admin.raw(`drop database if exists ${name} with (force)`);
-        await admin.destroy();
-      };
-    }
+    ({ knex, close } = await openScratchDatabase('migration'));
     await knex.migrate.latest({ migrationSource: earlier });
   });
 

@@ -9,15 +9,17 @@ import * as searchIndexing from './20261121001200_search_indexing';
 import * as signingRequestWorkflows from './20261121001300_signing_request_workflows';
 import * as authChangeNotifications from './20261121001400_auth_change_notifications';
 import * as documentPageSizes from './20261123000000_document_page_sizes';
+import * as webhookQueues from './20261123221700_webhook_queues';
 import * as documentTextExtraction from './20261124001000_document_text_extraction';
 import * as templates from './20261125000000_templates';
+import * as searchEventCursor from './20261125015100_search_event_cursor';
 import * as consolePeople from './20261126000000_console_people';
-import * as webhookQueues from './20261127100000_webhook_queues';
-import * as searchEventCursor from './20261128000000_search_event_cursor';
-import * as emailVerification from './20261129000000_email_verification';
-import * as mailAllowance from './20261129100000_mail_allowance';
+import * as emailVerification from './20261126063200_email_verification';
+import * as mailAllowance from './20261126064400_mail_allowance';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
+// Each is named after the time it was written, and knex runs them in this order: a new one is appended
+// and must sort last (test/unit/migrationOrder.test.ts checks this against migrations/applied.json).
 const migrations: Record<string, Knex.Migration> = {
   '20261121000000_accounts_and_api_keys': accountsAndApiKeys,
   '20261121000100_documents_and_events': documentsAndEvents,
@@ -29,13 +31,25 @@ const migrations: Record<string, Knex.Migration> = {
   '20261121001300_signing_request_workflows': signingRequestWorkflows,
   '20261121001400_auth_change_notifications': authChangeNotifications,
   '20261123000000_document_page_sizes': documentPageSizes,
+  '20261123221700_webhook_queues': webhookQueues,
   '20261124001000_document_text_extraction': documentTextExtraction,
   '20261125000000_templates': templates,
+  '20261125015100_search_event_cursor': searchEventCursor,
   '20261126000000_console_people': consolePeople,
-  '20261127100000_webhook_queues': webhookQueues,
-  '20261128000000_search_event_cursor': searchEventCursor,
-  '20261129000000_email_verification': emailVerification,
-  '20261129100000_mail_allowance': mailAllowance,
+  '20261126063200_email_verification': emailVerification,
+  '20261126064400_mail_allowance': mailAllowance,
+};
+
+/**
+ * Migrations once named with a date still to come, so that the next one written would have sorted before
+ * them. Databases that applied them under the old name have their `knex_migrations` rows renamed
+ * (renameAppliedMigrations in ../index.ts) before knex compares those rows with the list above.
+ */
+export const formerNames: Record<string, string> = {
+  '20261127100000_webhook_queues': '20261123221700_webhook_queues',
+  '20261128000000_search_event_cursor': '20261125015100_search_event_cursor',
+  '20261129000000_email_verification': '20261126063200_email_verification',
+  '20261129100000_mail_allowance': '20261126064400_mail_allowance',
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
