@@ -5,7 +5,9 @@ import type { Config } from './config';
 import type { Db } from './db';
 import type { Logger } from './logger';
 import { accountRoutes } from './accounts/routes';
+import type { DashboardBackend } from './dashboard/backend';
 import { dashboardRoutes } from './dashboard/routes';
+import { createDashboardBackend } from './dashboard/setup';
 import { documentRoutes } from './documents/routes';
 import { docsRoutes } from './docs/routes';
 import { mailDevRoutes } from './mail/devRoutes';
@@ -43,6 +45,8 @@ export interface AppDeps {
   temporal: Client;
   webhooks: Webhooks;
   search: SearchBackend;
+  /** The dashboard's numbers; without one, the app aggregates over what search uses (dashboard/setup.ts). */
+  dashboard?: DashboardBackend;
   /** How API keys are checked; without one, every request looks its key up in the database. */
   apiKeys?: ApiKeyAuthenticator;
   /** Checks uploaded PDFs; without one, the app gets its own pool, whose children start with its first upload. */
@@ -55,7 +59,7 @@ export interface AppDeps {
   uploads?: UploadGate;
 }
 
-export function createApp({ config, db, logger, readinessChecks, temporal, webhooks, search, apiKeys = uncachedAuthenticator(db), pdf = createPdfInspector(config), textTags = createTextTagFinder(config), pages = createPageRenderer(config), uploads = uploadGate(config.MAX_CONCURRENT_UPLOADS) }: AppDeps) {
+export function createApp({ config, db, logger, readinessChecks, temporal, webhooks, search, dashboard = createDashboardBackend(search, db), apiKeys = uncachedAuthenticator(db), pdf = createPdfInspector(config), textTags = createTextTagFinder(config), pages = createPageRenderer(config), uploads = uploadGate(config.MAX_CONCURRENT_UPLOADS) }: AppDeps) {
   // X-Forwarded-For is believed only from the proxies named in TRUST_PROXY: the client's address goes
   // into the audit trail and the sealed certificate, so it is evidence, not a header anyone may set.
   const app = new Koa();
@@ -70,7 +74,7 @@ export function createApp({ config, db, logger, readinessChecks, temporal, webho
     ctx.body = openApiDocument;
   });
   api.use(authenticate(apiKeys));
-  const deps = { router: api, db, config, rateLimit, openapi, temporal, webhooks, search, pdf, textTags, pages, uploadGate: uploads };
+  const deps = { router: api, db, config, rateLimit, openapi, temporal, webhooks, search, dashboard, pdf, textTags, pages, uploadGate: uploads };
   accountRoutes(deps);
   documentRoutes(deps);
   templateRoutes(deps);

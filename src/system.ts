@@ -20,6 +20,7 @@ import { createPageRenderer } from './pdf/pageRenderer';
 import { createTextTagFinder } from './pdf/textTags';
 import type { SearchBackend } from './search/backend';
 import { createSearchBackend } from './search/setup';
+import { createDashboardBackend } from './dashboard/setup';
 import { ensureSweeperSchedule, startSearchIndexer } from './temporal/client';
 import { startTemporalDevServer } from './temporal/devServer';
 import { installTemporalRuntime } from './temporal/runtime';
@@ -95,6 +96,8 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     stops.push(async () => webhooks.poster.close());
     const search = createSearchBackend(config, database.knex, logger);
     stops.push(() => search.close());
+    // The dashboard reads beside search: over Elasticsearch's indices when search uses them.
+    const dashboard = createDashboardBackend(search, database.knex);
 
     let temporalMetricsUrl: string | undefined;
     if (config.runWorker) {
@@ -157,7 +160,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       // See src/apiKeys/cache.ts for why the embedded database gets no cache.
       const apiKeys = database.embedded ? uncachedAuthenticator(database.knex) : await cachedAuthenticator(database.knex, logger);
       stops.push(() => apiKeys.close());
-      handle = createApp({ apiKeys, config, db: database.knex, logger, temporal: client, webhooks, search, readinessChecks, pdf, textTags, pages }).callback();
+      handle = createApp({ apiKeys, config, db: database.knex, logger, temporal: client, webhooks, search, dashboard, readinessChecks, pdf, textTags, pages }).callback();
     } else {
       // A worker alone serves only /healthz and /readyz, for its container's health check.
       const healthOnly = new Koa();

@@ -2,7 +2,8 @@ import { routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
 import { z } from '../api/validation';
 import { hourlyLimit, plans, planNames, rateLimitedOperations } from '../domain/plans';
-import { describeUsage, type Account } from './service';
+import type { Account } from './service';
+import { describeUsage } from '../dashboard/usage';
 
 const quota = z.object({ used: z.number().int(), limit: z.number().int().nullable().openapi({ description: 'null = unlimited' }) });
 

@@ -3,10 +3,7 @@ import { violatesUnique } from '../db/errors';
 import { conflict, notFound } from '../errors';
 import { newId } from '../ids';
 import { authChanged } from '../apiKeys/changes';
-import { createApiKey } from '../apiKeys/service';
-import { parseInput, z } from '../api/validation';
-import { countLiveTemplates } from '../templates/store';
-import { monthWindow, type Plan, plans } from '../domain/plans';
+import { monthWindow, type Plan } from '../domain/plans';
 
 export interface Account {
   id: string;
@@ -62,18 +59,6 @@ export async function createAccount(db: Db, input: { email: string; plan: Plan; 
   }
 }
 
-const OperatorAccountSchema = z.object({ email: z.email().max(320) });
-
-/** The CLI's `account create`: an account whose address the operator vouches for, and its first API key. */
-export async function createAccountWithKey(db: Db, input: { email: string; plan: Plan; name?: string }) {
-  const { email } = parseInput(OperatorAccountSchema, { email: input.email.trim() });
-  return db.transaction(async (trx) => {
-    const account = await createAccount(trx, { ...input, email });
-    const { secret } = await createApiKey(trx, account.id);
-    return { account, apiKey: secret };
-  });
-}
-
 /** The account with this address, in any letter case. */
 export async function findAccountByEmail(db: Db, email: string): Promise<Account | undefined> {
   const row = await db<AccountRow>('accounts').whereRaw('lower(email) = lower(?)', [email.trim()]).first();
@@ -105,14 +90,4 @@ export async function countDocumentsThisMonth(db: Db, accountId: string, now = n
   const { start } = monthWindow(now);
   const [{ count }] = await db('documents').where('account_id', accountId).andWhere('created_at', '>=', start).count({ count: '*' });
   return Number(count);
-}
-
-export async function describeUsage(db: Db, account: Account, now = new Date()) {
-  const limits = plans[account.plan];
-  const { end } = monthWindow(now);
-  return {
-    periodResetsAt: end.toISOString(),
-    documents: { used: await countDocumentsThisMonth(db, account.id, now), limit: limits.documentsPerMonth },
-    templates: { used: await countLiveTemplates(db, account.id), limit: limits.templates },
-  };
 }

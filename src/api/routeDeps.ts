@@ -4,6 +4,7 @@ import type { Middleware } from 'koa';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Db } from '../db';
+import type { DashboardBackend } from '../dashboard/backend';
 import type { PdfInspector } from '../pdf/inspect';
 import type { PageRenderer } from '../pdf/pageRenderer';
 import type { TextTagFinder } from '../pdf/textTags';
@@ -20,8 +21,10 @@ export interface RouteDeps {
   openapi: OpenAPIRegistry;
   temporal: Client;
   webhooks: Webhooks;
-  /** Search and the dashboard's aggregations: Elasticsearch, or PostgreSQL without it. */
+  /** Search: Elasticsearch, or PostgreSQL without it. */
   search: SearchBackend;
+  /** The dashboard's aggregations, over what search uses. */
+  dashboard: DashboardBackend;
   /** The process's one upload gate (uploadGate.ts), shared by every route that reads a large body: REST API and console. */
   uploadGate: Middleware;
   /** Checks uploaded PDFs in a pool of child processes. */

@@ -8,7 +8,7 @@ import { validationError } from '../errors';
 import { TemplatePreviewQuerySchema } from '../templates/schema';
 import { html, type Html } from './html';
 import { csrfField, dateTime, layout, type Frame } from './pages';
-import type { ConsoleKit } from './routes';
+import type { ConsoleKit } from './kit';
 
 /** A page number in a path (/pages/3.png): the same bounds as the template preview's. */
 export const PageParams = z.object({ n: TemplatePreviewQuerySchema.shape.page });

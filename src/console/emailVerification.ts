@@ -7,7 +7,7 @@ import { html } from './html';
 import { csrfField, layout, problemList, type Frame } from './pages';
 import { MAX_PASSWORD_LENGTH } from './passwords';
 import { createEmailVerification, EMAIL_VERIFICATION_HOURS, findEmailVerification, verifyEmail, type User } from './people';
-import type { ConsoleKit } from './routes';
+import type { ConsoleKit } from './kit';
 import { countAttempt, windowLimiter } from './limits';
 
 // A console sign-up proves its address by a link e-mailed to it: single use, for a day, only its SHA-256

@@ -7,7 +7,7 @@ import { html } from './html';
 import { csrfField, layout, problemList, type Frame } from './pages';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
 import { createPasswordReset, findPasswordReset, PASSWORD_RESET_MINUTES, resetPassword } from './people';
-import type { ConsoleKit } from './routes';
+import type { ConsoleKit } from './kit';
 import { clientKey, countAttempt, emailKey, windowLimiter } from './limits';
 
 // "Forgot your password?": a single-use link by e-mail, valid for an hour, for the owner of the account

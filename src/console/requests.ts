@@ -12,7 +12,7 @@ import { findAuditTrail, listSigningRequests } from '../signingRequests/store';
 import { getTemplate, listTemplates } from '../templates/service';
 import type { Template } from '../templates/store';
 import * as pages from './requestPages';
-import type { ConsoleKit } from './routes';
+import type { ConsoleKit } from './kit';
 
 const IdParams = z.object({ id: idParam('signingRequest', 'Signing request') });
 const TemplateIdParams = z.object({ id: idParam('template', 'Template') });

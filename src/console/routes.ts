@@ -1,16 +1,15 @@
 import path from 'node:path';
 import { createReadStream } from 'node:fs';
-import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import type { File } from 'formidable';
 import { AppError, emailUnverified, notFound, validationError } from '../errors';
 import { hourlyLimit, plans, rateLimitedOperations } from '../domain/plans';
-import { describeUsage, type Account } from '../accounts/service';
+import type { Account } from '../accounts/service';
+import { describeUsage } from '../dashboard/usage';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
 import { contentOf, jsonOrMultipartBody } from '../api/middleware/body';
-import type { RateLimit } from '../api/middleware/rateLimit';
-import type { RouteDeps } from '../api/routeDeps';
+import { idParam } from '../api/route';
 import { createRouter } from '../api/router';
 import { parseInput, textProblems, z } from '../api/validation';
 import { listActivity } from '../dashboard/activity';
@@ -21,10 +20,10 @@ import { assertDocumentQuota, createDocument, deleteDocument, listDocuments } fr
 import { SearchQuerySchema } from '../search/schema';
 import { searchAccount } from '../search/service';
 import { clientKey, countAttempt, windowLimiter } from './limits';
-import { createLoginLimits, type LoginLimits } from './loginLimits';
+import { createLoginLimits } from './loginLimits';
 import { getUserAndAccount, signUp, type User } from './people';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
-import { createSessions, type Session, type Sessions } from './sessions';
+import { createSessions, type Session } from './sessions';
 import * as pages from './pages';
 import { templatePages } from './templates';
 import { documentViewPages } from './documentView';
@@ -32,39 +31,7 @@ import { requestPages } from './requests';
 import { webhookPages } from './webhooks';
 import { passwordResetPages } from './passwordReset';
 import { emailVerificationPages, verificationMailer } from './emailVerification';
-
-/** The REST API's dependencies, less what only the REST API has (its router and OpenAPI registry). */
-export type ConsoleDeps = Omit<RouteDeps, 'router' | 'openapi'>;
-
-/** What an area of the console (requests, templates, webhooks) is given to register its pages. */
-export interface ConsoleKit {
-  router: Router;
-  deps: ConsoleDeps;
-  /** The REST API's per-plan rate limiter, keyed by the session's account. */
-  rateLimit: RateLimit;
-  /** A logged-in person; a write (any POST) also needs the account's address proven. */
-  requireLogin: Middleware;
-  /** A logged-in person, proven address or not: for API keys and the verification's own forms. */
-  requireLoginOnly: Middleware;
-  frame: (ctx: Context, current?: string) => pages.Frame;
-  page: (ctx: Context, body: string, status?: number) => void;
-  account: (ctx: Context) => Account;
-  /** The logged-in person, if any. */
-  user: (ctx: Context) => User | undefined;
-  /** The urlencoded form body (already parsed by the CSRF check). */
-  form: (ctx: Context) => Record<string, string>;
-  /** After a form post: 303 to the page that shows its result. */
-  seeOther: (ctx: Context, location: string) => void;
-  /** The console's sessions: start one when a person proves who they are. */
-  sessions: Sessions;
-  /** Password checks with their limits on failures. */
-  logins: LoginLimits;
-}
-
-const seeOther = (ctx: Context, location: string) => {
-  ctx.status = 303;
-  ctx.redirect(location);
-};
+import { seeOther, type ConsoleDeps, type ConsoleKit } from './kit';
 
 interface ConsoleState {
   session?: Session;
@@ -103,12 +70,12 @@ const SignupSchema = z.object({
 });
 const LoginSchema = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(MAX_PASSWORD_LENGTH) });
 const KeyNameSchema = z.object({ name: z.string().trim().min(1).max(100) });
-const KeyIdParams = z.object({ id: z.string().regex(/^key_[0-9a-z]{26}$/, { error: 'is not an API key id' }) });
-const DocumentIdParams = z.object({ id: z.string().regex(/^doc_[0-9a-z]{26}$/, { error: 'is not a document id' }) });
+const KeyIdParams = z.object({ id: idParam('apiKey', 'is not an API key id') });
+const DocumentIdParams = z.object({ id: idParam('document', 'is not a document id') });
 
 /** The owner console under /app: the same services as the REST API, with a session instead of a key. */
 export function consoleRoutes(deps: ConsoleDeps) {
-  const { db, config, search, pdf, rateLimit, uploadGate: gate } = deps;
+  const { db, config, search, dashboard, pdf, rateLimit, uploadGate: gate } = deps;
   const router = createRouter({ prefix: '/app' });
   const sessions = createSessions(db, config);
   const formBody = koaBody({ json: false, text: false, urlencoded: true, multipart: false, formLimit: '32kb' });
@@ -221,7 +188,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
 
   // --- Dashboard ---
   router.get('/', requireLogin, async (ctx) => {
-    const deps = { db, search };
+    const deps = { db, dashboard };
     const { id } = account(ctx);
     // The REST dashboard's service calls; the breakdown over all time, as GET /dashboard/signing-breakdown without from and to.
     const [stats, activity, trends, breakdown] = await Promise.all([getStats(deps, account(ctx)), listActivity(db, id, { limit: 20 }), getTrends(deps, id, 12), getBreakdown(deps, id, {})]);

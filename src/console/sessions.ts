@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Context } from 'koa';
 import type { Config } from '../config';
 import type { Db } from '../db';
-import { loadTokenSecret } from '../signerPortal/tokens';
+import { loadTokenSecret } from '../signingRequests/tokens';
 
 // Console sessions. The cookie holds a random token and its HMAC (so a forged cookie costs no lookup);
 // the database holds only the token's SHA-256, so a leaked table opens no session.

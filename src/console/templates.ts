@@ -19,7 +19,7 @@ import {
 import { documentPageSizes, pageImage, PageParams } from './documentView';
 import { html, jsonData } from './html';
 import { csrfField, dateTime, layout, listTable, type Frame } from './pages';
-import type { ConsoleKit } from './routes';
+import type { ConsoleKit } from './kit';
 
 type TemplateView = ReturnType<typeof presentTemplate>;
 type DocumentChoice = { id: string; fileName: string };

@@ -29,7 +29,7 @@ import {
 } from '../webhooks/service';
 import { html, type Html } from './html';
 import { csrfField, dateTime, layout, listTable, problemList, type Frame } from './pages';
-import type { ConsoleKit } from './routes';
+import type { ConsoleKit } from './kit';
 
 // The console's webhooks (/app/webhooks): the REST API's schemas, service and presenter, behind a session.
 

@@ -8,10 +8,10 @@ import { getBreakdown, getStats, getTrends } from './service';
 
 const tag = 'Dashboard';
 
-export function dashboardRoutes({ router, db, openapi, search }: RouteDeps) {
+export function dashboardRoutes({ router, db, openapi, dashboard }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
   const route = routesOn(router, openapi);
-  const deps = { db, search };
+  const deps = { db, dashboard };
 
   route(
     {

@@ -1,12 +1,12 @@
 import { monthWindow } from '../domain/plans';
-import { describeUsage, type Account } from '../accounts/service';
+import type { Account } from '../accounts/service';
+import { describeUsage } from './usage';
 import type { Db } from '../db';
-import type { SearchBackend } from '../search/backend';
-import { monthKey, type DateRange, type MonthRange } from './backend';
+import { monthKey, type DashboardBackend, type DateRange, type MonthRange } from './backend';
 
 export interface DashboardDeps {
   db: Db;
-  search: SearchBackend;
+  dashboard: DashboardBackend;
 }
 
 /** The last `count` calendar months (UTC), this one included. */
@@ -18,14 +18,14 @@ export function lastMonths(count: number, now = new Date()): MonthRange {
 
 const ratio = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000);
 
-export async function getStats({ db, search }: DashboardDeps, account: Account, now = new Date()) {
-  const [stats, usage] = await Promise.all([search.dashboard.stats(account.id, monthWindow(now).start), describeUsage(db, account, now)]);
+export async function getStats({ db, dashboard }: DashboardDeps, account: Account, now = new Date()) {
+  const [stats, usage] = await Promise.all([dashboard.stats(account.id, monthWindow(now).start), describeUsage(db, account, now)]);
   const { completed, declined, cancelled, expired } = stats.signingRequests.byStatus;
   return { ...stats, completionRate: ratio(completed, completed + declined + cancelled + expired), usage };
 }
 
-export const getBreakdown = ({ search }: DashboardDeps, accountId: string, range: DateRange) => search.dashboard.breakdown(accountId, range);
+export const getBreakdown = ({ dashboard }: DashboardDeps, accountId: string, range: DateRange) => dashboard.breakdown(accountId, range);
 
-export async function getTrends({ search }: DashboardDeps, accountId: string, months: number, now = new Date()) {
-  return { data: await search.dashboard.trends(accountId, lastMonths(months, now)) };
+export async function getTrends({ dashboard }: DashboardDeps, accountId: string, months: number, now = new Date()) {
+  return { data: await dashboard.trends(accountId, lastMonths(months, now)) };
 }

@@ -255,10 +255,14 @@ export async function getDocumentFile(db: Db, accountId: string, id: string): Pr
   return { document, content: file.content };
 }
 
-/** [width, height] of each page, as found at upload; read from the file for documents stored before sizes were. */
-export async function pageSizesOf(db: Db, documentId: string, content: Uint8Array): Promise<[number, number][]> {
+/** [width, height] of each page, as found at upload; read from the file for documents stored before sizes were (and kept, with `remember`). */
+export async function pageSizesOf(db: Db, documentId: string, content?: Uint8Array, { remember = false } = {}): Promise<[number, number][]> {
   const { page_sizes: known } = await db('documents').where({ id: documentId }).first('page_sizes');
   if (known) return known;
+  content ??= ((await db('document_files').where({ document_id: documentId }).first('content')) as { content: Uint8Array }).content;
   const pdf = await PDFDocument.load(content, { updateMetadata: false });
-  return pdf.getPages().map((page): [number, number] => [page.getWidth(), page.getHeight()]);
+  const sizes = pdf.getPages().map((page): [number, number] => [page.getWidth(), page.getHeight()]);
+  // Documents uploaded before page sizes were stored learn theirs once, when a request is made of them.
+  if (remember) await db('documents').where({ id: documentId }).update({ page_sizes: JSON.stringify(sizes) });
+  return sizes;
 }

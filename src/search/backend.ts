@@ -1,4 +1,4 @@
-import type { DashboardBackend } from '../dashboard/backend';
+import type { Client } from '@elastic/elasticsearch';
 import type { EventCursor } from './eventCursor';
 import type { SearchQuery, SearchType } from './schema';
 
@@ -23,13 +23,13 @@ export interface SearchPage {
 }
 
 /**
- * Search and the dashboard's numbers: Elasticsearch when ELASTICSEARCH_URL is set, PostgreSQL full-text
- * search and SQL otherwise. Both answer the same API with the same semantics (one contract test suite).
+ * Search: Elasticsearch when ELASTICSEARCH_URL is set, PostgreSQL full-text search otherwise. Both answer the same API with the same semantics (one contract test suite).
  */
 export interface SearchBackend {
   readonly kind: 'postgres' | 'elasticsearch';
   search(accountId: string, query: SearchQuery): Promise<SearchPage>;
-  dashboard: DashboardBackend;
+  /** Elasticsearch's client and index prefix, for read models that aggregate over the same indices (the dashboard). */
+  elasticsearch?: { client: Client; prefix: string };
   /** Where the indexer is in the events (Elasticsearch); PostgreSQL, its own index, follows none. */
   events?: Pick<EventCursor, 'next' | 'advance'>;
   /** Brings the index in step with PostgreSQL for these resources; PostgreSQL is its own index. */

@@ -1,5 +1,4 @@
 import type { Client } from '@elastic/elasticsearch';
-import { createElasticsearchDashboard } from '../dashboard/elasticsearch';
 import type { Db } from '../db';
 import { withAdvisoryLock } from '../db/advisoryLock';
 import type { Logger } from '../logger';
@@ -89,7 +88,6 @@ export function createElasticsearchSearch({ db, client, prefix, logger }: { db: 
   };
   ensureReady().catch((error) => logger.warn({ err: error, unavailable: isUnavailable(error) }, 'search index not ready; will retry on use'));
 
-  const dashboard = createElasticsearchDashboard(client, prefix);
   const cursor = eventCursor(db, prefix);
   return {
     kind: 'elasticsearch',
@@ -101,11 +99,7 @@ export function createElasticsearchSearch({ db, client, prefix, logger }: { db: 
       advance: cursor.advance,
     },
     search: (accountId, query) => unlessUnavailable(async () => searchElasticsearch(client, prefix, accountId, query)),
-    dashboard: {
-      stats: (...args) => unlessUnavailable(() => dashboard.stats(...args)),
-      breakdown: (...args) => unlessUnavailable(() => dashboard.breakdown(...args)),
-      trends: (...args) => unlessUnavailable(() => dashboard.trends(...args)),
-    },
+    elasticsearch: { client, prefix },
     async index(refs) {
       await ensureReady();
       for (const { type, ids } of idsByType(refs)) {

@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import type { Db } from '../db';
 import { documentStatuses } from '../documents/schema';
 import { requestStatuses } from '../domain/signingRequests';
-import { createPostgresDashboard } from '../dashboard/postgres';
 import type { SearchBackend, SearchHitRef, SearchPage } from './backend';
 import type { SearchQuery, SearchType } from './schema';
 import type { SearchText } from './text';
@@ -107,7 +106,6 @@ export function createPostgresSearch(db: Db): SearchBackend {
   return {
     kind: 'postgres',
     search: (accountId, query) => searchPostgres(db, accountId, query),
-    dashboard: createPostgresDashboard(db),
     index: async () => undefined,
     health: () => db.raw('select 1'),
     close: async () => undefined,

@@ -11,7 +11,7 @@ import { routesOn } from '../api/route';
 import { storableText, z } from '../api/validation';
 import { runUpdate } from '../signingRequests/service';
 import { signatureImageProblem } from '../pdf/signatureImage';
-import { SIGNING_TOKEN } from './tokens';
+import { SIGNING_TOKEN } from '../signingRequests/tokens';
 import { signingRequestHandle } from '../temporal/client';
 import { DeclineSchema, SignerViewSchema, SignSchema } from './schema';
 import { checkFieldValues } from './fieldValues';

@@ -1,7 +1,7 @@
 import type { Db } from '../db';
 import { AppError, conflict, notFound } from '../errors';
 import { toSigner, toSigningRequest } from '../signingRequests/store';
-import { hashToken, SIGNING_TOKEN } from './tokens';
+import { hashToken, SIGNING_TOKEN } from '../signingRequests/tokens';
 
 /** The signer a link token belongs to, with their request; 404 for an unknown token. */
 export async function resolveSigningToken(db: Db, token: string) {

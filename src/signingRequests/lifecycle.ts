@@ -8,7 +8,7 @@ import { countSigningRequestEnd } from '../metrics';
 import { cancelledMail, completedMail, declinedMail, invitationMail, reminderMail, type RenderedMail } from '../mail/templates';
 import { sealDocumentOnThread } from '../pdf/sealThread';
 import { loadSealCertificate } from '../pdf/sealCertificate';
-import { emailLinkToken, hashToken, loadTokenSecret } from '../signerPortal/tokens';
+import { emailLinkToken, hashToken, loadTokenSecret } from './tokens';
 import type { ClientInfo, DeclineInput, RemindOutcome, SignInput } from '../domain/signingRequests';
 import { invitationMailKey, reminderMailKey, remindable } from './reminders';
 import { loadForLifecycle, type SigningRequest } from './store';

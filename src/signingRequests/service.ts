@@ -1,11 +1,10 @@
 import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { PDFDocument } from 'pdf-lib';
 import type { Account } from '../accounts/service';
 import type { Db } from '../db';
-import { createDocumentFromCopy, lockDocument, type Document } from '../documents/service';
+import { createDocumentFromCopy, lockDocument, pageSizesOf, type Document } from '../documents/service';
 import { conflict, notFound, serverBusy, validationError } from '../errors';
 import { newId } from '../ids';
-import { hashToken, randomToken } from '../signerPortal/tokens';
+import { hashToken, randomToken } from './tokens';
 import { templateRequestProblems, templateSigners } from '../templates/requests';
 import { findTemplate, findTemplateFile } from '../templates/store';
 import { signingRequestHandle, startSigningRequestWorkflow } from '../temporal/client';
@@ -81,7 +80,7 @@ async function documentAndSigners(trx: Db, account: Account, input: SigningReque
   const document = await lockDocument(trx, account.id, input.document_id ?? '');
   if (!document) throw notFound('Document');
   if (document.status !== 'ready') throw conflict('The document has no PDF yet: upload it with PUT /documents/{id}/file first.');
-  const problems = fieldProblems(input.signers, await pageSizesOf(trx, document.id));
+  const problems = fieldProblems(input.signers, await pageSizesOf(trx, document.id, undefined, { remember: true }));
   if (problems.length) throw validationError(problems);
   return { document, signers: input.signers };
 }
@@ -112,17 +111,6 @@ export async function startSigningRequest(db: Db, temporal: Client, taskQueue: s
     { accountId: request.accountId, documentId: request.documentId },
   );
   await db('signing_requests').where({ id: request.id }).whereNull('workflow_started_at').update({ workflow_started_at: db.fn.now() });
-}
-
-/** [width, height] of each page; read from the file (and kept) for documents stored before sizes were. */
-async function pageSizesOf(trx: Db, documentId: string): Promise<[number, number][]> {
-  const { page_sizes: known } = await trx('documents').where({ id: documentId }).first('page_sizes');
-  if (known) return known;
-  const { content } = await trx('document_files').where({ document_id: documentId }).first('content');
-  const pdf = await PDFDocument.load(content, { updateMetadata: false });
-  const sizes = pdf.getPages().map((page): [number, number] => [page.getWidth(), page.getHeight()]);
-  await trx('documents').where({ id: documentId }).update({ page_sizes: JSON.stringify(sizes) });
-  return sizes;
 }
 
 /** Every field must lie on a page that exists, inside its box: sealing draws it there. */
