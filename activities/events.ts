@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../src/db';
-import { createEventDispatcher } from '../src/events/dispatch';
+import { createEventDispatcher } from '../src/worker/eventDispatcher';
 
 /** The event dispatcher of the running activity: its worker's client and task queue. */
 export function activityEventDispatcher(db: Db, retryScale: number) {

@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../src/db';
-import { createEventDispatcher } from '../src/events/dispatch';
+import { createEventDispatcher } from '../src/worker/eventDispatcher';
 import { dispatchEventsOf, recordEvent } from '../src/events/service';
 import { type EventType } from '../src/domain/events';
 import { parseAllowList } from '../src/webhooks/addressPolicy';

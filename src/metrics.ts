@@ -89,7 +89,7 @@ function webhookBacklog(db: Db, logger: Logger) {
 
 const TEMPORAL_SCRAPE_TIMEOUT_MS = 2_000;
 
-// The Temporal SDK's worker metrics, served by its runtime on loopback (src/temporal/runtime.ts).
+// The Temporal SDK's worker metrics, served by its runtime on loopback (src/worker/runtime.ts).
 async function temporalMetrics(url: string, logger: Logger) {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(TEMPORAL_SCRAPE_TIMEOUT_MS) });

@@ -9,7 +9,7 @@ import { cachedAuthenticator, uncachedAuthenticator } from './apiKeys/cache';
 import { checkProductionSettings, type Config } from './config';
 import { migrateLatest, openDatabase, type Database } from './db';
 import { withAdvisoryLock } from './db/advisoryLock';
-import { createEventDispatcher } from './events/dispatch';
+import { createEventDispatcher } from './worker/eventDispatcher';
 import { dispatchEventsOf } from './events/service';
 import type { Logger } from './logger';
 import { startMetricsServer } from './metrics';
@@ -23,9 +23,9 @@ import { createSearchBackend } from './search/setup';
 import { createDashboardBackend } from './dashboard/setup';
 import { ensureSweeperSchedule, startSearchIndexer } from './temporal/client';
 import { startTemporalDevServer } from './temporal/devServer';
-import { installTemporalRuntime } from './temporal/runtime';
+import { installTemporalRuntime } from './worker/runtime';
 import { prepareSearchAttributes } from './temporal/searchAttributes';
-import { createWorker } from './temporal/worker';
+import { createWorker } from './worker/worker';
 import { setUpWebhooks, type Webhooks } from './webhooks/setup';
 
 export interface RunningSystem {

@@ -3,7 +3,7 @@ import { newId, nthIdSql } from '../ids';
 import type { EventType, SignetEvent } from '../domain/events';
 import { envelopeText, subscribersOf, type QueuedWebhook } from '../webhooks/queue';
 
-/** What wakes the webhooks whose queues a transaction filled, once it commits (src/events/dispatch.ts). */
+/** What wakes the webhooks whose queues a transaction filled, once it commits (src/worker/eventDispatcher.ts). */
 export interface AfterCommitDispatcher {
   afterCommit(trx: Db, webhooks: QueuedWebhook[]): void;
 }

@@ -1,4 +1,4 @@
-// Run as a short-lived child process: `node --require tsx/cjs src/temporal/bundleWorkflows.ts <out.js>`.
+// Run as a short-lived child process: `node --require tsx/cjs src/worker/bundleWorkflows.ts <out.js>`.
 // Bundles workflows/ with webpack and writes the bundle to <out.js>, so that webpack's memory is given
 // back to the system when this process exits instead of staying in the heap of the server.
 import fs from 'node:fs';
