@@ -1,3 +1,4 @@
+// @ts-check
 // The child program of the text extractor (text.ts), run in the pool of pool.ts: the text of a PDF,
 // page after page, at most argv[2] characters. Plain JavaScript, so that it starts without a
 // TypeScript loader. A PDF pdf.js cannot read yields what was read so far, usually nothing.
@@ -6,6 +7,7 @@ import { serveJobs } from './serveJobs.mjs';
 
 const maxChars = Number(process.argv[2]);
 
+/** @param {Buffer} bytes */
 async function extractText(bytes) {
   const task = getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 });
   const pages = [];

@@ -1,3 +1,4 @@
+// @ts-check
 // The child program of the text-tag finder (textTags.ts), run in the pool of pool.ts: the text tags
 // printed in a PDF, such as {{signature:tenant}} or {{text:tenant:rent}}, each with the box it is printed
 // in (PDF points from the bottom-left corner of its 1-based page), and warnings for tags it cannot use.
@@ -14,12 +15,23 @@ const { StandardFontEmbedder, StandardFonts } = require('pdf-lib');
 const { fieldTypes, maxTags, remove } = JSON.parse(process.argv[2]);
 const TAG = /^([^:{}]*):([^:{}]*)(?::([^:{}]*))?$/;
 
+/** @typedef {Awaited<ReturnType<import('pdfjs-dist/legacy/build/pdf.mjs').PDFPageProxy['getTextContent']>>} TextContent */
+/** @typedef {Extract<TextContent['items'][number], { str: string }>} TextItem */
+/** @typedef {{ text: string, runs: { item: TextItem, start: number }[], baseline: number }} Line */
+/** @typedef {{ role: string, type: string, label: string | null }} Field */
+/** @typedef {{ x: number, y: number, width: number, height: number }} Box */
+/** @typedef {Field & Box & { page: number, tag: string }} TagField */
+/** @typedef {{ fields: TagField[], warnings: string[], full: boolean }} Found */
+
 /**
  * The page's text as lines: each line the text of its items and, for each item, where its characters
  * start in that text. A line ends where pdf.js says one does (hasEOL) or where the baseline moves.
  */
+/** @param {TextContent['items']} items */
 function linesOf(items) {
+  /** @type {Line[]} */
   const lines = [];
+  /** @type {Line | undefined} */
   let line;
   for (const item of items) {
     if (!('str' in item)) continue;
@@ -30,19 +42,26 @@ function linesOf(items) {
       lines.push(line);
     }
     if (item.str) {
-      line.runs.push({ item, start: line.text.length });
-      line.text += item.str;
+      /** @type {Line} */ (line).runs.push({ item, start: /** @type {Line} */ (line).text.length }); // made above when undefined
+      /** @type {Line} */ (line).text += item.str;
     }
     if (item.hasEOL) line = undefined;
   }
   return lines;
 }
 
+/** @param {number} value */
 const round = (value) => Math.round(value * 100) / 100;
 
 // pdf.js gives the width of an item, not of each glyph: a character's share of it is an equal one in a
 // monospaced font, else its share in Helvetica's metrics, exact for Helvetica and close for most faces.
-const helvetica = StandardFontEmbedder.for(StandardFonts.Helvetica);
+// (pdf-lib's StandardFonts and @pdf-lib/standard-fonts' FontNames are two enums of the same names.)
+const helvetica = StandardFontEmbedder.for(/** @type {import('@pdf-lib/standard-fonts').FontNames} */ (/** @type {unknown} */ (StandardFonts.Helvetica)));
+/**
+ * @param {string} text
+ * @param {number} count
+ * @param {boolean} monospaced
+ */
 function shareOf(text, count, monospaced) {
   if (monospaced) return count / text.length;
   try {
@@ -53,6 +72,14 @@ function shareOf(text, count, monospaced) {
 }
 
 /** The box of characters [start, end) of a line, in page points, across the items that hold them. */
+/**
+ * @param {Line} line
+ * @param {number} start
+ * @param {number} end
+ * @param {TextContent['styles']} styles
+ * @param {number[]} origin
+ * @returns {Box | undefined}
+ */
 function boxOf(line, start, end, styles, origin) {
   let left = Infinity;
   let right = -Infinity;
@@ -81,6 +108,12 @@ function boxOf(line, start, end, styles, origin) {
 }
 
 /** One tag's text (between the braces) as a field, or the warning that says why it is not one. */
+/**
+ * @param {string} inner
+ * @param {string} tag
+ * @param {number} page
+ * @returns {{ field?: Field, warning?: string }}
+ */
 function readTag(inner, tag, page) {
   const match = TAG.exec(inner);
   const parts = match?.slice(1).map((part) => part?.trim());
@@ -94,6 +127,13 @@ function readTag(inner, tag, page) {
   return { field: { role: parts[1], type, label: parts[2] ?? null } };
 }
 
+/**
+ * @param {Line[]} lines
+ * @param {number} page
+ * @param {TextContent['styles']} styles
+ * @param {number[]} origin
+ * @param {Found} found
+ */
 function findTagsOnPage(lines, page, styles, origin, found) {
   let skipUntil = 0; // characters of a line already read as the end of a tag split across lines
   lines.forEach((line, index) => {
@@ -131,13 +171,15 @@ function findTagsOnPage(lines, page, styles, origin, found) {
         found.full = true;
         return;
       }
-      found.fields.push({ ...field, page, ...box, tag });
+      found.fields.push({ .../** @type {Field} */ (field), page, ...box, tag });
     }
   });
 }
 
+/** @param {Buffer} bytes */
 async function findTextTags(bytes) {
   const task = getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 });
+  /** @type {Found} */
   const found = { fields: [], warnings: [], full: false };
   try {
     const pdf = await task.promise;
@@ -154,6 +196,7 @@ async function findTextTags(bytes) {
 }
 
 /** The tags, and with `remove` the PDF without them and the tags that could only be covered in white. */
+/** @param {Buffer} bytes */
 async function findAndRemoveTextTags(bytes) {
   const scan = await findTextTags(bytes);
   if (!remove) return scan;

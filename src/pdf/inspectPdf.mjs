@@ -1,3 +1,4 @@
+// @ts-check
 // The child program of the PDF inspector (inspect.ts), run in the pool of pool.ts: is this a whole,
 // unencrypted PDF with at least one page, within the limits of argv[2] ({maxPages, maxObjects,
 // maxDecompressedBytes}), and what are its pages and hash? Answers {facts} or {problem}. Plain
@@ -10,6 +11,9 @@ import { serveJobs } from './serveJobs.mjs';
 const require = createRequire(import.meta.url);
 const { decodePDFRawStream, PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFParser } = require('pdf-lib');
 const ByteStream = require('pdf-lib/cjs/core/parser/ByteStream').default;
+/** @typedef {import('pdf-lib').PDFObject} PDFObject */
+/** @typedef {import('pdf-lib').PDFContext} Context */
+/** @typedef {import('pdf-lib').PDFDict} Dict */
 
 const { maxPages, maxObjects, maxDecompressedBytes } = JSON.parse(process.argv[2]);
 const NOT_PARSABLE = 'content is not a parsable PDF';
@@ -23,8 +27,13 @@ console.warn = () => undefined;
 console.log = () => undefined;
 
 /** What the job in progress has cost. The first limit passed is its verdict: pdf-lib catches some errors and goes on. */
+/** @type {{ objects: number, decompressed: number, exceeded: string | undefined }} */
 let job = { objects: 0, decompressed: 0, exceeded: undefined };
 
+/**
+ * @param {string} problem
+ * @returns {never}
+ */
 function exceed(problem) {
   job.exceeded ??= problem;
   throw new Error(problem);
@@ -32,6 +41,11 @@ function exceed(problem) {
 
 // Every indirect object pdf-lib parses, from the file or from an object stream, is assigned here.
 const assign = PDFContext.prototype.assign;
+/**
+ * @this {Context}
+ * @param {import('pdf-lib').PDFRef} ref
+ * @param {PDFObject} object
+ */
 PDFContext.prototype.assign = function (ref, object) {
   if (++job.objects > maxObjects) exceed(tooManyObjects);
   return assign.call(this, ref, object);
@@ -48,6 +62,10 @@ const FLATE = PDFName.of('FlateDecode');
 const CHUNK_BYTES = 64 * 1024;
 ByteStream.fromPDFRawStream = (rawStream) => ByteStream.of(decodeWithinBudget(rawStream));
 
+/**
+ * @param {import('pdf-lib').PDFRawStream} rawStream
+ * @returns {Uint8Array}
+ */
 function decodeWithinBudget(rawStream) {
   const { dict } = rawStream;
   // An object stream says how many objects it holds: no need to inflate one that holds too many.
@@ -55,17 +73,19 @@ function decodeWithinBudget(rawStream) {
   if (dict.lookup(TYPE) === OBJECT_STREAM && objectCount instanceof PDFNumber && job.objects + objectCount.asNumber() > maxObjects) exceed(tooManyObjects);
   const left = maxDecompressedBytes - job.decompressed;
   if (left <= 0) exceed(tooLarge);
+  /** @type {Uint8Array | undefined} */
   let decoded;
   if (dict.lookup(FILTER) === FLATE) {
     try {
       decoded = zlib.inflateSync(rawStream.contents, { maxOutputLength: left, finishFlush: zlib.constants.Z_SYNC_FLUSH });
     } catch (error) {
-      if (error.code === 'ERR_BUFFER_TOO_LARGE') exceed(tooLarge);
+      if (/** @type {NodeJS.ErrnoException} */ (error).code === 'ERR_BUFFER_TOO_LARGE') exceed(tooLarge);
       // zlib refuses what pdf-lib's inflater forgives (a wrong checksum): that one decides below
     }
   }
   if (!decoded) {
-    const stream = decodePDFRawStream(rawStream);
+    // pdf-lib's decoders keep their position in `pos`, and getBytes() with no length reads the rest.
+    const stream = /** @type {{ pos: number, getBytes(length?: number): Uint8Array, reset(): void }} */ (/** @type {unknown} */ (decodePDFRawStream(rawStream)));
     while (stream.getBytes(CHUNK_BYTES).length > 0) if (stream.pos > left) exceed(tooLarge);
     stream.reset();
     decoded = stream.getBytes();
@@ -86,21 +106,24 @@ const MEDIA_BOX = PDFName.of('MediaBox');
  * paths) and a node whose /Parent is not the node listing it (pdf-lib follows /Parent for inherited
  * attributes, forever around a cycle), and stops at the page limit.
  */
+/** @param {Context} context */
 function walkPageTree(context) {
   const seen = new Set();
+  /** @type {[number, number][]} */
   const sizes = [];
   const catalog = context.lookup(context.trailerInfo.Root);
   if (!(catalog instanceof PDFDict)) return { problem: NOT_PARSABLE };
+  /** @type {{ reference: PDFObject | undefined, parent: PDFObject | undefined, mediaBox: PDFObject | undefined }[]} */
   const stack = [{ reference: catalog.get(PAGES), parent: undefined, mediaBox: undefined }];
   while (stack.length > 0) {
-    const { reference, parent, mediaBox: inherited } = stack.pop();
+    const { reference, parent, mediaBox: inherited } = /** @type {(typeof stack)[number]} */ (stack.pop());
     const node = context.lookup(reference);
     const type = node instanceof PDFDict ? node.lookup(TYPE) : undefined;
     if (!parent && type !== PAGES) return { problem: NOT_PARSABLE };
     if (type !== PAGES && type !== PAGE) continue;
-    if (seen.has(node) || context.lookup(node.get(PARENT)) !== parent) return { problem: INVALID_PAGE_TREE };
+    if (seen.has(node) || context.lookup(/** @type {Dict} */ (node).get(PARENT)) !== parent) return { problem: INVALID_PAGE_TREE };
     seen.add(node);
-    const mediaBox = node.get(MEDIA_BOX) ?? inherited;
+    const mediaBox = /** @type {Dict} */ (node).get(MEDIA_BOX) ?? inherited; // a /Pages or /Page node is a dictionary
     if (type === PAGE) {
       if (sizes.length === maxPages) return { problem: tooManyPages };
       const size = sizeOf(context.lookup(mediaBox));
@@ -108,7 +131,7 @@ function walkPageTree(context) {
       sizes.push(size);
       continue;
     }
-    const kids = node.lookup(KIDS);
+    const kids = /** @type {Dict} */ (node).lookup(KIDS);
     if (!(kids instanceof PDFArray)) return { problem: NOT_PARSABLE };
     for (let index = kids.size() - 1; index >= 0; index--) stack.push({ reference: kids.get(index), parent: node, mediaBox });
   }
@@ -116,6 +139,10 @@ function walkPageTree(context) {
 }
 
 /** [width, height] of a rectangle [x1 y1 x2 y2], as pdf-lib's page.getSize() reads it. */
+/**
+ * @param {PDFObject | undefined} box
+ * @returns {[number, number] | undefined}
+ */
 function sizeOf(box) {
   if (!(box instanceof PDFArray) || box.size() !== 4) return undefined;
   const numbers = [0, 1, 2, 3].map((index) => box.lookup(index));
@@ -125,6 +152,11 @@ function sizeOf(box) {
 }
 
 /** pdf-lib's parser alone (PDFDocument.load adds nothing needed here), with no pauses between objects. */
+/**
+ * @param {Buffer} bytes
+ * @param {{ strict: boolean }} options
+ * @returns {Promise<{ context?: Context, exceeded?: string }>}
+ */
 async function parse(bytes, { strict }) {
   job = { objects: 0, decompressed: 0, exceeded: undefined };
   try {
@@ -134,8 +166,10 @@ async function parse(bytes, { strict }) {
   }
 }
 
+/** @param {Context} context */
 const isEncrypted = (context) => context.lookup(context.trailerInfo.Encrypt) !== undefined;
 
+/** @param {Buffer} bytes */
 async function inspect(bytes) {
   if (!bytes.subarray(0, 1024).toString('latin1').includes('%PDF-')) return { problem: 'content must be a PDF file' };
   // A PDF ends with %%EOF; one cut short (an interrupted upload) does not, though pdf-lib would often still open it.
@@ -148,8 +182,9 @@ async function inspect(bytes) {
   if (!context) return { problem: NOT_PARSABLE };
   const { sizes, problem } = walkPageTree(context);
   if (problem) return { problem };
-  if (sizes.length === 0) return { problem: 'content must be a PDF with at least one page' };
-  return { facts: { pageCount: sizes.length, pageSizes: sizes, sha256: crypto.createHash('sha256').update(bytes).digest('hex') } };
+  const pageSizes = /** @type {[number, number][]} */ (sizes); // there when there is no problem
+  if (pageSizes.length === 0) return { problem: 'content must be a PDF with at least one page' };
+  return { facts: { pageCount: pageSizes.length, pageSizes, sha256: crypto.createHash('sha256').update(bytes).digest('hex') } };
 }
 
 serveJobs(inspect);

@@ -1,3 +1,4 @@
+// @ts-check
 // The child program of the page renderer (pageRenderer.ts), run in the pool of pool.ts: one page of a
 // PDF as a PNG, with a template's fields drawn on it (each a tinted box in its role's colour, labelled
 // "role · label"). pdf-lib cuts the page out as a PDF of its own and draws the fields; pdf.js renders
@@ -29,13 +30,25 @@ console.log = () => undefined;
 const ROLE_COLOURS = [rgb(0.11, 0.39, 0.85), rgb(0.85, 0.33, 0.1), rgb(0.13, 0.6, 0.3), rgb(0.6, 0.2, 0.7), rgb(0.75, 0.6, 0.05), rgb(0.8, 0.1, 0.35)];
 
 /** Standard fonts encode only WinAnsi: anything else becomes '?' rather than throwing (as pageWriter.ts does). */
+/**
+ * @param {string} text
+ * @param {import('pdf-lib').PDFFont} font
+ */
 function encodable(text, font) {
   const supported = new Set(font.getCharacterSet());
   return Array.from(text.replace(/[\r\n\t]+/g, ' '))
-    .map((character) => (supported.has(character.codePointAt(0)) ? character : '?'))
+    .map((character) => (supported.has(/** @type {number} */ (character.codePointAt(0))) ? character : '?'))
     .join('');
 }
 
+/** @typedef {{ page: number, x: number, y: number, width: number, height: number, role: string, type: string, label?: string }} Field */
+
+/**
+ * @param {import('pdf-lib').PDFPage} page
+ * @param {Field} field
+ * @param {import('pdf-lib').RGB} colour
+ * @param {import('pdf-lib').PDFFont} font
+ */
 function drawField(page, field, colour, font) {
   // Field coordinates count from the page's bottom-left corner; the page's own coordinates from its MediaBox origin.
   const origin = page.getMediaBox();
@@ -53,6 +66,7 @@ function drawField(page, field, colour, font) {
  * The first page of `pdf` as a PNG, one pixel per point (as pdftoppm -r 72 did) unless its longer side
  * would pass MAX_RENDER_PIXELS. No scripts: eval is off, as it is for every PDF we did not make.
  */
+/** @param {Uint8Array} pdf */
 async function rasterize(pdf) {
   const task = getDocument({ data: pdf, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0, ...pdfjsData });
   try {
@@ -63,7 +77,8 @@ async function rasterize(pdf) {
     const context = canvas.getContext('2d');
     context.fillStyle = '#ffffff';
     context.fillRect(0, 0, canvas.width, canvas.height);
-    await page.render({ canvasContext: context, viewport }).promise;
+    // Skia's 2D context draws what pdf.js asks of a browser's (it lacks only focus rings).
+    await page.render({ canvasContext: /** @type {CanvasRenderingContext2D} */ (/** @type {unknown} */ (context)), viewport }).promise;
     return await canvas.encode('png');
   } finally {
     await task.destroy();
@@ -73,6 +88,10 @@ async function rasterize(pdf) {
 /**
  * `{ page, roles, fields }`: the 1-based page, and the template's roles and fields (none for a plain
  * page). Answers `{ png }`, or `{ problem }` when pdf.js cannot draw the page (a verdict on the PDF).
+ */
+/**
+ * @param {Buffer} bytes
+ * @param {{ page: number, roles: { name: string }[], fields: Field[] }} input
  */
 async function renderPage(bytes, { page: pageNumber, roles, fields }) {
   const source = await PDFDocument.load(bytes, { updateMetadata: false });
@@ -91,7 +110,7 @@ async function renderPage(bytes, { page: pageNumber, roles, fields }) {
   try {
     png = await rasterize(await single.save());
   } catch (error) {
-    return { problem: `pdf.js could not draw it: ${String(error?.message ?? error).slice(0, 300)}` };
+    return { problem: `pdf.js could not draw it: ${String(/** @type {Error | undefined} */ (error)?.message ?? error).slice(0, 300)}` };
   }
   return png.length > MAX_PNG_BYTES ? { problem: `the image would be over ${MAX_PNG_BYTES / 2 ** 20} MB` } : { png };
 }

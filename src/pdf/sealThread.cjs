@@ -1,6 +1,7 @@
+// @ts-check
 // The seal thread's program (src/pdf/sealThread.ts). Plain JavaScript: a thread does not inherit the
 // TypeScript loader its process registered in code (mocha's, say), so it compiles what it needs through tsx.
-const { parentPort } = require('node:worker_threads');
+const parentPort = /** @type {import('node:worker_threads').MessagePort} */ (require('node:worker_threads').parentPort); // set: this runs as a thread
 const tsx = require('tsx/cjs/api');
 
 const { sealDocument } = tsx.require('./seal.ts', __filename);
