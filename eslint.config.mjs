@@ -3,6 +3,25 @@ import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
+// The tiers (docs/architecture.md, "Tiers"). An import may go down or sideways, never back up:
+//   entry points  src/app.ts, system.ts, main.ts, cli/, console/, signerPortal/, docs/, health/
+//   worker side   src/worker/, activities/, workflows/ (workflows: only src/domain, the workflow SDK and types)
+//   resources     accounts, apiKeys, documents, templates, signingRequests, webhooks, events, mail, pdf,
+//                 search and dashboard (read models), temporal (the client services use)
+//   infrastructure  config, logger, errors, ids, metrics, dataDirSecret, db/, api/ (the HTTP route kit)
+//   domain        src/domain/: the vocabulary, pure data and types, no I/O
+const entryPoints = ['app', 'system', 'main', 'cli', 'console', 'signerPortal', 'docs', 'health'];
+const workerSide = ['worker', 'activities', 'workflows'];
+const resources = ['accounts', 'apiKeys', 'documents', 'templates', 'signingRequests', 'webhooks', 'events', 'mail', 'pdf', 'search', 'dashboard', 'temporal'];
+const infrastructure = ['config', 'logger', 'errors', 'ids', 'metrics', 'dataDirSecret', 'db', 'api'];
+// A relative import that leaves its folder (`../`…, `../src/`…) for one of `names`; `./` too where asked (files at the top of src/).
+const reaching = (names, { sameFolder = false } = {}) => `^(${sameFolder ? '\\.\\.?' : '\\.\\.'}/)+(src/)?(${names.join('|')})(/|\\.ts$|$)`;
+const upward = (tier, names, options) => ({
+  regex: reaching(names, options),
+  message: `The ${tier} import nothing above them (see docs/architecture.md, "Tiers"): pass what you need in from where the system is assembled.`,
+});
+const tierRule = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '.cache/**', 'data/**'] },
   ...tseslint.configs.recommended,
@@ -12,6 +31,36 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
     },
+  },
+  {
+    // The domain: pure vocabulary. Nothing from outside src/domain, no package, no Node built-in.
+    files: ['src/domain/**/*.ts'],
+    rules: tierRule(
+      { regex: '^\\.\\./', message: 'src/domain is the ground floor: it imports only src/domain (see docs/architecture.md, "Tiers").' },
+      { regex: '^[^.]', message: 'src/domain is pure vocabulary: no packages, no I/O (see docs/architecture.md, "Tiers").' },
+    ),
+  },
+  {
+    // Infrastructure: its types may name what the route kit carries (api/routeDeps.ts), its code imports nothing above.
+    files: infrastructure.flatMap((name) => [`src/${name}.ts`, `src/${name}/**/*.ts`]),
+    rules: tierRule({ ...upward('infrastructure modules', [...resources, ...workerSide, ...entryPoints], { sameFolder: true }), allowTypeImports: true }),
+  },
+  {
+    files: [`src/{${resources.filter((name) => name !== 'temporal').join(',')}}/**/*.ts`],
+    rules: tierRule(upward('resource modules', [...workerSide, ...entryPoints])),
+  },
+  {
+    // The Temporal client shares workflows/definitions.ts (updates, signals, queries) with the worker,
+    // as the Temporal samples' shared.ts, and names workflow functions by type only.
+    files: ['src/temporal/**/*.ts'],
+    rules: tierRule(
+      upward('resource modules', ['worker', 'activities', ...entryPoints]),
+      { regex: '^(\\.\\./)+workflows/(?!definitions$)', allowTypeImports: true, message: 'The Temporal client imports only workflows/definitions and workflow types.' },
+    ),
+  },
+  {
+    files: ['src/worker/**/*.ts', 'activities/**/*.ts'],
+    rules: tierRule(upward('worker side', entryPoints)),
   },
   {
     // Workflows must be deterministic: no Node built-ins, no I/O libraries, nothing but the workflow

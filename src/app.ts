@@ -19,7 +19,7 @@ import { webhookRoutes } from './webhooks/routes';
 import type { Webhooks } from './webhooks/setup';
 import { healthRoutes, type ReadinessChecks } from './health/routes';
 import { type ApiKeyAuthenticator, uncachedAuthenticator } from './apiKeys/cache';
-import { authenticate } from './api/middleware/authenticate';
+import { authenticate } from './apiKeys/authenticate';
 import { createRateLimiter } from './api/middleware/rateLimit';
 import { uploadGate, type UploadGate } from './api/middleware/uploadGate';
 import { clientAddress } from './api/middleware/clientAddress';

@@ -5,7 +5,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Config } from './config';
 import type { Db } from './db';
 import type { Logger } from './logger';
-import type { AttemptOutcome } from './webhooks/delivery';
+import type { AttemptOutcome } from './domain/webhooks';
 
 // Prometheus metrics, one registry per process. Every metric is listed in docs/operations.md ("Metrics").
 const registry = new Registry();

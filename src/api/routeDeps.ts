@@ -2,6 +2,8 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Client } from '@temporalio/client';
+// The one place infrastructure names what lies above it, and by type only: the route kit's bag of
+// dependencies lists the resources' services that system.ts builds and every routes.ts receives.
 import type { Config } from '../config';
 import type { Db } from '../db';
 import type { DashboardBackend } from '../dashboard/backend';

@@ -9,3 +9,6 @@ export interface WebhookQueueStatus {
   oldestPendingAt: string | null;
   lastError: string | null;
 }
+
+/** How one attempt to deliver an event ended: counted by the metrics, decided by webhooks/delivery.ts. */
+export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'gone';

@@ -9,6 +9,7 @@ import { decryptSecret } from './secrets';
 import { getBacklog, type DeliveryRow, type WebhookRow } from './service';
 import { signatureHeaders } from './signature';
 import type { WebhookPoster } from './http';
+import type { AttemptOutcome } from '../domain/webhooks';
 
 // Webhook deliveries are rows queued per endpoint (webhook_deliveries, due at next_retry_at). Each
 // endpoint's workflow sends its due rows in batches; every attempt is recorded before the next is due.
@@ -19,7 +20,7 @@ export interface DeliveryDeps {
   poster: WebhookPoster;
 }
 
-export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'gone';
+export type { AttemptOutcome };
 
 /** A Retry-After longer than this is not believed: the schedule never waits more than a day. */
 const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;

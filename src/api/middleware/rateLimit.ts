@@ -2,7 +2,6 @@ import type { Middleware } from 'koa';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../../db';
 import { hourlyLimit, type Plan, type RateLimitedOperation } from '../../domain/plans';
-import type { Account } from '../../accounts/service';
 import { rateLimitExceeded } from '../../errors';
 
 const HOUR_SECONDS = 3600;
@@ -31,7 +30,7 @@ export function createRateLimiter(db: Db, multiplier: number) {
 
   return function rateLimit(operation: RateLimitedOperation): Middleware {
     return async (ctx, next) => {
-      const account: Account = ctx.state.account;
+      const account: { id: string; plan: Plan } = ctx.state.account;
       const limiter = limiterFor(operation, account.plan);
       let result: RateLimiterRes;
       let limited = false;

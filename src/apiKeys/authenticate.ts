@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
-import type { ApiKeyAuthenticator } from '../../apiKeys/cache';
-import { emailUnverified, unauthorized } from '../../errors';
+import type { ApiKeyAuthenticator } from './cache';
+import { emailUnverified, unauthorized } from '../errors';
 
 // An account whose address is not proven yet (a console sign-up before its link) only reads: whatever
 // writes may send mail or reach others under that address, and refusing every write keeps a new endpoint
