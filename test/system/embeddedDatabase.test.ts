@@ -36,10 +36,14 @@ describe('embedded PGlite shared over its socket', () => {
   });
 
   it('another connection never reads a row that is later rolled back', async () => {
+    await cli.knex.raw('select 1'); // the CLI's connection is open before the transaction starts (the socket starts one only between transactions)
     const transaction = await server.knex.transaction();
     await transaction('counters').insert({ name: 'uncommitted', value: 1 });
-    const read = cli.knex('counters').where({ name: 'uncommitted' }).select('name');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The read is sent while the transaction holds the row (knex emits 'query' as it hands the query to
+    // its connection), and only then is the transaction rolled back: the read waits for it, and sees nothing.
+    const sent = new Promise((resolve) => cli.knex.once('query', resolve));
+    const read = cli.knex('counters').where({ name: 'uncommitted' }).select('name').then((rows) => rows);
+    await sent;
     await transaction.rollback();
     expect(await read).to.deep.equal([]);
   });
