@@ -1,29 +1,10 @@
 import { typeid } from 'typeid-js';
+import { idPrefixes, type IdKind } from './domain/ids';
 
-// Prefixed, time-sortable identifiers (TypeID): the prefix tells what a thing is at a glance.
-export const idPrefixes = {
-  account: 'acct',
-  apiKey: 'key',
-  document: 'doc',
-  signingRequest: 'sr',
-  signer: 'sgr',
-  template: 'tpl',
-  webhook: 'wh',
-  delivery: 'whd',
-  event: 'evt',
-} as const;
-
-export type IdKind = keyof typeof idPrefixes;
+// Making ids: a new TypeID of a kind (src/domain/ids.ts names the kinds and their shape), or many in SQL.
 
 export function newId(kind: IdKind): string {
   return typeid(idPrefixes[kind]).toString();
-}
-
-/** The shape of an id of one kind: its prefix and a TypeID suffix. */
-export const idPattern = (kind: IdKind) => new RegExp(`^${idPrefixes[kind]}_[0-7][0-9a-hjkmnp-tv-z]{25}$`);
-
-export function isId(kind: IdKind, value: string): boolean {
-  return idPattern(kind).test(value);
 }
 
 /** TypeID's base 32 (Crockford's, lower case). */

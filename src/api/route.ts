@@ -2,7 +2,7 @@ import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutio
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { notFound } from '../errors';
-import { idPattern, idPrefixes, isId, type IdKind } from '../ids';
+import { idPattern, idPrefixes, isId, type IdKind } from '../domain/ids';
 import { jsonBody } from './middleware/body';
 import { jsonContent, pickErrors, type errorResponses } from './openapi';
 import { parseInput, parseInputWithRules, z } from './validation';

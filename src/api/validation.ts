@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { validationError } from '../errors';
-import { idPattern, type IdKind } from '../ids';
+import { idPattern, type IdKind } from '../domain/ids';
 
 extendZodWithOpenApi(z);
 

@@ -1,4 +1,4 @@
-import { isId } from '../ids';
+import { isId } from '../domain/ids';
 
 export const searchSorts = ['relevance', '-createdAt', 'createdAt'] as const;
 export type SearchSort = (typeof searchSorts)[number];

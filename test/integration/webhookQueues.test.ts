@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { recordEvent } from '../../src/events/service';
-import { isId, newId } from '../../src/ids';
+import { isId } from '../../src/domain/ids';
+import { newId } from '../../src/ids';
 import { sweeperScheduleId } from '../../src/temporal/client';
 import { webhookStatusQuery, webhookWorkflowId } from '../../workflows/definitions';
 import { startReceiver, type Receiver, type Responder } from '../support/receiver';

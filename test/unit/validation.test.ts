@@ -4,7 +4,8 @@ import { AppError } from '../../src/errors';
 import { MAX_NESTING, parseInput, storableText, textProblems } from '../../src/api/validation';
 import { isRefusedForGood } from '../../src/db/errors';
 import { DocumentCreateSchema } from '../../src/documents/schema';
-import { isId, newId } from '../../src/ids';
+import { isId } from '../../src/domain/ids';
+import { newId } from '../../src/ids';
 import { loadConfig } from '../../src/config';
 
 const detailsOf = (input: unknown) => {
