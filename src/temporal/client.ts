@@ -1,5 +1,8 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
+// Up into the worker side on purpose, as in the Temporal samples: workflow functions by type only (so a
+// start's arguments are checked against the workflow itself), and the updates, signals and queries that
+// client and worker share (workflows/definitions.ts).
 import type { searchIndexerWorkflow } from '../../workflows/searchIndexer';
 import type { signingRequestWorkflow } from '../../workflows/signingRequest';
 import type { webhookWorkflow } from '../../workflows/webhook';
