@@ -1,10 +1,8 @@
-import net, { type AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import net from 'node:net';
 import { expect } from 'chai';
-import { createApp } from '../../src/app';
-import { createLogger } from '../../src/logger';
 import { hourlyLimit, rateLimitedOperations } from '../../src/domain/plans';
-import { sharedSystem, testConfig } from '../support/system';
+import { sharedSystem } from '../support/system';
+import { startApp } from '../support/app';
 import { client } from '../support/http';
 import { makeLargePdf, makePdf } from '../support/pdfs';
 import { createSigningRequest, eventually } from '../support/signing';
@@ -291,14 +289,6 @@ describe('the owner console (/app)', function () {
 
   describe('the upload gate', () => {
     /** An app of its own on the shared system, with its own upload slots. */
-    async function appWith(settings: Record<string, string>) {
-      const system = await sharedSystem();
-      const app = createApp({ config: testConfig(settings), db, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
-      const server: Server = app.listen(0, '127.0.0.1');
-      await new Promise((resolve) => server.once('listening', resolve));
-      return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(resolve)) };
-    }
-
     /** Sends the head and the first bytes of a 2 MiB JSON upload, then stalls, holding an upload slot. */
     async function stalledUpload(url: string, path: string, headers: Record<string, string>) {
       const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
@@ -310,7 +300,7 @@ describe('the owner console (/app)', function () {
     }
 
     it('is one per process: a stalled console upload and a stalled REST upload fill MAX_CONCURRENT_UPLOADS=2 for everyone', async () => {
-      const app = await appWith({ MAX_CONCURRENT_UPLOADS: '2', BODY_IDLE_TIMEOUT_MS: '30000' });
+      const app = await startApp({ MAX_CONCURRENT_UPLOADS: '2', BODY_IDLE_TIMEOUT_MS: '30000' });
       const sockets: net.Socket[] = [];
       try {
         const { browser: viaConsole } = await signedUp(app.url);
@@ -321,13 +311,13 @@ describe('the owner console (/app)', function () {
         // Two accounts, one surface each: each holds one slot (an account may hold at most half of them).
         sockets.push(await stalledUpload(app.url, '/app/documents', { Cookie: cookie, 'X-CSRF-Token': viaConsole.csrf }));
         sockets.push(await stalledUpload(app.url, '/api/v1/documents', { Authorization: `Bearer ${restKey}` }));
-        await new Promise((resolve) => setTimeout(resolve, 300)); // both reached the gate and wait for their bodies
+        await eventually(async () => expect(app.uploads.holding, 'both hold a slot and wait for their bodies').to.equal(2));
 
         // A third account's large upload waits: with a gate per surface it would have found a free slot.
         const pdf = await makeLargePdf(1536 * 1024);
         let settled = false;
         const upload = neighbour('POST', '/api/v1/documents', { json: { fileName: 'third.pdf', fileSize: pdf.length, content: pdf.toString('base64') } }).finally(() => (settled = true));
-        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await eventually(async () => expect(app.uploads.pending, 'the third upload waits for a slot').to.equal(1));
         expect(settled, 'the third upload waited for a slot').to.equal(false);
         // The console's stalled upload hangs up: its slot goes to the waiting upload.
         sockets[0].destroy();

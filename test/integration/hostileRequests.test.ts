@@ -7,6 +7,7 @@ import { client } from '../support/http';
 import { makeLargePdf, makePdf } from '../support/pdfs';
 import { createSigningRequest, eventually, tokenOf } from '../support/signing';
 import { createTestAccount, sharedSystem, testConfig } from '../support/system';
+import { startApp } from '../support/app';
 
 // Requests an attacker with a free account would send: each is a clear 4xx in the usual error body.
 
@@ -233,14 +234,15 @@ describe('hostile neighbours: one account’s stalled uploads do not hold anothe
   });
 
   it('two stalled uploads of one account leave an upload slot for another account', async () => {
-    const api = await appWith({ MAX_CONCURRENT_UPLOADS: '2' });
+    const api = await startApp({ MAX_CONCURRENT_UPLOADS: '2' });
     const { port } = api;
     const stalled: Awaited<ReturnType<typeof stalledUpload>>[] = [];
     try {
       const stalling = await createTestAccount();
       const neighbour = await createTestAccount();
       stalled.push(await stalledUpload(port, stalling.apiKey), await stalledUpload(port, stalling.apiKey));
-      await new Promise((resolve) => setTimeout(resolve, 300)); // both reached the gate and wait for their bodies
+      // Both reached the gate: one holds the account's one slot and waits for its body, the other waits for a slot.
+      await eventually(async () => expect([api.uploads.holding, api.uploads.pending]).to.deep.equal([1, 1]));
       const pdf = await makeLargePdf(1536 * 1024);
       const upload = await client(`http://127.0.0.1:${port}`, neighbour.apiKey)('POST', '/api/v1/documents', { json: { fileName: 'neighbour.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
       expect(upload.status, JSON.stringify(upload.body)).to.equal(201);
