@@ -16,7 +16,8 @@ import { findTemporalCli, startTemporalDevServer } from '../../src/temporal/devS
 import { prepareSearchAttributes } from '../../src/temporal/searchAttributes';
 import { searchAttributes } from '../../workflows/definitions';
 import { client } from '../support/http';
-import { createSigningRequest } from '../support/signing';
+import { startOnFreePorts } from '../support/ports';
+import { createSigningRequest, eventually } from '../support/signing';
 
 const root = path.resolve(__dirname, '../..');
 const run = promisify(execFile);
@@ -62,11 +63,10 @@ describe('deploying: Signet prepares the Temporal namespace it runs in', functio
   this.timeout(180_000);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-namespace-'));
   let devServer: Awaited<ReturnType<typeof startTemporalDevServer>>;
-  const port = Number(process.env.SIGNET_TEST_BARE_TEMPORAL_PORT ?? 27250);
 
   before(async () => {
     // A Temporal server that knows nothing of Signet: no --search-attribute flags.
-    devServer = await startTemporalDevServer({ dataDir, port, uiPort: port + 1, logger: createLogger('silent') });
+    devServer = await startOnFreePorts(2, ([port, uiPort]) => startTemporalDevServer({ dataDir, port, uiPort, logger: createLogger('silent') }));
   });
 
   after(async () => {
@@ -160,8 +160,7 @@ describe('deploying: processes starting at once on one empty database', function
       await holder.raw('select pg_advisory_lock(hashtext(?))', ['signet:migrations']);
       const said: string[] = [];
       const migrating = migrateLatest(waiter, { info: (_details, message) => said.push(message) });
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      expect(said).to.deep.equal(['waiting for another process to finish: migrations']);
+      await eventually(async () => expect(said).to.deep.equal(['waiting for another process to finish: migrations']));
       expect(await waiter.schema.hasTable('knex_migrations')).to.equal(false);
       await holder.raw('select pg_advisory_unlock(hashtext(?))', ['signet:migrations']);
       expect(await migrating).to.have.length.greaterThan(0);
