@@ -1,22 +1,14 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { client } from '../support/http';
+import { startOnFreePorts } from '../support/ports';
 
 const root = path.resolve(__dirname, '../..');
 const run = promisify(execFile);
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 function embeddedEnv(dataDir: string, ports?: { api: number; temporal: number; ui: number }) {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', METRICS_PORT: '0' };
@@ -63,10 +55,17 @@ describe('npm start on the embedded defaults (PGlite, Temporal dev server child,
   let banner: string;
 
   before(async () => {
-    ports = { api: await freePort(), temporal: await freePort(), ui: await freePort() };
-    // Its own process group, so the test can press Ctrl-C the way a terminal does: SIGINT to the group.
-    child = spawn('npm', ['start'], { cwd: root, env: embeddedEnv(dataDir, ports), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    banner = await waitForOutput(child, 'Create an account', 150_000);
+    ({ ports, child, banner } = await startOnFreePorts(3, async ([api, temporal, ui]) => {
+      const ports = { api, temporal, ui };
+      // Its own process group, so the test can press Ctrl-C the way a terminal does: SIGINT to the group.
+      const child = spawn('npm', ['start'], { cwd: root, env: embeddedEnv(dataDir, ports), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      try {
+        return { ports, child, banner: await waitForOutput(child, 'Create an account', 150_000) };
+      } catch (error) {
+        if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+        throw error;
+      }
+    }));
   });
 
   after(() => {
@@ -147,10 +146,17 @@ describe('SIGTERM on the server process', function () {
 
   it('stops the api, the worker and the Temporal child, and exits 0', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-term-'));
-    const ports = { api: await freePort(), temporal: await freePort(), ui: await freePort() };
-    const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], { cwd: root, env: embeddedEnv(dataDir, ports), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = await startOnFreePorts(3, async ([api, temporal, ui]) => {
+      const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], { cwd: root, env: embeddedEnv(dataDir, { api, temporal, ui }), stdio: ['ignore', 'pipe', 'pipe'] });
+      try {
+        await waitForOutput(child, 'Signet is running', 150_000);
+        return child;
+      } catch (error) {
+        if (child.exitCode === null) child.kill('SIGKILL');
+        throw error;
+      }
+    });
     try {
-      await waitForOutput(child, 'Signet is running', 150_000);
       expect(temporalChildren(dataDir)).to.have.length(1);
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
