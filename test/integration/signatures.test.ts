@@ -321,3 +321,21 @@ describe('the signer endpoints refuse bad input', () => {
     expect((await stranger.request('GET', '/api/v1/signatures')).body.data).to.deep.equal([]);
   });
 });
+
+describe('POST /signatures rate limit', function () {
+  this.timeout(60_000);
+
+  it('counts every request of the hour on free (10) with X-RateLimit-* headers, and answers the 11th with 429', async () => {
+    const { request } = await createTestAccount('free');
+    for (let i = 1; i <= 10; i++) {
+      const refused = await request('POST', '/api/v1/signatures', { json: {} });
+      expect(refused.status).to.equal(400);
+      expect(refused.headers.get('x-ratelimit-limit')).to.equal('10');
+      expect(refused.headers.get('x-ratelimit-remaining')).to.equal(String(10 - i));
+    }
+    const limited = await request('POST', '/api/v1/signatures', { json: {} });
+    expect(limited.status).to.equal(429);
+    expect(limited.body.error).to.equal('rate_limit_exceeded');
+    expect(Number(limited.headers.get('retry-after'))).to.be.within(1, 3600);
+  });
+});
