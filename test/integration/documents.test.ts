@@ -112,6 +112,9 @@ describe('POST /api/v1/documents', () => {
     expect(events[0].type).to.equal('document.created');
     expect(events[0].id).to.match(/^evt_/);
     expect(events[0].data).to.include({ documentId: response.body.id, fileName: 'e.pdf' });
+    // The event's xid is the transaction that wrote it; the document row's xmin is the one that inserted it.
+    const { rows } = await db.raw('select (select xmin::text from documents where id = ?) as document, (select (xid::text::bigint % 4294967296)::text from events where id = ?) as event', [response.body.id, events[0].id]);
+    expect(rows[0].event, 'the transaction that wrote the event').to.equal(rows[0].document);
   });
 
   describe('broken content is a validation error, never a 500', () => {

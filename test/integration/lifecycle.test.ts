@@ -284,7 +284,7 @@ describe('signing links and path ids', function () {
     expect(new URL(url).port).not.to.equal('0');
   });
 
-  it('an id of the wrong kind or shape is 404 before any query', async () => {
+  it('an id of the wrong kind or shape is 404 not_found', async () => {
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request);
     for (const path of [`/api/v1/signatures/${signingRequest.documentId}`, '/api/v1/signatures/not-an-id', `/api/v1/signatures/${signingRequest.id}/signers/${signingRequest.id}/link`]) {

@@ -284,7 +284,7 @@ for (const kind of backends) {
       expect(ranged.body).to.deep.equal(breakdownOf(fixture.requests.filter((request) => request.createdAt >= from && request.createdAt < to)));
     });
 
-    it('GET /dashboard/trends?months=14: one entry per month, zeros included', async () => {
+    it('GET /dashboard/trends?months=15: one entry per month, zeros included', async () => {
       const response = await get('trends?months=15');
       expect(response.status).to.equal(200);
       expect(response.body.data).to.have.length(15);

@@ -276,7 +276,7 @@ describe('sequential order, declines, cancellation', function () {
     expect((await account.request('DELETE', `/api/v1/documents/${document.id}`)).status).to.equal(204);
   });
 
-  it('remind re-sends to the signers whose turn it is, once the hour since their invitation has passed', async () => {
+  it('remind names the signers whose turn it is as reminded, once the hour since their invitation has passed', async () => {
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request);
     const signers = account.db('signers').where({ signing_request_id: signingRequest.id });
