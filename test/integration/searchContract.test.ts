@@ -39,37 +39,6 @@ async function serve(search: SearchBackend, apiKey: string) {
   return client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey);
 }
 
-before(async function () {
-  this.timeout(180_000);
-  const url = process.env.ELASTICSEARCH_URL;
-  if (!url) throw new Error('ELASTICSEARCH_URL is not set: the contract runs against a real Elasticsearch (npm test starts one).');
-  const account = await createTestAccount();
-  const other = await createTestAccount();
-  const db = account.db;
-  const known = await uploadKnownPdfs(account.request, db);
-  const seeded = await seedAccount(db, account.account.id, { seed: 5, documents: 320, requests: 160, now: NOW, extraWord: 'common' });
-  const foreign = await seedAccount(db, other.account.id, { seed: 9, documents: 30, requests: 20, now: NOW, extraWord: 'common zephyrine xylograph' });
-  const prefix = `signet-test-contract-${databaseKind}-${process.pid}-`;
-  const elastic = createElasticsearchClient(url);
-  const es = createElasticsearchSearch({ db, client: elastic, prefix, logger: createLogger('silent') });
-  stops.push(async () => {
-    await elastic.indices.delete({ index: `${prefix}*` }).catch(() => undefined);
-    await es.close();
-  });
-  await es.index([]); // waits for the indices: built from PostgreSQL, fixture included
-  fixture = {
-    documents: [...Object.values(known), ...seeded.documents],
-    requests: seeded.requests,
-    known,
-    otherIds: new Set([...foreign.documents, ...foreign.requests].map((resource) => resource.id)),
-    request: { postgres: await serve(createPostgresSearch(db), account.apiKey), elasticsearch: await serve(es, account.apiKey) },
-  };
-});
-
-after(async () => {
-  for (const stop of stops.splice(0).reverse()) await stop();
-});
-
 // ---------------------------------------------------------------- what the answers must be, computed here
 const live = () => fixture.documents.filter((document) => !document.deleted);
 const documentWords = (document: FixtureDocument) => new Set([...wordsOf(document.fileName), ...wordsOf(document.body)]);
@@ -132,201 +101,236 @@ function breakdownOf(requests: FixtureRequest[]) {
   };
 }
 
-for (const kind of backends) {
-  describe(`GET /api/v1/search on ${kind}`, () => {
-    const get = (query: string) => fixture.request[kind]('GET', `/api/v1/search?${query}`);
-
-    it('finds a PDF by a word that appears only on its third page, and marks it', async () => {
-      const response = await get('q=indemnity');
-      expect(response.status).to.equal(200);
-      expect(ids(response)).to.deep.equal([fixture.known.pageThree.id]);
-      expect(response.body.data[0]).to.include({ type: 'document', fileName: 'master-services.pdf', status: 'ready' });
-      expect(response.body.data[0].highlight.text).to.match(/<mark>indemnity<\/mark>/i);
-      expect(response.body.total).to.equal(1);
+// The fixture (two accounts, hundreds of documents and requests, an Elasticsearch index) is built for
+// these tests alone: inside their describe, not as a root hook that every integration run would pay for.
+describe('search and dashboard contract', () => {
+  before(async function () {
+    this.timeout(180_000);
+    const url = process.env.ELASTICSEARCH_URL;
+    if (!url) throw new Error('ELASTICSEARCH_URL is not set: the contract runs against a real Elasticsearch (npm test starts one).');
+    const account = await createTestAccount();
+    const other = await createTestAccount();
+    const db = account.db;
+    const known = await uploadKnownPdfs(account.request, db);
+    const seeded = await seedAccount(db, account.account.id, { seed: 5, documents: 320, requests: 160, now: NOW, extraWord: 'common' });
+    const foreign = await seedAccount(db, other.account.id, { seed: 9, documents: 30, requests: 20, now: NOW, extraWord: 'common zephyrine xylograph' });
+    const prefix = `signet-test-contract-${databaseKind}-${process.pid}-`;
+    const elastic = createElasticsearchClient(url);
+    const es = createElasticsearchSearch({ db, client: elastic, prefix, logger: createLogger('silent') });
+    stops.push(async () => {
+      await elastic.indices.delete({ index: `${prefix}*` }).catch(() => undefined);
+      await es.close();
     });
+    await es.index([]); // waits for the indices: built from PostgreSQL, fixture included
+    fixture = {
+      documents: [...Object.values(known), ...seeded.documents],
+      requests: seeded.requests,
+      known,
+      otherIds: new Set([...foreign.documents, ...foreign.requests].map((resource) => resource.id)),
+      request: { postgres: await serve(createPostgresSearch(db), account.apiKey), elasticsearch: await serve(es, account.apiKey) },
+    };
+  });
 
-    it('ranks a match in the file name above a match in the text', async () => {
-      const response = await get('q=zephyrine');
-      expect(ids(response)).to.deep.equal([fixture.known.named.id, fixture.known.pageThree.id]);
-      expect(response.body.data[0].score).to.be.greaterThan(response.body.data[1].score);
-      expect(response.body.data[0].highlight.fileName).to.match(/<mark>zephyrine<\/mark>/i);
-    });
+  after(async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+  });
 
-    it('matches the last word as a prefix while it is typed, and whole once a space follows', async () => {
-      expect(ids(await get('q=indemn'))).to.deep.equal([fixture.known.pageThree.id]);
-      expect(ids(await get(`q=${encodeURIComponent('indemn ')}`))).to.deep.equal([]);
-      expect(ids(await get('q=zephyrine+clau'))).to.deep.equal([fixture.known.pageThree.id]);
-    });
+  for (const kind of backends) {
+    describe(`GET /api/v1/search on ${kind}`, () => {
+      const get = (query: string) => fixture.request[kind]('GET', `/api/v1/search?${query}`);
 
-    it('matches "quoted phrases" in order only', async () => {
-      expect(ids(await get(`q=${encodeURIComponent('"quick brown fox"')}`))).to.deep.equal([fixture.known.fox.id]);
-      expect(ids(await get(`q=${encodeURIComponent('"brown quick"')}`))).to.deep.equal([]);
-    });
+      it('finds a PDF by a word that appears only on its third page, and marks it', async () => {
+        const response = await get('q=indemnity');
+        expect(response.status).to.equal(200);
+        expect(ids(response)).to.deep.equal([fixture.known.pageThree.id]);
+        expect(response.body.data[0]).to.include({ type: 'document', fileName: 'master-services.pdf', status: 'ready' });
+        expect(response.body.data[0].highlight.text).to.match(/<mark>indemnity<\/mark>/i);
+        expect(response.body.total).to.equal(1);
+      });
 
-    it('needs every word, in any of the searchable fields, signers included', async () => {
-      for (const words of [['alpha', 'bravo'], ['agreement', 'charlie'], ['person', 'delta'], ['example', 'org', 'golf']]) {
-        const { ids: found, total } = await allPages(fixture.request[kind], `q=${words.join('+')}+`, 100);
-        const expected = expectedIds(words);
-        expect(expected.length, words.join(' ')).to.be.greaterThan(0);
-        expect(found, words.join(' ')).to.have.members(expected);
-        expect(total).to.equal(expected.length);
-      }
-    });
+      it('ranks a match in the file name above a match in the text', async () => {
+        const response = await get('q=zephyrine');
+        expect(ids(response)).to.deep.equal([fixture.known.named.id, fixture.known.pageThree.id]);
+        expect(response.body.data[0].score).to.be.greaterThan(response.body.data[1].score);
+        expect(response.body.data[0].highlight.fileName).to.match(/<mark>zephyrine<\/mark>/i);
+      });
 
-    it('filters by type, status, signer e-mail and creation time', async () => {
-      const after = new Date(NOW.getTime() - 200 * 86_400_000);
-      const before = new Date(NOW.getTime() - 60 * 86_400_000);
-      const requestsOnly = await allPages(fixture.request[kind], 'type=signing_request&status=declined', 50);
-      expect(requestsOnly.ids).to.have.members(fixture.requests.filter((request) => request.status === 'declined').map((request) => request.id));
-      const email = PEOPLE[3].email;
-      const bySigner = await allPages(fixture.request[kind], `signerEmail=${encodeURIComponent(email.toUpperCase())}`, 50);
-      expect(bySigner.ids).to.have.members(fixture.requests.filter((request) => request.signers.some((signer) => signer.email === email)).map((request) => request.id));
-      const inRange = await allPages(fixture.request[kind], `q=common&type=document&status=ready&createdAfter=${after.toISOString()}&createdBefore=${before.toISOString()}`, 50);
-      const expected = live().filter((document) => document.status === 'ready' && document.createdAt >= after && document.createdAt < before && documentWords(document).has('common'));
-      expect(inRange.ids).to.have.members(expected.map((document) => document.id));
-      const waiting = await allPages(fixture.request[kind], 'status=awaiting_file', 50);
-      expect(waiting.ids).to.have.members(live().filter((document) => document.status === 'awaiting_file').map((document) => document.id));
-    });
+      it('matches the last word as a prefix while it is typed, and whole once a space follows', async () => {
+        expect(ids(await get('q=indemn'))).to.deep.equal([fixture.known.pageThree.id]);
+        expect(ids(await get(`q=${encodeURIComponent('indemn ')}`))).to.deep.equal([]);
+        expect(ids(await get('q=zephyrine+clau'))).to.deep.equal([fixture.known.pageThree.id]);
+      });
 
-    for (const [sort, query] of [['relevance', 'q=common+fixture'], ['-createdAt', 'sort=-createdAt'], ['createdAt', 'q=agreement&sort=createdAt']] as const) {
-      it(`pages through every hit once, without gaps, sorted by ${sort}`, async () => {
-        const { ids: found, total } = await allPages(fixture.request[kind], query, 13);
-        const expected = sort === 'relevance' ? expectedIds(['common', 'fixture']) : sort === 'createdAt' ? expectedIds(['agreement']) : [...live(), ...fixture.requests].map((resource) => resource.id);
-        expect(new Set(found).size, 'no duplicates').to.equal(found.length);
-        expect(found).to.have.members(expected);
-        expect(total).to.equal(expected.length);
-        if (sort !== 'relevance') {
-          const created = new Map([...live(), ...fixture.requests].map((resource) => [resource.id, resource.createdAt.getTime()]));
-          const times = found.map((id) => created.get(id)!);
-          const ordered = [...times].sort((a, b) => (sort === 'createdAt' ? a - b : b - a));
-          expect(times).to.deep.equal(ordered);
+      it('matches "quoted phrases" in order only', async () => {
+        expect(ids(await get(`q=${encodeURIComponent('"quick brown fox"')}`))).to.deep.equal([fixture.known.fox.id]);
+        expect(ids(await get(`q=${encodeURIComponent('"brown quick"')}`))).to.deep.equal([]);
+      });
+
+      it('needs every word, in any of the searchable fields, signers included', async () => {
+        for (const words of [['alpha', 'bravo'], ['agreement', 'charlie'], ['person', 'delta'], ['example', 'org', 'golf']]) {
+          const { ids: found, total } = await allPages(fixture.request[kind], `q=${words.join('+')}+`, 100);
+          const expected = expectedIds(words);
+          expect(expected.length, words.join(' ')).to.be.greaterThan(0);
+          expect(found, words.join(' ')).to.have.members(expected);
+          expect(total).to.equal(expected.length);
         }
       });
-    }
 
-    it('never shows another account’s documents or requests, whatever the query', async () => {
-      for (const query of ['q=xylograph', 'q=common', 'q=zephyrine', `q=${encodeURIComponent('{"match_all":{}}')}`, 'sort=-createdAt', 'q=agreement&type=signing_request']) {
-        const { ids: found } = await allPages(fixture.request[kind], query, 100);
-        expect(found.filter((id) => fixture.otherIds.has(id)), query).to.deep.equal([]);
-      }
-      expect((await get('q=xylograph')).body.total).to.equal(0);
-    });
-
-    it('reads engine query syntax as plain words', async () => {
-      const matchAll = await get(`q=${encodeURIComponent('{"match_all":{}}')}`);
-      expect(matchAll.status).to.equal(200);
-      expect(matchAll.body.total).to.equal(0);
-      const boolean = await get(`q=${encodeURIComponent('indemnity OR -alpha AND title:(x)')}`);
-      expect(boolean.status).to.equal(200);
-      expect(boolean.body.total).to.equal(0);
-    });
-
-    const bad: [string, string][] = [
-      ['limit=0', 'limit must be at least 1'],
-      ['limit=1000', 'limit must be at most 100'],
-      ['limit=abc', 'limit must be a number'],
-      ['type=folder', 'type must be one of: document, signing_request, template'],
-      ['type=document&type=signing_request', 'type must be one of: document, signing_request, template'],
-      ['status=signed', 'status must be one of'],
-      ['createdAfter=yesterday-ish', 'createdAfter must be an ISO 8601 date'],
-      ['createdBefore=2026-13-45', 'createdBefore must be an ISO 8601 date'],
-      ['cursor=garbage', 'cursor is not a valid cursor'],
-      [`cursor=${Buffer.from('["relevance",1,"acct_x"]').toString('base64url')}`, 'cursor is not a valid cursor'],
-      [`q=${'a'.repeat(5000)}`, 'q must be at most 500 characters'],
-      ['q=*:*', 'q must contain a letter or a digit'],
-      ['q=%22%22', 'q must contain a letter or a digit'],
-      ['sort=relevance', 'sort relevance needs q'],
-      ['sort=size', 'sort must be one of'],
-    ];
-    for (const [query, detail] of bad) {
-      it(`400 for ${query.slice(0, 60)}`, async () => {
-        const response = await get(query);
-        expect(response.status, JSON.stringify(response.body)).to.equal(400);
-        expect(response.body.error).to.equal('validation_error');
-        expect(response.body.details.join('; ')).to.contain(detail);
+      it('filters by type, status, signer e-mail and creation time', async () => {
+        const after = new Date(NOW.getTime() - 200 * 86_400_000);
+        const before = new Date(NOW.getTime() - 60 * 86_400_000);
+        const requestsOnly = await allPages(fixture.request[kind], 'type=signing_request&status=declined', 50);
+        expect(requestsOnly.ids).to.have.members(fixture.requests.filter((request) => request.status === 'declined').map((request) => request.id));
+        const email = PEOPLE[3].email;
+        const bySigner = await allPages(fixture.request[kind], `signerEmail=${encodeURIComponent(email.toUpperCase())}`, 50);
+        expect(bySigner.ids).to.have.members(fixture.requests.filter((request) => request.signers.some((signer) => signer.email === email)).map((request) => request.id));
+        const inRange = await allPages(fixture.request[kind], `q=common&type=document&status=ready&createdAfter=${after.toISOString()}&createdBefore=${before.toISOString()}`, 50);
+        const expected = live().filter((document) => document.status === 'ready' && document.createdAt >= after && document.createdAt < before && documentWords(document).has('common'));
+        expect(inRange.ids).to.have.members(expected.map((document) => document.id));
+        const waiting = await allPages(fixture.request[kind], 'status=awaiting_file', 50);
+        expect(waiting.ids).to.have.members(live().filter((document) => document.status === 'awaiting_file').map((document) => document.id));
       });
-    }
 
-    it('400 for a cursor of another sort order', async () => {
-      const first = await get('q=common&limit=2');
-      const response = await get(`sort=-createdAt&cursor=${first.body.pagination.nextCursor}`);
-      expect(response.status).to.equal(400);
-      expect(response.body.details).to.deep.equal(['cursor belongs to another sort order']);
-    });
-  });
-
-  describe(`dashboard on ${kind}`, () => {
-    const get = (path: string) => fixture.request[kind]('GET', `/api/v1/dashboard/${path}`);
-
-    it('GET /dashboard/stats: every number as counted here', async () => {
-      const response = await get('stats');
-      expect(response.status).to.equal(200);
-      const monthStart = new Date(Date.UTC(NOW.getUTCFullYear(), NOW.getUTCMonth(), 1));
-      const byStatus = countBy(fixture.requests, (request) => request.status, REQUEST_STATUSES);
-      const signers = fixture.requests.flatMap((request) => request.signers);
-      const completed = fixture.requests.filter((request) => request.status === 'completed').map(secondsOf);
-      const finished = byStatus.completed + byStatus.declined + byStatus.cancelled + byStatus.expired;
-      expect(response.body.documents).to.deep.equal({ total: live().length, thisMonth: live().filter((document) => document.createdAt >= monthStart).length });
-      expect(response.body.signingRequests).to.deep.equal({ total: fixture.requests.length, byStatus });
-      expect(response.body.completionRate).to.equal(Math.round((byStatus.completed / finished) * 10_000) / 10_000);
-      closeTo(response.body.timeToComplete.medianSeconds, percentileCont(completed, 0.5), kind);
-      closeTo(response.body.timeToComplete.p90Seconds, percentileCont(completed, 0.9), kind);
-      expect(response.body.signers).to.deep.equal({ total: signers.length, byStatus: countBy(signers, (signer) => signer.status, SIGNER_STATUSES) });
-      expect(response.body.usage.documents).to.deep.equal({ used: fixture.documents.filter((document) => document.createdAt >= monthStart).length, limit: null });
-    });
-
-    it('GET /dashboard/signing-breakdown: statuses, who holds things up, why people decline — overall and over a range', async () => {
-      expect((await get('signing-breakdown')).body).to.deep.equal(breakdownOf(fixture.requests));
-      const from = new Date(NOW.getTime() - 250 * 86_400_000);
-      const to = new Date(NOW.getTime() - 40 * 86_400_000);
-      const ranged = await get(`signing-breakdown?from=${from.toISOString()}&to=${to.toISOString()}`);
-      expect(ranged.status).to.equal(200);
-      expect(ranged.body).to.deep.equal(breakdownOf(fixture.requests.filter((request) => request.createdAt >= from && request.createdAt < to)));
-    });
-
-    it('GET /dashboard/trends?months=15: one entry per month, zeros included', async () => {
-      const response = await get('trends?months=15');
-      expect(response.status).to.equal(200);
-      expect(response.body.data).to.have.length(15);
-      const first = response.body.data[0];
-      expect(first).to.include({ documentsCreated: 0, requestsSent: 0, completed: 0, declined: 0, expired: 0, medianTimeToCompleteSeconds: null });
-      for (const trend of response.body.data) {
-        const inMonth = (date: Date | null) => date !== null && monthKey(date) === trend.month;
-        const finishedAs = (status: string) => fixture.requests.filter((request) => request.status === status && inMonth(request.completedAt));
-        expect(trend, trend.month).to.deep.include({
-          documentsCreated: live().filter((document) => inMonth(document.createdAt)).length,
-          requestsSent: fixture.requests.filter((request) => inMonth(request.createdAt)).length,
-          completed: finishedAs('completed').length,
-          declined: finishedAs('declined').length,
-          expired: finishedAs('expired').length,
+      for (const [sort, query] of [['relevance', 'q=common+fixture'], ['-createdAt', 'sort=-createdAt'], ['createdAt', 'q=agreement&sort=createdAt']] as const) {
+        it(`pages through every hit once, without gaps, sorted by ${sort}`, async () => {
+          const { ids: found, total } = await allPages(fixture.request[kind], query, 13);
+          const expected = sort === 'relevance' ? expectedIds(['common', 'fixture']) : sort === 'createdAt' ? expectedIds(['agreement']) : [...live(), ...fixture.requests].map((resource) => resource.id);
+          expect(new Set(found).size, 'no duplicates').to.equal(found.length);
+          expect(found).to.have.members(expected);
+          expect(total).to.equal(expected.length);
+          if (sort !== 'relevance') {
+            const created = new Map([...live(), ...fixture.requests].map((resource) => [resource.id, resource.createdAt.getTime()]));
+            const times = found.map((id) => created.get(id)!);
+            const ordered = [...times].sort((a, b) => (sort === 'createdAt' ? a - b : b - a));
+            expect(times).to.deep.equal(ordered);
+          }
         });
-        closeTo(trend.medianTimeToCompleteSeconds, percentileCont(finishedAs('completed').map(secondsOf), 0.5), kind);
       }
+
+      it('never shows another account’s documents or requests, whatever the query', async () => {
+        for (const query of ['q=xylograph', 'q=common', 'q=zephyrine', `q=${encodeURIComponent('{"match_all":{}}')}`, 'sort=-createdAt', 'q=agreement&type=signing_request']) {
+          const { ids: found } = await allPages(fixture.request[kind], query, 100);
+          expect(found.filter((id) => fixture.otherIds.has(id)), query).to.deep.equal([]);
+        }
+        expect((await get('q=xylograph')).body.total).to.equal(0);
+      });
+
+      it('reads engine query syntax as plain words', async () => {
+        const matchAll = await get(`q=${encodeURIComponent('{"match_all":{}}')}`);
+        expect(matchAll.status).to.equal(200);
+        expect(matchAll.body.total).to.equal(0);
+        const boolean = await get(`q=${encodeURIComponent('indemnity OR -alpha AND title:(x)')}`);
+        expect(boolean.status).to.equal(200);
+        expect(boolean.body.total).to.equal(0);
+      });
+
+      const bad: [string, string][] = [
+        ['limit=0', 'limit must be at least 1'],
+        ['limit=1000', 'limit must be at most 100'],
+        ['limit=abc', 'limit must be a number'],
+        ['type=folder', 'type must be one of: document, signing_request, template'],
+        ['type=document&type=signing_request', 'type must be one of: document, signing_request, template'],
+        ['status=signed', 'status must be one of'],
+        ['createdAfter=yesterday-ish', 'createdAfter must be an ISO 8601 date'],
+        ['createdBefore=2026-13-45', 'createdBefore must be an ISO 8601 date'],
+        ['cursor=garbage', 'cursor is not a valid cursor'],
+        [`cursor=${Buffer.from('["relevance",1,"acct_x"]').toString('base64url')}`, 'cursor is not a valid cursor'],
+        [`q=${'a'.repeat(5000)}`, 'q must be at most 500 characters'],
+        ['q=*:*', 'q must contain a letter or a digit'],
+        ['q=%22%22', 'q must contain a letter or a digit'],
+        ['sort=relevance', 'sort relevance needs q'],
+        ['sort=size', 'sort must be one of'],
+      ];
+      for (const [query, detail] of bad) {
+        it(`400 for ${query.slice(0, 60)}`, async () => {
+          const response = await get(query);
+          expect(response.status, JSON.stringify(response.body)).to.equal(400);
+          expect(response.body.error).to.equal('validation_error');
+          expect(response.body.details.join('; ')).to.contain(detail);
+        });
+      }
+
+      it('400 for a cursor of another sort order', async () => {
+        const first = await get('q=common&limit=2');
+        const response = await get(`sort=-createdAt&cursor=${first.body.pagination.nextCursor}`);
+        expect(response.status).to.equal(400);
+        expect(response.body.details).to.deep.equal(['cursor belongs to another sort order']);
+      });
     });
 
-    it('400 for bad ranges and month counts', async () => {
-      for (const path of ['trends?months=0', 'trends?months=37', 'trends?months=x', 'signing-breakdown?from=nope', 'signing-breakdown?from=2026-05-01&to=2026-04-01', 'activity?limit=0', 'activity?type=nope', 'activity?cursor=doc_x']) {
-        const response = await get(path);
-        expect(response.status, path).to.equal(400);
-        expect(response.body.error).to.equal('validation_error');
+    describe(`dashboard on ${kind}`, () => {
+      const get = (path: string) => fixture.request[kind]('GET', `/api/v1/dashboard/${path}`);
+
+      it('GET /dashboard/stats: every number as counted here', async () => {
+        const response = await get('stats');
+        expect(response.status).to.equal(200);
+        const monthStart = new Date(Date.UTC(NOW.getUTCFullYear(), NOW.getUTCMonth(), 1));
+        const byStatus = countBy(fixture.requests, (request) => request.status, REQUEST_STATUSES);
+        const signers = fixture.requests.flatMap((request) => request.signers);
+        const completed = fixture.requests.filter((request) => request.status === 'completed').map(secondsOf);
+        const finished = byStatus.completed + byStatus.declined + byStatus.cancelled + byStatus.expired;
+        expect(response.body.documents).to.deep.equal({ total: live().length, thisMonth: live().filter((document) => document.createdAt >= monthStart).length });
+        expect(response.body.signingRequests).to.deep.equal({ total: fixture.requests.length, byStatus });
+        expect(response.body.completionRate).to.equal(Math.round((byStatus.completed / finished) * 10_000) / 10_000);
+        closeTo(response.body.timeToComplete.medianSeconds, percentileCont(completed, 0.5), kind);
+        closeTo(response.body.timeToComplete.p90Seconds, percentileCont(completed, 0.9), kind);
+        expect(response.body.signers).to.deep.equal({ total: signers.length, byStatus: countBy(signers, (signer) => signer.status, SIGNER_STATUSES) });
+        expect(response.body.usage.documents).to.deep.equal({ used: fixture.documents.filter((document) => document.createdAt >= monthStart).length, limit: null });
+      });
+
+      it('GET /dashboard/signing-breakdown: statuses, who holds things up, why people decline — overall and over a range', async () => {
+        expect((await get('signing-breakdown')).body).to.deep.equal(breakdownOf(fixture.requests));
+        const from = new Date(NOW.getTime() - 250 * 86_400_000);
+        const to = new Date(NOW.getTime() - 40 * 86_400_000);
+        const ranged = await get(`signing-breakdown?from=${from.toISOString()}&to=${to.toISOString()}`);
+        expect(ranged.status).to.equal(200);
+        expect(ranged.body).to.deep.equal(breakdownOf(fixture.requests.filter((request) => request.createdAt >= from && request.createdAt < to)));
+      });
+
+      it('GET /dashboard/trends?months=15: one entry per month, zeros included', async () => {
+        const response = await get('trends?months=15');
+        expect(response.status).to.equal(200);
+        expect(response.body.data).to.have.length(15);
+        const first = response.body.data[0];
+        expect(first).to.include({ documentsCreated: 0, requestsSent: 0, completed: 0, declined: 0, expired: 0, medianTimeToCompleteSeconds: null });
+        for (const trend of response.body.data) {
+          const inMonth = (date: Date | null) => date !== null && monthKey(date) === trend.month;
+          const finishedAs = (status: string) => fixture.requests.filter((request) => request.status === status && inMonth(request.completedAt));
+          expect(trend, trend.month).to.deep.include({
+            documentsCreated: live().filter((document) => inMonth(document.createdAt)).length,
+            requestsSent: fixture.requests.filter((request) => inMonth(request.createdAt)).length,
+            completed: finishedAs('completed').length,
+            declined: finishedAs('declined').length,
+            expired: finishedAs('expired').length,
+          });
+          closeTo(trend.medianTimeToCompleteSeconds, percentileCont(finishedAs('completed').map(secondsOf), 0.5), kind);
+        }
+      });
+
+      it('400 for bad ranges and month counts', async () => {
+        for (const path of ['trends?months=0', 'trends?months=37', 'trends?months=x', 'signing-breakdown?from=nope', 'signing-breakdown?from=2026-05-01&to=2026-04-01', 'activity?limit=0', 'activity?type=nope', 'activity?cursor=doc_x']) {
+          const response = await get(path);
+          expect(response.status, path).to.equal(400);
+          expect(response.body.error).to.equal('validation_error');
+        }
+      });
+    });
+  }
+
+  describe('both backends give the same answers', () => {
+    it('the same hits for the same queries, and the same dashboard', async () => {
+      for (const query of ['q=common+fix', `q=${VOCABULARY[4]}+agreement`, 'q=person&type=signing_request&status=pending', 'sort=createdAt&type=document']) {
+        const [pg, es] = await Promise.all(backends.map((kind) => allPages(fixture.request[kind], query, 40)));
+        expect(es.ids, query).to.have.members(pg.ids);
+        expect(es.total, query).to.equal(pg.total);
+      }
+      for (const path of ['signing-breakdown', 'trends?months=3']) {
+        const [pg, es] = await Promise.all(backends.map((kind) => fixture.request[kind]('GET', `/api/v1/dashboard/${path}`)));
+        if (path.startsWith('trends')) {
+          const strip = (body: { data: object[] }) => body.data.map((trend) => ({ ...trend, medianTimeToCompleteSeconds: null }));
+          expect(strip(es.body)).to.deep.equal(strip(pg.body));
+        } else expect(es.body).to.deep.equal(pg.body);
       }
     });
-  });
-}
-
-describe('both backends give the same answers', () => {
-  it('the same hits for the same queries, and the same dashboard', async () => {
-    for (const query of ['q=common+fix', `q=${VOCABULARY[4]}+agreement`, 'q=person&type=signing_request&status=pending', 'sort=createdAt&type=document']) {
-      const [pg, es] = await Promise.all(backends.map((kind) => allPages(fixture.request[kind], query, 40)));
-      expect(es.ids, query).to.have.members(pg.ids);
-      expect(es.total, query).to.equal(pg.total);
-    }
-    for (const path of ['signing-breakdown', 'trends?months=3']) {
-      const [pg, es] = await Promise.all(backends.map((kind) => fixture.request[kind]('GET', `/api/v1/dashboard/${path}`)));
-      if (path.startsWith('trends')) {
-        const strip = (body: { data: object[] }) => body.data.map((trend) => ({ ...trend, medianTimeToCompleteSeconds: null }));
-        expect(strip(es.body)).to.deep.equal(strip(pg.body));
-      } else expect(es.body).to.deep.equal(pg.body);
-    }
   });
 });
