@@ -347,7 +347,8 @@ describe('webhook delivery', () => {
     const slowHook = await subscribe(account, slow.url, { events: ['document.created'] });
     const downHook = await subscribe(account, down.url, { events: ['document.created'] });
     await createDocument(account);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // The receiver comes back once a delivery to it has failed.
+    await eventually(async () => expect((await deliveriesOf(account, downHook.id))[0]?.attempts).to.be.at.least(1));
     await down.start();
 
     await eventually(async () => {
