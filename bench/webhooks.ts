@@ -10,6 +10,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../src/db';
 import { createEventDispatcher } from '../src/worker/eventDispatcher';
 import { dispatchEventsOf, recordEvent } from '../src/events/service';
+import { unitOfWork } from '../src/db/unitOfWork';
 import { type EventType } from '../src/domain/events';
 import { parseAllowList } from '../src/webhooks/addressPolicy';
 import { createWebhookPoster } from '../src/webhooks/http';
@@ -148,7 +149,7 @@ export async function webhookBench(options: {
       return recordEvent(trx, options.accountId, type, { documentId: `doc_bench_${n}`, fileName: `bench-${n}.pdf`, fileSize: 1234 });
     };
     const commitOne = async (type: EventType) => {
-      const event = await db.transaction((trx) => record(trx, type));
+      const event = await unitOfWork(db, (trx) => record(trx, type));
       committedAt.set(event.id, Date.now());
       return event.id;
     };
@@ -171,7 +172,7 @@ export async function webhookBench(options: {
     };
     /** Events of `types` committed in one transaction, timed from the commit (the dispatcher wakes their webhooks then). */
     const atOnce = async (types: EventType[]) => {
-      const ids = await db.transaction(async (trx) => {
+      const ids = await unitOfWork(db, async (trx) => {
         const recorded: string[] = [];
         for (const type of types) recorded.push((await record(trx, type)).id);
         return recorded;

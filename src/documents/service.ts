@@ -1,5 +1,6 @@
 import { PDFDocument } from 'pdf-lib';
 import { queryPrepared, type Db } from '../db';
+import { unitOfWork } from '../db/unitOfWork';
 import { conflict, notFound, quotaExceeded, validationError } from '../errors';
 import { newId } from '../ids';
 import { toPage } from '../db/pagination';
@@ -105,7 +106,7 @@ const documentEventData = (document: Document) => ({
 /** A document, with its PDF or waiting for it. Its text is extracted for search later, by the worker (extractPendingTexts). */
 export async function createDocument({ db, pdf }: UploadDeps, account: Account, input: { fileName: string; fileSize: number; content?: Buffer }): Promise<Document> {
   const facts = input.content ? await checkContent(pdf, input.content, input.fileSize) : undefined;
-  return db.transaction((trx) => insertDocument(trx, account, { ...input, facts }));
+  return unitOfWork(db, (trx) => insertDocument(trx, account, { ...input, facts }));
 }
 
 /**
@@ -144,7 +145,7 @@ export async function uploadDocumentFile({ db, pdf }: UploadDeps, accountId: str
   const document = await getDocument(db, accountId, id);
   if (document.status !== 'awaiting_file') throw conflict('This document already has its file; originals cannot be replaced.');
   const facts = await checkContent(pdf, content, document.fileSize);
-  return db.transaction(async (trx) => {
+  return unitOfWork(db, async (trx) => {
     const [row]: DocumentRow[] = await liveDocuments(trx, accountId)
       .where({ id, status: 'awaiting_file' })
       .update({ status: 'ready', page_count: facts.pageCount, page_sizes: JSON.stringify(facts.pageSizes), sha256: facts.sha256, updated_at: trx.fn.now() })
@@ -221,7 +222,7 @@ export async function getDocuments(db: Db, accountId: string, ids: string[]): Pr
 }
 
 export async function renameDocument({ db }: DocumentDeps, accountId: string, id: string, fileName: string): Promise<Document> {
-  return db.transaction(async (trx) => {
+  return unitOfWork(db, async (trx) => {
     const [row]: DocumentRow[] = await liveDocuments(trx, accountId).where({ id }).update({ file_name: fileName, updated_at: trx.fn.now() }).returning(documentColumns);
     if (!row) throw notFound('Document');
     const renamed = toDocument(row);
@@ -231,7 +232,7 @@ export async function renameDocument({ db }: DocumentDeps, accountId: string, id
 }
 
 export async function deleteDocument({ db }: DocumentDeps, accountId: string, id: string): Promise<void> {
-  await db.transaction(async (trx) => {
+  await unitOfWork(db, async (trx) => {
     // The row lock orders this delete with a signing request being made on the document (which locks it too).
     if (!(await lockDocument(trx, accountId, id))) throw notFound('Document');
     const active = await trx('signing_requests').where({ document_id: id, status: 'pending' }).first('id');

@@ -1,9 +1,13 @@
 import { queryPrepared, type Db } from '../db';
+import { unitOfWork } from '../db/unitOfWork';
 import { newId, nthIdSql } from '../ids';
 import type { EventType, SignetEvent } from '../domain/events';
 import { envelopeText, subscribersOf, type QueuedWebhook } from '../webhooks/queue';
 
-/** What wakes the webhooks whose queues a transaction filled, once it commits (src/worker/eventDispatcher.ts). */
+/**
+ * What wakes the webhooks whose queues a transaction filled, once it commits (src/worker/eventDispatcher.ts).
+ * The transaction is a unit of work (src/db/unitOfWork.ts), which runs after-commit hooks.
+ */
 export interface AfterCommitDispatcher {
   afterCommit(trx: Db, webhooks: QueuedWebhook[]): void;
 }
@@ -29,7 +33,7 @@ export async function recordEvent(
   data: Record<string, unknown>,
   idempotencyKey?: string,
 ): Promise<SignetEvent> {
-  if (!trx.isTransaction) return trx.transaction((inner) => recordEvent(inner, accountId, type, data, idempotencyKey));
+  if (!trx.isTransaction) return unitOfWork(trx, (inner) => recordEvent(inner, accountId, type, data, idempotencyKey));
   // One prepared statement writes the event and queues its deliveries: this runs for every change.
   // An activity passes the key of its step: a retry finds the event already written, with its
   // deliveries, adds nothing, and gets that event back.

@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import type { Db } from '../db';
+import { unitOfWork } from '../db/unitOfWork';
 import { recordEvent } from '../events/service';
 import { type EventType } from '../domain/events';
 import { mailSender, type MailMessage, type MailTransport } from '../mail';
@@ -73,7 +74,7 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
       const { request, signers, owner } = await loadForLifecycle(db, requestId);
       for (const signer of signers.filter((candidate) => signerIds.includes(candidate.id) && !['signed', 'declined'].includes(candidate.status))) {
         const key = invitationMailKey(signer.id);
-        await db.transaction(async (trx) => {
+        await unitOfWork(db, async (trx) => {
           await issueLink(trx, request, signer.id);
           const notified = await trx('signers').where({ id: signer.id, status: 'pending' }).update({ status: 'notified', notified_at: trx.fn.now() });
           // The invitation starts the signer's hour without a reminder; a retry does not move it.
@@ -98,7 +99,7 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
     async sendReminders(requestId: string, signerIds: string[], round: number): Promise<RemindOutcome> {
       const { request, signers, owner, plan } = await loadForLifecycle(db, requestId);
       const keyOf = (signerId: string) => reminderMailKey(signerId, round);
-      const outcome = await db.transaction(async (trx): Promise<RemindOutcome> => {
+      const outcome = await unitOfWork(db, async (trx): Promise<RemindOutcome> => {
         const hour = await openMailHour(trx, { id: request.accountId, plan }, config.RATE_LIMIT_MULTIPLIER);
         const open: { id: string; lastMailedAt: Date | null }[] = (
           await trx('signers').whereIn('id', signerIds).where({ signing_request_id: requestId }).whereNotIn('status', ['signed', 'declined']).orderBy('order').forUpdate().select('id', 'last_mailed_at')
@@ -126,7 +127,7 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
 
     async announceRequest(requestId: string) {
       const { request, signers } = await loadForLifecycle(db, requestId);
-      await db.transaction((trx) =>
+      await unitOfWork(db, (trx) =>
         event(trx, request, 'signing_request.created', `${requestId}:created`, {
           documentId: request.documentId,
           title: request.title,
@@ -141,7 +142,7 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
       const { request, signers } = await loadForLifecycle(db, requestId);
       const signer = signers.find((candidate) => candidate.id === view.signerId);
       if (!signer) return;
-      await db.transaction(async (trx) => {
+      await unitOfWork(db, async (trx) => {
         const viewed = await trx('signers').where({ id: signer.id }).whereIn('status', ['pending', 'notified']).update({ status: 'viewed', viewed_at: trx.fn.now() });
         if (viewed === 0) return;
         await audit(trx, requestId, { action: 'viewed', key: `viewed:${signer.id}`, signerId: signer.id, actor: signer.email, client: view });
@@ -154,7 +155,7 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
       const { request, signers } = await loadForLifecycle(db, requestId);
       const signer = signers.find((candidate) => candidate.id === sign.signerId)!;
       if (signer.status === 'signed') return true; // a retry: already recorded
-      return db.transaction(async (trx) => {
+      return unitOfWork(db, async (trx) => {
         const signedAt = new Date();
         const updated = await trx('signers')
           .where({ id: signer.id })
@@ -173,7 +174,7 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
       const { request, signers } = await loadForLifecycle(db, requestId);
       const signer = signers.find((candidate) => candidate.id === decline.signerId)!;
       if (signer.status === 'declined' && request.status === 'declined') return true; // a retry
-      return db.transaction(async (trx) => {
+      return unitOfWork(db, async (trx) => {
         const declinedAt = new Date();
         if (!(await endRequest(trx, requestId, 'declined'))) return false;
         await trx('signers')
@@ -191,7 +192,7 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
     async recordCancellation(requestId: string, reason: string | null): Promise<boolean> {
       const { request, owner } = await loadForLifecycle(db, requestId);
       if (request.status === 'cancelled') return true; // a retry
-      return db.transaction(async (trx) => {
+      return unitOfWork(db, async (trx) => {
         if (!(await endRequest(trx, requestId, 'cancelled', { cancel_reason: reason }))) return false;
         await audit(trx, requestId, { action: 'cancelled', key: `cancelled:${requestId}`, actor: owner.email, data: { reason } });
         await event(trx, request, 'signing_request.cancelled', `${requestId}:cancelled`, { documentId: request.documentId, reason, cancelledAt: new Date().toISOString() });
@@ -202,7 +203,7 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
     async expireRequest(requestId: string): Promise<boolean> {
       const { request } = await loadForLifecycle(db, requestId);
       if (request.status === 'expired') return true; // a retry
-      return db.transaction(async (trx) => {
+      return unitOfWork(db, async (trx) => {
         if (!(await endRequest(trx, requestId, 'expired'))) return false;
         await audit(trx, requestId, { action: 'expired', key: `expired:${requestId}` });
         await event(trx, request, 'signing_request.expired', `${requestId}:expired`, { documentId: request.documentId, expiredAt: new Date().toISOString() });
@@ -246,7 +247,7 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
         await db('sealed_documents').insert({ signing_request_id: requestId, content: sealed.pdf, sha256: sealed.sha256 }).onConflict('signing_request_id').ignore();
       }
       const { sha256 } = await db('sealed_documents').where({ signing_request_id: requestId }).first('sha256');
-      await db.transaction(async (trx) => {
+      await unitOfWork(db, async (trx) => {
         const signedAt = new Date();
         if (!(await endRequest(trx, requestId, 'completed', { sealed_sha256: sha256, completed_at: signedAt }))) return false;
         await audit(trx, requestId, { action: 'completed', key: `completed:${requestId}`, data: { sealedSha256: sha256 } });

@@ -1,6 +1,7 @@
 import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { Account } from '../accounts/service';
 import type { Db } from '../db';
+import { unitOfWork } from '../db/unitOfWork';
 import { createDocumentFromCopy, lockDocument, pageSizesOf, type Document } from '../documents/service';
 import { conflict, notFound, serverBusy, validationError } from '../errors';
 import { newId } from '../ids';
@@ -39,7 +40,7 @@ export async function createSigningRequest({ db, temporal, taskQueue, rateLimitM
   const requestId = newId('signingRequest');
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : new Date(Date.now() + (input.expiresInDays ?? 30) * DAY_MS);
   const signerIds = input.signers.map(() => newId('signer'));
-  const request = await db.transaction(async (trx) => {
+  const request = await unitOfWork(db, async (trx) => {
     const { document, signers } = await documentAndSigners(trx, account, input);
     const [row] = await trx('signing_requests')
       .insert({

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { plans } from '../domain/plans';
 import type { Account } from '../accounts/service';
 import type { Db } from '../db';
+import { unitOfWork } from '../db/unitOfWork';
 import { getDocumentFile, pageSizesOf } from '../documents/service';
 import { AppError, notFound, quotaExceeded, validationError } from '../errors';
 import { recordEvent } from '../events/service';
@@ -147,7 +148,7 @@ export async function createTemplate(deps: TemplateDeps, account: Account, input
   const { document, pageSizes } = source;
   const tagged = removal?.fields ?? [];
   const content = removal && tagged.length > 0 ? Buffer.from(removal.pdf) : source.content;
-  return deps.db.transaction(async (trx) => {
+  return unitOfWork(deps.db, async (trx) => {
     await assertTemplateQuota(trx, account, { lock: true });
     const template = await insertTemplate(
       trx,
@@ -188,7 +189,7 @@ export const listTemplates = listTemplateRows;
 
 /** Renames, describes, or replaces the roles or fields of a template; the result is checked by every rule of a new one. */
 export async function updateTemplate({ db }: Pick<TemplateDeps, 'db'>, accountId: string, id: string, input: TemplateUpdateInput): Promise<Template> {
-  return db.transaction(async (trx) => {
+  return unitOfWork(db, async (trx) => {
     const current = await findTemplate(trx, accountId, id, { lock: true });
     if (!current) throw notFound('Template');
     const layout = layoutOf(input.roles ?? current.roles, input.fields ?? current.fields);
@@ -203,7 +204,7 @@ export async function updateTemplate({ db }: Pick<TemplateDeps, 'db'>, accountId
 
 /** Deletes a template (softly: requests made from it have their own copy of everything they need). */
 export async function deleteTemplate({ db }: Pick<TemplateDeps, 'db'>, accountId: string, id: string): Promise<void> {
-  await db.transaction(async (trx) => {
+  await unitOfWork(db, async (trx) => {
     const deleted = await markTemplateDeleted(trx, accountId, id);
     if (!deleted) throw notFound('Template');
     await recordTemplateEvent(trx, deleted, 'template.deleted');

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db';
+import { afterCommit as onceCommitted } from '../db/unitOfWork';
 import { wakeWebhookWorkflow } from '../temporal/client';
 import { queueDeliveries, WAKE_WINDOW_MS, type QueuedWebhook } from '../webhooks/queue';
 
@@ -72,15 +73,12 @@ export function createEventDispatcher({ client, taskQueue, db, retryScale, onErr
   }
 
   /**
-   * Wakes `webhooks` once `trx` commits, without holding up its caller. A failure is only told: the
+   * Wakes `webhooks` once `trx`, a unit of work (src/db/unitOfWork.ts), commits, without holding up its caller. A failure is only told: the
    * deliveries are committed and due, which is what the sweeper looks for.
    */
   function afterCommit(trx: Db, webhooks: QueuedWebhook[]) {
-    const committed = trx.isTransaction ? (trx as unknown as { executionPromise: Promise<unknown> }).executionPromise : Promise.resolve();
-    committed.then(
-      () => wakeAll(webhooks).catch((error) => onError?.(error, webhooks)),
-      () => undefined, // rolled back: there is nothing to deliver
-    );
+    // Rolled back: the hook is dropped, there is nothing to deliver.
+    onceCommitted(trx, () => void wakeAll(webhooks).catch((error) => onError?.(error, webhooks)));
   }
 
   return { dispatch, wakeAll, afterCommit };

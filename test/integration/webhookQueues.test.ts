@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { recordEvent } from '../../src/events/service';
+import { unitOfWork } from '../../src/db/unitOfWork';
 import { isId } from '../../src/domain/ids';
 import { newId } from '../../src/ids';
 import { sweeperScheduleId } from '../../src/temporal/client';
@@ -110,17 +111,15 @@ describe('webhook delivery queues: one workflow per endpoint', () => {
     const deliveriesOf = (eventId: string) => account.db('webhook_deliveries').where({ webhook_id: webhook.id, event_id: eventId });
 
     let rolledBack = '';
-    await account.db
-      .transaction(async (trx) => {
-        rolledBack = (await recordEvent(trx, account.account.id, 'document.updated', { documentId: newId('document') })).id;
-        expect(await trx('webhook_deliveries').where({ webhook_id: webhook.id, event_id: rolledBack })).to.have.length(1);
-        throw new Error('the change fails after its event was recorded');
-      })
-      .catch((error) => expect(error.message).to.equal('the change fails after its event was recorded'));
+    await unitOfWork(account.db, async (trx) => {
+      rolledBack = (await recordEvent(trx, account.account.id, 'document.updated', { documentId: newId('document') })).id;
+      expect(await trx('webhook_deliveries').where({ webhook_id: webhook.id, event_id: rolledBack })).to.have.length(1);
+      throw new Error('the change fails after its event was recorded');
+    }).catch((error) => expect(error.message).to.equal('the change fails after its event was recorded'));
     expect(await account.db('events').where({ id: rolledBack })).to.have.length(0);
     expect(await deliveriesOf(rolledBack)).to.have.length(0);
 
-    const committed = await account.db.transaction((trx) => recordEvent(trx, account.account.id, 'document.updated', { documentId: newId('document') }));
+    const committed = await unitOfWork(account.db, (trx) => recordEvent(trx, account.account.id, 'document.updated', { documentId: newId('document') }));
     const [event] = await account.db('events').where({ id: committed.id });
     expect(event.dispatched_at).not.to.equal(null);
     expect(await deliveriesOf(committed.id)).to.have.length(1);
