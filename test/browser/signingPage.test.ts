@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
-import { createSigningRequest, eventually, tokenOf } from '../support/signing';
+import { createSigningRequest, eventually, tokenOf, signingLinkOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
@@ -13,11 +13,7 @@ const expectedCsp =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; worker-src 'self' blob:; frame-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 // The link's host is the configured publicUrl, which under test (PORT=0) has no real port: open its path on the running system.
-const linkFor = async ({ request, system }: Account, requestId: string, signerId: string) => {
-  const link = await request('POST', `/api/v1/signatures/${requestId}/signers/${signerId}/link`);
-  expect(link.status, JSON.stringify(link.body)).to.equal(200);
-  return `${system.url}/sign/${tokenOf(link.body.url)}`;
-};
+const linkFor = async ({ request, system }: Account, requestId: string, signerId: string) => `${system.url}/sign/${tokenOf(await signingLinkOf(request, requestId, signerId))}`;
 
 async function typeSignatureAndConsent(page: Page) {
   await page.getByLabel('Type').check();

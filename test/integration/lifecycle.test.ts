@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
-import { createSigningRequest, drawnSignature, eventually, tokenOf } from '../support/signing';
+import { createSigningRequest, drawnSignature, eventually, tokenOf, signingLinkOf } from '../support/signing';
 import { Worker } from '@temporalio/worker';
 import { bundleWorkflows } from '../support/temporal';
 import { createTestAccount, sharedSystem } from '../support/system';
@@ -11,11 +11,6 @@ import { createTestAccount, sharedSystem } from '../support/system';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 
-const linkFor = async ({ request }: Account, requestId: string, signerId: string) => {
-  const link = await request('POST', `/api/v1/signatures/${requestId}/signers/${signerId}/link`);
-  expect(link.status, JSON.stringify(link.body)).to.equal(200);
-  return link.body.url as string;
-};
 const sign = (account: Account, url: string) =>
   client(account.system.url!)('POST', `/sign/${tokenOf(url)}/sign`, { json: { consent: true, signature: { type: 'typed', value: 'Signer' } } });
 const decline = (account: Account, url: string) => client(account.system.url!)('POST', `/sign/${tokenOf(url)}/decline`, { json: { reason: 'No' } });
@@ -92,7 +87,7 @@ describe('one outcome per signing request, under races', function () {
     const requests = await Promise.all(
       Array.from({ length: TRIES }, () => createSigningRequest(account.request, { signers: [{ name: 'Only Signer', email: 'only@example.com' }] })),
     );
-    const links = await Promise.all(requests.map(({ signingRequest }) => linkFor(account, signingRequest.id, signingRequest.signers[0].id)));
+    const links = await Promise.all(requests.map(({ signingRequest }) => signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id)));
     const results = await Promise.all(
       requests.map(async ({ signingRequest }, i) => {
         const [signed, cancelled] = await Promise.all([sign(account, links[i]), cancel(account, signingRequest.id)]);
@@ -115,7 +110,7 @@ describe('one outcome per signing request, under races', function () {
     const requests = await Promise.all(Array.from({ length: TRIES }, () => createSigningRequest(account.request)));
     const results = await Promise.all(
       requests.map(async ({ signingRequest }) => {
-        const [first, second] = await Promise.all(signingRequest.signers.map((signer: { id: string }) => linkFor(account, signingRequest.id, signer.id)));
+        const [first, second] = await Promise.all(signingRequest.signers.map((signer: { id: string }) => signingLinkOf(account.request, signingRequest.id, signer.id)));
         expect((await sign(account, first)).status).to.equal(200);
         const [signed, cancelled] = await Promise.all([sign(account, second), cancel(account, signingRequest.id)]);
         return { id: signingRequest.id, sign: signed.status, cancel: cancelled.status };
@@ -135,7 +130,7 @@ describe('one outcome per signing request, under races', function () {
       ),
     );
     for (const { signingRequest } of requests) {
-      const [a, b, c] = await Promise.all(signingRequest.signers.map((signer: { id: string }) => linkFor(account, signingRequest.id, signer.id)));
+      const [a, b, c] = await Promise.all(signingRequest.signers.map((signer: { id: string }) => signingLinkOf(account.request, signingRequest.id, signer.id)));
       const answers = await Promise.all([sign(account, a), sign(account, b), decline(account, c), cancel(account, signingRequest.id)]);
       const [signA, signB, declineC, cancelAll] = answers.map((answer) => answer.status);
       for (const status of [signA, signB, declineC, cancelAll]) expect([200, 409]).to.include(status);
@@ -231,7 +226,7 @@ describe('what sealing needs is checked when it is given', function () {
   it('a drawn signature that does not decode, is not a PNG, or is too large is 400; the signer can still sign', async () => {
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request, { signers: [{ name: 'Ada', email: 'ada@example.com' }] });
-    const url = await linkFor(account, signingRequest.id, signingRequest.signers[0].id);
+    const url = await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id);
     const signWith = (value: string) => client(account.system.url!)('POST', `/sign/${tokenOf(url)}/sign`, { json: { consent: true, signature: { type: 'drawn', value } } });
     for (const [value, detail] of [
       ['data:image/png;base64,AAAA', 'signature.value must be a PNG image'],
@@ -258,9 +253,9 @@ describe('GET /api/v1/signatures/:id progress', function () {
     expect(signingRequest.progress).to.deep.equal({ stage: 'awaiting_signers', waitingFor: [first], sealing: null });
     const read = () => account.request('GET', `/api/v1/signatures/${signingRequest.id}`).then((response) => response.body.progress);
     expect(await read()).to.deep.equal({ stage: 'awaiting_signers', waitingFor: [first], sealing: null });
-    expect((await sign(account, await linkFor(account, signingRequest.id, first))).status).to.equal(200);
+    expect((await sign(account, await signingLinkOf(account.request, signingRequest.id, first))).status).to.equal(200);
     await eventually(async () => expect(await read()).to.deep.equal({ stage: 'awaiting_signers', waitingFor: [second], sealing: null }));
-    expect((await sign(account, await linkFor(account, signingRequest.id, second))).status).to.equal(200);
+    expect((await sign(account, await signingLinkOf(account.request, signingRequest.id, second))).status).to.equal(200);
     await outcomeOf(account, signingRequest.id);
     expect(await read()).to.deep.equal({ stage: 'finished', waitingFor: [], sealing: null });
   });
@@ -279,7 +274,7 @@ describe('signing links and path ids', function () {
   it('a link made by a server started with PORT=0 carries its real port', async () => {
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request);
-    const url = await linkFor(account, signingRequest.id, signingRequest.signers[0].id);
+    const url = await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id);
     expect(url.startsWith(`${account.system.url}/sign/`), url).to.equal(true);
     expect(new URL(url).port).not.to.equal('0');
   });

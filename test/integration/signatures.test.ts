@@ -5,16 +5,11 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { searchAttributes, stateQuery } from '../../workflows/definitions';
 import { client } from '../support/http';
-import { createSigningRequest, drawnSignature, eventually, tokenOf } from '../support/signing';
+import { createSigningRequest, drawnSignature, eventually, tokenOf, signingLinkOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 
-const linkFor = async ({ request }: Account, requestId: string, signerId: string) => {
-  const link = await request('POST', `/api/v1/signatures/${requestId}/signers/${signerId}/link`);
-  expect(link.status, JSON.stringify(link.body)).to.equal(200);
-  return link.body.url as string;
-};
 
 const signer = (account: Account, url: string) => {
   const request = client(account.system.url!);
@@ -108,8 +103,8 @@ describe('signing a request end to end (parallel)', function () {
     const account = await createTestAccount();
     const { signingRequest, document } = await createSigningRequest(account.request);
     const [first, second] = signingRequest.signers;
-    const ada = signer(account, await linkFor(account, signingRequest.id, first.id));
-    const alan = signer(account, await linkFor(account, signingRequest.id, second.id));
+    const ada = signer(account, await signingLinkOf(account.request, signingRequest.id, first.id));
+    const alan = signer(account, await signingLinkOf(account.request, signingRequest.id, second.id));
 
     const view = await ada.view();
     expect(view.status).to.equal(200);
@@ -179,7 +174,7 @@ describe('signing a request end to end (parallel)', function () {
     ];
     const { signingRequest } = await createSigningRequest(account.request, { signers: [{ name: 'Grace Hopper', email: 'grace@example.com', fields }] });
     expect(signingRequest.signers[0].fields).to.deep.equal(fields);
-    const grace = signer(account, await linkFor(account, signingRequest.id, signingRequest.signers[0].id));
+    const grace = signer(account, await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id));
     const bad = await grace.sign({ consent: true, signature: { type: 'typed', value: 'Grace Hopper' }, fieldValues: { company: 'x' } });
     expect(bad.status).to.equal(400);
     expect(bad.body.details[0]).to.match(/fieldValues/);
@@ -197,7 +192,7 @@ describe('signing a request end to end (parallel)', function () {
   it('two concurrent sign calls for one signer: one succeeds, one is 409', async () => {
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request);
-    const ada = signer(account, await linkFor(account, signingRequest.id, signingRequest.signers[0].id));
+    const ada = signer(account, await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id));
     const results = await Promise.all([ada.sign(), ada.sign()]);
     expect(results.map((r) => r.status).sort()).to.deep.equal([200, 409]);
     const rows = await eventually(async () => {
@@ -216,12 +211,12 @@ describe('sequential order, declines, cancellation', function () {
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request, { signingOrder: 'sequential' });
     const [first, second] = signingRequest.signers;
-    const alan = signer(account, await linkFor(account, signingRequest.id, second.id));
+    const alan = signer(account, await signingLinkOf(account.request, signingRequest.id, second.id));
     expect((await alan.view()).body.yourTurn).to.equal(false);
     const early = await alan.sign();
     expect(early.status).to.equal(409);
     expect(early.body.message).to.match(/turn/);
-    const ada = signer(account, await linkFor(account, signingRequest.id, first.id));
+    const ada = signer(account, await signingLinkOf(account.request, signingRequest.id, first.id));
     expect((await ada.sign()).status).to.equal(200);
     await eventually(async () => expect((await alan.view()).body.yourTurn).to.equal(true));
     await eventually(async () => {
@@ -234,8 +229,8 @@ describe('sequential order, declines, cancellation', function () {
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request);
     const [first, second] = signingRequest.signers;
-    const alan = signer(account, await linkFor(account, signingRequest.id, second.id));
-    const ada = signer(account, await linkFor(account, signingRequest.id, first.id));
+    const alan = signer(account, await signingLinkOf(account.request, signingRequest.id, second.id));
+    const ada = signer(account, await signingLinkOf(account.request, signingRequest.id, first.id));
     expect((await alan.decline('The fee is wrong')).body).to.deep.equal({ signerId: second.id, status: 'declined' });
     const late = await ada.sign();
     expect(late.status).to.equal(409);
@@ -257,7 +252,7 @@ describe('sequential order, declines, cancellation', function () {
   it('cancel ends the request; a second cancel and any signature are 409', async () => {
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request);
-    const ada = signer(account, await linkFor(account, signingRequest.id, signingRequest.signers[0].id));
+    const ada = signer(account, await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id));
     const cancelled = await account.request('POST', `/api/v1/signatures/${signingRequest.id}/cancel`, { json: { reason: 'Sent by mistake' } });
     expect(cancelled.status).to.equal(200);
     expect(cancelled.body.status).to.equal('cancelled');
@@ -293,7 +288,7 @@ describe('the signer endpoints refuse bad input', () => {
   it('400 without consent, with an empty or non-PNG signature; 404 for an unknown token', async () => {
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request);
-    const ada = signer(account, await linkFor(account, signingRequest.id, signingRequest.signers[0].id));
+    const ada = signer(account, await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id));
     const cases: [unknown, string][] = [
       [{ signature: { type: 'typed', value: 'Ada' } }, 'consent must be true: the signer agrees to sign electronically'],
       [{ consent: true, signature: { type: 'typed', value: '  ' } }, 'signature.value must not be empty'],

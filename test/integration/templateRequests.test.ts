@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { PNG } from 'pngjs';
 import { client, type Request } from '../support/http';
-import { drawnSignature, eventually, tokenOf } from '../support/signing';
+import { drawnSignature, eventually, tokenOf, signingLinkOf } from '../support/signing';
 import { createTestAccount, sharedSystem } from '../support/system';
 
 before(async function () {
@@ -121,11 +121,7 @@ describe('POST /api/v1/signatures with template_id: who may use which template',
 });
 
 describe('a request made from a template, signed in order and sealed', () => {
-  const linkFor = async (request: Request, requestId: string, signerId: string) => {
-    const link = await request('POST', `/api/v1/signatures/${requestId}/signers/${signerId}/link`);
-    expect(link.status, JSON.stringify(link.body)).to.equal(200);
-    return tokenOf(link.body.url);
-  };
+  const linkFor = async (request: Request, requestId: string, signerId: string) => tokenOf(await signingLinkOf(request, requestId, signerId));
   const sign = async (url: string, token: string, name: string, fieldValues?: Record<string, string>) =>
     client(url)('POST', `/sign/${token}/sign`, { json: { consent: true, signature: { type: 'typed', value: name }, fieldValues } });
 

@@ -23,6 +23,13 @@ export async function createSigningRequest(request: Request, body: Record<string
   return { document: document.body, signingRequest: created.body };
 }
 
+/** A signer's signing link (its URL), made through the API as a sender would. */
+export async function signingLinkOf(request: Request, requestId: string, signerId: string): Promise<string> {
+  const link = await request('POST', `/api/v1/signatures/${requestId}/signers/${signerId}/link`);
+  expect(link.status, JSON.stringify(link.body)).to.equal(200);
+  return link.body.url as string;
+}
+
 /** Polls until the check passes (bounded): the workflow works asynchronously. */
 export async function eventually<T>(check: () => Promise<T>, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;
