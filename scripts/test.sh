@@ -19,7 +19,7 @@ step() {
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 }
 
-step "lint" npx eslint .
+step "lint" npm run -s lint
 step "type check" npx tsc --noEmit
 step "unit, workflow and system tests" npx mocha 'test/unit/**/*.test.ts' 'test/workflows/**/*.test.ts' 'test/system/**/*.test.ts'
 step "integration tests on PostgreSQL" env SIGNET_TEST_DB=postgres npx mocha --require test/support/hooks.ts 'test/integration/**/*.test.ts'
