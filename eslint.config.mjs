@@ -53,10 +53,11 @@ export default tseslint.config(
     // The Temporal client shares workflows/definitions.ts (updates, signals, queries) with the worker,
     // as the Temporal samples' shared.ts, and names workflow functions by type only.
     files: ['src/temporal/**/*.ts'],
-    rules: tierRule(
-      upward('resource modules', ['worker', 'activities', ...entryPoints]),
-      { regex: '^(\\.\\./)+workflows/(?!definitions$)', allowTypeImports: true, message: 'The Temporal client imports only workflows/definitions and workflow types.' },
-    ),
+    rules: tierRule(upward('resource modules', ['worker', 'activities', ...entryPoints]), {
+      regex: '^(\\.\\./)+workflows/(?!definitions$)',
+      allowTypeImports: true,
+      message: 'The Temporal client imports only workflows/definitions and workflow types.',
+    }),
   },
   {
     files: ['src/worker/**/*.ts', 'activities/**/*.ts'],
@@ -78,7 +79,11 @@ export default tseslint.config(
               allowTypeImports: true,
               message: 'Workflows import only @temporalio/workflow|common, their own modules, src/domain and types; do I/O in activities.',
             },
-            { regex: '^\\.\\./(?!workflows/|src/domain/)', allowTypeImports: true, message: 'Import only types from outside workflows/ (and src/domain, the pure vocabulary).' },
+            {
+              regex: '^\\.\\./(?!workflows/|src/domain/)',
+              allowTypeImports: true,
+              message: 'Import only types from outside workflows/ (and src/domain, the pure vocabulary).',
+            },
           ],
         },
       ],

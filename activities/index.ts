@@ -32,7 +32,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createSweeperActivities(deps),
     ...createSearchActivities(deps),
   };
-  return Object.fromEntries(Object.entries(activities).map(([name, work]) => [name, heartbeating(work as (...args: unknown[]) => Promise<unknown>)])) as typeof activities;
+  return Object.fromEntries(
+    Object.entries(activities).map(([name, work]) => [name, heartbeating(work as (...args: unknown[]) => Promise<unknown>)]),
+  ) as typeof activities;
 }
 
 export type Activities = ReturnType<typeof createActivities>;

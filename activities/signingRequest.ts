@@ -26,7 +26,9 @@ function failingForGood<Args extends unknown[], Result>(name: string, work: (...
 // each a transaction with its audit step and event, safe to repeat.
 export function createSigningActivities(deps: SigningActivityDeps) {
   const lifecycle = signingRequestLifecycle(deps);
-  return Object.fromEntries(Object.entries(lifecycle).map(([name, work]) => [name, failingForGood(name, work as (...args: unknown[]) => Promise<unknown>)])) as typeof lifecycle;
+  return Object.fromEntries(
+    Object.entries(lifecycle).map(([name, work]) => [name, failingForGood(name, work as (...args: unknown[]) => Promise<unknown>)]),
+  ) as typeof lifecycle;
 }
 
 export type SigningActivities = ReturnType<typeof createSigningActivities>;

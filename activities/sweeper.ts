@@ -35,7 +35,9 @@ export function createSweeperActivities({ db, config }: SweeperActivityDeps) {
      */
     async wakeStalledWebhooks(input: { olderThanMs: number; limit: number }): Promise<number> {
       const stalled: { webhookId: string; accountId: string }[] = await db('webhooks as w')
-        .whereExists(db('webhook_deliveries as d').whereRaw('d.webhook_id = w.id').where('d.status', 'pending').where('d.next_retry_at', '<', cutoff(input.olderThanMs)))
+        .whereExists(
+          db('webhook_deliveries as d').whereRaw('d.webhook_id = w.id').where('d.status', 'pending').where('d.next_retry_at', '<', cutoff(input.olderThanMs)),
+        )
         .limit(input.limit)
         .select('w.id as webhookId', 'w.account_id as accountId');
       await activityEventDispatcher(db, config.WEBHOOK_RETRY_SCALE).wakeAll(stalled);

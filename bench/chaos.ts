@@ -64,7 +64,10 @@ const actionDeadline = killDeadline + FINISH_MS;
 // ---------------------------------------------------------------- cleanup
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 async function cleanUp() {
-  for (const step of cleanups.splice(0).reverse()) await Promise.resolve().then(step).catch((error) => log(`cleanup step failed: ${error}`));
+  for (const step of cleanups.splice(0).reverse())
+    await Promise.resolve()
+      .then(step)
+      .catch((error) => log(`cleanup step failed: ${error}`));
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
 
@@ -90,7 +93,10 @@ function snapshotSource(dir: string) {
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO }).toString().trim();
   const wanted = (file: string) => /^(src|workflows|activities)\//.test(file) || ['package.json', 'tsconfig.json'].includes(file);
   if (process.env.CHAOS_SOURCE === 'HEAD') {
-    const archive = execFileSync('git', ['archive', commit, 'src', 'workflows', 'activities', 'package.json', 'tsconfig.json'], { cwd: REPO, maxBuffer: 256 * 1024 * 1024 });
+    const archive = execFileSync('git', ['archive', commit, 'src', 'workflows', 'activities', 'package.json', 'tsconfig.json'], {
+      cwd: REPO,
+      maxBuffer: 256 * 1024 * 1024,
+    });
     execFileSync('tar', ['-x', '-C', app], { input: archive });
   } else {
     const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, maxBuffer: 64 * 1024 * 1024 });
@@ -165,7 +171,10 @@ class ServiceProcess {
 
   private async watchReadiness(child: ChildProcess) {
     while (this.child === child && child.exitCode === null && child.signalCode === null) {
-      const status = await fetch(`http://127.0.0.1:${this.port}/readyz`, { signal: AbortSignal.timeout(3000) }).then((response) => response.status, () => 0);
+      const status = await fetch(`http://127.0.0.1:${this.port}/readyz`, { signal: AbortSignal.timeout(3000) }).then(
+        (response) => response.status,
+        () => 0,
+      );
       if (status === 200) {
         if (this.child === child) {
           this.ready = true;
@@ -367,7 +376,10 @@ function createDriver(http: Http, smtp: Smtp, pdf: Buffer, runId: string) {
       signingOrder: scenario.order,
       reminderEveryDays: 0,
       ...(expiresAt ? { expiresAt } : {}),
-      signers: Array.from({ length: scenario.signerCount }, (_, i) => ({ name: `Signer ${scenario.n}.${i + 1}`, email: `signer-${scenario.n}-${i + 1}@chaos.example` })),
+      signers: Array.from({ length: scenario.signerCount }, (_, i) => ({
+        name: `Signer ${scenario.n}.${i + 1}`,
+        email: `signer-${scenario.n}-${i + 1}@chaos.example`,
+      })),
     };
     for (;;) {
       checkDeadline('POST /signatures');
@@ -537,7 +549,15 @@ interface Findings {
   table: [string, string | number][];
 }
 
-async function inspect(db: Knex, scenarios: Scenario[], receiver: Awaited<ReturnType<typeof startReceiver>>, answers: number[], smtp: Smtp, secret: string, ownerEmail: string): Promise<Findings> {
+async function inspect(
+  db: Knex,
+  scenarios: Scenario[],
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+  answers: number[],
+  smtp: Smtp,
+  secret: string,
+  ownerEmail: string,
+): Promise<Findings> {
   const problems: string[] = [];
   let waiting = 0;
   const problem = (text: string, curable = false) => {
@@ -560,7 +580,9 @@ async function inspect(db: Knex, scenarios: Scenario[], receiver: Awaited<Return
     return counts;
   };
   const auditCount = countBy(audit, (step) => `${step.action}:${step.signer_id ?? step.signing_request_id}`);
-  const endAuditCount = countBy(audit, (step) => ((TERMINAL as readonly string[]).includes(step.action) ? `${step.action}:${step.signing_request_id}` : undefined));
+  const endAuditCount = countBy(audit, (step) =>
+    (TERMINAL as readonly string[]).includes(step.action) ? `${step.action}:${step.signing_request_id}` : undefined,
+  );
   const eventKey = (event: { type: string; data: Record<string, string> }) => {
     if (event.type.startsWith('signer.')) return `${event.type}:${event.data.signerId}`;
     if (event.type.startsWith('signing_request.')) return `${event.type}:${event.data.signingRequestId}`;
@@ -582,13 +604,18 @@ async function inspect(db: Knex, scenarios: Scenario[], receiver: Awaited<Return
     }
     const endSteps = TERMINAL.filter((status) => endAuditCount.get(`${status}:${request.id}`));
     const endEvents = TERMINAL.filter((status) => eventCount.get(`signing_request.${status}:${request.id}`));
-    if (endSteps.join() !== request.status || endAuditCount.get(`${request.status}:${request.id}`) !== 1) problem(`${request.id} is ${request.status}, its audit trail ends ${endSteps.join(' + ') || 'nowhere'}`);
-    if (endEvents.join() !== request.status || eventCount.get(`signing_request.${request.status}:${request.id}`) !== 1) problem(`${request.id} is ${request.status}, its events say ${endEvents.join(' + ') || 'nothing'}`);
-    if (eventCount.get(`signing_request.created:${request.id}`) !== 1) problem(`${request.id} has ${eventCount.get(`signing_request.created:${request.id}`) ?? 0} signing_request.created events`);
+    if (endSteps.join() !== request.status || endAuditCount.get(`${request.status}:${request.id}`) !== 1)
+      problem(`${request.id} is ${request.status}, its audit trail ends ${endSteps.join(' + ') || 'nowhere'}`);
+    if (endEvents.join() !== request.status || eventCount.get(`signing_request.${request.status}:${request.id}`) !== 1)
+      problem(`${request.id} is ${request.status}, its events say ${endEvents.join(' + ') || 'nothing'}`);
+    if (eventCount.get(`signing_request.created:${request.id}`) !== 1)
+      problem(`${request.id} has ${eventCount.get(`signing_request.created:${request.id}`) ?? 0} signing_request.created events`);
     const completed = request.status === 'completed';
     if (completed !== sealed.has(request.id)) problem(`${request.id} is ${request.status} ${sealed.has(request.id) ? 'with' : 'without'} a sealed file`);
-    if (completed && (sealed.get(request.id) !== request.sealed_sha256 || !/^[0-9a-f]{64}$/.test(request.sealed_sha256 ?? ''))) problem(`${request.id}: sealedSha256 ${request.sealed_sha256} is not its sealed file's`);
-    if ((eventCount.get(`document.signed:${request.document_id}`) ?? 0) !== (completed ? 1 : 0)) problem(`${request.id} is ${request.status} with ${eventCount.get(`document.signed:${request.document_id}`) ?? 0} document.signed events`);
+    if (completed && (sealed.get(request.id) !== request.sealed_sha256 || !/^[0-9a-f]{64}$/.test(request.sealed_sha256 ?? '')))
+      problem(`${request.id}: sealedSha256 ${request.sealed_sha256} is not its sealed file's`);
+    if ((eventCount.get(`document.signed:${request.document_id}`) ?? 0) !== (completed ? 1 : 0))
+      problem(`${request.id} is ${request.status} with ${eventCount.get(`document.signed:${request.document_id}`) ?? 0} document.signed events`);
     if (completed && own.some((signer) => signer.status !== 'signed')) problem(`${request.id} is completed but not every signer signed`);
     const decliners = own.filter((signer) => signer.status === 'declined').length;
     if (decliners !== (request.status === 'declined' ? 1 : 0)) problem(`${request.id} is ${request.status} with ${decliners} declined signers`);
@@ -597,7 +624,10 @@ async function inspect(db: Knex, scenarios: Scenario[], receiver: Awaited<Return
   // Signers: each signature (and decline) recorded once, in the signer's row, the audit trail and the events.
   let signatures = 0;
   for (const signer of signers) {
-    for (const [action, type] of [['signed', 'signer.signed'], ['declined', 'signer.declined']] as const) {
+    for (const [action, type] of [
+      ['signed', 'signer.signed'],
+      ['declined', 'signer.declined'],
+    ] as const) {
       const expected = signer.status === action ? 1 : 0;
       const steps = auditCount.get(`${action}:${signer.id}`) ?? 0;
       const sent = eventCount.get(`${type}:${signer.id}`) ?? 0;
@@ -629,8 +659,11 @@ async function inspect(db: Knex, scenarios: Scenario[], receiver: Awaited<Return
     }
     if (scenario.acknowledged.cancelled && request.status !== 'cancelled') problem(`the cancel of ${request.id} was answered 200 but it is ${request.status}`);
     if (scenario.intent === 'race') races[request.status] = (races[request.status] ?? 0) + 1;
-    const expected = { complete: ['completed'], decline: ['declined'], cancel: ['cancelled'], race: ['completed', 'cancelled'], expire: ['expired'] }[scenario.intent];
-    if ((TERMINAL as readonly string[]).includes(request.status) && !expected.includes(request.status)) problem(`${request.id} (${scenario.intent}) ended ${request.status}`);
+    const expected = { complete: ['completed'], decline: ['declined'], cancel: ['cancelled'], race: ['completed', 'cancelled'], expire: ['expired'] }[
+      scenario.intent
+    ];
+    if ((TERMINAL as readonly string[]).includes(request.status) && !expected.includes(request.status))
+      problem(`${request.id} (${scenario.intent}) ended ${request.status}`);
   }
 
   // Events: none twice; every one delivered, under its own id as webhook-id, the same body each time.
@@ -655,12 +688,16 @@ async function inspect(db: Knex, scenarios: Scenario[], receiver: Awaited<Return
     const seen = received.get(event.id);
     if (!event.dispatched_at) undispatched++;
     if (!seen || seen.accepted === 0) {
-      problem(`event ${event.id} (${event.type}) not delivered${event.dispatched_at ? '' : ', not even dispatched'}${deliveries.has(event.id) ? ` (delivery ${deliveries.get(event.id)})` : ''}`, true);
+      problem(
+        `event ${event.id} (${event.type}) not delivered${event.dispatched_at ? '' : ', not even dispatched'}${deliveries.has(event.id) ? ` (delivery ${deliveries.get(event.id)})` : ''}`,
+        true,
+      );
       continue;
     }
     delivered++;
     if (seen.accepted > 1) repeated += seen.accepted - 1;
-    if (seen.bodies.size !== 1 || JSON.parse([...seen.bodies][0]).id !== event.id) problem(`event ${event.id} was delivered with ${seen.bodies.size} different bodies`);
+    if (seen.bodies.size !== 1 || JSON.parse([...seen.bodies][0]).id !== event.id)
+      problem(`event ${event.id} was delivered with ${seen.bodies.size} different bodies`);
     if (deliveries.get(event.id) !== 'succeeded') problem(`event ${event.id} arrived but its delivery is ${deliveries.get(event.id)}`, true);
   }
   const eventIds = new Set(events.map((event) => event.id));
@@ -680,7 +717,9 @@ async function inspect(db: Knex, scenarios: Scenario[], receiver: Awaited<Return
       // A cancel that reaches the workflow before its first invitations ends it without any. A signer
       // who acted through a fresh link before their late invitation went out is not invited any more.
       const turnCame =
-        (request.signing_order === 'parallel' && request.status !== 'cancelled') || request.status === 'completed' || ['viewed', 'signed', 'declined'].includes(signer.status);
+        (request.signing_order === 'parallel' && request.status !== 'cancelled') ||
+        request.status === 'completed' ||
+        ['viewed', 'signed', 'declined'].includes(signer.status);
       if (turnCame && !invited.has(signer.id) && !freshLinks.has(signer.id) && (TERMINAL as readonly string[]).includes(request.status)) {
         invitationsMissing++;
         problem(`${signer.id} of ${request.id} (${request.status}) was never invited`);
@@ -688,13 +727,16 @@ async function inspect(db: Knex, scenarios: Scenario[], receiver: Awaited<Return
     }
     const people = [...own, { id: 'owner', email: ownerEmail, status: 'owner' }];
     if (request.status === 'completed') for (const person of people) expectedMail.add(`completed:${request.id}:${person.email}`);
-    if (request.status === 'declined') for (const person of people.filter((candidate) => candidate.status !== 'declined')) expectedMail.add(`declined:${request.id}:${person.email}`);
-    if (request.status === 'cancelled') for (const signer of own.filter((candidate) => candidate.status !== 'pending')) expectedMail.add(`cancelled:${request.id}:${signer.email}`);
+    if (request.status === 'declined')
+      for (const person of people.filter((candidate) => candidate.status !== 'declined')) expectedMail.add(`declined:${request.id}:${person.email}`);
+    if (request.status === 'cancelled')
+      for (const signer of own.filter((candidate) => candidate.status !== 'pending')) expectedMail.add(`cancelled:${request.id}:${signer.email}`);
   }
   const lostMail = [...expectedMail].filter((key) => !smtp.byKey.has(key));
   for (const key of lostMail) problem(`e-mail ${key} never arrived`, true);
   const duplicateMail = [...smtp.byKey.values()].filter((copies) => copies.length > 1);
-  for (const copies of duplicateMail) if (new Set(copies.map((mail) => mail.messageId)).size > 1) problem(`e-mail ${copies[0].key} arrived ${copies.length} times with different Message-IDs`);
+  for (const copies of duplicateMail)
+    if (new Set(copies.map((mail) => mail.messageId)).size > 1) problem(`e-mail ${copies[0].key} arrived ${copies.length} times with different Message-IDs`);
   const unexpectedMail = [...smtp.byKey.keys()].filter((key) => !expectedMail.has(key));
 
   const table: [string, string | number][] = [
@@ -726,7 +768,8 @@ async function inspect(db: Knex, scenarios: Scenario[], receiver: Awaited<Return
 // ---------------------------------------------------------------- the run
 async function main() {
   const { DATABASE_URL, TEMPORAL_ADDRESS } = readServicesEnv();
-  if (!DATABASE_URL || !TEMPORAL_ADDRESS) throw new Error('needs DATABASE_URL and TEMPORAL_ADDRESS (scripts/services.sh up writes them to .cache/run/services.env)');
+  if (!DATABASE_URL || !TEMPORAL_ADDRESS)
+    throw new Error('needs DATABASE_URL and TEMPORAL_ADDRESS (scripts/services.sh up writes them to .cache/run/services.env)');
   const runId = `${Date.now().toString(36)}${process.pid}`;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-chaos-'));
   let keepLogs = process.env.CHAOS_KEEP === '1';
@@ -788,9 +831,15 @@ async function main() {
   cleanups.push(async () => {
     api.stop();
     worker.stop();
-    await temporal.schedule.getHandle(sweeperScheduleId(taskQueue)).delete().catch(() => undefined);
+    await temporal.schedule
+      .getHandle(sweeperScheduleId(taskQueue))
+      .delete()
+      .catch(() => undefined);
     for await (const workflow of temporal.workflow.list({ query: `TaskQueue = "${taskQueue}" AND ExecutionStatus = "Running"` })) {
-      await temporal.workflow.getHandle(workflow.workflowId, workflow.runId).terminate('chaos run over').catch(() => undefined);
+      await temporal.workflow
+        .getHandle(workflow.workflowId, workflow.runId)
+        .terminate('chaos run over')
+        .catch(() => undefined);
     }
   });
 
@@ -875,7 +924,7 @@ async function main() {
     findings = await inspectNow();
   }
   const settledMs = Date.now() - killingEndedAt;
-  log('replaying every signing request\'s history with the workflow code');
+  log("replaying every signing request's history with the workflow code");
   const requestIds: string[] = await db('signing_requests').pluck('id');
   const nondeterministic = await replaySigningRequests(temporal, app, requestIds);
   const workflows = await compareWithWorkflows(temporal, db);
@@ -886,20 +935,46 @@ async function main() {
     ['kill -9 of the api (of them while it was starting)', `${api.kills} (${api.killsWhileStarting})`],
     ['start → ready, median: worker / api', `${(median(worker.readyMs) / 1000).toFixed(1)} s / ${(median(api.readyMs) / 1000).toFixed(1)} s`],
     ['processes that exited by themselves', api.unexpectedExits.length + worker.unexpectedExits.length],
-    ['requests driven (intent: complete / decline / cancel / race / expire)', ['complete', 'decline', 'cancel', 'race', 'expire'].map((intent) => scenarios.filter((s) => s.intent === intent).length).join(' / ')],
+    [
+      'requests driven (intent: complete / decline / cancel / race / expire)',
+      ['complete', 'decline', 'cancel', 'race', 'expire'].map((intent) => scenarios.filter((s) => s.intent === intent).length).join(' / '),
+    ],
     ['  driver gave up (time up or unexpected answer)', scenarios.filter((s) => s.error).length],
     ...findings.table,
     ['signing request histories replayed / nondeterministic', `${requestIds.length} / ${nondeterministic.length}`],
     ['workflows still running after settling / disagreeing with PostgreSQL', `${workflows.running} / ${workflows.problems.length}`],
     ['calls refused while the api was down (tried again)', refusals],
-    ['calls sent that got no answer, by why', Object.entries(noAnswer).map(([why, count]) => `${why} ${count}`).join('; ') || 0],
-    ['ambiguous answers (no answer or 5xx), by call', Object.entries(ambiguous).map(([call, count]) => `${call} ${count}`).join('; ') || 0],
-    ['  retries that found the first call had worked', Object.entries(resolvedAsDone).map(([call, count]) => `${call} ${count}`).join('; ') || 0],
-    ['409 while the request was pending and the call had not taken effect (tried again)', Object.entries(conflictsWhilePending).map(([call, count]) => `${call} ${count}`).join('; ') || 0],
+    [
+      'calls sent that got no answer, by why',
+      Object.entries(noAnswer)
+        .map(([why, count]) => `${why} ${count}`)
+        .join('; ') || 0,
+    ],
+    [
+      'ambiguous answers (no answer or 5xx), by call',
+      Object.entries(ambiguous)
+        .map(([call, count]) => `${call} ${count}`)
+        .join('; ') || 0,
+    ],
+    [
+      '  retries that found the first call had worked',
+      Object.entries(resolvedAsDone)
+        .map(([call, count]) => `${call} ${count}`)
+        .join('; ') || 0,
+    ],
+    [
+      '409 while the request was pending and the call had not taken effect (tried again)',
+      Object.entries(conflictsWhilePending)
+        .map(([call, count]) => `${call} ${count}`)
+        .join('; ') || 0,
+    ],
     ['signing pages opened before acting (signer.viewed)', counters.viewsSent],
     ['invitations later than 150 s (signed through a fresh link)', counters.invitationsLate],
     ['requests created twice by a retry', counters.duplicateCreates],
-    ['time: whole run / killing / settling', `${((Date.now() - startedAt) / 1000).toFixed(0)} s / ${((killingEndedAt - startedAt) / 1000).toFixed(0)} s / ${(settledMs / 1000).toFixed(0)} s`],
+    [
+      'time: whole run / killing / settling',
+      `${((Date.now() - startedAt) / 1000).toFixed(0)} s / ${((killingEndedAt - startedAt) / 1000).toFixed(0)} s / ${(settledMs / 1000).toFixed(0)} s`,
+    ],
   ];
   console.log('\n| chaos run | count |\n|---|---:|');
   for (const [name, value] of rows) console.log(`| ${name} | ${value} |`);
@@ -910,7 +985,12 @@ async function main() {
   if (failures.length) {
     keepLogs = true;
     await writePostMortem(dir, db, scenarios);
-    console.log(`\n${failures.length} problems:\n${failures.slice(0, 60).map((text) => `  - ${text}`).join('\n')}${failures.length > 60 ? '\n  …' : ''}`);
+    console.log(
+      `\n${failures.length} problems:\n${failures
+        .slice(0, 60)
+        .map((text) => `  - ${text}`)
+        .join('\n')}${failures.length > 60 ? '\n  …' : ''}`,
+    );
     process.exitCode = 1;
   } else {
     console.log('\nNo loss, no duplicate event, every request ended one way.');
@@ -965,14 +1045,27 @@ async function compareWithWorkflows(temporal: Client, db: Knex) {
 /** What a failed run leaves beside the logs: the database's rows and every call the driver made. */
 async function writePostMortem(dir: string, db: Knex, scenarios: Scenario[]) {
   const database = {
-    signing_requests: await db('signing_requests').select('id', 'status', 'signing_order', 'document_id', 'created_at', 'workflow_started_at', 'completed_at', 'sealed_sha256'),
+    signing_requests: await db('signing_requests').select(
+      'id',
+      'status',
+      'signing_order',
+      'document_id',
+      'created_at',
+      'workflow_started_at',
+      'completed_at',
+      'sealed_sha256',
+    ),
     signers: await db('signers').select('id', 'signing_request_id', 'email', 'order', 'status', 'notified_at', 'viewed_at', 'signed_at', 'declined_at'),
     audit_trail: await db('audit_trail').select('signing_request_id', 'signer_id', 'action', 'idempotency_key', 'created_at').orderBy('id'),
     events: await db('events').select('id', 'type', 'data', 'created_at', 'dispatched_at', 'idempotency_key').orderBy('created_at'),
     webhook_deliveries: await db('webhook_deliveries').select('event_id', 'event_type', 'status', 'attempts', 'last_status_code', 'last_error'),
   };
   fs.writeFileSync(path.join(dir, 'database.json'), JSON.stringify(database, null, 1));
-  const calls = scenarios.map((scenario) => ({ ...scenario, acknowledged: { ...scenario.acknowledged, signed: [...scenario.acknowledged.signed] }, freshLinks: [...scenario.freshLinks] }));
+  const calls = scenarios.map((scenario) => ({
+    ...scenario,
+    acknowledged: { ...scenario.acknowledged, signed: [...scenario.acknowledged.signed] },
+    freshLinks: [...scenario.freshLinks],
+  }));
   fs.writeFileSync(path.join(dir, 'scenarios.json'), JSON.stringify(calls, null, 1));
 }
 

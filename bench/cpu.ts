@@ -47,7 +47,11 @@ export function cpuMeter(roots: Record<string, number | undefined>) {
       for (const [pid, { ppid }] of stats) if (ppid === root) ticks += below(pid);
       return ticks;
     };
-    return Object.fromEntries(Object.entries(roots).filter(([, pid]) => pid).map(([name, pid]) => [name, (below(pid!) * 1000) / TICKS_PER_SECOND]));
+    return Object.fromEntries(
+      Object.entries(roots)
+        .filter(([, pid]) => pid)
+        .map(([name, pid]) => [name, (below(pid!) * 1000) / TICKS_PER_SECOND]),
+    );
   };
 }
 

@@ -40,14 +40,17 @@ function residentMb(pid: number): number {
 
 /** The process and its children (by their parent pid in /proc/<pid>/stat). */
 function familyOf(pid: number): number[] {
-  const children = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)).filter((name) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-    } catch {
-      return false;
-    }
-  });
+  const children = fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    });
   return [pid, ...children.map(Number)];
 }
 
@@ -72,7 +75,12 @@ export function sampleFamilyMemory(pid: number) {
   };
 }
 
-export async function hostileUploads(options: { baseUrl: string; auth: Record<string, string>; pid: number; log: (message: string) => void }): Promise<HostileResult[]> {
+export async function hostileUploads(options: {
+  baseUrl: string;
+  auth: Record<string, string>;
+  pid: number;
+  log: (message: string) => void;
+}): Promise<HostileResult[]> {
   const results: HostileResult[] = [];
   for (const { name, make } of hostilePdfs) {
     const pdf = make();
@@ -85,7 +93,10 @@ export async function hostileUploads(options: { baseUrl: string; auth: Record<st
     const probe = (async () => {
       while (!done) {
         const started = performance.now();
-        await fetch(`${options.baseUrl}/healthz`, { signal: AbortSignal.timeout(ANSWER_WITHIN_MS) }).then((response) => response.arrayBuffer(), () => undefined);
+        await fetch(`${options.baseUrl}/healthz`, { signal: AbortSignal.timeout(ANSWER_WITHIN_MS) }).then(
+          (response) => response.arrayBuffer(),
+          () => undefined,
+        );
         latencies.push(performance.now() - started);
         await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
       }
@@ -102,7 +113,15 @@ export async function hostileUploads(options: { baseUrl: string; auth: Record<st
     done = true;
     await probe;
     memory.stop();
-    results.push({ name, bytes: pdf.length, status: response.status, problem: answer.details?.join('; ') ?? answer.message ?? '', seconds, healthz: stats(latencies), memoryGrowthMb: memory.peak() - memory.start });
+    results.push({
+      name,
+      bytes: pdf.length,
+      status: response.status,
+      problem: answer.details?.join('; ') ?? answer.message ?? '',
+      seconds,
+      healthz: stats(latencies),
+      memoryGrowthMb: memory.peak() - memory.start,
+    });
   }
   return results;
 }

@@ -9,7 +9,14 @@ async function pdfWithImage(rows: number): Promise<Buffer> {
   // An uncompressed 8-bit grey image of random bytes: random data cannot be compressed by anyone on
   // the way (PDF filters, TOAST in PostgreSQL), so the file really is as big as it says everywhere.
   const pixels = crypto.randomBytes(IMAGE_WIDTH * rows);
-  const image = pdf.context.stream(pixels, { Type: 'XObject', Subtype: 'Image', Width: IMAGE_WIDTH, Height: rows, ColorSpace: 'DeviceGray', BitsPerComponent: 8 });
+  const image = pdf.context.stream(pixels, {
+    Type: 'XObject',
+    Subtype: 'Image',
+    Width: IMAGE_WIDTH,
+    Height: rows,
+    ColorSpace: 'DeviceGray',
+    BitsPerComponent: 8,
+  });
   const name = page.node.newXObject('Im', pdf.context.register(image));
   page.pushOperators(pushGraphicsState(), concatTransformationMatrix(595, 0, 0, 842, 0, 0), drawObject(name), popGraphicsState());
   return Buffer.from(await pdf.save({ useObjectStreams: false }));

@@ -90,7 +90,10 @@ const GROUPS = ['memory', 'read', 'write', 'hostile', 'limiter', 'signing', 'web
 type Group = (typeof GROUPS)[number];
 
 function selectedGroups(): Set<Group> {
-  const names = (process.env.BENCH_ONLY ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  const names = (process.env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   if (names.length === 0) return new Set(GROUPS);
   const unknown = names.filter((name) => !(GROUPS as readonly string[]).includes(name));
   if (unknown.length > 0) throw new Error(`BENCH_ONLY: no group ${unknown.join(', ')}; the groups are ${GROUPS.join(', ')}`);
@@ -171,15 +174,23 @@ async function startServer(name: string, script: string, env: Record<string, str
   const port = await freePort();
   const logFile = path.join(logDir, `${name}.log`);
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...profileFlags, script], { cwd: REPO, env: { ...env, PORT: String(port), METRICS_PORT: '0' }, stdio: ['ignore', out, out] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...profileFlags, script], {
+    cwd: REPO,
+    env: { ...env, PORT: String(port), METRICS_PORT: '0' },
+    stdio: ['ignore', out, out],
+  });
   fs.closeSync(out);
   cleanups.push(() => stopChild(child));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited during startup; its output:\n${fs.readFileSync(logFile, 'utf8').slice(-4000)}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${name} exited during startup; its output:\n${fs.readFileSync(logFile, 'utf8').slice(-4000)}`);
     if (Date.now() > deadline) throw new Error(`${name} not ready after 90 s; its output is in ${logFile}`);
-    const ok = await fetch(url + readyPath, { signal: AbortSignal.timeout(2000) }).then((response) => response.ok, () => false);
+    const ok = await fetch(url + readyPath, { signal: AbortSignal.timeout(2000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ok) return { url, pid: child.pid!, logFile };
     await sleep(250);
   }
@@ -256,7 +267,14 @@ function runAutocannon(scenario: Scenario, seconds: number): Promise<Sample> {
   let bad = 0;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
-      { url: scenario.url, method: scenario.method ?? 'GET', headers: scenario.headers, body: scenario.body, connections: scenario.connections ?? CONNECTIONS, duration: seconds },
+      {
+        url: scenario.url,
+        method: scenario.method ?? 'GET',
+        headers: scenario.headers,
+        body: scenario.body,
+        connections: scenario.connections ?? CONNECTIONS,
+        duration: seconds,
+      },
       (error, result) => {
         if (error) return reject(error);
         latencies.sort((x, y) => x - y);
@@ -288,9 +306,11 @@ async function limiterCost(db: Db, accountId: string) {
   const timeMany = async (calls: number, concurrency: number) => {
     const times: number[] = [];
     const started = performance.now();
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      for (let i = 0; i < calls / concurrency; i++) times.push(await timeOne());
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let i = 0; i < calls / concurrency; i++) times.push(await timeOne());
+      }),
+    );
     const seconds = (performance.now() - started) / 1000;
     times.sort((x, y) => x - y);
     return { p50: percentile(times, 50), p99: percentile(times, 99), perSecond: times.length / seconds };
@@ -356,7 +376,9 @@ async function main() {
   const { secret } = await createApiKey(db, account.id);
   const auth = { Authorization: `Bearer ${secret}` };
 
-  log(`scenarios: ${[...only].join(', ')}${full ? '' : ' (BENCH_ONLY)'}; starting ${only.has('read') ? 'the bare Koa server and ' : ''}the service (api + worker)`);
+  log(
+    `scenarios: ${[...only].join(', ')}${full ? '' : ' (BENCH_ONLY)'}; starting ${only.has('read') ? 'the bare Koa server and ' : ''}the service (api + worker)`,
+  );
   const bare = only.has('read') ? await startServer('bare', 'bench/bareServer.ts', { ...process.env, DATABASE_URL: serviceEnv.DATABASE_URL }, '/', tmp) : null;
   const service = await startServer(
     'service',
@@ -449,7 +471,8 @@ async function main() {
   // one get a quiet service only once it has caught up.
   let textDrain: { documents: number; seconds: number; left: number } | null = null;
   if (uploadPdf) {
-    const awaitingText = async () => Number((await db('documents').where({ account_id: account.id, status: 'ready' }).whereNull('body_text').count({ n: '*' }))[0].n);
+    const awaitingText = async () =>
+      Number((await db('documents').where({ account_id: account.id, status: 'ready' }).whereNull('body_text').count({ n: '*' }))[0].n);
     const documents = await awaitingText();
     log(`waiting for the worker to extract the text of ${documents} uploads`);
     const drainStarted = performance.now();
@@ -536,12 +559,30 @@ async function main() {
     };
     const prepared = await prepareEndToEnd(endToEndOptions);
     // Just before the signs, with the invitations drained: the same quiet server for both.
-    const echo = await echoUpdates({ address: serviceEnv.TEMPORAL_ADDRESS!, namespace, client, count: E2E_REQUESTS, warmUp: E2E_WARM_UP, concurrency: E2E_CONCURRENCY, deadlineMs: E2E_DEADLINE_MS, log });
+    const echo = await echoUpdates({
+      address: serviceEnv.TEMPORAL_ADDRESS!,
+      namespace,
+      client,
+      count: E2E_REQUESTS,
+      warmUp: E2E_WARM_UP,
+      concurrency: E2E_CONCURRENCY,
+      deadlineMs: E2E_DEADLINE_MS,
+      log,
+    });
     const e2e = await endToEnd(endToEndOptions, prepared);
     // One at a time: the path's own latency, with no other request's work in the way.
     const alone = { ...endToEndOptions, count: E2E_ALONE_REQUESTS, warmUp: 2, concurrency: 1 };
     const preparedAlone = await prepareEndToEnd(alone);
-    const echoAlone = await echoUpdates({ address: serviceEnv.TEMPORAL_ADDRESS!, namespace, client, count: E2E_ALONE_REQUESTS, warmUp: 2, concurrency: 1, deadlineMs: E2E_DEADLINE_MS, log });
+    const echoAlone = await echoUpdates({
+      address: serviceEnv.TEMPORAL_ADDRESS!,
+      namespace,
+      client,
+      count: E2E_ALONE_REQUESTS,
+      warmUp: 2,
+      concurrency: 1,
+      deadlineMs: E2E_DEADLINE_MS,
+      log,
+    });
     const e2eAlone = await endToEnd(alone, preparedAlone);
     return { signatures, signatureSamples, startSamples, echo, e2e, echoAlone, e2eAlone };
   }
@@ -572,10 +613,14 @@ async function main() {
   function webhookReport(result: WebhookBenchResult) {
     const { burst, fanOut, paced, besideDown } = webhookMedians(result);
     const each = (value: (round: Round) => number) => result.rounds.map((round) => value(round).toFixed(0)).join(' / ');
-    const eachPercent = (part: (round: Round) => number, whole: (round: Round) => number) => result.rounds.map((round) => percent(part(round), whole(round))).join(' / ');
+    const eachPercent = (part: (round: Round) => number, whole: (round: Round) => number) =>
+      result.rounds.map((round) => percent(part(round), whole(round))).join(' / ');
     const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : 'n/a');
     const processes = Object.keys(burst.round.burst.cpu);
-    const cpuRow = (name: string, cpu: Record<string, number>) => `| ${name} | ${processes.map((key) => (cpu[key] ?? 0).toFixed(2)).join(' | ')} | ${Object.values(cpu).reduce((sum, value) => sum + value, 0).toFixed(2)} |`;
+    const cpuRow = (name: string, cpu: Record<string, number>) =>
+      `| ${name} | ${processes.map((key) => (cpu[key] ?? 0).toFixed(2)).join(' | ')} | ${Object.values(cpu)
+        .reduce((sum, value) => sum + value, 0)
+        .toFixed(2)} |`;
     const { round } = burst;
     return [
       '',
@@ -584,13 +629,25 @@ async function main() {
       '',
       '| webhook scenario | deliveries/s | each round | ratio to plain, each round | lag or latency p50 ms | p99 ms | max ms |',
       '|---|---:|---:|---:|---:|---:|---:|',
-      `| burst: ${round.burst.delivered} of ${round.burst.events} events to one endpoint, committed at once, lag | ${round.burst.perSecond.toFixed(0)} | ${each((r) => r.burst.perSecond)} | ${eachPercent((r) => r.burst.perSecond, (r) => r.plain.perSecond)} | ${ms(round.burst.lag.p50)} | ${ms(round.burst.lag.p99)} | ${ms(round.burst.lag.max)} |`,
-      `| fan-out: ${fanOut.round.fanOut.delivered} of ${fanOut.round.fanOut.events} events, ${fanOut.round.fanOut.endpoints} endpoints × ${WEBHOOK_FAN_OUT_EVENTS}, committed at once, lag | ${fanOut.round.fanOut.perSecond.toFixed(0)} | ${each((r) => r.fanOut.perSecond)} | ${eachPercent((r) => r.fanOut.perSecond, (r) => r.plainFanOut.perSecond)} | ${ms(fanOut.round.fanOut.lag.p50)} | ${ms(fanOut.round.fanOut.lag.p99)} | ${ms(fanOut.round.fanOut.lag.max)} |`,
-      `| stream: ${round.stream.delivered} of ${round.stream.events} events to one endpoint, committed one by one ${WEBHOOK_CONCURRENCY} at a time by the bench on the same cores (${each((r) => r.stream.committedPerSecond)} committed/s), lag | ${round.stream.perSecond.toFixed(0)} | ${each((r) => r.stream.perSecond)} | ${eachPercent((r) => r.stream.perSecond, (r) => r.plain.perSecond)} | ${ms(round.stream.lag.p50)} | ${ms(round.stream.lag.p99)} | ${ms(round.stream.lag.max)} |`,
+      `| burst: ${round.burst.delivered} of ${round.burst.events} events to one endpoint, committed at once, lag | ${round.burst.perSecond.toFixed(0)} | ${each((r) => r.burst.perSecond)} | ${eachPercent(
+        (r) => r.burst.perSecond,
+        (r) => r.plain.perSecond,
+      )} | ${ms(round.burst.lag.p50)} | ${ms(round.burst.lag.p99)} | ${ms(round.burst.lag.max)} |`,
+      `| fan-out: ${fanOut.round.fanOut.delivered} of ${fanOut.round.fanOut.events} events, ${fanOut.round.fanOut.endpoints} endpoints × ${WEBHOOK_FAN_OUT_EVENTS}, committed at once, lag | ${fanOut.round.fanOut.perSecond.toFixed(0)} | ${each((r) => r.fanOut.perSecond)} | ${eachPercent(
+        (r) => r.fanOut.perSecond,
+        (r) => r.plainFanOut.perSecond,
+      )} | ${ms(fanOut.round.fanOut.lag.p50)} | ${ms(fanOut.round.fanOut.lag.p99)} | ${ms(fanOut.round.fanOut.lag.max)} |`,
+      `| stream: ${round.stream.delivered} of ${round.stream.events} events to one endpoint, committed one by one ${WEBHOOK_CONCURRENCY} at a time by the bench on the same cores (${each((r) => r.stream.committedPerSecond)} committed/s), lag | ${round.stream.perSecond.toFixed(0)} | ${each((r) => r.stream.perSecond)} | ${eachPercent(
+        (r) => r.stream.perSecond,
+        (r) => r.plain.perSecond,
+      )} | ${ms(round.stream.lag.p50)} | ${ms(round.stream.lag.p99)} | ${ms(round.stream.lag.max)} |`,
       `| paced: ${paced.delivered} of ${paced.events} events at ${WEBHOOK_PACED_RATE}/s, lag | ${WEBHOOK_PACED_RATE} (offered) | | | ${ms(paced.lag.p50)} | ${ms(paced.lag.p99)} | ${ms(paced.lag.max)} |`,
       `| paced beside a failing endpoint with ${besideDown.downPending} pending (503 after 1 s each), lag | ${WEBHOOK_PACED_RATE} (offered) | | | ${ms(besideDown.lag.p50)} | ${ms(besideDown.lag.p99)} | ${ms(besideDown.lag.max)} |`,
       `| baseline: plain loop POSTing the burst's ${round.burst.events} bodies, ${WEBHOOK_CONCURRENCY} at a time, same HTTP client, latency | ${round.plain.perSecond.toFixed(0)} | ${each((r) => r.plain.perSecond)} | | ${ms(round.plain.latency.p50)} | ${ms(round.plain.latency.p99)} | ${ms(round.plain.latency.max)} |`,
-      `| baseline: the stream's source alone, ${round.burst.events} events no webhook subscribes to, committed one by one ${WEBHOOK_CONCURRENCY} at a time (events/s) | ${round.source.perSecond.toFixed(0)} | ${each((r) => r.source.perSecond)} | ${eachPercent((r) => r.source.perSecond, (r) => r.plain.perSecond)} | | | |`,
+      `| baseline: the stream's source alone, ${round.burst.events} events no webhook subscribes to, committed one by one ${WEBHOOK_CONCURRENCY} at a time (events/s) | ${round.source.perSecond.toFixed(0)} | ${each((r) => r.source.perSecond)} | ${eachPercent(
+        (r) => r.source.perSecond,
+        (r) => r.plain.perSecond,
+      )} | | | |`,
       `| baseline: plain loop POSTing the fan-out's bodies to ${fanOut.round.fanOut.endpoints} paths | ${fanOut.round.plainFanOut.perSecond.toFixed(0)} | ${each((r) => r.plainFanOut.perSecond)} | | | | |`,
       '',
       `Each endpoint is one webhookWorkflow that sends its due deliveries in batches, 16 at once; ${result.duplicates} attempts beyond one per delivery to the healthy endpoints; ` +
@@ -603,7 +660,7 @@ async function main() {
       cpuRow('burst', round.burst.cpu),
       cpuRow('fan-out', fanOut.round.fanOut.cpu),
       cpuRow('stream', round.stream.cpu),
-      cpuRow('the stream\'s source alone', round.source.cpu),
+      cpuRow("the stream's source alone", round.source.cpu),
       cpuRow('plain loop', round.plain.cpu),
     ];
   }
@@ -677,16 +734,23 @@ async function main() {
     const total = Object.values(perRequest).reduce((sum, used) => sum + used, 0);
     if (total === 0) return [];
     return [
-      `- CPU per completed request, over the timed signs and their completions: ${Object.entries(perRequest).map(([name, used]) => `${name} ${ms(used)} ms`).join(', ')}; **${ms(total)} ms in all**. ` +
+      `- CPU per completed request, over the timed signs and their completions: ${Object.entries(perRequest)
+        .map(([name, used]) => `${name} ${ms(used)} ms`)
+        .join(', ')}; **${ms(total)} ms in all**. ` +
         `On ${cores()} cores that allows at most ${((cores() * 1000) / total).toFixed(1)} requests/s` +
-        (inFlight > 1 ? `, so with ${inFlight} in flight a request spends at least ${ms((inFlight * total) / cores())} ms from sign to completion on average (Little's law), whatever the order of the work.` : '.'),
+        (inFlight > 1
+          ? `, so with ${inFlight} in flight a request spends at least ${ms((inFlight * total) / cores())} ms from sign to completion on average (Little's law), whatever the order of the work.`
+          : '.'),
     ];
   };
   const cpu = os.cpus();
   const databaseUrl = new URL(serviceEnv.DATABASE_URL!);
   // The service's error and fatal log lines (pino JSON), counted by message.
   const serviceErrors = new Map<string, number>();
-  for (const line of fs.readFileSync(service.logFile, 'utf8').split('\n').filter((text) => /^\{.*"level":(50|60)\b/.test(text))) {
+  for (const line of fs
+    .readFileSync(service.logFile, 'utf8')
+    .split('\n')
+    .filter((text) => /^\{.*"level":(50|60)\b/.test(text))) {
     const { msg, err } = JSON.parse(line) as { msg?: string; err?: { message?: string } };
     const message = [msg, err?.message].filter(Boolean).join(': ');
     serviceErrors.set(message, (serviceErrors.get(message) ?? 0) + 1);
@@ -700,7 +764,9 @@ async function main() {
           `**Uploads against metadata-only creates:** (c2) ${c2.rps.toFixed(0)} req/s against (c) ${c.rps.toFixed(0)} req/s: **ratio ${(c2.rps / c.rps).toFixed(2)}**; ` +
             `p99 ${c2.p99.toFixed(1)} ms against ${c.p99.toFixed(1)} ms. Each upload is parsed (structure, pages, SHA-256) by the api's pool of PDF processes before its 201; ` +
             `its text is extracted afterwards by the worker's pool.` +
-            (textDrain ? ` The worker had the text of ${textDrain.documents} uploads left to extract after the last round and took ${textDrain.seconds.toFixed(0)} s to catch up${textDrain.left > 0 ? ` (${textDrain.left} still left when given up)` : ''}.` : ''),
+            (textDrain
+              ? ` The worker had the text of ${textDrain.documents} uploads left to extract after the last round and took ${textDrain.seconds.toFixed(0)} s to catch up${textDrain.left > 0 ? ` (${textDrain.left} still left when given up)` : ''}.`
+              : ''),
           '',
         ]
       : []),
@@ -784,7 +850,9 @@ async function main() {
       ? [
           '| scenario | req/s | p50 ms | p99 ms | ratio to bare |',
           '|---|---:|---:|---:|---:|',
-          ...tableRows.map((row) => `| ${row.name} | ${row.rps.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${a ? (row.rps / a.rps).toFixed(2) : ''} |`),
+          ...tableRows.map(
+            (row) => `| ${row.name} | ${row.rps.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${a ? (row.rps / a.rps).toFixed(2) : ''} |`,
+          ),
           '',
           `req/s of each round: ${tableRows.map((row) => `${row.name.split(' ')[0]} ${row.runs.map((s) => s.rps.toFixed(0)).join(' / ')}`).join('; ')}.`,
           '',
@@ -792,7 +860,9 @@ async function main() {
       : []),
     ...uploadReport(),
     ...signingReport(),
-    ...tableRows.filter((row) => row.bad > 0).map((row) => `**Warning:** ${row.name} had ${row.bad} responses with an unexpected status or connection errors; its numbers are not trustworthy.`),
+    ...tableRows
+      .filter((row) => row.bad > 0)
+      .map((row) => `**Warning:** ${row.name} had ${row.bad} responses with an unexpected status or connection errors; its numbers are not trustworthy.`),
     ...(webhooks ? webhookReport(webhooks) : []),
     ...(only.has('search') ? ['', search ? search.markdown : '**Search and dashboard:** not measured: ELASTICSEARCH_URL is not set.'] : []),
     ...(limiter

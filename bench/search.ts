@@ -31,7 +31,11 @@ const ROUNDS = 3;
 const GOALS = { searchP99Ms: 50, trendsP99Ms: 100, searchableWithinMs: 2000 };
 
 // 200 made-up words; the seed picks them with a skew, so some are in most documents and some in few.
-const WORDS = Array.from({ length: 200 }, (_, i) => `${['lex', 'cor', 'ven', 'tal', 'mir', 'dus', 'pra', 'sol', 'gen', 'kar'][i % 10]}${['a', 'o', 'i', 'u', 'e'][Math.floor(i / 10) % 5]}${['n', 'r', 's', 'x'][Math.floor(i / 50)]}`);
+const WORDS = Array.from(
+  { length: 200 },
+  (_, i) =>
+    `${['lex', 'cor', 'ven', 'tal', 'mir', 'dus', 'pra', 'sol', 'gen', 'kar'][i % 10]}${['a', 'o', 'i', 'u', 'e'][Math.floor(i / 10) % 5]}${['n', 'r', 's', 'x'][Math.floor(i / 50)]}`,
+);
 
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
 
@@ -86,7 +90,15 @@ async function seed(db: Db, accountId: string, run: string, log: (message: strin
 
 async function serve(db: Db, search: SearchBackend, dataDir: string) {
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', NODE_ENV: 'production' });
-  const app = createApp({ config, db, logger: createLogger('silent'), readinessChecks: {}, temporal: new TemporalClient(), webhooks: await setUpWebhooks(config), search });
+  const app = createApp({
+    config,
+    db,
+    logger: createLogger('silent'),
+    readinessChecks: {},
+    temporal: new TemporalClient(),
+    webhooks: await setUpWebhooks(config),
+    search,
+  });
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
   });
@@ -144,7 +156,11 @@ async function indexLag(service: { url: string; auth: Record<string, string> }) 
   for (let i = 0; i < LAG_SAMPLES; i++) {
     const word = `lagword${Date.now().toString(36)}x${i}`;
     const started = performance.now();
-    const created = await fetch(`${service.url}/api/v1/documents`, { method: 'POST', headers: { ...service.auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ fileName: `${word}.pdf`, fileSize: 1000 }) });
+    const created = await fetch(`${service.url}/api/v1/documents`, {
+      method: 'POST',
+      headers: { ...service.auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ fileName: `${word}.pdf`, fileSize: 1000 }),
+    });
     if (created.status !== 201) throw new Error(`POST /documents: ${created.status} ${await created.text()}`);
     for (;;) {
       const found = (await (await fetch(`${service.url}/api/v1/search?q=${word}+`, { headers: service.auth })).json()) as { total?: number };
@@ -189,7 +205,9 @@ export async function searchBench({
     const loaded: Record<string, number> = {};
     for (const type of searchTypesOf) loaded[type] = (await rebuildIndex(db, elastic, prefix, type)).documents;
     const loadSeconds = (performance.now() - started) / 1000;
-    log(`loaded Elasticsearch with _bulk (the reindex code): ${loaded.document} documents, ${loaded.signing_request} signing requests in ${loadSeconds.toFixed(1)} s`);
+    log(
+      `loaded Elasticsearch with _bulk (the reindex code): ${loaded.document} documents, ${loaded.signing_request} signing requests in ${loadSeconds.toFixed(1)} s`,
+    );
 
     const es = createElasticsearchSearch({ db, client: elastic, prefix, logger: createLogger('silent') });
     await es.index([]); // the indices exist: this only waits for the check
@@ -209,15 +227,21 @@ export async function searchBench({
       'baseline: GET /documents?limit=20 (same api, same data, a primary-key scan)': () => get.postgres('/api/v1/documents?limit=20'),
       'baseline: GET /dashboard/activity (1M events, SQL in both setups)': () => get.postgres('/api/v1/dashboard/activity?limit=20'),
       'baseline: raw Elasticsearch match query (a rarer word), 20 hits, from the bench process': async (i) => {
-        await elastic.search({ index: aliasOf(prefix, 'document'), size: 20, query: { bool: { filter: [{ term: { accountId: account.id } }], must: [{ match: { text: WORDS[150 + (i % 50)] } }] } } });
+        await elastic.search({
+          index: aliasOf(prefix, 'document'),
+          size: 20,
+          query: { bool: { filter: [{ term: { accountId: account.id } }], must: [{ match: { text: WORDS[150 + (i % 50)] } }] } },
+        });
       },
     };
     // What the queries match, on both backends: they must agree, and the common words must match most documents.
     const totals = async (q: string) =>
-      Promise.all((['elasticsearch', 'postgres'] as const).map(async (kind) => {
-        const response = await fetch(`${apps[kind].url}/api/v1/search?q=${q}&limit=1`, { headers: { Authorization: `Bearer ${secret}` } });
-        return ((await response.json()) as { total: number }).total;
-      }));
+      Promise.all(
+        (['elasticsearch', 'postgres'] as const).map(async (kind) => {
+          const response = await fetch(`${apps[kind].url}/api/v1/search?q=${q}&limit=1`, { headers: { Authorization: `Bearer ${secret}` } });
+          return ((await response.json()) as { total: number }).total;
+        }),
+      );
     const matched = { common: await totals(WORDS[0]), rare: await totals(WORDS[199]), prefix: await totals(WORDS[160].slice(0, 3)) };
     log(`totals (Elasticsearch, PostgreSQL): ${JSON.stringify(matched)}`);
     log('warming up');
@@ -267,7 +291,11 @@ export async function searchBench({
       '',
       `- ${pass(search.p99 < GOALS.searchP99Ms)} search p99 on Elasticsearch < ${GOALS.searchP99Ms} ms: ${ms(search.p99)} ms`,
       `- ${pass(trends.p99 < GOALS.trendsP99Ms)} trends p99 on Elasticsearch < ${GOALS.trendsP99Ms} ms: ${ms(trends.p99)} ms`,
-      ...(lag ? [`- ${pass(lag.max < GOALS.searchableWithinMs)} a change is searchable within ${GOALS.searchableWithinMs / 1000} s of its api call: max ${lag.max.toFixed(0)} ms`] : []),
+      ...(lag
+        ? [
+            `- ${pass(lag.max < GOALS.searchableWithinMs)} a change is searchable within ${GOALS.searchableWithinMs / 1000} s of its api call: max ${lag.max.toFixed(0)} ms`,
+          ]
+        : []),
       '',
     ].join('\n');
     return { markdown };
@@ -287,7 +315,8 @@ export async function searchBench({
 
 if (require.main === module) {
   const { DATABASE_URL, ELASTICSEARCH_URL } = process.env;
-  if (!DATABASE_URL || !ELASTICSEARCH_URL) throw new Error('Set DATABASE_URL and ELASTICSEARCH_URL (source .cache/run/services.env after scripts/services.sh up).');
+  if (!DATABASE_URL || !ELASTICSEARCH_URL)
+    throw new Error('Set DATABASE_URL and ELASTICSEARCH_URL (source .cache/run/services.env after scripts/services.sh up).');
   searchBench({ databaseUrl: DATABASE_URL, elasticsearchUrl: ELASTICSEARCH_URL, log: (message) => console.error(`[bench] ${message}`) })
     .then(({ markdown }) => process.stdout.write(`${markdown}\n`))
     .catch((error) => {

@@ -145,7 +145,12 @@ export async function echoUpdates(options: EchoOptions): Promise<EchoSample> {
       const ids = Array.from({ length: options.warmUp + options.count }, () => `bench-echo-${randomUUID()}`);
       try {
         await eachLimited(ids, concurrency, async (workflowId) => {
-          await client.workflow.start<typeof echoWorkflow>('echoWorkflow', { workflowId, taskQueue: ECHO_TASK_QUEUE, args: [ECHO_LIFETIME_MS], workflowExecutionTimeout: ECHO_LIFETIME_MS * 2 });
+          await client.workflow.start<typeof echoWorkflow>('echoWorkflow', {
+            workflowId,
+            taskQueue: ECHO_TASK_QUEUE,
+            args: [ECHO_LIFETIME_MS],
+            workflowExecutionTimeout: ECHO_LIFETIME_MS * 2,
+          });
         });
         // Started, task scheduled, started, completed: the workflow waits on its timer.
         await eachLimited(ids, concurrency, async (workflowId) => {
@@ -156,14 +161,22 @@ export async function echoUpdates(options: EchoOptions): Promise<EchoSample> {
           await client.connection.withDeadline(deadline, () => client.workflow.getHandle(workflowId).executeUpdate(echoUpdate, { args: [workflowId] }));
           return performance.now() - started;
         };
-        await eachLimited(ids.slice(0, options.warmUp), concurrency, (workflowId) => update(workflowId).then(() => undefined, () => undefined));
+        await eachLimited(ids.slice(0, options.warmUp), concurrency, (workflowId) =>
+          update(workflowId).then(
+            () => undefined,
+            () => undefined,
+          ),
+        );
         log(`echo baseline: ${options.count} updates, ${concurrency} at a time`);
         const latencies: number[] = [];
         let bad = 0;
         const started = performance.now();
         await eachLimited(ids.slice(options.warmUp), concurrency, async (workflowId) => {
           if (Date.now() >= deadline) return;
-          await update(workflowId).then((ms) => latencies.push(ms), () => bad++);
+          await update(workflowId).then(
+            (ms) => latencies.push(ms),
+            () => bad++,
+          );
         });
         return { latency: stats(latencies), perSecond: latencies.length / ((performance.now() - started) / 1000), bad };
       } finally {
@@ -211,19 +224,31 @@ export async function prepareEndToEnd(options: EndToEndOptions) {
   const json = { ...auth, 'Content-Type': 'application/json' };
   const requests: PreparedRequest[] = [];
   log(`end to end: creating ${count} signing requests and their signer links`);
-  await eachLimited(Array.from({ length: count }, (_, i) => i), concurrency, async (i) => {
-    const response = await fetch(`${baseUrl}/api/v1/signatures`, {
+  await eachLimited(
+    Array.from({ length: count }, (_, i) => i),
+    concurrency,
+    async (i) => {
+      const response = await fetch(`${baseUrl}/api/v1/signatures`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({
+          document_id: options.documentId,
+          title: `Bench end-to-end ${i}`,
+          signers: [{ name: 'Bench Signer', email: options.signerEmail }],
+        }),
+        signal: AbortSignal.timeout(30_000),
+      });
+      if (response.status !== 201) throw new Error(`creating a signing request: HTTP ${response.status} ${await response.text()}`);
+      const body = (await response.json()) as { id: string; signers: { id: string }[] };
+      requests.push({ id: body.id, signerId: body.signers[0].id });
+    },
+  );
+  await eachLimited(requests, concurrency, async (request) => {
+    const response = await fetch(`${baseUrl}/api/v1/signatures/${request.id}/signers/${request.signerId}/link`, {
       method: 'POST',
-      headers: json,
-      body: JSON.stringify({ document_id: options.documentId, title: `Bench end-to-end ${i}`, signers: [{ name: 'Bench Signer', email: options.signerEmail }] }),
+      headers: auth,
       signal: AbortSignal.timeout(30_000),
     });
-    if (response.status !== 201) throw new Error(`creating a signing request: HTTP ${response.status} ${await response.text()}`);
-    const body = (await response.json()) as { id: string; signers: { id: string }[] };
-    requests.push({ id: body.id, signerId: body.signers[0].id });
-  });
-  await eachLimited(requests, concurrency, async (request) => {
-    const response = await fetch(`${baseUrl}/api/v1/signatures/${request.id}/signers/${request.signerId}/link`, { method: 'POST', headers: auth, signal: AbortSignal.timeout(30_000) });
     if (response.status !== 200) throw new Error(`creating a signer link: HTTP ${response.status} ${await response.text()}`);
     request.token = new URL(((await response.json()) as { url: string }).url).pathname.split('/').pop()!;
   });
@@ -233,7 +258,11 @@ export async function prepareEndToEnd(options: EndToEndOptions) {
   const drainStarted = performance.now();
   let pendingLeft = -1;
   while (performance.now() - drainStarted < 120_000) {
-    const row = await db('signers as s').join('signing_requests as r', 'r.id', 's.signing_request_id').where({ 'r.account_id': accountId, 's.status': 'pending' }).count({ n: '*' }).first();
+    const row = await db('signers as s')
+      .join('signing_requests as r', 'r.id', 's.signing_request_id')
+      .where({ 'r.account_id': accountId, 's.status': 'pending' })
+      .count({ n: '*' })
+      .first();
     pendingLeft = Number(row?.n ?? 0);
     if (pendingLeft === 0) break;
     await sleep(250);
@@ -256,9 +285,13 @@ async function signTask(client: Client, workflowId: string) {
     for (let i = index - 1; i >= 0; i--) if (events[i].eventType === type) return i;
     return -1;
   };
-  const completed = lastBefore(events.findIndex((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED), EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+  const completed = lastBefore(
+    events.findIndex((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED),
+    EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+  );
   const started = lastBefore(completed, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED);
-  const at = (index: number) => (index < 0 || !events[index].eventTime ? NaN : Number(events[index].eventTime.seconds) * 1000 + (events[index].eventTime.nanos ?? 0) / 1e6);
+  const at = (index: number) =>
+    index < 0 || !events[index].eventTime ? NaN : Number(events[index].eventTime.seconds) * 1000 + (events[index].eventTime.nanos ?? 0) / 1e6;
   return { startedAt: at(started), completedAt: at(completed) };
 }
 
@@ -292,7 +325,19 @@ export async function endToEnd(options: EndToEndOptions, { requests, drainSecond
     log(`end to end: warm-up, ${warmUp.length} signs ${concurrency} at a time and their completions`);
     const until = Date.now() + options.deadlineMs;
     await eachLimited(warmUp, concurrency, async (request) => void (await postSign(baseUrl, request.token!, until)));
-    const completed = async () => Number((await db('signing_requests').whereIn('id', warmUp.map((request) => request.id)).where({ status: 'completed' }).count({ n: '*' }).first())?.n ?? 0);
+    const completed = async () =>
+      Number(
+        (
+          await db('signing_requests')
+            .whereIn(
+              'id',
+              warmUp.map((request) => request.id),
+            )
+            .where({ status: 'completed' })
+            .count({ n: '*' })
+            .first()
+        )?.n ?? 0,
+      );
     while (Date.now() < until && (await completed()) < warmUp.length) await sleep(100);
   }
   log(`end to end: signing ${timed.length}, ${concurrency} at a time`);
@@ -342,8 +387,10 @@ export async function endToEnd(options: EndToEndOptions, { requests, drainSecond
   const sealedAt = new Map<string, number>();
   for (let i = 0; i < done.length; i += 500) {
     const chunk = done.slice(i, i + 500);
-    for (const row of await db('signers').whereIn('signing_request_id', chunk).select('signing_request_id', 'signed_at')) signedAt.set(row.signing_request_id, new Date(row.signed_at).getTime());
-    for (const row of await db('sealed_documents').whereIn('signing_request_id', chunk).select('signing_request_id', 'created_at')) sealedAt.set(row.signing_request_id, new Date(row.created_at).getTime());
+    for (const row of await db('signers').whereIn('signing_request_id', chunk).select('signing_request_id', 'signed_at'))
+      signedAt.set(row.signing_request_id, new Date(row.signed_at).getTime());
+    for (const row of await db('sealed_documents').whereIn('signing_request_id', chunk).select('signing_request_id', 'created_at'))
+      sealedAt.set(row.signing_request_id, new Date(row.created_at).getTime());
   }
   const taskStartedAt = new Map<string, number>();
   const taskCompletedAt = new Map<string, number>();
@@ -366,17 +413,50 @@ export async function endToEnd(options: EndToEndOptions, { requests, drainSecond
     signsSeconds,
     completionSeconds: (lastCompletion - phaseStarted) / 1000,
     signResponse: stats([...respondedAt].map(([id, at]) => at - sentAt.get(id)!)),
-    completion: over((id) => sentAt.get(id), (id) => completedAt.get(id)),
-    observed: over((id) => sentAt.get(id), (id) => observedAt.get(id)),
-    toTaskStarted: over((id) => sentAt.get(id), (id) => taskStartedAt.get(id)),
-    taskStartedToSigned: over((id) => taskStartedAt.get(id), (id) => signedAt.get(id)),
-    taskHeld: over((id) => taskStartedAt.get(id), (id) => taskCompletedAt.get(id)),
-    completedToTaskCompleted: over((id) => completedAt.get(id), (id) => taskCompletedAt.get(id)),
-    taskCompletedToResponse: over((id) => taskCompletedAt.get(id), (id) => respondedAt.get(id)),
-    toSigned: over((id) => sentAt.get(id), (id) => signedAt.get(id)),
-    signedToResponse: over((id) => signedAt.get(id), (id) => respondedAt.get(id)),
-    signedToSealed: over((id) => signedAt.get(id), (id) => sealedAt.get(id)),
-    sealedToCompleted: over((id) => sealedAt.get(id), (id) => completedAt.get(id)),
+    completion: over(
+      (id) => sentAt.get(id),
+      (id) => completedAt.get(id),
+    ),
+    observed: over(
+      (id) => sentAt.get(id),
+      (id) => observedAt.get(id),
+    ),
+    toTaskStarted: over(
+      (id) => sentAt.get(id),
+      (id) => taskStartedAt.get(id),
+    ),
+    taskStartedToSigned: over(
+      (id) => taskStartedAt.get(id),
+      (id) => signedAt.get(id),
+    ),
+    taskHeld: over(
+      (id) => taskStartedAt.get(id),
+      (id) => taskCompletedAt.get(id),
+    ),
+    completedToTaskCompleted: over(
+      (id) => completedAt.get(id),
+      (id) => taskCompletedAt.get(id),
+    ),
+    taskCompletedToResponse: over(
+      (id) => taskCompletedAt.get(id),
+      (id) => respondedAt.get(id),
+    ),
+    toSigned: over(
+      (id) => sentAt.get(id),
+      (id) => signedAt.get(id),
+    ),
+    signedToResponse: over(
+      (id) => signedAt.get(id),
+      (id) => respondedAt.get(id),
+    ),
+    signedToSealed: over(
+      (id) => signedAt.get(id),
+      (id) => sealedAt.get(id),
+    ),
+    sealedToCompleted: over(
+      (id) => sealedAt.get(id),
+      (id) => completedAt.get(id),
+    ),
     /** CPU ms per completed request, by process, over the timed signs and their completions. */
     cpuPerRequest: Object.fromEntries(Object.entries(cpu).map(([name, used]) => [name, used / Math.max(1, completedAt.size)])),
   };

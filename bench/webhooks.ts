@@ -40,7 +40,11 @@ async function startReceiver(downDelayMs: number) {
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { base, arrivals, requests: () => requests, close: () =>
+  return {
+    base,
+    arrivals,
+    requests: () => requests,
+    close: () =>
       new Promise((resolve) => {
         server.close(resolve);
         server.closeAllConnections(); // the service's keep-alive connections would hold close() for a minute
@@ -96,7 +100,18 @@ const TYPES = {
   healthy: 'document.deleted',
   unsubscribed: 'template.deleted',
   down: 'template.created',
-  fanOut: ['signer.notified', 'signer.viewed', 'signer.signed', 'signer.declined', 'signing_request.created', 'signing_request.completed', 'signing_request.cancelled', 'signing_request.declined', 'signing_request.expired', 'template.updated'],
+  fanOut: [
+    'signer.notified',
+    'signer.viewed',
+    'signer.signed',
+    'signer.declined',
+    'signing_request.created',
+    'signing_request.completed',
+    'signing_request.cancelled',
+    'signing_request.declined',
+    'signing_request.expired',
+    'template.updated',
+  ],
 } satisfies Record<string, EventType | EventType[]>;
 
 /**
@@ -158,12 +173,21 @@ export async function webhookBench(options: {
       while (ids.some((id) => !receiver.arrivals.has(id)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       return ids.filter((id) => receiver.arrivals.has(id));
     };
-    const perItem = (before: Record<string, number>, n: number) => Object.fromEntries(Object.entries(cpuBetween(before, options.cpu())).map(([name, ms]) => [name, ms / n]));
+    const perItem = (before: Record<string, number>, n: number) =>
+      Object.fromEntries(Object.entries(cpuBetween(before, options.cpu())).map(([name, ms]) => [name, ms / n]));
     const throughput = async (ids: string[], start: number, cpuBefore: Record<string, number>): Promise<Throughput> => {
       const delivered = await waitFor(ids);
       const cpu = perItem(cpuBefore, delivered.length);
       const seconds = (Math.max(...delivered.map((id) => receiver.arrivals.get(id)!)) - start) / 1000;
-      return { ids, events: ids.length, delivered: delivered.length, perSecond: delivered.length / seconds, seconds, lag: stats(delivered.map((id) => receiver.arrivals.get(id)! - committedAt.get(id)!)), cpu };
+      return {
+        ids,
+        events: ids.length,
+        delivered: delivered.length,
+        perSecond: delivered.length / seconds,
+        seconds,
+        lag: stats(delivered.map((id) => receiver.arrivals.get(id)! - committedAt.get(id)!)),
+        cpu,
+      };
     };
     const commitMany = async (types: EventType[]) => {
       const ids: string[] = [];
@@ -199,7 +223,9 @@ export async function webhookBench(options: {
     const poster = await createWebhookPoster(parseAllowList(['127.0.0.1']), 15_000);
     const secret = generateWebhookSecret();
     const plainLoop = async (ids: string[], paths: number) => {
-      const events: { id: string; type: string; created_at: Date; data: unknown }[] = await db('events').whereIn('id', ids).select('id', 'type', 'created_at', 'data');
+      const events: { id: string; type: string; created_at: Date; data: unknown }[] = await db('events')
+        .whereIn('id', ids)
+        .select('id', 'type', 'created_at', 'data');
       const latencies: number[] = [];
       let ok = 0;
       const cpuBefore = options.cpu();
@@ -239,7 +265,9 @@ export async function webhookBench(options: {
     const rounds: Round[] = [];
     let mostWorkflows = 0;
     for (let round = 1; round <= options.rounds; round++) {
-      log(`webhooks: round ${round} of ${options.rounds}: the source alone, a stream of ${options.events} to one endpoint, a burst of as many, the plain loop, ${options.fanOutEndpoints} endpoints × ${options.fanOutEvents} at once, the plain loop over ${options.fanOutEndpoints} paths`);
+      log(
+        `webhooks: round ${round} of ${options.rounds}: the source alone, a stream of ${options.events} to one endpoint, a burst of as many, the plain loop, ${options.fanOutEndpoints} endpoints × ${options.fanOutEvents} at once, the plain loop over ${options.fanOutEndpoints} paths`,
+      );
       // Each scenario starts on a settled machine: what the one before left running is not billed to it.
       await settle();
       const source = await sourceAlone();
@@ -253,12 +281,17 @@ export async function webhookBench(options: {
       let counting = true;
       const counter = (async () => {
         while (counting) {
-          const { count } = await options.client.workflow.count(`WorkflowType = 'webhookWorkflow' AND ExecutionStatus = 'Running' AND SignetAccountId = '${options.accountId}'`);
+          const { count } = await options.client.workflow.count(
+            `WorkflowType = 'webhookWorkflow' AND ExecutionStatus = 'Running' AND SignetAccountId = '${options.accountId}'`,
+          );
           mostWorkflows = Math.max(mostWorkflows, count);
           await new Promise((resolve) => setTimeout(resolve, 500));
         }
       })();
-      const fanOut = { ...(await atOnce(Array.from({ length: options.fanOutEvents * fanOutTypes.length }, (_, i) => fanOutTypes[i % fanOutTypes.length]))), endpoints: fanOutTypes.length };
+      const fanOut = {
+        ...(await atOnce(Array.from({ length: options.fanOutEvents * fanOutTypes.length }, (_, i) => fanOutTypes[i % fanOutTypes.length]))),
+        endpoints: fanOutTypes.length,
+      };
       counting = false;
       await counter;
       await settle();
@@ -270,11 +303,14 @@ export async function webhookBench(options: {
     // endpoint's queue is in its retry loop (first attempts under way) before the paced events start.
     log(`webhooks: ${options.pacedEvents} events at ${options.pacedRate}/s`);
     const pacedAlone = await paced(TYPES.paced);
-    log(`webhooks: ${options.downPending} events to an endpoint that answers 503 after 1 s, then ${options.pacedEvents} at ${options.pacedRate}/s to a healthy one`);
+    log(
+      `webhooks: ${options.downPending} events to an endpoint that answers 503 after 1 s, then ${options.pacedEvents} at ${options.pacedRate}/s to a healthy one`,
+    );
     const downWebhook = await subscribe('/down/1', [TYPES.down]);
     await commitMany(Array.from({ length: options.downPending }, () => TYPES.down));
     const deadline = Date.now() + options.deadlineMs;
-    while (!(await db('webhook_deliveries').where({ webhook_id: downWebhook }).where('attempts', '>', 0).first('id')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!(await db('webhook_deliveries').where({ webhook_id: downWebhook }).where('attempts', '>', 0).first('id')) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     const besideDown = { ...(await paced(TYPES.healthy)), downPending: options.downPending };
 
     poster.close();

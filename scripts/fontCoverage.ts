@@ -38,7 +38,7 @@ export function computeFontCoverage(): FontCoverage {
     codePoints.forEach((codePoint) => taken.add(codePoint));
     const ranges: number[] = [];
     let previousEnd = -1;
-    for (let i = 0; i < codePoints.length; ) {
+    for (let i = 0; i < codePoints.length;) {
       let end = i;
       while (end + 1 < codePoints.length && codePoints[end + 1] === codePoints[end] + 1) end++;
       ranges.push(codePoints[i] - previousEnd - 1, codePoints[end] - codePoints[i]);

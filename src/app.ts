@@ -59,7 +59,21 @@ export interface AppDeps {
   uploads?: UploadGate;
 }
 
-export function createApp({ config, db, logger, readinessChecks, temporal, webhooks, search, dashboard = createDashboardBackend(search, db), apiKeys = uncachedAuthenticator(db), pdf = createPdfInspector(config), textTags = createTextTagFinder(config), pages = createPageRenderer(config), uploads = uploadGate(config.MAX_CONCURRENT_UPLOADS) }: AppDeps) {
+export function createApp({
+  config,
+  db,
+  logger,
+  readinessChecks,
+  temporal,
+  webhooks,
+  search,
+  dashboard = createDashboardBackend(search, db),
+  apiKeys = uncachedAuthenticator(db),
+  pdf = createPdfInspector(config),
+  textTags = createTextTagFinder(config),
+  pages = createPageRenderer(config),
+  uploads = uploadGate(config.MAX_CONCURRENT_UPLOADS),
+}: AppDeps) {
   // X-Forwarded-For is believed only from the proxies named in TRUST_PROXY: the client's address goes
   // into the audit trail and the sealed certificate, so it is evidence, not a header anyone may set.
   const app = new Koa();

@@ -19,26 +19,43 @@ export const configSchema = z.object({
   TEMPORAL_PORT: z.coerce.number().int().positive().default(7233),
   TEMPORAL_UI_PORT: z.coerce.number().int().positive().default(8233),
   ELASTICSEARCH_URL: z.string().url().optional(),
-  ELASTICSEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/, { error: 'must be lower-case letters, digits, _ . -' }).default('signet-'),
+  ELASTICSEARCH_INDEX_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_.-]*$/, { error: 'must be lower-case letters, digits, _ . -' })
+    .default('signet-'),
   SIGNET_PROCESSES: z.string().default('api,worker'),
-  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
+  MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(25 * 1024 * 1024),
   MAX_CONCURRENT_UPLOADS: z.coerce.number().int().positive().default(2),
   /** A request body from which nothing arrives for this long is answered 408 and its connection closed. */
   BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** A request body over 64 KiB that averages fewer bytes a second than this over BODY_RATE_WINDOW_MS is answered 408 and its connection closed. */
-  BODY_MIN_BYTES_PER_SECOND: z.coerce.number().int().positive().default(8 * 1024),
+  BODY_MIN_BYTES_PER_SECOND: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(8 * 1024),
   BODY_RATE_WINDOW_MS: z.coerce.number().int().positive().default(20_000),
   PDF_POOL_SIZE: z.coerce.number().int().positive().default(2),
   PDF_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   PDF_MAX_MEMORY_MB: z.coerce.number().int().min(64).default(256),
   PDF_MAX_PAGES: z.coerce.number().int().positive().default(2_000),
   PDF_MAX_OBJECTS: z.coerce.number().int().positive().default(100_000),
-  PDF_MAX_DECOMPRESSED_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  PDF_MAX_DECOMPRESSED_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024 * 1024),
   RATE_LIMIT_MULTIPLIER: z.coerce.number().positive().default(1),
   /** Console sign-ups (new accounts) per client address per hour. */
   CONSOLE_SIGNUPS_PER_HOUR: z.coerce.number().int().positive().default(20),
   /** Prometheus /metrics, on a server of its own: 0 picks a free port, `off` serves none. */
-  METRICS_PORT: z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)], { error: 'must be a port number (0: any free port) or off' }).default(9464),
+  METRICS_PORT: z
+    .union([z.literal('off'), z.coerce.number().int().min(0).max(65535)], { error: 'must be a port number (0: any free port) or off' })
+    .default(9464),
   /** Loopback by default: the metrics are for the operator's Prometheus, never the public. */
   METRICS_HOST: z.string().default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -87,8 +104,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (values.PUBLIC_URL ?? `http://localhost:${values.PORT}`).replace(/\/$/, ''),
     runApi: processes.includes('api'),
     runWorker: processes.includes('worker'),
-    trustedProxies: values.TRUST_PROXY.split(',').map((proxy) => proxy.trim()).filter(Boolean),
-    webhookAllowedPrivateHosts: values.WEBHOOK_ALLOW_PRIVATE_HOSTS.split(',').map((host) => host.trim().toLowerCase()).filter(Boolean),
+    trustedProxies: values.TRUST_PROXY.split(',')
+      .map((proxy) => proxy.trim())
+      .filter(Boolean),
+    webhookAllowedPrivateHosts: values.WEBHOOK_ALLOW_PRIVATE_HOSTS.split(',')
+      .map((host) => host.trim().toLowerCase())
+      .filter(Boolean),
   };
 }
 
@@ -99,7 +120,7 @@ const requiredInProduction: Partial<Record<keyof Env, string>> = {
   PUBLIC_URL: 'signing links in e-mails must point at the address signers can reach',
   WEBHOOK_SECRET_KEY: 'webhook secrets encrypted by one process must be readable by every other: openssl rand -hex 32',
   SIGNING_TOKEN_SECRET: 'a signing link made by one process must be accepted by every other: openssl rand -hex 32',
-  SEAL_P12_PATH: 'sealed documents must carry your organisation\'s certificate, the same in every worker (npx signet seal-certificate makes a self-signed one)',
+  SEAL_P12_PATH: "sealed documents must carry your organisation's certificate, the same in every worker (npx signet seal-certificate makes a self-signed one)",
 };
 
 /** With NODE_ENV=production, stops the process at start when a setting it must not generate is missing. */

@@ -18,27 +18,25 @@ export class AppError extends Error {
   }
 }
 
-export const validationError = (details: string[]) =>
-  new AppError(400, 'validation_error', 'The request is invalid.', { details });
-export const unauthorized = (message = 'A valid API key is required: Authorization: Bearer <API_KEY>.') =>
-  new AppError(401, 'unauthorized', message);
-export const quotaExceeded = (message: string, extra: Record<string, unknown>) =>
-  new AppError(403, 'quota_exceeded', message, { extra });
+export const validationError = (details: string[]) => new AppError(400, 'validation_error', 'The request is invalid.', { details });
+export const unauthorized = (message = 'A valid API key is required: Authorization: Bearer <API_KEY>.') => new AppError(401, 'unauthorized', message);
+export const quotaExceeded = (message: string, extra: Record<string, unknown>) => new AppError(403, 'quota_exceeded', message, { extra });
 export const emailUnverified = (
   message = 'This account’s e-mail address is not confirmed yet: follow the link we e-mailed to it (the console at /app sends a new one). Until then the account can read but not create, change or send anything.',
 ) => new AppError(403, 'email_unverified', message);
 export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found.`);
 export const conflict = (message: string) => new AppError(409, 'conflict', message);
-export const payloadTooLarge = (limitBytes: number) =>
-  new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`);
+export const payloadTooLarge = (limitBytes: number) => new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`);
 export const unsupportedMediaType = (message: string) => new AppError(415, 'unsupported_media_type', message);
-export const rateLimitExceeded = (message: string, headers: Record<string, string>) =>
-  new AppError(429, 'rate_limit_exceeded', message, { headers });
+export const rateLimitExceeded = (message: string, headers: Record<string, string>) => new AppError(429, 'rate_limit_exceeded', message, { headers });
 /**
  * A 429 with the rate-limit headers: the limit, what is left of it, when its window frees one more
  * (X-RateLimit-Reset, Unix seconds) and when to try again (Retry-After, seconds).
  */
-export const hourlyLimitReached = (message: string, { limit, remaining, resetAt, retryAt }: { limit: number; remaining: number; resetAt: Date; retryAt: Date }) =>
+export const hourlyLimitReached = (
+  message: string,
+  { limit, remaining, resetAt, retryAt }: { limit: number; remaining: number; resetAt: Date; retryAt: Date },
+) =>
   rateLimitExceeded(message, {
     'Retry-After': String(Math.max(1, Math.ceil((retryAt.getTime() - Date.now()) / 1000))),
     'X-RateLimit-Limit': String(limit),
@@ -47,4 +45,6 @@ export const hourlyLimitReached = (message: string, { limit, remaining, resetAt,
   });
 export const serverBusy = (message: string) => new AppError(503, 'server_busy', message, { headers: { 'Retry-After': '1' } });
 export const searchUnavailable = () =>
-  new AppError(503, 'search_unavailable', 'Search is unavailable for a moment; the rest of the API works. Try again shortly.', { headers: { 'Retry-After': '5' } });
+  new AppError(503, 'search_unavailable', 'Search is unavailable for a moment; the rest of the API works. Try again shortly.', {
+    headers: { 'Retry-After': '5' },
+  });

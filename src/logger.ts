@@ -37,7 +37,9 @@ export function loggablePath(pathOrUrl: string): string {
   const queryAt = pathOrUrl.indexOf('?');
   const path = queryAt === -1 ? pathOrUrl : pathOrUrl.slice(0, queryAt);
   const segments = path.split('/');
-  const redacted = segments.map((segment, index) => (index > 0 && TOKEN_BEFORE.test(segments[index - 1]) && segment ? '[redacted]' : segment.replace(SECRET_LIKE, '[redacted]')));
+  const redacted = segments.map((segment, index) =>
+    index > 0 && TOKEN_BEFORE.test(segments[index - 1]) && segment ? '[redacted]' : segment.replace(SECRET_LIKE, '[redacted]'),
+  );
   const query = queryAt === -1 ? '' : `?${pathOrUrl.slice(queryAt + 1).replace(/=[^&]*/g, '=[redacted]')}`;
   return redacted.join('/') + query;
 }

@@ -77,7 +77,12 @@ function webhookBacklog(db: Db, logger: Logger) {
     registers: [own],
     async collect() {
       try {
-        const row = await db('webhook_deliveries').where({ status: 'pending' }).whereNotNull('next_retry_at').count({ count: '*' }).first().timeout(BACKLOG_QUERY_TIMEOUT_MS);
+        const row = await db('webhook_deliveries')
+          .where({ status: 'pending' })
+          .whereNotNull('next_retry_at')
+          .count({ count: '*' })
+          .first()
+          .timeout(BACKLOG_QUERY_TIMEOUT_MS);
         this.set(Number(row?.count ?? 0));
       } catch (error) {
         logger.debug({ err: error }, 'webhook backlog not counted');

@@ -78,9 +78,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     stops.push(() => temporal.close());
     const client = new Client({ connection: temporal, namespace: config.TEMPORAL_NAMESPACE });
     // Every process checks (the api starts workflows that carry them); processes take turns adding them.
-    await withAdvisoryLock(database.knex, 'temporal search attributes', logger, () =>
-      prepareSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, logger),
-    );
+    await withAdvisoryLock(database.knex, 'temporal search attributes', logger, () => prepareSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, logger));
     // Every event recorded on this database is handed to webhook delivery once its transaction commits.
     dispatchEventsOf(
       database.knex,
@@ -160,7 +158,20 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       // See src/apiKeys/cache.ts for why the embedded database gets no cache.
       const apiKeys = database.embedded ? uncachedAuthenticator(database.knex) : await cachedAuthenticator(database.knex, logger);
       stops.push(() => apiKeys.close());
-      handle = createApp({ apiKeys, config, db: database.knex, logger, temporal: client, webhooks, search, dashboard, readinessChecks, pdf, textTags, pages }).callback();
+      handle = createApp({
+        apiKeys,
+        config,
+        db: database.knex,
+        logger,
+        temporal: client,
+        webhooks,
+        search,
+        dashboard,
+        readinessChecks,
+        pdf,
+        textTags,
+        pages,
+      }).callback();
     } else {
       // A worker alone serves only /healthz and /readyz, for its container's health check.
       const healthOnly = new Koa();

@@ -11,7 +11,15 @@ import {
 } from '@temporalio/workflow';
 import type { SigningActivities } from '../activities/signingRequest';
 import { cancelUpdate, declineUpdate, progressQuery, remindUpdate, searchAttributes, signUpdate, stateQuery, viewedSignal } from './definitions';
-import { changeRefused, databaseRefusal, type RequestStatus, type SignerStatus, type SigningRequestInput, type SigningRequestProgress, type SigningRequestState } from '../src/domain/signingRequests';
+import {
+  changeRefused,
+  databaseRefusal,
+  type RequestStatus,
+  type SignerStatus,
+  type SigningRequestInput,
+  type SigningRequestProgress,
+  type SigningRequestState,
+} from '../src/domain/signingRequests';
 
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 500 };
 
@@ -78,7 +86,12 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
   const signaturesInFlight = () => signers.some((signer) => signer.busy === 'signing');
   const progress = (): SigningRequestProgress => ({
     stage: shown() !== 'pending' ? 'finished' : seal ? 'sealing' : 'awaiting_signers',
-    waitingFor: shown() === 'pending' && !seal ? due().filter((signer) => !signer.busy).map((signer) => signer.id) : [],
+    waitingFor:
+      shown() === 'pending' && !seal
+        ? due()
+            .filter((signer) => !signer.busy)
+            .map((signer) => signer.id)
+        : [],
     sealing: shown() === 'pending' ? seal : null,
   });
   const setStatus = (next: RequestStatus) => {
@@ -94,7 +107,11 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
     if (shown() !== 'pending') throw ApplicationFailure.nonRetryable(`This signing request is ${shown()}.`, 'RequestEnded');
     const signer = signers.find((candidate) => candidate.id === signerId);
     if (!signer) throw ApplicationFailure.nonRetryable('No such signer in this request.', 'UnknownSigner');
-    if (acted(signer) || signer.busy) throw ApplicationFailure.nonRetryable(`This signer has already ${signer.status === 'declined' || signer.busy === 'declining' ? 'declined' : 'signed'}.`, 'AlreadyActed');
+    if (acted(signer) || signer.busy)
+      throw ApplicationFailure.nonRetryable(
+        `This signer has already ${signer.status === 'declined' || signer.busy === 'declining' ? 'declined' : 'signed'}.`,
+        'AlreadyActed',
+      );
     if (!due().includes(signer)) throw ApplicationFailure.nonRetryable('It is not this signer’s turn yet.', 'NotYourTurn');
     return signer;
   };
@@ -170,7 +187,12 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
     remindUpdate,
     // Whom it may remind now (one e-mail a signer an hour, the account's e-mails an hour) is decided
     // where concurrent rounds of every request meet: in the database, by sendReminders.
-    () => activities.sendReminders(requestId, due().map((signer) => signer.id), ++reminderRound),
+    () =>
+      activities.sendReminders(
+        requestId,
+        due().map((signer) => signer.id),
+        ++reminderRound,
+      ),
     { validator: () => refuseUnlessOpen() },
   );
   setHandler(viewedSignal, async (view) => {
@@ -189,7 +211,10 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
     if (status !== 'pending') break;
     const toInvite = due().filter((signer) => signer.status === 'pending');
     if (toInvite.length > 0) {
-      await activities.sendInvitations(requestId, toInvite.map((signer) => signer.id));
+      await activities.sendInvitations(
+        requestId,
+        toInvite.map((signer) => signer.id),
+      );
       for (const signer of toInvite) if (signer.status === 'pending') signer.status = 'notified';
     }
     await announce();
@@ -210,7 +235,11 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
       }
       await end('expired', () => transitions.expireRequest(requestId));
     } else {
-      await activities.sendReminders(requestId, due().map((signer) => signer.id), ++reminderRound);
+      await activities.sendReminders(
+        requestId,
+        due().map((signer) => signer.id),
+        ++reminderRound,
+      );
       nextReminderAt = Date.now() + input.reminderEveryMs; // no burst of catch-up reminders after downtime
     }
   }

@@ -17,4 +17,3 @@ export async function createAccountWithKey(db: Db, input: { email: string; plan:
     return { account, apiKey: secret };
   });
 }
-

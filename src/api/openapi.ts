@@ -16,7 +16,10 @@ export const ErrorBody = z
   .object({
     error: z.string().openapi({ example: 'validation_error' }),
     message: z.string(),
-    details: z.array(z.string()).optional().openapi({ example: ['fileName is required', 'fileSize must be a positive number'] }),
+    details: z
+      .array(z.string())
+      .optional()
+      .openapi({ example: ['fileName is required', 'fileSize must be a positive number'] }),
     requestId: z.string().optional(),
   })
   .openapi('Error');
@@ -26,7 +29,9 @@ const errorResponse = (description: string) => ({ description, content: { 'appli
 export const errorResponses = {
   400: errorResponse('Bad Request: validation_error, one details string per violated rule.'),
   401: errorResponse('Unauthorized: missing, malformed, unknown or revoked API key.'),
-  403: errorResponse('Forbidden: quota_exceeded, plan_upgrade_required, or email_unverified (every write of an account whose e-mail address is not confirmed yet).'),
+  403: errorResponse(
+    'Forbidden: quota_exceeded, plan_upgrade_required, or email_unverified (every write of an account whose e-mail address is not confirmed yet).',
+  ),
   404: errorResponse('Not Found (also for other accounts’ resources).'),
   408: errorResponse('Request Timeout: request_timeout, the body stopped arriving, or arrived slower than the minimum rate; the connection is closed.'),
   409: errorResponse('Conflict with the resource’s current state.'),
@@ -41,7 +46,9 @@ export const errorResponses = {
       'X-RateLimit-Reset': { description: 'When the window frees one more, in Unix seconds.', schema: { type: 'integer' as const } },
     },
   },
-  503: errorResponse('Service Unavailable: search_unavailable (Elasticsearch does not answer; the rest of the API works), or server_busy (too many uploads are being checked at once); see Retry-After.'),
+  503: errorResponse(
+    'Service Unavailable: search_unavailable (Elasticsearch does not answer; the rest of the API works), or server_busy (too many uploads are being checked at once); see Retry-After.',
+  ),
 };
 
 /** An OpenAPI request or response body of JSON described by a zod schema. */

@@ -91,7 +91,12 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
     const params = spec.params ? parsePathParams(spec.params, ctx.params) : undefined;
     const query = spec.query ? parseInput(spec.query, ctx.query) : undefined;
     const raw = ctx.request.body ?? {};
-    const body = spec.body && spec.bodyRules ? await parseInputWithRules(spec.body, raw, (input) => spec.bodyRules!(input, ctx)) : spec.body ? parseInput(spec.body, raw) : undefined;
+    const body =
+      spec.body && spec.bodyRules
+        ? await parseInputWithRules(spec.body, raw, (input) => spec.bodyRules!(input, ctx))
+        : spec.body
+          ? parseInput(spec.body, raw)
+          : undefined;
     const result = await handler({ params, query, body } as RouteInput<Parsed<Params>, Parsed<Query>, Parsed<Body>>, ctx);
     if (result !== undefined) {
       ctx.status = status;

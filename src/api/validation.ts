@@ -49,7 +49,11 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unkn
  * parseInput for a body whose handler checks more rules once its shape is right: when the shape is wrong,
  * `rules` still check what they can of the raw input, so that the 400 lists every problem at once.
  */
-export async function parseInputWithRules<Schema extends z.ZodType>(schema: Schema, input: unknown, rules: (input: unknown) => Promise<string[]>): Promise<z.output<Schema>> {
+export async function parseInputWithRules<Schema extends z.ZodType>(
+  schema: Schema,
+  input: unknown,
+  rules: (input: unknown) => Promise<string[]>,
+): Promise<z.output<Schema>> {
   assertStorableText(input);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
@@ -68,7 +72,10 @@ export function problemsOf(schema: z.ZodType, input: unknown, at: string): strin
  * The properties of `input` that each pass their own schema of `object`: what rules can still check of
  * an object whose shape is wrong elsewhere. Undefined when `input` is no object at all.
  */
-export function validProperties<Shape extends z.ZodRawShape>(object: z.ZodObject<Shape>, input: unknown): { [Key in keyof Shape]?: z.output<Shape[Key]> } | undefined {
+export function validProperties<Shape extends z.ZodRawShape>(
+  object: z.ZodObject<Shape>,
+  input: unknown,
+): { [Key in keyof Shape]?: z.output<Shape[Key]> } | undefined {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return undefined;
   const valid: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(object.shape)) {
@@ -84,9 +91,17 @@ const MAX_TEXT_PROBLEMS = 20;
 
 // What is wrong with a piece of text, as the end of a details string ("name must not contain NUL characters").
 const flawOf = (value: string) =>
-  value.includes('\u0000') ? 'must not contain NUL characters' : value.isWellFormed() ? undefined : 'must be well-formed Unicode (it has an unpaired UTF-16 surrogate)';
+  value.includes('\u0000')
+    ? 'must not contain NUL characters'
+    : value.isWellFormed()
+      ? undefined
+      : 'must be well-formed Unicode (it has an unpaired UTF-16 surrogate)';
 const keyFlawOf = (key: string) =>
-  key.includes('\u0000') ? 'must not have a field name with NUL characters' : key.isWellFormed() ? undefined : 'must not have a field name with an unpaired UTF-16 surrogate';
+  key.includes('\u0000')
+    ? 'must not have a field name with NUL characters'
+    : key.isWellFormed()
+      ? undefined
+      : 'must not have a field name with an unpaired UTF-16 surrogate';
 
 /**
  * What no text in an input may hold, in field names as in values: NUL, which PostgreSQL cannot store, and
@@ -169,11 +184,18 @@ export const queryDate = z
   .string()
   .refine((value) => ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)), { error: 'must be an ISO 8601 date' })
   .transform((value) => new Date(Math.min(Date.parse(value), LAST_DATE)))
-  .openapi({ type: 'string', pattern: ISO_DATE.source, description: 'ISO 8601: a date, or a date and time with an optional zone, years 1000–9999.', example: '2026-11-01T00:00:00Z' });
+  .openapi({
+    type: 'string',
+    pattern: ISO_DATE.source,
+    description: 'ISO 8601: a date, or a date and time with an optional zone, years 1000–9999.',
+    example: '2026-11-01T00:00:00Z',
+  });
 
 // RFC 3339, as OpenAPI's "date-time" means it, with seconds and a zone, on a day its month has.
-const DATE_TIME = /^([1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$/;
-const isDayOfItsMonth = (year: string, month: string, day: string) => new Date(Date.UTC(Number(year), Number(month) - 1, Number(day))).getUTCDate() === Number(day);
+const DATE_TIME =
+  /^([1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$/;
+const isDayOfItsMonth = (year: string, month: string, day: string) =>
+  new Date(Date.UTC(Number(year), Number(month) - 1, Number(day))).getUTCDate() === Number(day);
 
 /** A date and time in a JSON body, e.g. `2026-12-01T12:00:00Z`, kept as the string given. */
 export const dateTime = z
@@ -197,8 +219,14 @@ export const laterThan = <Earlier extends string, Later extends string>(
 ];
 
 /** OpenAPI 3.1 (JSON Schema) keywords that zod-to-openapi's metadata type, written for 3.0, does not list. */
-export const jsonSchemaKeywords = (keywords: { propertyNames?: object; contentEncoding?: string; contentMediaType?: string; if?: object; then?: object; else?: object }) =>
-  keywords as Record<string, never>;
+export const jsonSchemaKeywords = (keywords: {
+  propertyNames?: object;
+  contentEncoding?: string;
+  contentMediaType?: string;
+  if?: object;
+  then?: object;
+  else?: object;
+}) => keywords as Record<string, never>;
 
 // JSON Schema and PostgreSQL count characters by code point: an emoji is one character, not two UTF-16 units.
 const codePointsAtMost = (maxLength: number) =>
@@ -229,11 +257,7 @@ export const pageLimit = z.coerce.number().int().min(1).max(100).default(20).ope
 /** limit and cursor of a list of one kind of resource, whose cursor is the id of the previous page's last item. */
 export const paginationQuery = (kind: IdKind) => ({
   limit: pageLimit,
-  cursor: z
-    .string()
-    .regex(idPattern(kind), { error: 'is not a valid cursor' })
-    .optional()
-    .openapi({ description: 'nextCursor of the previous page.' }),
+  cursor: z.string().regex(idPattern(kind), { error: 'is not a valid cursor' }).optional().openapi({ description: 'nextCursor of the previous page.' }),
 });
 
 export { z };

@@ -37,12 +37,15 @@ async function withDatabase(work: (db: Db) => Promise<unknown>) {
 
 const program = new Command('signet').description('Signet operator commands').showHelpAfterError();
 
-program.command('migrate').description('apply database migrations').action(() =>
-  withDatabase(async (db) => {
-    const applied = await migrateLatest(db, stderrLog);
-    process.stderr.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');
-  }),
-);
+program
+  .command('migrate')
+  .description('apply database migrations')
+  .action(() =>
+    withDatabase(async (db) => {
+      const applied = await migrateLatest(db, stderrLog);
+      process.stderr.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');
+    }),
+  );
 
 program
   .command('reindex')
@@ -117,10 +120,12 @@ key
 key
   .command('revoke <keyId>')
   .description('revoke an API key at once')
-  .action((keyId: string) => withDatabase(async (db) => {
-    const revoked = await revokeApiKey(db, keyId);
-    return { keyId: revoked.id, revokedAt: revoked.revokedAt };
-  }));
+  .action((keyId: string) =>
+    withDatabase(async (db) => {
+      const revoked = await revokeApiKey(db, keyId);
+      return { keyId: revoked.id, revokedAt: revoked.revokedAt };
+    }),
+  );
 
 program.parseAsync().catch((error) => {
   const message = error instanceof AppError ? [error.message, ...(error.details ?? [])].join(' ') : error instanceof Error ? error.message : String(error);

@@ -68,18 +68,22 @@ function documentPage(frame: Frame, document: ReturnType<typeof presentDocument>
     <h1 class="document-name">${document.fileName}</h1>
     <dl class="card facts">${facts.map(([term, value]) => html`<dt>${term}</dt><dd${term === 'SHA-256' ? html` class="mono"` : ''}>${value}</dd>`)}</dl>
     <div class="actions">
-      ${ready
-        ? html`<a class="button primary" href="/app/requests/new?documentId=${document.id}">Send for signature</a>
+      ${
+        ready
+          ? html`<a class="button primary" href="/app/requests/new?documentId=${document.id}">Send for signature</a>
       <a class="button" href="/app/templates/new?documentId=${document.id}">Create template</a>
       <a class="button" href="/app/documents/${document.id}/file" download>Download original</a>`
-        : ''}
+          : ''
+      }
       <form method="post" action="/app/documents/${document.id}/delete" data-confirm="Delete “${document.fileName}”?">
         ${csrfField(frame.csrf)}<button type="submit" class="danger">Delete</button></form>
     </div>
-    ${ready
-      ? html`<h2>Pages</h2>
+    ${
+      ready
+        ? html`<h2>Pages</h2>
     <ol class="doc-pages">${pageSizes.map((size, index) => html`<li>${pageImage(`/app/documents/${document.id}/pages/${index + 1}.png`, size, `Page ${index + 1} of ${document.fileName}`)}</li>`)}</ol>`
-      : html`<p>The PDF has not been uploaded yet (<code>PUT /api/v1/documents/${document.id}/file</code>).</p>`}`,
+        : html`<p>The PDF has not been uploaded yet (<code>PUT /api/v1/documents/${document.id}/file</code>).</p>`
+    }`,
     ['console.js'],
   );
 }

@@ -40,13 +40,28 @@ export function emailVerificationPages({ router, deps, frame, page, form, sessio
   };
 
   const invalidLink = (ctx: Context) =>
-    page(ctx, layout(frame(ctx), 'Link not valid', html`<h1>This link does not work</h1>
+    page(
+      ctx,
+      layout(
+        frame(ctx),
+        'Link not valid',
+        html`<h1>This link does not work</h1>
     <p class="alert" role="alert">The link is unknown, was already used, or is more than ${EMAIL_VERIFICATION_HOURS} hours old.</p>
-    <p>Log in: the console sends you a new link.</p><p><a href="/app">Go to the console</a></p>`), 400);
+    <p>Log in: the console sends you a new link.</p><p><a href="/app">Go to the console</a></p>`,
+      ),
+      400,
+    );
   const confirmed = (ctx: Context, email: string) =>
-    page(ctx, layout(frame(ctx), 'Address confirmed', html`<h1>Address confirmed</h1>
+    page(
+      ctx,
+      layout(
+        frame(ctx),
+        'Address confirmed',
+        html`<h1>Address confirmed</h1>
     <p class="notice" role="status">${email} is confirmed: your account can now upload and send documents.</p>
-    <p><a href="/app">Go to the dashboard</a></p>`));
+    <p><a href="/app">Go to the dashboard</a></p>`,
+      ),
+    );
 
   // Opened by the person who signed up, in the browser they are logged in with: confirmed at once. Anyone
   // else (a link scanner, a stranger) sees a log-in form and changes nothing.
@@ -96,7 +111,11 @@ function confirmPage(frame: Frame, action: string, email: string, problems: stri
 }
 
 function sentPage(frame: Frame, message: string) {
-  return layout(frame, 'Verification link', html`<h1>Confirm your address</h1><p class="notice" role="status">${message}</p><p><a href="/app">Back to the dashboard</a></p>`);
+  return layout(
+    frame,
+    'Verification link',
+    html`<h1>Confirm your address</h1><p class="notice" role="status">${message}</p><p><a href="/app">Back to the dashboard</a></p>`,
+  );
 }
 
 export function verificationMail(link: string) {

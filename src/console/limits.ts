@@ -27,7 +27,10 @@ export function clientKey(address: string): string {
   const groups = (text: string | undefined) => (text ? text.split(':') : []);
   const [before, after] = [groups(head), groups(tail)];
   const all = [...before, ...Array<string>(tail === undefined ? 0 : 8 - before.length - after.length).fill('0'), ...after];
-  return `${all.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(':')}::/64`;
+  return `${all
+    .slice(0, 4)
+    .map((group) => parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
 }
 
 /** An e-mail as a limiter key: one per person whatever the letter case, and not the address itself. */

@@ -35,7 +35,12 @@ interface Count {
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 /** Names a password without telling anything of it: its hash's hash, shortened. */
-const stampOf = (login: Login) => crypto.createHash('sha256').update(login.passwordHash ?? '').digest('base64url').slice(0, 16);
+const stampOf = (login: Login) =>
+  crypto
+    .createHash('sha256')
+    .update(login.passwordHash ?? '')
+    .digest('base64url')
+    .slice(0, 16);
 
 export function createLoginLimits(db: Db, sessions: Sessions) {
   const byEmailAndClient = windowLimiter(db, 'console-login-email-client', FAILED_LOGINS_PER_EMAIL_AND_CLIENT, WINDOW_SECONDS);
@@ -55,7 +60,8 @@ export function createLoginLimits(db: Db, sessions: Sessions) {
       {
         limiter: byEmail,
         key: person,
-        refusal: 'Too many failed attempts for this e-mail from elsewhere. Log in from a browser you have logged in from before, or set a new password with “Forgot your password?”.',
+        refusal:
+          'Too many failed attempts for this e-mail from elsewhere. Log in from a browser you have logged in from before, or set a new password with “Forgot your password?”.',
         onSuccess: 'give back',
       },
     ];

@@ -122,7 +122,11 @@ export function loginPage(frame: Frame, values: { email?: string } = {}, problem
 }
 
 export function errorPage(frame: Frame, status: number, message: string) {
-  return layout(frame, `Error ${status}`, html`<h1>${status === 404 ? 'Not found' : 'Something is wrong'}</h1><p class="alert" role="alert">${message}</p><p><a href="/app">Back to the console</a></p>`);
+  return layout(
+    frame,
+    `Error ${status}`,
+    html`<h1>${status === 404 ? 'Not found' : 'Something is wrong'}</h1><p class="alert" role="alert">${message}</p><p><a href="/app">Back to the console</a></p>`,
+  );
 }
 
 export function apiKeysPage(frame: Frame, keys: ApiKey[], created?: { name: string; secret: string }, problems: string[] = []) {
@@ -143,10 +147,12 @@ export function apiKeysPage(frame: Frame, keys: ApiKey[], created?: { name: stri
       <td data-label="Prefix" class="mono">${key.prefix}…</td>
       <td data-label="Created">${dateTime(key.createdAt)}</td>
       <td data-label="Last used">${dateTime(key.lastUsedAt)}</td>
-      <td data-label="Status">${key.revokedAt
-        ? html`revoked ${dateTime(key.revokedAt)}`
-        : html`<form method="post" action="/app/settings/api-keys/${key.id}/revoke" data-confirm="Revoke the key “${key.name}”? Programs using it stop working at once.">
-          ${csrfField(frame.csrf)}<button type="submit" class="danger" aria-label="Revoke ${key.name}">Revoke</button></form>`}</td>
+      <td data-label="Status">${
+        key.revokedAt
+          ? html`revoked ${dateTime(key.revokedAt)}`
+          : html`<form method="post" action="/app/settings/api-keys/${key.id}/revoke" data-confirm="Revoke the key “${key.name}”? Programs using it stop working at once.">
+          ${csrfField(frame.csrf)}<button type="submit" class="danger" aria-label="Revoke ${key.name}">Revoke</button></form>`
+      }</td>
     </tr>`,
   );
   return layout(
@@ -162,9 +168,7 @@ export function apiKeysPage(frame: Frame, keys: ApiKey[], created?: { name: stri
       <input id="key-name" name="name" required maxlength="100" placeholder="e.g. production">
       <button type="submit" class="primary">Create key</button>
     </form>
-    ${keys.length
-      ? listTable('Your API keys', ['Name', 'Prefix', 'Created', 'Last used', 'Status'], rows)
-      : html`<p>No keys yet.</p>`}`,
+    ${keys.length ? listTable('Your API keys', ['Name', 'Prefix', 'Created', 'Last used', 'Status'], rows) : html`<p>No keys yet.</p>`}`,
     ['console.js'],
   );
 }
@@ -212,12 +216,26 @@ function breakdownSection(breakdown: SigningBreakdown) {
       <div class="breakdown-tables">
         ${countTable('Signing requests by status', 'Status', 'Requests', requests)}
         ${countTable('Signers by status', 'Status', 'Signers', signers)}
-        ${breakdown.topPendingSigners.length
-          ? countTable('Waiting on', 'Signer', 'Requests', breakdown.topPendingSigners.map((signer) => [signer.email, signer.pendingRequests]))
-          : html`<p>Nobody has a pending request waiting on them.</p>`}
-        ${breakdown.declineReasons.length
-          ? countTable('Why people decline', 'Reason', 'Declines', breakdown.declineReasons.map((decline) => [decline.reason ?? 'No reason given', decline.count]))
-          : html`<p>Nobody has declined.</p>`}
+        ${
+          breakdown.topPendingSigners.length
+            ? countTable(
+                'Waiting on',
+                'Signer',
+                'Requests',
+                breakdown.topPendingSigners.map((signer) => [signer.email, signer.pendingRequests]),
+              )
+            : html`<p>Nobody has a pending request waiting on them.</p>`
+        }
+        ${
+          breakdown.declineReasons.length
+            ? countTable(
+                'Why people decline',
+                'Reason',
+                'Declines',
+                breakdown.declineReasons.map((decline) => [decline.reason ?? 'No reason given', decline.count]),
+              )
+            : html`<p>Nobody has declined.</p>`
+        }
       </div>`
     : html`<p>No signing requests yet. <a href="/app/requests/new">Send a document for signing</a>.</p>`;
   return html`<section class="card" aria-labelledby="breakdown-heading">
@@ -255,9 +273,11 @@ export function dashboardPage(frame: Frame, { stats, activity, trends, breakdown
     ${breakdownSection(breakdown)}
     <section class="card" aria-labelledby="activity-heading">
       <h2 id="activity-heading">Activity</h2>
-      ${activity.length
-        ? html`<ol class="feed">${activity.map((event) => html`<li><time datetime="${event.timestamp}">${event.timestamp.slice(0, 16).replace('T', ' ')}</time> ${event.summary}</li>`)}</ol>`
-        : html`<p>Nothing yet. <a href="/app/documents">Upload a document</a> to begin.</p>`}
+      ${
+        activity.length
+          ? html`<ol class="feed">${activity.map((event) => html`<li><time datetime="${event.timestamp}">${event.timestamp.slice(0, 16).replace('T', ' ')}</time> ${event.summary}</li>`)}</ol>`
+          : html`<p>Nothing yet. <a href="/app/documents">Upload a document</a> to begin.</p>`
+      }
     </section>`,
     ['chart.umd.js', 'dashboard.js'],
   );
@@ -294,7 +314,11 @@ export function planPage(frame: Frame, { account, usage, webhooks, rateLimits }:
   );
 }
 
-export function documentsPage(frame: Frame, documents: ReturnType<typeof presentDocument>[], { q, maxBytes, problems = [] }: { q?: string; maxBytes: number; problems?: string[] }) {
+export function documentsPage(
+  frame: Frame,
+  documents: ReturnType<typeof presentDocument>[],
+  { q, maxBytes, problems = [] }: { q?: string; maxBytes: number; problems?: string[] },
+) {
   const rows = documents.map(
     (document) => html`<tr>
       <td data-label="Name"><a href="/app/documents/${document.id}">${document.fileName}</a></td>
@@ -325,9 +349,11 @@ export function documentsPage(frame: Frame, documents: ReturnType<typeof present
       <input id="q" name="q" type="search" maxlength="200" value="${q ?? ''}">
       <button type="submit">Search</button>
     </form>
-    ${documents.length
-      ? listTable('Documents', ['Name', 'Pages', 'Size', 'Created', 'Actions'], rows, 'documents')
-      : html`<p>${q ? 'No document matches.' : 'No documents yet.'}</p>`}`,
+    ${
+      documents.length
+        ? listTable('Documents', ['Name', 'Pages', 'Size', 'Created', 'Actions'], rows, 'documents')
+        : html`<p>${q ? 'No document matches.' : 'No documents yet.'}</p>`
+    }`,
     ['console.js'],
   );
 }

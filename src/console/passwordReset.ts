@@ -58,9 +58,17 @@ export function passwordResetPages({ router, deps, frame, page, form, seeOther, 
   });
 
   const invalidLink = (ctx: Context) =>
-    page(ctx, layout(frame(ctx), 'Link not valid', html`<h1>This link does not work</h1>
+    page(
+      ctx,
+      layout(
+        frame(ctx),
+        'Link not valid',
+        html`<h1>This link does not work</h1>
     <p class="alert" role="alert">The link is unknown, was already used, or is more than an hour old.</p>
-    <p><a href="/app/password/forgot">Ask for a new link</a> or <a href="/app/login">log in</a>.</p>`), 400);
+    <p><a href="/app/password/forgot">Ask for a new link</a> or <a href="/app/login">log in</a>.</p>`,
+      ),
+      400,
+    );
 
   router.get('/password/reset/:token', async (ctx) => {
     const params = TokenParams.safeParse(ctx.params);

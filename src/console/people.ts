@@ -37,13 +37,18 @@ const newToken = () => crypto.randomBytes(32).toString('base64url');
  * A new free account, owned by a new person with this password, its address not proven yet: the
  * account reads until the link in `verificationToken` is followed. 409 when any account has the address.
  */
-export async function signUp(db: Db, input: { email: string; password: string; accountName: string }): Promise<{ user: User; account: Account; verificationToken: string }> {
+export async function signUp(
+  db: Db,
+  input: { email: string; password: string; accountName: string },
+): Promise<{ user: User; account: Account; verificationToken: string }> {
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password);
   return db.transaction(async (trx) => {
     const account = await createAccount(trx, { email, plan: 'free', name: input.accountName, emailVerified: false });
     try {
-      const [row] = await trx<UserRow>('users').insert({ id: typeid('user').toString(), account_id: account.id, email, password_hash: passwordHash }).returning('*');
+      const [row] = await trx<UserRow>('users')
+        .insert({ id: typeid('user').toString(), account_id: account.id, email, password_hash: passwordHash })
+        .returning('*');
       return { user: toUser(row), account, verificationToken: await createEmailVerification(trx, toUser(row)) };
     } catch (error) {
       if (violatesUnique(error, 'users_email_lower_unique')) throw accountEmailTaken();
@@ -82,12 +87,20 @@ export const EMAIL_VERIFICATION_HOURS = 24;
 /** A verification token for the person's address (only its SHA-256 is stored). */
 export async function createEmailVerification(db: Db, user: User): Promise<string> {
   const token = newToken();
-  await db('email_verifications').insert({ token_hash: sha256(token), user_id: user.id, email: user.email, expires_at: new Date(Date.now() + EMAIL_VERIFICATION_HOURS * 3_600_000) });
+  await db('email_verifications').insert({
+    token_hash: sha256(token),
+    user_id: user.id,
+    email: user.email,
+    expires_at: new Date(Date.now() + EMAIL_VERIFICATION_HOURS * 3_600_000),
+  });
   return token;
 }
 
 const usableVerification = (db: Db, token: string) =>
-  db('email_verifications').where({ token_hash: sha256(token) }).whereNull('used_at').andWhere('expires_at', '>', db.fn.now());
+  db('email_verifications')
+    .where({ token_hash: sha256(token) })
+    .whereNull('used_at')
+    .andWhere('expires_at', '>', db.fn.now());
 
 /** The person a verification token is for, while it is unused and unexpired. */
 export async function findEmailVerification(db: Db, token: string): Promise<User | null> {
@@ -146,7 +159,10 @@ export async function createPasswordReset(db: Db, email: string): Promise<{ user
 // Tokens are found by their SHA-256 (the primary key): no comparison of the secret itself happens here, and
 // a lookup's timing tells nothing about a token whose hash the asker cannot choose.
 const usableReset = (db: Db, token: string) =>
-  db('password_resets').where({ token_hash: sha256(token) }).whereNull('used_at').andWhere('expires_at', '>', db.fn.now());
+  db('password_resets')
+    .where({ token_hash: sha256(token) })
+    .whereNull('used_at')
+    .andWhere('expires_at', '>', db.fn.now());
 
 /** The person a reset token is for, while it is unused and unexpired. */
 export async function findPasswordReset(db: Db, token: string): Promise<User | null> {

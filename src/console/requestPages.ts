@@ -14,7 +14,10 @@ export type AuditStep = Awaited<ReturnType<typeof findAuditTrail>>[number];
 
 /** The form fields a template can have prefilled, one per label: text, a date, or a checkbox. */
 export const prefillableFields = (template: Template) =>
-  template.fields.filter((field, index, all) => field.label !== null && ['text', 'date', 'checkbox'].includes(field.type) && all.findIndex((other) => other.label === field.label) === index);
+  template.fields.filter(
+    (field, index, all) =>
+      field.label !== null && ['text', 'date', 'checkbox'].includes(field.type) && all.findIndex((other) => other.label === field.label) === index,
+  );
 
 const statusBadge = (status: string) => html`<span class="badge badge-${status}">${status}</span>`;
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
@@ -55,9 +58,11 @@ export function requestsPage(frame: Frame, { requests, q, status, hasMore, probl
     <p class="hint" id="request-count" aria-live="polite">${summary}</p>
     <div id="request-results" data-summary="${summary}">
       ${problemList(problems)}
-      ${requests.length
-        ? listTable('Signing requests, newest first', ['Title', 'Status', 'Signers', 'Created'], rows)
-        : html`<p>${q || status ? 'No signing request matches.' : 'No signing requests yet.'}</p>`}
+      ${
+        requests.length
+          ? listTable('Signing requests, newest first', ['Title', 'Status', 'Signers', 'Created'], rows)
+          : html`<p>${q || status ? 'No signing request matches.' : 'No signing requests yet.'}</p>`
+      }
     </div>`,
     ['requests.js'],
   );
@@ -143,10 +148,12 @@ export function sendPage(frame: Frame, { documents, templates, template, values,
       ${template ? '' : html`<p class="hint">Leave a row empty to skip it.</p>`}
       <div id="signers"${template ? '' : html` data-editable="true"`}>${signerRows}</div>
       ${template ? '' : html`<button type="button" id="add-signer" hidden>Add a signer</button>`}
-      ${fields.length
-        ? html`<h2>Prefilled values</h2><p class="hint">Fixed for the signers; leave empty to let them fill it.</p>
+      ${
+        fields.length
+          ? html`<h2>Prefilled values</h2><p class="hint">Fixed for the signers; leave empty to let them fill it.</p>
         ${fields.map((field, index) => prefillInput(field, index, values))}`
-        : ''}
+          : ''
+      }
       <fieldset>
         <legend>Signing order</legend>
         <label class="choice"><input type="radio" name="signingOrder" value="parallel"${order === 'parallel' ? html` checked` : ''}> Everyone at once</label>
@@ -175,10 +182,12 @@ function progressSection(request: RequestView) {
     <h2 id="progress-heading">Progress</h2>
     <p><strong id="stage" data-stage="${progress.stage}">${stageText[progress.stage]}</strong>${progress.stage === 'finished' ? html`: ${request.status}` : ''}</p>
     ${names.length ? html`<p>Waiting for: ${names.join(', ')}</p>` : ''}
-    ${progress.sealing
-      ? html`<p>Sealing attempts failed so far: ${progress.sealing.attempts}${progress.sealing.lastError ? html` (last error: ${progress.sealing.lastError})` : ''}.
+    ${
+      progress.sealing
+        ? html`<p>Sealing attempts failed so far: ${progress.sealing.attempts}${progress.sealing.lastError ? html` (last error: ${progress.sealing.lastError})` : ''}.
         ${progress.sealing.nextAttemptAt ? html`Next attempt: ${dateTime(progress.sealing.nextAttemptAt)}.` : ''}</p>`
-      : ''}
+        : ''
+    }
   </section>`;
 }
 
@@ -189,18 +198,22 @@ function actions(frame: Frame, request: RequestView) {
     <div class="actions">
       ${request.sealedSha256 ? html`<a class="button primary" href="/app/requests/${request.id}/document" download>Download sealed PDF</a>` : ''}
       <a class="button" href="/app/requests/${request.id}/audit-trail.json" download>Download audit trail (JSON)</a>
-      ${pending
-        ? html`<form method="post" action="/app/requests/${request.id}/remind">${csrfField(frame.csrf)}<button type="submit">Remind signers</button></form>`
-        : ''}
+      ${
+        pending
+          ? html`<form method="post" action="/app/requests/${request.id}/remind">${csrfField(frame.csrf)}<button type="submit">Remind signers</button></form>`
+          : ''
+      }
     </div>
-    ${pending
-      ? html`<form method="post" action="/app/requests/${request.id}/cancel" class="stack cancel-form" data-confirm="Cancel “${request.title}”? The signers can no longer sign.">
+    ${
+      pending
+        ? html`<form method="post" action="/app/requests/${request.id}/cancel" class="stack cancel-form" data-confirm="Cancel “${request.title}”? The signers can no longer sign.">
         ${csrfField(frame.csrf)}
         <label for="reason">Reason for cancelling (optional)</label>
         <textarea id="reason" name="reason" rows="2" maxlength="1000"></textarea>
         <button type="submit" class="danger">Cancel request</button>
       </form>`
-      : ''}
+        : ''
+    }
   </section>`;
 }
 
@@ -229,7 +242,8 @@ function auditTrail(steps: AuditStep[]) {
   return html`<section class="card" aria-labelledby="audit-heading">
     <h2 id="audit-heading">Audit trail</h2>
     <ol class="feed" id="audit-trail">${steps.map(
-      (step) => html`<li>${dateTime(step.at)} <strong>${step.action}</strong> ${step.signerEmail ?? step.actor ?? ''}${step.ipAddress ? html` <span class="hint">from ${step.ipAddress}</span>` : ''}</li>`,
+      (step) =>
+        html`<li>${dateTime(step.at)} <strong>${step.action}</strong> ${step.signerEmail ?? step.actor ?? ''}${step.ipAddress ? html` <span class="hint">from ${step.ipAddress}</span>` : ''}</li>`,
     )}</ol>
   </section>`;
 }

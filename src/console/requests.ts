@@ -19,13 +19,30 @@ const TemplateIdParams = z.object({ id: idParam('template', 'Template') });
 const LIST_LIMIT = 100;
 
 // The form's field names, as the person reads them in a problem ("signers.1.email …" → "Signer 2 e-mail …").
-const fieldLabels: Record<string, string> = { document_id: 'Document', template_id: 'Template', title: 'Title', message: 'Message', signingOrder: 'Signing order', expiresInDays: 'Expiry (days)', reminderEveryDays: 'Reminder interval (days)', name: 'name', email: 'e-mail', role: 'role' };
+const fieldLabels: Record<string, string> = {
+  document_id: 'Document',
+  template_id: 'Template',
+  title: 'Title',
+  message: 'Message',
+  signingOrder: 'Signing order',
+  expiresInDays: 'Expiry (days)',
+  reminderEveryDays: 'Reminder interval (days)',
+  name: 'name',
+  email: 'e-mail',
+  role: 'role',
+};
 
 /** The signing-request pages: the same services and schemas as /api/v1/signatures, with a session instead of a key. */
 export function requestPages({ router, deps, rateLimit, requireLogin, frame, page, account, form, seeOther }: ConsoleKit) {
   const { db, config, search, temporal } = deps;
   // Read at request time: with PORT=0 the public URL is settled only once the server listens.
-  const signingDeps = () => ({ db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, publicUrl: config.publicUrl, rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER });
+  const signingDeps = () => ({
+    db,
+    temporal,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    publicUrl: config.publicUrl,
+    rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
+  });
 
   // A path id that cannot exist is a 404, before any query (as on the REST API).
   const requestId = (ctx: Context) => parsePathParams(IdParams, ctx.params).id;
@@ -65,7 +82,11 @@ export function requestPages({ router, deps, rateLimit, requireLogin, frame, pag
 
   router.get('/requests/new', requireLogin, async (ctx) => {
     const { template, document } = ctx.query;
-    await sendForm(ctx, typeof document === 'string' ? { document_id: document } : {}, typeof template === 'string' && template ? await templateOf(ctx, template) : undefined);
+    await sendForm(
+      ctx,
+      typeof document === 'string' ? { document_id: document } : {},
+      typeof template === 'string' && template ? await templateOf(ctx, template) : undefined,
+    );
   });
 
   router.post('/requests', requireLogin, rateLimit('POST /signatures'), async (ctx) => {
@@ -78,7 +99,13 @@ export function requestPages({ router, deps, rateLimit, requireLogin, frame, pag
       seeOther(ctx, `/app/requests/${created.request.id}`);
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
-      await sendForm(ctx, values, template, (error.details ?? [error.message]).map((problem) => readable(problem, rows)), error.status);
+      await sendForm(
+        ctx,
+        values,
+        template,
+        (error.details ?? [error.message]).map((problem) => readable(problem, rows)),
+        error.status,
+      );
     }
   });
 
@@ -88,7 +115,8 @@ export function requestPages({ router, deps, rateLimit, requireLogin, frame, pag
     const found = await getSigningRequest(signingDeps(), account(ctx).id, id);
     const [steps, [document]] = await Promise.all([findAuditTrail(db, account(ctx).id, id), getDocuments(db, account(ctx).id, [found.request.documentId])]);
     const reminded = Number(ctx.query.reminded);
-    const notice = Number.isInteger(reminded) && reminded >= 0 && ctx.query.reminded !== undefined ? `Reminded ${reminded} signer${reminded === 1 ? '' : 's'}.` : undefined;
+    const notice =
+      Number.isInteger(reminded) && reminded >= 0 && ctx.query.reminded !== undefined ? `Reminded ${reminded} signer${reminded === 1 ? '' : 's'}.` : undefined;
     const request = presentSigningRequest(found);
     page(ctx, pages.requestPage(frame(ctx, '/app/requests'), { request, documentName: document?.fileName ?? request.documentId, steps, notice }));
   });
@@ -161,6 +189,9 @@ function requestInput(values: Record<string, string>, template?: Template) {
 /** A problem of the API's body in the form's words: "signers.0.email must …" → "Signer 1 e-mail must …". */
 function readable(problem: string, rows: number[]) {
   return problem
-    .replace(/^signers\.(\d+)\.(\w+)/, (_, index: string, field: string) => `Signer ${(rows[Number(index)] ?? Number(index)) + 1} ${fieldLabels[field] ?? field}`)
+    .replace(
+      /^signers\.(\d+)\.(\w+)/,
+      (_, index: string, field: string) => `Signer ${(rows[Number(index)] ?? Number(index)) + 1} ${fieldLabels[field] ?? field}`,
+    )
     .replace(/^(\w+)(?= )/, (field: string) => fieldLabels[field] ?? field);
 }

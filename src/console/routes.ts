@@ -191,7 +191,12 @@ export function consoleRoutes(deps: ConsoleDeps) {
     const deps = { db, dashboard };
     const { id } = account(ctx);
     // The REST dashboard's service calls; the breakdown over all time, as GET /dashboard/signing-breakdown without from and to.
-    const [stats, activity, trends, breakdown] = await Promise.all([getStats(deps, account(ctx)), listActivity(db, id, { limit: 20 }), getTrends(deps, id, 12), getBreakdown(deps, id, {})]);
+    const [stats, activity, trends, breakdown] = await Promise.all([
+      getStats(deps, account(ctx)),
+      listActivity(db, id, { limit: 20 }),
+      getTrends(deps, id, 12),
+      getBreakdown(deps, id, {}),
+    ]);
     page(ctx, pages.dashboardPage(frame(ctx, '/app'), { stats, activity: activity.data, trends: trends.data, breakdown }));
   });
 
@@ -228,7 +233,9 @@ export function consoleRoutes(deps: ConsoleDeps) {
   router.get('/documents', requireLogin, async (ctx) => {
     const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim() : '';
     const documents = q
-      ? (await searchAccount({ db, search }, account(ctx).id, parseInput(SearchQuerySchema, { q, type: 'document', limit: '100' }))).data.map((hit) => hit as unknown as ReturnType<typeof presentDocument>)
+      ? (await searchAccount({ db, search }, account(ctx).id, parseInput(SearchQuerySchema, { q, type: 'document', limit: '100' }))).data.map(
+          (hit) => hit as unknown as ReturnType<typeof presentDocument>,
+        )
       : (await listDocuments(db, account(ctx).id, { limit: 100 })).data.map(presentDocument);
     page(ctx, pages.documentsPage(frame(ctx, '/app/documents'), documents, { q, maxBytes: config.MAX_UPLOAD_BYTES }));
   });

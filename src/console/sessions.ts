@@ -64,7 +64,10 @@ export function createSessions(db: Db, config: Config) {
     async current(ctx: Context): Promise<Session | undefined> {
       const token = readSigned(ctx, SESSION_COOKIE);
       if (!token) return undefined;
-      const row = await db('console_sessions').where({ token_hash: sha256(token) }).andWhere('expires_at', '>', db.fn.now()).first('token_hash', 'user_id');
+      const row = await db('console_sessions')
+        .where({ token_hash: sha256(token) })
+        .andWhere('expires_at', '>', db.fn.now())
+        .first('token_hash', 'user_id');
       return row ? { tokenHash: row.token_hash, userId: row.user_id } : undefined;
     },
 

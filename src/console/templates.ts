@@ -42,7 +42,10 @@ export function templatePages({ router, deps, rateLimit, requireLogin, frame, pa
   });
 
   router.get('/templates/new', requireLogin, async (ctx) => {
-    const chosen = typeof ctx.query.documentId === 'string' && ctx.query.documentId ? parsePathParams(DocumentIdParams, { id: ctx.query.documentId }, 'Document').id : undefined;
+    const chosen =
+      typeof ctx.query.documentId === 'string' && ctx.query.documentId
+        ? parsePathParams(DocumentIdParams, { id: ctx.query.documentId }, 'Document').id
+        : undefined;
     const source = chosen ? await documentPageSizes(db, account(ctx).id, chosen) : undefined;
     const documents = (await listDocuments(db, account(ctx).id, { limit: 100, status: 'ready' })).data;
     page(ctx, templateEditorPage(frame(ctx, '/app/templates'), documents, source));
@@ -103,9 +106,11 @@ function templateListPage(frame: Frame, templates: TemplateView[], documents: Ma
     'Templates',
     html`<h1>Templates</h1>
     <p><a class="button primary" href="/app/templates/new">New template</a></p>
-    ${templates.length
-      ? listTable('Templates', ['Name', 'Document', 'Roles', 'Fields', 'Created', 'Actions'], rows, 'templates')
-      : html`<p>No templates yet. A template keeps a PDF with its signers’ fields placed, ready to send again and again.</p>`}`,
+    ${
+      templates.length
+        ? listTable('Templates', ['Name', 'Document', 'Roles', 'Fields', 'Created', 'Actions'], rows, 'templates')
+        : html`<p>No templates yet. A template keeps a PDF with its signers’ fields placed, ready to send again and again.</p>`
+    }`,
     ['console.js'],
   );
 }
@@ -146,7 +151,8 @@ function templateEditor(frame: Frame, { document, pageSizes }: Awaited<ReturnTyp
       <h2 id="pages-heading">${document.fileName}</h2>
       <p class="hint">Drag on a page with the mouse to draw a field, or add one by its position. Positions are in PDF points (1/72 inch) from the page’s bottom-left corner.</p>
       <ol class="doc-pages">${pageSizes.map(
-        (size, index) => html`<li><p class="page-number" aria-hidden="true">Page ${index + 1}</p><div class="page-frame" data-page="${index + 1}">${pageImage(`/app/documents/${document.id}/pages/${index + 1}.png`, size, `Page ${index + 1} of ${document.fileName}`)}</div></li>`,
+        (size, index) =>
+          html`<li><p class="page-number" aria-hidden="true">Page ${index + 1}</p><div class="page-frame" data-page="${index + 1}">${pageImage(`/app/documents/${document.id}/pages/${index + 1}.png`, size, `Page ${index + 1} of ${document.fileName}`)}</div></li>`,
       )}</ol>
     </section>
     <div class="editor-panel">
@@ -225,8 +231,9 @@ function templatePreviewPage(frame: Frame, template: TemplateView) {
         <tbody>${fieldRows}</tbody></table>
     </section>
     <h2>Pages</h2>
-    <ol class="doc-pages">${template.pages.map(({ width, height }, index) =>
-      html`<li>${pageImage(`/app/templates/${template.id}/pages/${index + 1}.png`, [width, height], `Page ${index + 1} of ${template.name}, with its fields drawn`)}</li>`,
+    <ol class="doc-pages">${template.pages.map(
+      ({ width, height }, index) =>
+        html`<li>${pageImage(`/app/templates/${template.id}/pages/${index + 1}.png`, [width, height], `Page ${index + 1} of ${template.name}, with its fields drawn`)}</li>`,
     )}</ol>`,
     ['console.js'],
   );

@@ -85,7 +85,10 @@ export function webhookPages({ router, deps, rateLimit, requireLogin, frame, pag
   router.get('/webhooks', ...guard, async (ctx) => {
     const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;
     const list = await listWebhooks(db, account(ctx).id, parseInput(WebhookListQuerySchema, { limit: PAGE_SIZE, cursor }));
-    const backlogs = await getBacklogs(db, list.data.map((row) => row.id));
+    const backlogs = await getBacklogs(
+      db,
+      list.data.map((row) => row.id),
+    );
     const rows = list.data.map((row) => ({ ...presentWebhook(row), ...backlogs.get(row.id)! }));
     page(ctx, webhooksPage(here(ctx), rows, list.nextCursor));
   });
@@ -196,10 +199,12 @@ function webhooksPage(frame: Frame, webhooks: WebhookDetail[], nextCursor: strin
     'Webhooks',
     html`<h1>Webhooks</h1>
     <p><a class="button primary" href="/app/webhooks/new">New webhook</a></p>
-    ${webhooks.length
-      ? html`${listTable('Your webhooks', ['URL', 'Events', 'Status', 'Waiting'], rows)}
+    ${
+      webhooks.length
+        ? html`${listTable('Your webhooks', ['URL', 'Events', 'Status', 'Waiting'], rows)}
       ${nextCursor ? html`<p><a href="/app/webhooks?cursor=${nextCursor}">Older webhooks</a></p>` : ''}`
-      : html`<p>No webhooks yet.</p>`}`,
+        : html`<p>No webhooks yet.</p>`
+    }`,
   );
 }
 
@@ -302,10 +307,12 @@ function webhookPage(
     </section>
     <section aria-labelledby="log-heading">
       <h2 id="log-heading">Delivery log</h2>
-      ${deliveries.data.length
-        ? html`${listTable('Deliveries, newest first', ['Event', 'Status', 'Response', 'Attempts', 'Queued'], deliveryRows(webhook.id, deliveries.data))}
+      ${
+        deliveries.data.length
+          ? html`${listTable('Deliveries, newest first', ['Event', 'Status', 'Response', 'Attempts', 'Queued'], deliveryRows(webhook.id, deliveries.data))}
         ${deliveries.nextCursor ? html`<p><a href="${base}?cursor=${deliveries.nextCursor}">Older deliveries</a></p>` : ''}`
-        : html`<p>No deliveries yet. Send a test ping to try the receiver.</p>`}
+          : html`<p>No deliveries yet. Send a test ping to try the receiver.</p>`
+      }
     </section>`,
     ['console.js'],
   );
@@ -329,15 +336,17 @@ function deliveryPage(frame: Frame, delivery: DeliveryDetail) {
     <div class="actions">${postButton(frame, `/app/webhooks/${delivery.webhookId}/deliveries/${delivery.id}/redeliver`, 'Send again now')}</div>
     <section class="card" aria-labelledby="attempts-heading">
       <h2 id="attempts-heading">Attempts</h2>
-      ${delivery.attemptLog.length
-        ? html`<ol class="attempts">${delivery.attemptLog.map(
-            (attempt) => html`<li>
+      ${
+        delivery.attemptLog.length
+          ? html`<ol class="attempts">${delivery.attemptLog.map(
+              (attempt) => html`<li>
           <p>${dateTime(attempt.createdAt)}: ${attempt.statusCode === null ? 'no response' : html`answered <strong>${attempt.statusCode}</strong>`} in ${attempt.latencyMs} ms</p>
           ${attempt.error ? html`<p class="hint">${attempt.error}</p>` : ''}
           ${attempt.responseBody ? html`<pre class="body" tabindex="0" aria-label="Response body of attempt ${attempt.attempt}">${truncated(attempt.responseBody)}</pre>` : ''}
         </li>`,
-          )}</ol>`
-        : html`<p>Not attempted yet.</p>`}
+            )}</ol>`
+          : html`<p>Not attempted yet.</p>`
+      }
     </section>
     <section class="card" aria-labelledby="body-heading">
       <h2 id="body-heading">Request body</h2>

@@ -38,7 +38,10 @@ export async function listActivity(db: Db, accountId: string, query: { limit: nu
       // The cursor is the last event's id; the page after it continues from that event's time.
       if (query.cursor) builder.whereRaw('(created_at, id) < (select created_at, id from events where id = ? and account_id = ?)', [query.cursor, accountId]);
     })
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .limit(query.limit + 1)
     .select('id', 'type', 'data', 'created_at');
   const page = toPage(rows, query.limit);

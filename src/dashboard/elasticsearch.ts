@@ -23,13 +23,17 @@ const NO_REASON = '\u0000';
 const byKey = (buckets: Bucket[]) => buckets.map((bucket) => ({ status: String(bucket.key), count: bucket.doc_count }));
 const sum = (counts: Record<string, number>) => Object.values(counts).reduce((total, count) => total + count, 0);
 const orderByCount = [{ _count: 'desc' }, { _key: 'asc' }];
-const createdIn = (range: DateRange) => (range.from || range.to ? [{ range: { createdAt: { gte: range.from?.toISOString(), lt: range.to?.toISOString() } } }] : []);
+const createdIn = (range: DateRange) =>
+  range.from || range.to ? [{ range: { createdAt: { gte: range.from?.toISOString(), lt: range.to?.toISOString() } } }] : [];
 const percentile = (values: Record<string, number | null> | undefined, key: string) => values?.[key] ?? null;
 
 /** The dashboard from Elasticsearch aggregations: the same numbers as the SQL of dashboard/postgres.ts. */
 export function createElasticsearchDashboard(client: Client, prefix: string): DashboardBackend {
   const aggregate = async (type: 'document' | 'signing_request', filter: object[], aggs: object): Promise<{ total: number; aggregations: Aggregations }> => {
-    const response = await client.search({ index: aliasOf(prefix, type), size: 0, track_total_hits: true, query: { bool: { filter } }, aggs } as never, SEARCH_REQUEST_OPTIONS);
+    const response = await client.search(
+      { index: aliasOf(prefix, type), size: 0, track_total_hits: true, query: { bool: { filter } }, aggs } as never,
+      SEARCH_REQUEST_OPTIONS,
+    );
     const total = typeof response.hits.total === 'number' ? response.hits.total : (response.hits.total?.value ?? 0);
     return { total, aggregations: (response.aggregations ?? {}) as Aggregations };
   };
@@ -67,7 +71,12 @@ export function createElasticsearchDashboard(client: Client, prefix: string): Da
           aggs: {
             signers: {
               nested: { path: 'signerStates' },
-              aggs: { waiting: { filter: { terms: { 'signerStates.status': WAITING_SIGNER_STATUSES } }, aggs: { top: { terms: { field: 'signerStates.email', size: TOP_SIGNERS, order: orderByCount } } } } },
+              aggs: {
+                waiting: {
+                  filter: { terms: { 'signerStates.status': WAITING_SIGNER_STATUSES } },
+                  aggs: { top: { terms: { field: 'signerStates.email', size: TOP_SIGNERS, order: orderByCount } } },
+                },
+              },
             },
           },
         },
@@ -84,26 +93,45 @@ export function createElasticsearchDashboard(client: Client, prefix: string): Da
       return {
         requestsByStatus: countsByStatus<RequestStatus>(requestStatuses, byKey(aggregations.byStatus.buckets)),
         signersByStatus: countsByStatus<SignerStatus>(signerStatuses, byKey(aggregations.signers.byStatus.buckets)),
-        topPendingSigners: aggregations.pending.signers.waiting.top.buckets.map((bucket: Bucket) => ({ email: String(bucket.key), pendingRequests: bucket.doc_count })),
-        declineReasons: aggregations.declines.declined.reasons.buckets.map((bucket: Bucket) => ({ reason: bucket.key === NO_REASON ? null : String(bucket.key), count: bucket.doc_count })),
+        topPendingSigners: aggregations.pending.signers.waiting.top.buckets.map((bucket: Bucket) => ({
+          email: String(bucket.key),
+          pendingRequests: bucket.doc_count,
+        })),
+        declineReasons: aggregations.declines.declined.reasons.buckets.map((bucket: Bucket) => ({
+          reason: bucket.key === NO_REASON ? null : String(bucket.key),
+          count: bucket.doc_count,
+        })),
       };
     },
 
     async trends(accountId, range) {
       const within = (field: string) => ({ range: { [field]: { gte: range.start.toISOString(), lt: range.end.toISOString() } } });
-      const monthly = (field: string, aggs?: object) => ({ date_histogram: { field, calendar_interval: 'month', time_zone: 'UTC', format: 'yyyy-MM' }, ...(aggs ? { aggs } : {}) });
+      const monthly = (field: string, aggs?: object) => ({
+        date_histogram: { field, calendar_interval: 'month', time_zone: 'UTC', format: 'yyyy-MM' },
+        ...(aggs ? { aggs } : {}),
+      });
       const [documents, requests] = await Promise.all([
         aggregate('document', [account(accountId), within('createdAt')], { months: monthly('createdAt') }),
         aggregate('signing_request', [account(accountId)], {
           sent: { filter: within('createdAt'), aggs: { months: monthly('createdAt') } },
           finished: {
             filter: { bool: { filter: [within('completedAt'), { terms: { status: FINISHED_STATUSES } }] } },
-            aggs: { months: monthly('completedAt', { byStatus: { terms: { field: 'status', size: FINISHED_STATUSES.length }, aggs: { median: { percentiles: { field: 'secondsToComplete', percents: [50] } } } } }) },
+            aggs: {
+              months: monthly('completedAt', {
+                byStatus: {
+                  terms: { field: 'status', size: FINISHED_STATUSES.length },
+                  aggs: { median: { percentiles: { field: 'secondsToComplete', percents: [50] } } },
+                },
+              }),
+            },
           },
         }),
       ]);
       const byMonth = new Map<string, MonthTrend>(
-        range.months.map((key) => [key, { month: key, documentsCreated: 0, requestsSent: 0, completed: 0, declined: 0, expired: 0, medianTimeToCompleteSeconds: null }]),
+        range.months.map((key) => [
+          key,
+          { month: key, documentsCreated: 0, requestsSent: 0, completed: 0, declined: 0, expired: 0, medianTimeToCompleteSeconds: null },
+        ]),
       );
       const month = (bucket: Bucket) => byMonth.get(bucket.key_as_string!);
       for (const bucket of documents.aggregations.months.buckets as Bucket[]) if (month(bucket)) month(bucket)!.documentsCreated = bucket.doc_count;

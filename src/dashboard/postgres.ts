@@ -25,15 +25,20 @@ const secondsToComplete = 'extract(epoch from completed_at - created_at)';
 /** The dashboard in SQL: what answers it without Elasticsearch, and what Elasticsearch must agree with. */
 export function createPostgresDashboard(db: Db): DashboardBackend {
   const requests = (accountId: string, range: DateRange = {}) =>
-    db('signing_requests').where('account_id', accountId).modify((builder) => {
-      if (range.from) builder.where('created_at', '>=', range.from);
-      if (range.to) builder.where('created_at', '<', range.to);
-    });
+    db('signing_requests')
+      .where('account_id', accountId)
+      .modify((builder) => {
+        if (range.from) builder.where('created_at', '>=', range.from);
+        if (range.to) builder.where('created_at', '<', range.to);
+      });
   const signers = (accountId: string, range: DateRange = {}) =>
-    db('signers as s').join('signing_requests as r', 'r.id', 's.signing_request_id').where('r.account_id', accountId).modify((builder) => {
-      if (range.from) builder.where('r.created_at', '>=', range.from);
-      if (range.to) builder.where('r.created_at', '<', range.to);
-    });
+    db('signers as s')
+      .join('signing_requests as r', 'r.id', 's.signing_request_id')
+      .where('r.account_id', accountId)
+      .modify((builder) => {
+        if (range.from) builder.where('r.created_at', '>=', range.from);
+        if (range.to) builder.where('r.created_at', '<', range.to);
+      });
   const requestCounts = async (accountId: string, range?: DateRange) =>
     countsByStatus<RequestStatus>(requestStatuses, await requests(accountId, range).groupBy('status').select('status').count({ count: '*' }));
   const signerCounts = async (accountId: string, range?: DateRange) =>
@@ -99,10 +104,18 @@ export function createPostgresDashboard(db: Db): DashboardBackend {
           .where('completed_at', '>=', range.start)
           .where('completed_at', '<', range.end)
           .groupBy('month', 'status')
-          .select(month('completed_at'), 'status', db.raw('count(*)::int as count'), db.raw(`percentile_cont(0.5) within group (order by ${secondsToComplete}) as median`)),
+          .select(
+            month('completed_at'),
+            'status',
+            db.raw('count(*)::int as count'),
+            db.raw(`percentile_cont(0.5) within group (order by ${secondsToComplete}) as median`),
+          ),
       ]);
       const byMonth = new Map<string, MonthTrend>(
-        range.months.map((key) => [key, { month: key, documentsCreated: 0, requestsSent: 0, completed: 0, declined: 0, expired: 0, medianTimeToCompleteSeconds: null }]),
+        range.months.map((key) => [
+          key,
+          { month: key, documentsCreated: 0, requestsSent: 0, completed: 0, declined: 0, expired: 0, medianTimeToCompleteSeconds: null },
+        ]),
       );
       for (const row of documents) byMonth.get(row.month)!.documentsCreated = row.count;
       for (const row of sent) byMonth.get(row.month)!.requestsSent = row.count;

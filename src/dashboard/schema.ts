@@ -11,7 +11,9 @@ export const StatsSchema = z
     documents: z.object({ total: z.number().int(), thisMonth: z.number().int().openapi({ description: 'Created this calendar month (UTC), not deleted.' }) }),
     signingRequests: z.object({ total: z.number().int(), byStatus: counts(requestStatuses) }),
     completionRate: z.number().nullable().openapi({ description: 'completed ÷ finished (completed, declined, cancelled, expired); null before any finished.' }),
-    timeToComplete: z.object({ medianSeconds: seconds, p90Seconds: seconds }).openapi({ description: 'From sending to the last signature, over completed requests.' }),
+    timeToComplete: z
+      .object({ medianSeconds: seconds, p90Seconds: seconds })
+      .openapi({ description: 'From sending to the last signature, over completed requests.' }),
     signers: z.object({ total: z.number().int(), byStatus: counts(signerStatuses) }),
     usage: z.object({
       periodResetsAt: z.string(),
@@ -51,8 +53,12 @@ export const BreakdownSchema = z
   .object({
     requestsByStatus: counts(requestStatuses),
     signersByStatus: counts(signerStatuses),
-    topPendingSigners: z.array(z.object({ email: z.string(), pendingRequests: z.number().int() })).openapi({ description: 'Up to 10 signers (e-mail in lower case) with the most pending requests awaiting them.' }),
-    declineReasons: z.array(z.object({ reason: z.string().nullable(), count: z.number().int() })).openapi({ description: 'Up to 10, most frequent first; null = declined without a reason.' }),
+    topPendingSigners: z
+      .array(z.object({ email: z.string(), pendingRequests: z.number().int() }))
+      .openapi({ description: 'Up to 10 signers (e-mail in lower case) with the most pending requests awaiting them.' }),
+    declineReasons: z
+      .array(z.object({ reason: z.string().nullable(), count: z.number().int() }))
+      .openapi({ description: 'Up to 10, most frequent first; null = declined without a reason.' }),
   })
   .openapi('SigningBreakdown');
 

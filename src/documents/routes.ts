@@ -16,7 +16,16 @@ import {
   DocumentUpdateSchema,
   DocumentUploadSchema,
 } from './schema';
-import { assertDocumentQuota, createDocument, deleteDocument, getDocument, getDocumentFile, listDocuments, renameDocument, uploadDocumentFile } from './service';
+import {
+  assertDocumentQuota,
+  createDocument,
+  deleteDocument,
+  getDocument,
+  getDocumentFile,
+  listDocuments,
+  renameDocument,
+  uploadDocumentFile,
+} from './service';
 
 const tag = 'Documents';
 const pdfBody = { content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } };
@@ -67,7 +76,12 @@ export function documentRoutes({ router, db, config, rateLimit, openapi, pdf, up
         `${config.PDF_MAX_OBJECTS} objects. Rate limited per plan; counts against the monthly document quota. The PDF's text is searchable about a second later.`,
       before: [rateLimit('POST /documents'), quota, gate],
       parseBody: jsonOrMultipartBody(maxBytes, 'file'),
-      requestBody: { content: { 'application/json': { schema: DocumentCreateSchema }, 'multipart/form-data': { schema: DocumentUploadSchema, encoding: { file: { contentType: 'application/pdf' } } } } },
+      requestBody: {
+        content: {
+          'application/json': { schema: DocumentCreateSchema },
+          'multipart/form-data': { schema: DocumentUploadSchema, encoding: { file: { contentType: 'application/pdf' } } },
+        },
+      },
       status: 201,
       response: DocumentSchema,
       responseDescription: 'Created',

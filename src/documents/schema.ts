@@ -27,7 +27,8 @@ export const DocumentCreateSchema = z
       .regex(/^[A-Za-z0-9+/]*={0,2}$/, { error: 'must be base64' })
       .optional()
       .openapi({
-        description: 'The PDF, base64-encoded: a whole, unencrypted PDF with at least one page, of fileSize bytes. Without it, upload the file with PUT /documents/{id}/file.',
+        description:
+          'The PDF, base64-encoded: a whole, unencrypted PDF with at least one page, of fileSize bytes. Without it, upload the file with PUT /documents/{id}/file.',
         ...jsonSchemaKeywords({ contentEncoding: 'base64', contentMediaType: 'application/pdf' }),
       }),
   })
@@ -35,7 +36,9 @@ export const DocumentCreateSchema = z
 
 export const DocumentUploadSchema = z
   .object({
-    file: z.custom((value) => value !== undefined).openapi({ type: 'string', format: 'binary', description: 'The PDF file: a whole, unencrypted PDF with at least one page.' }),
+    file: z
+      .custom((value) => value !== undefined)
+      .openapi({ type: 'string', format: 'binary', description: 'The PDF file: a whole, unencrypted PDF with at least one page.' }),
     fileName: fileName.optional().openapi({ description: 'Defaults to the uploaded file’s name.' }),
   })
   .openapi('DocumentUpload');

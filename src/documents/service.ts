@@ -40,7 +40,18 @@ interface DocumentRow {
 
 // Never select *: body_text (the PDF's text, up to 200k characters, null until the worker has extracted it)
 // and search_vector are for search only.
-export const documentColumns: string[] = ['id', 'account_id', 'file_name', 'file_size', 'status', 'page_count', 'sha256', 'created_at', 'updated_at', 'deleted_at'];
+export const documentColumns: string[] = [
+  'id',
+  'account_id',
+  'file_name',
+  'file_size',
+  'status',
+  'page_count',
+  'sha256',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+];
 
 const toDocument = (row: DocumentRow): Document => ({
   id: row.id,
@@ -104,7 +115,11 @@ const documentEventData = (document: Document) => ({
 });
 
 /** A document, with its PDF or waiting for it. Its text is extracted for search later, by the worker (extractPendingTexts). */
-export async function createDocument({ db, pdf }: UploadDeps, account: Account, input: { fileName: string; fileSize: number; content?: Buffer }): Promise<Document> {
+export async function createDocument(
+  { db, pdf }: UploadDeps,
+  account: Account,
+  input: { fileName: string; fileSize: number; content?: Buffer },
+): Promise<Document> {
   const facts = input.content ? await checkContent(pdf, input.content, input.fileSize) : undefined;
   return unitOfWork(db, (trx) => insertDocument(trx, account, { ...input, facts }));
 }
@@ -113,13 +128,21 @@ export async function createDocument({ db, pdf }: UploadDeps, account: Account, 
  * A document made by Signet from a PDF it already checked (a template's copy), in the caller's transaction:
  * no inspection, but the same quota, row, file and event as an upload.
  */
-export function createDocumentFromCopy(trx: Db, account: Account, input: { fileName: string; content: Buffer; pageSizes: [number, number][]; sha256: string }): Promise<Document> {
+export function createDocumentFromCopy(
+  trx: Db,
+  account: Account,
+  input: { fileName: string; content: Buffer; pageSizes: [number, number][]; sha256: string },
+): Promise<Document> {
   const facts = { pageCount: input.pageSizes.length, pageSizes: input.pageSizes, sha256: input.sha256 };
   return insertDocument(trx, account, { fileName: input.fileName, fileSize: input.content.length, content: input.content, facts });
 }
 
 /** The row, its file and its document.created event, within the account's monthly quota. */
-async function insertDocument(trx: Db, account: Account, input: { fileName: string; fileSize: number; content?: Buffer; facts?: Pick<PdfFacts, 'pageCount' | 'pageSizes' | 'sha256'> }) {
+async function insertDocument(
+  trx: Db,
+  account: Account,
+  input: { fileName: string; fileSize: number; content?: Buffer; facts?: Pick<PdfFacts, 'pageCount' | 'pageSizes' | 'sha256'> },
+) {
   const { facts } = input;
   await assertDocumentQuota(trx, account, { lock: true });
   const [row]: DocumentRow[] = await trx('documents')
@@ -165,7 +188,13 @@ export async function uploadDocumentFile({ db, pdf }: UploadDeps, accountId: str
  * Runs in the worker, after the upload has committed; safe to repeat.
  */
 export async function extractPendingTexts(db: Db, pdfText: PdfTextExtractor, { limit, until }: { limit: number; until: number }): Promise<string[]> {
-  const ids: string[] = await db('documents').where({ status: 'ready' }).whereNull('body_text').whereNull('deleted_at').orderBy('updated_at').limit(limit).pluck('id');
+  const ids: string[] = await db('documents')
+    .where({ status: 'ready' })
+    .whereNull('body_text')
+    .whereNull('deleted_at')
+    .orderBy('updated_at')
+    .limit(limit)
+    .pluck('id');
   const done: string[] = [];
   const extractNext = async () => {
     for (let id = ids.shift(); id !== undefined && Date.now() < until; id = ids.shift()) {
@@ -223,7 +252,10 @@ export async function getDocuments(db: Db, accountId: string, ids: string[]): Pr
 
 export async function renameDocument({ db }: DocumentDeps, accountId: string, id: string, fileName: string): Promise<Document> {
   return unitOfWork(db, async (trx) => {
-    const [row]: DocumentRow[] = await liveDocuments(trx, accountId).where({ id }).update({ file_name: fileName, updated_at: trx.fn.now() }).returning(documentColumns);
+    const [row]: DocumentRow[] = await liveDocuments(trx, accountId)
+      .where({ id })
+      .update({ file_name: fileName, updated_at: trx.fn.now() })
+      .returning(documentColumns);
     if (!row) throw notFound('Document');
     const renamed = toDocument(row);
     await recordChange(trx, renamed, 'document.updated');
@@ -237,7 +269,10 @@ export async function deleteDocument({ db }: DocumentDeps, accountId: string, id
     if (!(await lockDocument(trx, accountId, id))) throw notFound('Document');
     const active = await trx('signing_requests').where({ document_id: id, status: 'pending' }).first('id');
     if (active) throw conflict(`The document is out for signature (${active.id}); cancel that request first.`);
-    const [row]: DocumentRow[] = await liveDocuments(trx, accountId).where({ id }).update({ deleted_at: trx.fn.now(), updated_at: trx.fn.now() }).returning(documentColumns);
+    const [row]: DocumentRow[] = await liveDocuments(trx, accountId)
+      .where({ id })
+      .update({ deleted_at: trx.fn.now(), updated_at: trx.fn.now() })
+      .returning(documentColumns);
     if (!row) throw notFound('Document');
     await recordChange(trx, toDocument(row), 'document.deleted');
   });
@@ -264,6 +299,9 @@ export async function pageSizesOf(db: Db, documentId: string, content?: Uint8Arr
   const pdf = await PDFDocument.load(content, { updateMetadata: false });
   const sizes = pdf.getPages().map((page): [number, number] => [page.getWidth(), page.getHeight()]);
   // Documents uploaded before page sizes were stored learn theirs once, when a request is made of them.
-  if (remember) await db('documents').where({ id: documentId }).update({ page_sizes: JSON.stringify(sizes) });
+  if (remember)
+    await db('documents')
+      .where({ id: documentId })
+      .update({ page_sizes: JSON.stringify(sizes) });
   return sizes;
 }

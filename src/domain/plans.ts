@@ -43,7 +43,8 @@ export const plans: Record<Plan, PlanLimits> = {
 };
 
 /** An operation's limit per hour on a plan: what the REST API's rate limiter enforces and the plan page shows. */
-export const hourlyLimit = (plan: Plan, operation: RateLimitedOperation, multiplier: number) => Math.ceil(plans[plan].rateLimitsPerHour[operation] * multiplier);
+export const hourlyLimit = (plan: Plan, operation: RateLimitedOperation, multiplier: number) =>
+  Math.ceil(plans[plan].rateLimitsPerHour[operation] * multiplier);
 
 /** The plan's e-mails per hour, raised like every limit by RATE_LIMIT_MULTIPLIER. */
 export const hourlyEmailLimit = (plan: Plan, multiplier: number) => Math.ceil(plans[plan].emailsPerHour * multiplier);

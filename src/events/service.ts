@@ -26,32 +26,25 @@ export function dispatchEventsOf(db: Db, dispatcher: AfterCommitDispatcher) {
  * not at all. Once the transaction commits, the dispatcher wakes those webhooks' queues; without a
  * dispatcher for the database (or when its process dies first), the sweeper wakes them.
  */
-export async function recordEvent(
-  trx: Db,
-  accountId: string,
-  type: EventType,
-  data: Record<string, unknown>,
-  idempotencyKey?: string,
-): Promise<SignetEvent> {
+export async function recordEvent(trx: Db, accountId: string, type: EventType, data: Record<string, unknown>, idempotencyKey?: string): Promise<SignetEvent> {
   if (!trx.isTransaction) return unitOfWork(trx, (inner) => recordEvent(inner, accountId, type, data, idempotencyKey));
   // One prepared statement writes the event and queues its deliveries: this runs for every change.
   // An activity passes the key of its step: a retry finds the event already written, with its
   // deliveries, adds nothing, and gets that event back.
   const id = newId('event');
   const createdAt = new Date();
-  const [inserted] = await queryPrepared<{ id: string; created_at: Date; data: Record<string, unknown>; webhook_ids: string[] }>(trx, 'record_event', recordEventSql, [
-    id,
-    accountId,
-    type,
-    JSON.stringify(data),
-    createdAt,
-    idempotencyKey ?? null,
-    newId('delivery'),
-    envelopeText({ id, type, created_at: createdAt, data }),
-  ]);
+  const [inserted] = await queryPrepared<{ id: string; created_at: Date; data: Record<string, unknown>; webhook_ids: string[] }>(
+    trx,
+    'record_event',
+    recordEventSql,
+    [id, accountId, type, JSON.stringify(data), createdAt, idempotencyKey ?? null, newId('delivery'), envelopeText({ id, type, created_at: createdAt, data })],
+  );
   const row = inserted ?? (await trx('events').where({ idempotency_key: idempotencyKey }).first('id', 'created_at', 'data'));
   if (inserted?.webhook_ids.length) {
-    dispatchers.get(trx.client.config)?.afterCommit(trx, inserted.webhook_ids.map((webhookId) => ({ webhookId, accountId })));
+    dispatchers.get(trx.client.config)?.afterCommit(
+      trx,
+      inserted.webhook_ids.map((webhookId) => ({ webhookId, accountId })),
+    );
   }
   return { id: row.id, type, timestamp: row.created_at.toISOString(), data: row.data };
 }

@@ -32,7 +32,13 @@ export async function openMailHour(trx: Db, account: MailSender, multiplier: num
   /** When `count` more e-mails fit: as soon as enough of those counted have left the hour. */
   const fitsAt = async (count: number) => {
     const leaving = Math.min(counted, count - remaining);
-    const row = leaving > 0 ? await inTheHour().orderBy('counted_at').offset(leaving - 1).first('counted_at') : undefined;
+    const row =
+      leaving > 0
+        ? await inTheHour()
+            .orderBy('counted_at')
+            .offset(leaving - 1)
+            .first('counted_at')
+        : undefined;
     return new Date(((row?.counted_at as Date | undefined) ?? now).getTime() + HOUR_MS);
   };
 
@@ -74,4 +80,9 @@ export async function countOwedMail(db: Db, accountId: string, key: string) {
 
 /** The 429 of an account whose hour has no e-mail left. */
 export const mailHourSpent = (plan: Plan, limit: number, retryAt: Date) =>
-  hourlyLimitReached(`The ${plan} plan sends ${limit} e-mails an hour and none are left: the next can go at ${retryAt.toISOString()}.`, { limit, remaining: 0, resetAt: retryAt, retryAt });
+  hourlyLimitReached(`The ${plan} plan sends ${limit} e-mails an hour and none are left: the next can go at ${retryAt.toISOString()}.`, {
+    limit,
+    remaining: 0,
+    resetAt: retryAt,
+    retryAt,
+  });

@@ -52,8 +52,12 @@ function layout({ heading, paragraphs, quote, button, footer }: Layout): string 
 <h1 style="margin:0 0 16px;font-size:20px;line-height:1.3;">${heading}</h1>
 ${paragraphs.map((paragraph) => html`<p style="margin:0 0 16px;">${paragraph}</p>`)}
 ${quote ? html`<blockquote style="margin:0 0 16px;padding:12px 16px;background:#f4f4f5;border-left:4px solid #a1a1aa;white-space:pre-wrap;">${quote}</blockquote>` : ''}
-${button ? html`<p style="margin:24px 0;"><a href="${button.url}" style="display:inline-block;padding:12px 20px;background:#2563eb;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600;">${button.label}</a></p>
-<p style="margin:0 0 16px;font-size:13px;color:#52525b;word-break:break-all;">Or open this link: <a href="${button.url}" style="color:#2563eb;">${button.url}</a></p>` : ''}
+${
+  button
+    ? html`<p style="margin:24px 0;"><a href="${button.url}" style="display:inline-block;padding:12px 20px;background:#2563eb;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600;">${button.label}</a></p>
+<p style="margin:0 0 16px;font-size:13px;color:#52525b;word-break:break-all;">Or open this link: <a href="${button.url}" style="color:#2563eb;">${button.url}</a></p>`
+    : ''
+}
 </td></tr>
 ${footer ? html`<tr><td style="padding:16px 24px;border-top:1px solid #e4e4e7;font-size:13px;color:#71717a;">${footer}</td></tr>` : ''}
 </table>
@@ -202,7 +206,9 @@ export interface CompletedInput {
 }
 
 export function completedMail(input: CompletedInput): RenderedMail {
-  const where = input.downloadUrl ? 'Download the sealed PDF, with its audit trail, from the link below.' : 'The sealed PDF, with its audit trail, is attached.';
+  const where = input.downloadUrl
+    ? 'Download the sealed PDF, with its audit trail, from the link below.'
+    : 'The sealed PDF, with its audit trail, is attached.';
   return {
     subject: `Completed: ${input.title}`,
     text: text([
@@ -229,12 +235,10 @@ export interface WebhookDisabledInput {
 }
 
 export function webhookDisabledMail(input: WebhookDisabledInput): RenderedMail {
-  const why =
-    input.reason === 'gone'
-      ? 'answered 410 Gone, which tells Signet to stop sending'
-      : 'has failed every delivery for 5 days';
+  const why = input.reason === 'gone' ? 'answered 410 Gone, which tells Signet to stop sending' : 'has failed every delivery for 5 days';
   const lead = `Your webhook ${input.webhookId} (${input.url}) ${why}, so Signet disabled it.`;
-  const next = 'Fix the receiver, then enable the webhook again with PATCH /api/v1/webhooks/{id} {"enabled": true}; failed deliveries can be sent again from their delivery log.';
+  const next =
+    'Fix the receiver, then enable the webhook again with PATCH /api/v1/webhooks/{id} {"enabled": true}; failed deliveries can be sent again from their delivery log.';
   return {
     subject: `Webhook disabled: ${input.url}`,
     text: text([lead, '', next, '', 'Sent by Signet.']),

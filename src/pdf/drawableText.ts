@@ -8,7 +8,9 @@ import coverage from './fontCoverage.json';
 // (scripts/fontCoverage.ts); a look-up is a binary search, no font is read to answer it.
 
 /** The fonts text is drawn in, in the order they are tried: DejaVu Sans, then Noto Sans SC's slices. */
-export const TEXT_FONT_FILES: string[] = coverage.fonts.map((font) => path.join(path.dirname(require.resolve(`${font.file.split('/')[0]}/package.json`)), font.file.split('/').slice(1).join('/')));
+export const TEXT_FONT_FILES: string[] = coverage.fonts.map((font) =>
+  path.join(path.dirname(require.resolve(`${font.file.split('/')[0]}/package.json`)), font.file.split('/').slice(1).join('/')),
+);
 
 // Every range of code points with the font that draws it, ordered by first code point.
 const starts: number[] = [];
@@ -32,7 +34,8 @@ const RANGE_FONTS = order.map((index) => fonts[index]);
 // Shown by no font however well it covers them: control, format, private-use and unassigned characters, line and
 // paragraph separators (invisible, or changing what the text around them looks like), and right-to-left
 // scripts, which pdf-lib would lay out left to right.
-const NEVER_SHOWN = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}\p{Script=Samaritan}\p{Script=Mandaic}]/u;
+const NEVER_SHOWN =
+  /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}\p{Script=Samaritan}\p{Script=Mandaic}]/u;
 const INVISIBLE = /[\p{C}\p{Z}\p{M}]/u;
 
 /** The index in TEXT_FONT_FILES of the font that draws a character, or undefined when a sealed PDF cannot show it. */

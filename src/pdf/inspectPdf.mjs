@@ -85,7 +85,9 @@ function decodeWithinBudget(rawStream) {
   }
   if (!decoded) {
     // pdf-lib's decoders keep their position in `pos`, and getBytes() with no length reads the rest.
-    const stream = /** @type {{ pos: number, getBytes(length?: number): Uint8Array, reset(): void }} */ (/** @type {unknown} */ (decodePDFRawStream(rawStream)));
+    const stream = /** @type {{ pos: number, getBytes(length?: number): Uint8Array, reset(): void }} */ (
+      /** @type {unknown} */ (decodePDFRawStream(rawStream))
+    );
     while (stream.getBytes(CHUNK_BYTES).length > 0) if (stream.pos > left) exceed(tooLarge);
     stream.reset();
     decoded = stream.getBytes();
@@ -173,7 +175,13 @@ const isEncrypted = (context) => context.lookup(context.trailerInfo.Encrypt) !==
 async function inspect(bytes) {
   if (!bytes.subarray(0, 1024).toString('latin1').includes('%PDF-')) return { problem: 'content must be a PDF file' };
   // A PDF ends with %%EOF; one cut short (an interrupted upload) does not, though pdf-lib would often still open it.
-  if (!bytes.subarray(Math.max(0, bytes.length - 1024)).toString('latin1').includes('%%EOF')) return { problem: 'content is a truncated PDF (no %%EOF marker)' };
+  if (
+    !bytes
+      .subarray(Math.max(0, bytes.length - 1024))
+      .toString('latin1')
+      .includes('%%EOF')
+  )
+    return { problem: 'content is a truncated PDF (no %%EOF marker)' };
   const { context, exceeded } = await parse(bytes, { strict: true });
   if (exceeded) return { problem: exceeded };
   // Encrypted object streams can make the strict parse fail before the trailer's /Encrypt is read.

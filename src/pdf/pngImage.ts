@@ -121,10 +121,12 @@ export function readPng(bytes: Buffer, limits: PngLimits): Png {
     if (type === 'PLTE') {
       const entries = data.length / 3;
       const allowed = colourType === 3 ? 2 ** depth : 256;
-      if (palette || transparency || imageData.length || colourType === 0 || colourType === 4 || !Number.isInteger(entries) || entries < 1 || entries > allowed) throw undecodable();
+      if (palette || transparency || imageData.length || colourType === 0 || colourType === 4 || !Number.isInteger(entries) || entries < 1 || entries > allowed)
+        throw undecodable();
       palette = data;
     } else if (type === 'tRNS') {
-      const fits = colourType === 0 ? data.length === 2 : colourType === 2 ? data.length === 6 : colourType === 3 && !!palette && data.length <= palette.length / 3;
+      const fits =
+        colourType === 0 ? data.length === 2 : colourType === 2 ? data.length === 6 : colourType === 3 && !!palette && data.length <= palette.length / 3;
       if (transparency || imageData.length || !fits) throw undecodable();
       transparency = data;
     } else if (type === 'IHDR' || type === 'IEND' || /^[A-Z]/.test(type)) {

@@ -143,7 +143,8 @@ export function readOperations(source) {
       if (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(word)) add(Number(word), start);
       else if (word === 'true' || word === 'false') add(word === 'true', start);
       else if (word === 'null') add(null, start);
-      else if (open.length) add({ keyword: word }, start); // not an operator inside an array or dictionary
+      else if (open.length)
+        add({ keyword: word }, start); // not an operator inside an array or dictionary
       else {
         if (word === 'ID') i = endOfInlineImage(source, i);
         operations.push({ operator: word, operands, start: operands.length ? operandsStart : start, end: i });
@@ -168,7 +169,10 @@ function glyphNameToUnicode(name) {
 }
 
 const hexKey = (bytes) => Buffer.from(bytes).toString('hex');
-const utf16 = (hex) => Buffer.from(hex.length % 4 ? `00${hex}` : hex, 'hex').swap16().toString('utf16le');
+const utf16 = (hex) =>
+  Buffer.from(hex.length % 4 ? `00${hex}` : hex, 'hex')
+    .swap16()
+    .toString('utf16le');
 
 /** A ToUnicode CMap: the text of a code (its bytes), from bfchar and bfrange entries. */
 function readToUnicode(text) {
@@ -220,7 +224,7 @@ function compositeFont(font) {
   const defaultWidth = lookupNumber(descendant, 'DW') ?? 1000;
   const widths = new Map();
   const list = numbersOf(descendant.lookup(PDFName.of('W')));
-  for (let i = 0; i < list.length; ) {
+  for (let i = 0; i < list.length;) {
     const first = list[i] instanceof PDFNumber ? list[i].asNumber() : NaN;
     if (list[i + 1] instanceof PDFArray) {
       numbersOf(list[i + 1]).forEach((width, offset) => width instanceof PDFNumber && widths.set(first + offset, width.asNumber()));
@@ -319,7 +323,7 @@ function glyphsOf(operations, fontsByName) {
   };
   const show = (operationIndex, stringIndex, bytes) => {
     const reader = state.font;
-    for (let at = 0; at < bytes.length; ) {
+    for (let at = 0; at < bytes.length;) {
       const length = reader ? reader.codeLength(bytes, at) : 1;
       const code = bytes.subarray(at, at + length);
       const width = reader?.widthOf(code);
@@ -408,7 +412,10 @@ function findTagGlyphs(glyphs, claimed, tag, box, origin) {
   const wanted = tag.replace(/\s+/g, '');
   const tolerance = Math.max(2, box.height / 2);
   const near = ({ x, y }) =>
-    x - origin[0] >= box.x - tolerance && x - origin[0] <= box.x + box.width + tolerance && y - origin[1] >= box.y - tolerance && y - origin[1] <= box.y + box.height + tolerance;
+    x - origin[0] >= box.x - tolerance &&
+    x - origin[0] <= box.x + box.width + tolerance &&
+    y - origin[1] >= box.y - tolerance &&
+    y - origin[1] <= box.y + box.height + tolerance;
   for (let first = 0; first < glyphs.length; first++) {
     if (claimed.has(first) || !glyphs[first].text || !wanted.startsWith(glyphs[first].text) || !near(glyphs[first])) continue;
     let read = '';
@@ -448,7 +455,7 @@ function rewrittenArray(items, deletedOf) {
       kept = [];
       shift = 0;
     };
-    for (let at = 0; at < item.string.length; ) {
+    for (let at = 0; at < item.string.length;) {
       const glyph = deleted.get(at);
       if (glyph) {
         if (kept.length) {
@@ -544,7 +551,13 @@ function removeTagsFromPage(pdf, page, tags) {
 function coverTag(page, tag) {
   const origin = page.getMediaBox();
   const [across, up] = [Math.max(1, tag.height * 0.15), Math.max(1, tag.height * 0.1)];
-  page.drawRectangle({ x: origin.x + tag.x - across, y: origin.y + tag.y - up, width: tag.width + 2 * across, height: tag.height + 2 * up, color: rgb(1, 1, 1) });
+  page.drawRectangle({
+    x: origin.x + tag.x - across,
+    y: origin.y + tag.y - up,
+    width: tag.width + 2 * across,
+    height: tag.height + 2 * up,
+    color: rgb(1, 1, 1),
+  });
 }
 
 /**

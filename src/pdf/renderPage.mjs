@@ -102,7 +102,13 @@ async function renderPage(bytes, { page: pageNumber, roles, fields }) {
   if (onPage.length > 0) {
     const font = await single.embedFont(StandardFonts.Helvetica);
     for (const field of onPage) {
-      const colour = ROLE_COLOURS[Math.max(0, roles.findIndex((role) => role.name === field.role)) % ROLE_COLOURS.length];
+      const colour =
+        ROLE_COLOURS[
+          Math.max(
+            0,
+            roles.findIndex((role) => role.name === field.role),
+          ) % ROLE_COLOURS.length
+        ];
       drawField(page, field, colour, font);
     }
   }

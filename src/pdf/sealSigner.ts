@@ -23,7 +23,8 @@ function open({ p12, password }: SealCertificate): OpenedCertificate {
   if (known) return known;
   const parsed = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(forge.util.createBuffer(p12.toString('binary'))), false, password);
   const certificates = (parsed.getBags({ bagType: forge.pki.oids.certBag })[forge.pki.oids.certBag] ?? []).map((bag) => bag.cert!).filter(Boolean);
-  const privateKey = parsed.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag })[forge.pki.oids.pkcs8ShroudedKeyBag]?.[0]?.key as forge.pki.rsa.PrivateKey | undefined;
+  const privateKey = parsed.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag })[forge.pki.oids.pkcs8ShroudedKeyBag]?.[0]?.key as
+    forge.pki.rsa.PrivateKey | undefined;
   if (!privateKey) throw new Error('the seal certificate file holds no private key');
   const rsaKey = (cert: forge.pki.Certificate) => cert.publicKey as forge.pki.rsa.PublicKey;
   const certificate = certificates.find((cert) => rsaKey(cert).n.compareTo(privateKey.n) === 0 && rsaKey(cert).e.compareTo(privateKey.e) === 0);

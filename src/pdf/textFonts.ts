@@ -13,7 +13,11 @@ import { codePointName, fontIndexFor, TEXT_FONT_FILES } from './drawableText';
 
 export type Face = 'regular' | 'bold' | 'italic';
 
-const STANDARD_FONTS: Record<Face, StandardFonts> = { regular: StandardFonts.Helvetica, bold: StandardFonts.HelveticaBold, italic: StandardFonts.TimesRomanItalic };
+const STANDARD_FONTS: Record<Face, StandardFonts> = {
+  regular: StandardFonts.Helvetica,
+  bold: StandardFonts.HelveticaBold,
+  italic: StandardFonts.TimesRomanItalic,
+};
 const DEJAVU = path.dirname(require.resolve('dejavu-fonts-ttf/package.json'));
 /** The embedded font each face prefers; a character it lacks is drawn in the font drawableText.ts assigns it. */
 const FACE_FILES: Record<Face, string> = {

@@ -28,7 +28,14 @@ async function loadDocuments(db: Db, ids: string[]): Promise<Loaded[]> {
     return {
       id,
       version: row.version,
-      body: { id, accountId: row.account_id, fileName: searchWords(row.file_name), text: searchWords(row.body_text), status: row.status, createdAt: row.created_at.toISOString() },
+      body: {
+        id,
+        accountId: row.account_id,
+        fileName: searchWords(row.file_name),
+        text: searchWords(row.body_text),
+        status: row.status,
+        createdAt: row.created_at.toISOString(),
+      },
     };
   });
 }
@@ -76,7 +83,11 @@ async function loadTemplates(db: Db, ids: string[]): Promise<Loaded[]> {
   });
 }
 
-const loaders: Record<SearchType, (db: Db, ids: string[]) => Promise<Loaded[]>> = { document: loadDocuments, signing_request: loadSigningRequests, template: loadTemplates };
+const loaders: Record<SearchType, (db: Db, ids: string[]) => Promise<Loaded[]>> = {
+  document: loadDocuments,
+  signing_request: loadSigningRequests,
+  template: loadTemplates,
+};
 
 export const loadForIndex = (db: Db, type: SearchType, ids: string[]) => loaders[type](db, ids);
 
@@ -92,10 +103,9 @@ export async function writeToIndex(client: Client, target: string, loaded: Loade
   });
   const response = await client.bulk({ operations, refresh: options.refresh, require_alias: options.viaAlias });
   if (!response.errors) return;
-  const failed = response.items
-    .map((item) => Object.values(item)[0])
-    .filter((result) => result?.error && result.status !== 409 && result.status !== 404);
-  if (failed.length > 0) throw new Error(`Elasticsearch refused ${failed.length} of ${loaded.length} writes: ${JSON.stringify(failed[0]?.error).slice(0, 500)}`);
+  const failed = response.items.map((item) => Object.values(item)[0]).filter((result) => result?.error && result.status !== 409 && result.status !== 404);
+  if (failed.length > 0)
+    throw new Error(`Elasticsearch refused ${failed.length} of ${loaded.length} writes: ${JSON.stringify(failed[0]?.error).slice(0, 500)}`);
 }
 
 /** Groups resources by type for loading. */

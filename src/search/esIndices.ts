@@ -47,8 +47,7 @@ export const indexDefinitions: Record<SearchType, { name: string; settings: obje
 
 export const searchTypesOf = Object.keys(indexDefinitions) as SearchType[];
 
-export const mappingVersion = (type: SearchType) =>
-  crypto.createHash('sha256').update(JSON.stringify(indexDefinitions[type])).digest('hex').slice(0, 10);
+export const mappingVersion = (type: SearchType) => crypto.createHash('sha256').update(JSON.stringify(indexDefinitions[type])).digest('hex').slice(0, 10);
 
 export const aliasOf = (prefix: string, type: SearchType) => `${prefix}${indexDefinitions[type].name}`;
 

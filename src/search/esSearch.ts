@@ -15,7 +15,19 @@ function textClauses({ words, phrases, prefix }: SearchText) {
   return [
     ...words.map((word) => ({ multi_match: { query: word, fields: FIELDS, operator: 'and' } })),
     ...phrases.map((phrase) => ({ multi_match: { query: phrase.join(' '), fields: FIELDS, type: 'phrase' } })),
-    ...(prefix ? [{ bool: { should: FIELDS.map((field) => { const [name, boost] = field.split('^'); return { prefix: { [name]: { value: prefix, boost: Number(boost ?? 1) } } }; }), minimum_should_match: 1 } }] : []),
+    ...(prefix
+      ? [
+          {
+            bool: {
+              should: FIELDS.map((field) => {
+                const [name, boost] = field.split('^');
+                return { prefix: { [name]: { value: prefix, boost: Number(boost ?? 1) } } };
+              }),
+              minimum_should_match: 1,
+            },
+          },
+        ]
+      : []),
   ];
 }
 
@@ -23,7 +35,9 @@ function filters(accountId: string, query: SearchQuery) {
   return [
     { term: { accountId } },
     ...(query.status ? [{ term: { status: query.status } }] : []),
-    ...(query.createdAfter || query.createdBefore ? [{ range: { createdAt: { gte: query.createdAfter?.toISOString(), lt: query.createdBefore?.toISOString() } } }] : []),
+    ...(query.createdAfter || query.createdBefore
+      ? [{ range: { createdAt: { gte: query.createdAfter?.toISOString(), lt: query.createdBefore?.toISOString() } } }]
+      : []),
     ...(query.signerEmail ? [{ nested: { path: 'signerStates', query: { term: { 'signerStates.email': query.signerEmail.toLowerCase() } } } }] : []),
   ];
 }
@@ -31,7 +45,9 @@ function filters(accountId: string, query: SearchQuery) {
 const highlight = {
   pre_tags: ['<mark>'],
   post_tags: ['</mark>'],
-  fields: Object.fromEntries(FIELD_NAMES.map((name) => [name, ['message', 'text'].includes(name) ? { fragment_size: 120, number_of_fragments: 2 } : { number_of_fragments: 0 }])),
+  fields: Object.fromEntries(
+    FIELD_NAMES.map((name) => [name, ['message', 'text'].includes(name) ? { fragment_size: 120, number_of_fragments: 2 } : { number_of_fragments: 0 }]),
+  ),
 };
 
 export async function searchElasticsearch(client: Client, prefix: string, accountId: string, query: SearchQuery): Promise<SearchPage> {

@@ -20,12 +20,17 @@ export function eventCursor(db: Db, prefix: string) {
      * just built from the tables, else from the first event (one marked by the indexer before cursors).
      */
     async start(xmin: string | null) {
-      await db('search_event_cursors').insert({ prefix, xid: xmin ?? '0', event_id: '' }).onConflict('prefix').ignore();
+      await db('search_event_cursors')
+        .insert({ prefix, xid: xmin ?? '0', event_id: '' })
+        .onConflict('prefix')
+        .ignore();
     },
 
     /** Up to `limit` events past the cursor, oldest first; none while the cursor does not exist. */
     async next(limit: number): Promise<CursorEvent[]> {
-      const cursor: { xid: string; event_id: string } | undefined = await db('search_event_cursors').where({ prefix }).first(db.raw('xid::text as xid'), 'event_id');
+      const cursor: { xid: string; event_id: string } | undefined = await db('search_event_cursors')
+        .where({ prefix })
+        .first(db.raw('xid::text as xid'), 'event_id');
       if (!cursor) return [];
       // The cursor's own values, not a join: so that the index on (xid, id) starts at the cursor.
       const { rows } = await db.raw(

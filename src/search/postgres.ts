@@ -51,7 +51,11 @@ function afterCursor(builder: Knex.QueryBuilder, query: SearchQuery) {
   const { cursor, sort } = query;
   if (!cursor) return;
   if (sort === 'relevance') builder.whereRaw('(score, id collate "C") < (?::real, ? collate "C")', [cursor.value, cursor.id]);
-  else builder.whereRaw(`(created_at, id collate "C") ${sort === 'createdAt' ? '>' : '<'} (?::timestamptz, ? collate "C")`, [new Date(cursor.value).toISOString(), cursor.id]);
+  else
+    builder.whereRaw(`(created_at, id collate "C") ${sort === 'createdAt' ? '>' : '<'} (?::timestamptz, ? collate "C")`, [
+      new Date(cursor.value).toISOString(),
+      cursor.id,
+    ]);
 }
 
 function orderOf(builder: Knex.QueryBuilder, query: SearchQuery) {
@@ -61,10 +65,15 @@ function orderOf(builder: Knex.QueryBuilder, query: SearchQuery) {
 
 async function highlights(db: Db, hits: SearchHitRef[], tsquery: string) {
   const ids = (type: SearchType) => hits.filter((hit) => hit.type === type).map((hit) => hit.id);
-  const headline = (expression: string, as: string) => db.raw(`ts_headline('simple', signet_search_words(${expression}), to_tsquery('simple', ?), ?) as ${as}`, [tsquery, HEADLINE_OPTIONS]);
+  const headline = (expression: string, as: string) =>
+    db.raw(`ts_headline('simple', signet_search_words(${expression}), to_tsquery('simple', ?), ?) as ${as}`, [tsquery, HEADLINE_OPTIONS]);
   const [documents, requests, templates] = await Promise.all([
-    db('documents').whereIn('id', ids('document')).select('id', headline('file_name', 'file_name'), headline(`left(body_text, ${HEADLINE_CHARS})`, 'text')),
-    db('signing_requests').whereIn('id', ids('signing_request')).select('id', headline('title', 'title'), headline('message', 'message'), headline('signer_text', 'signers')),
+    db('documents')
+      .whereIn('id', ids('document'))
+      .select('id', headline('file_name', 'file_name'), headline(`left(body_text, ${HEADLINE_CHARS})`, 'text')),
+    db('signing_requests')
+      .whereIn('id', ids('signing_request'))
+      .select('id', headline('title', 'title'), headline('message', 'message'), headline('signer_text', 'signers')),
     db('templates').whereIn('id', ids('template')).select('id', headline('name', 'name')),
   ]);
   const marked = new Map<string, Record<string, string>>();
@@ -80,7 +89,11 @@ export async function searchPostgres(db: Db, accountId: string, query: SearchQue
   const types = typesOf(query);
   if (types.length === 0) return { hits: [], hasMore: false, total: 0 };
   const tsquery = query.text ? toTsquery(query.text) : null;
-  const union = () => db.unionAll(types.map((type) => matches(db, accountId, query, type, tsquery)), true);
+  const union = () =>
+    db.unionAll(
+      types.map((type) => matches(db, accountId, query, type, tsquery)),
+      true,
+    );
   const [rows, [counted]] = await Promise.all([
     db
       .select('*')

@@ -14,14 +14,16 @@ export const MAX_QUERY_LENGTH = 500;
 
 export const SearchQuerySchema = z
   .object({
-    q: text(MAX_QUERY_LENGTH)
-      .optional()
-      .openapi({
-        description: 'Full text: "quoted phrases", words, and the last word as a prefix (as you type). Query syntax is plain text here. Must contain a letter or a digit.',
-        example: 'services agr',
-      }),
+    q: text(MAX_QUERY_LENGTH).optional().openapi({
+      description:
+        'Full text: "quoted phrases", words, and the last word as a prefix (as you type). Query syntax is plain text here. Must contain a letter or a digit.',
+      example: 'services agr',
+    }),
     type: z.enum(searchTypes).optional().openapi({ description: 'Default: every type. Templates are found by name; status and signerEmail leave them out.' }),
-    status: z.enum([...new Set([...documentStatuses, ...requestStatuses])] as [string, ...string[]]).optional().openapi({ description: 'A document status or a signing request status.' }),
+    status: z
+      .enum([...new Set([...documentStatuses, ...requestStatuses])] as [string, ...string[]])
+      .optional()
+      .openapi({ description: 'A document status or a signing request status.' }),
     signerEmail: visibleText(320).optional().openapi({ description: 'Signing requests with this signer (any letter case); excludes documents.' }),
     createdAfter: queryDate.optional().openapi({ description: 'Created at or after.' }),
     createdBefore: queryDate.optional().openapi({ description: 'Created before; must be after createdAfter.' }),
@@ -53,7 +55,9 @@ export type SearchQuery = z.output<typeof SearchQuerySchema>;
 
 const hitFields = {
   score: z.number().nullable().openapi({ description: 'Relevance (engine-specific scale); null when not sorted by relevance.' }),
-  highlight: z.record(z.string(), z.string()).openapi({ description: 'Field → snippet with matches in <mark>…</mark>.', example: { text: '… the <mark>indemnity</mark> clause …' } }),
+  highlight: z
+    .record(z.string(), z.string())
+    .openapi({ description: 'Field → snippet with matches in <mark>…</mark>.', example: { text: '… the <mark>indemnity</mark> clause …' } }),
 };
 
 export const SearchHitSchema = z

@@ -48,11 +48,13 @@ async function checkValue(field: SignerField, value: string | boolean): Promise<
     case 'initials': {
       if (typeof value !== 'string') return { problem: `must be your initials, drawn (a PNG data URL) or typed: the ${describe(field)}` };
       if (!value.startsWith('data:')) {
-        if (!VISIBLE_CHARACTER.test(value) || characters(value.trim()) > MAX_TYPED_INITIALS) return { problem: `must be your initials, 1 to ${MAX_TYPED_INITIALS} characters, or a drawing (a PNG data URL): the ${describe(field)}` };
+        if (!VISIBLE_CHARACTER.test(value) || characters(value.trim()) > MAX_TYPED_INITIALS)
+          return { problem: `must be your initials, 1 to ${MAX_TYPED_INITIALS} characters, or a drawing (a PNG data URL): the ${describe(field)}` };
         return drawable(field, value.trim());
       }
       if (!PNG_DATA_URL.test(value)) return { problem: `must be a PNG data URL (data:image/png;base64,…): the ${describe(field)}` };
-      if ((value.length - value.indexOf(',') - 1) * 0.75 > MAX_DRAWN_INITIALS_BYTES) return { problem: `must be at most ${MAX_DRAWN_INITIALS_BYTES / 1024} KB: the ${describe(field)}` };
+      if ((value.length - value.indexOf(',') - 1) * 0.75 > MAX_DRAWN_INITIALS_BYTES)
+        return { problem: `must be at most ${MAX_DRAWN_INITIALS_BYTES / 1024} KB: the ${describe(field)}` };
       const image = signatureImageProblem(value);
       return image ? { problem: `${image}: the ${describe(field)}` } : { stored: value };
     }
@@ -75,7 +77,10 @@ function missingProblem(field: SignerField, stored: string | undefined): string 
  * the date of signing, so neither takes a value. Answers every problem, named `fieldValues.<position>`, and
  * the values as stored: checkboxes as 'true' or 'false'.
  */
-export async function checkFieldValues(fields: SignerField[] | null, given: Record<string, string | boolean>): Promise<{ problems: string[]; values: Record<string, string> }> {
+export async function checkFieldValues(
+  fields: SignerField[] | null,
+  given: Record<string, string | boolean>,
+): Promise<{ problems: string[]; values: Record<string, string> }> {
   const list = fields ?? [];
   const problems: string[] = [];
   const values: Record<string, string> = {};

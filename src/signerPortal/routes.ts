@@ -28,7 +28,19 @@ const SignerStatusSchema = z.object({ signerId: z.string(), status: z.string() }
  * What a signer's browser (or another front end) calls, authorised by the link token alone:
  * the signer's view of the request, the PDF, and Sign / Decline, which go through the workflow.
  */
-export function signerPortalRoutes({ db, temporal, openapi, config, logger }: { db: Db; temporal: Client; openapi: OpenAPIRegistry; config: Config; logger: Logger }) {
+export function signerPortalRoutes({
+  db,
+  temporal,
+  openapi,
+  config,
+  logger,
+}: {
+  db: Db;
+  temporal: Client;
+  openapi: OpenAPIRegistry;
+  config: Config;
+  logger: Logger;
+}) {
   const router = createRouter();
   const route = routesOn(router, openapi);
   const signerSide = { tag: 'Signing (signer side)', params: TokenParams, servers: [{ url: config.publicUrl }], security: [] };
@@ -36,7 +48,15 @@ export function signerPortalRoutes({ db, temporal, openapi, config, logger }: { 
   const client = (ctx: Context) => ({ ipAddress: storableText(ctx.ip), userAgent: storableText(ctx.get('User-Agent').slice(0, 500)) || undefined });
 
   route(
-    { ...signerSide, method: 'get', path: '/sign/{token}/request', summary: 'What the signer needs to render the signing page; opening it counts as viewed', response: SignerViewSchema, responseDescription: 'The signer’s view', errors: [404] },
+    {
+      ...signerSide,
+      method: 'get',
+      path: '/sign/{token}/request',
+      summary: 'What the signer needs to render the signing page; opening it counts as viewed',
+      response: SignerViewSchema,
+      responseDescription: 'The signer’s view',
+      errors: [404],
+    },
     async ({ params }, ctx) => {
       const context = await resolveSigningToken(db, params.token);
       if (context.request.status === 'pending' && ['pending', 'notified'].includes(context.signer.status)) {
@@ -51,7 +71,14 @@ export function signerPortalRoutes({ db, temporal, openapi, config, logger }: { 
   );
 
   route(
-    { ...signerSide, method: 'get', path: '/sign/{token}/document', summary: 'The PDF to sign', response: { description: 'The PDF', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } }, errors: [404, 409] },
+    {
+      ...signerSide,
+      method: 'get',
+      path: '/sign/{token}/document',
+      summary: 'The PDF to sign',
+      response: { description: 'The PDF', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } },
+      errors: [404, 409],
+    },
     async ({ params }, ctx) => {
       const context = await resolveSigningToken(db, params.token);
       assertCanAct(context);
@@ -62,7 +89,17 @@ export function signerPortalRoutes({ db, temporal, openapi, config, logger }: { 
   );
 
   route(
-    { ...signerSide, method: 'post', path: '/sign/{token}/sign', summary: 'Sign, with consent to sign electronically, a typed or drawn signature and the values of the signer’s fields', body: SignSchema, parseBody: jsonBody(2 * 1024 * 1024), response: SignerStatusSchema, responseDescription: 'Signed', errors: [400, 404, 409] },
+    {
+      ...signerSide,
+      method: 'post',
+      path: '/sign/{token}/sign',
+      summary: 'Sign, with consent to sign electronically, a typed or drawn signature and the values of the signer’s fields',
+      body: SignSchema,
+      parseBody: jsonBody(2 * 1024 * 1024),
+      response: SignerStatusSchema,
+      responseDescription: 'Signed',
+      errors: [400, 404, 409],
+    },
     async ({ params, body }, ctx) => {
       const context = await resolveSigningToken(db, params.token);
       // Checked now, not at sealing: a signature that cannot be drawn would leave the request unsealable,
@@ -72,13 +109,29 @@ export function signerPortalRoutes({ db, temporal, openapi, config, logger }: { 
       const problems = [...(imageProblem ? [`signature.value ${imageProblem}`] : []), ...fields.problems];
       if (problems.length > 0) throw validationError(problems);
       assertCanAct(context);
-      await runUpdate(() => signingRequestHandle(temporal, context.request.id).sign({ signerId: context.signer.id, signature: body.signature, fieldValues: fields.values, ...client(ctx) }));
+      await runUpdate(() =>
+        signingRequestHandle(temporal, context.request.id).sign({
+          signerId: context.signer.id,
+          signature: body.signature,
+          fieldValues: fields.values,
+          ...client(ctx),
+        }),
+      );
       return { signerId: context.signer.id, status: 'signed' };
     },
   );
 
   route(
-    { ...signerSide, method: 'post', path: '/sign/{token}/decline', summary: 'Decline to sign, with a reason', body: DeclineSchema, response: SignerStatusSchema, responseDescription: 'Declined', errors: [400, 404, 409] },
+    {
+      ...signerSide,
+      method: 'post',
+      path: '/sign/{token}/decline',
+      summary: 'Decline to sign, with a reason',
+      body: DeclineSchema,
+      response: SignerStatusSchema,
+      responseDescription: 'Declined',
+      errors: [400, 404, 409],
+    },
     async ({ params, body }, ctx) => {
       const context = await resolveSigningToken(db, params.token);
       assertCanAct(context);

@@ -22,9 +22,12 @@ export const SignSchema = z
     fieldValues: z
       .record(
         z.string().regex(FIELD_POSITION, { error: 'keys must be field positions (0, 1, …)' }),
-        z.union([z.string().max(Math.ceil((MAX_DRAWN_INITIALS_BYTES * 4) / 3) + 32, { error: `must be at most ${MAX_DRAWN_INITIALS_BYTES / 1024} KB` }), z.boolean()], {
-          error: 'must be text (a text field, initials) or true or false (a checkbox)',
-        }),
+        z.union(
+          [z.string().max(Math.ceil((MAX_DRAWN_INITIALS_BYTES * 4) / 3) + 32, { error: `must be at most ${MAX_DRAWN_INITIALS_BYTES / 1024} KB` }), z.boolean()],
+          {
+            error: 'must be text (a text field, initials) or true or false (a checkbox)',
+          },
+        ),
       )
       .optional()
       .openapi({

@@ -6,7 +6,9 @@ import { hashToken, SIGNING_TOKEN } from '../signingRequests/tokens';
 /** The signer a link token belongs to, with their request; 404 for an unknown token. */
 export async function resolveSigningToken(db: Db, token: string) {
   if (!SIGNING_TOKEN.test(token)) throw notFound('Signing link');
-  const link = await db('signer_tokens').where({ token_hash: hashToken(token) }).first('signer_id', 'expires_at');
+  const link = await db('signer_tokens')
+    .where({ token_hash: hashToken(token) })
+    .first('signer_id', 'expires_at');
   if (!link) throw notFound('Signing link');
   const signer = toSigner(await db('signers').where({ id: link.signer_id }).first());
   const row = await db('signing_requests as r')
@@ -15,7 +17,11 @@ export async function resolveSigningToken(db: Db, token: string) {
     .where('r.id', signer.signingRequestId)
     .first('r.*', 'a.name as sender_name', 'a.email as sender_email', 'd.file_name', 'd.page_count');
   const request = toSigningRequest(row);
-  const earlier = await db('signers').where({ signing_request_id: request.id }).andWhere('order', '<', signer.order).whereNot('status', 'signed').count({ count: '*' });
+  const earlier = await db('signers')
+    .where({ signing_request_id: request.id })
+    .andWhere('order', '<', signer.order)
+    .whereNot('status', 'signed')
+    .count({ count: '*' });
   return {
     signer,
     request,

@@ -60,13 +60,24 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
   const signingUrl = (signerId: string) => `${config.publicUrl}/sign/${emailLinkToken(tokenSecret, signerId)}`;
   // Changes the request from pending to `status`; false (and nothing written) when it is no longer pending.
   const endRequest = async (trx: Db, requestId: string, status: string, extra: Record<string, unknown> = {}) =>
-    (await trx('signing_requests').where({ id: requestId, status: 'pending' }).update({ status, completed_at: trx.fn.now(), updated_at: trx.fn.now(), ...extra })) > 0;
+    (await trx('signing_requests')
+      .where({ id: requestId, status: 'pending' })
+      .update({ status, completed_at: trx.fn.now(), updated_at: trx.fn.now(), ...extra })) > 0;
 
   // What an e-mail with a signer's link says, and the link's token, which the signing page looks up.
-  const linkMail = (request: SigningRequest, owner: { email: string; name: string | null }, signer: { id: string; name: string }) =>
-    ({ signerName: signer.name, sender: owner, title: request.title, message: request.message, signingUrl: signingUrl(signer.id), expiresAt: request.expiresAt });
+  const linkMail = (request: SigningRequest, owner: { email: string; name: string | null }, signer: { id: string; name: string }) => ({
+    signerName: signer.name,
+    sender: owner,
+    title: request.title,
+    message: request.message,
+    signingUrl: signingUrl(signer.id),
+    expiresAt: request.expiresAt,
+  });
   const issueLink = (trx: Db, request: SigningRequest, signerId: string) =>
-    trx('signer_tokens').insert({ token_hash: hashToken(emailLinkToken(tokenSecret, signerId)), signer_id: signerId, expires_at: request.expiresAt }).onConflict('token_hash').ignore();
+    trx('signer_tokens')
+      .insert({ token_hash: hashToken(emailLinkToken(tokenSecret, signerId)), signer_id: signerId, expires_at: request.expiresAt })
+      .onConflict('token_hash')
+      .ignore();
 
   return {
     /** Invites signers whose turn it is. Owed, never refused: the request paid for its first invitations when it was made. */
@@ -82,7 +93,12 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
           await audit(trx, requestId, { action: 'invitation_sent', key, signerId: signer.id, data: { email: signer.email } });
           await countOwedMail(trx, request.accountId, key);
           if (notified > 0) {
-            await event(trx, request, 'signer.notified', `${signer.id}:notified`, { signerId: signer.id, name: signer.name, email: signer.email, notifiedAt: new Date().toISOString() });
+            await event(trx, request, 'signer.notified', `${signer.id}:notified`, {
+              signerId: signer.id,
+              name: signer.name,
+              email: signer.email,
+              notifiedAt: new Date().toISOString(),
+            });
           }
         });
         await sendMail(key, signer, invitationMail(linkMail(request, owner, signer)));
@@ -102,10 +118,26 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
       const outcome = await unitOfWork(db, async (trx): Promise<RemindOutcome> => {
         const hour = await openMailHour(trx, { id: request.accountId, plan }, config.RATE_LIMIT_MULTIPLIER);
         const open: { id: string; lastMailedAt: Date | null }[] = (
-          await trx('signers').whereIn('id', signerIds).where({ signing_request_id: requestId }).whereNotIn('status', ['signed', 'declined']).orderBy('order').forUpdate().select('id', 'last_mailed_at')
+          await trx('signers')
+            .whereIn('id', signerIds)
+            .where({ signing_request_id: requestId })
+            .whereNotIn('status', ['signed', 'declined'])
+            .orderBy('order')
+            .forUpdate()
+            .select('id', 'last_mailed_at')
         ).map((row) => ({ id: row.id, lastMailedAt: row.last_mailed_at }));
-        const chosenBefore = new Set<string>(await trx('audit_trail').whereIn('idempotency_key', open.map((signer) => keyOf(signer.id))).pluck('signer_id'));
-        const { ready, nextAt } = remindable(open.filter((signer) => !chosenBefore.has(signer.id)), hour.now);
+        const chosenBefore = new Set<string>(
+          await trx('audit_trail')
+            .whereIn(
+              'idempotency_key',
+              open.map((signer) => keyOf(signer.id)),
+            )
+            .pluck('signer_id'),
+        );
+        const { ready, nextAt } = remindable(
+          open.filter((signer) => !chosenBefore.has(signer.id)),
+          hour.now,
+        );
         const chosen = ready.slice(0, hour.remaining);
         await hour.take(chosen.map((signer) => keyOf(signer.id)));
         for (const { id } of chosen) {
@@ -143,7 +175,10 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
       const signer = signers.find((candidate) => candidate.id === view.signerId);
       if (!signer) return;
       await unitOfWork(db, async (trx) => {
-        const viewed = await trx('signers').where({ id: signer.id }).whereIn('status', ['pending', 'notified']).update({ status: 'viewed', viewed_at: trx.fn.now() });
+        const viewed = await trx('signers')
+          .where({ id: signer.id })
+          .whereIn('status', ['pending', 'notified'])
+          .update({ status: 'viewed', viewed_at: trx.fn.now() });
         if (viewed === 0) return;
         await audit(trx, requestId, { action: 'viewed', key: `viewed:${signer.id}`, signerId: signer.id, actor: signer.email, client: view });
         await event(trx, request, 'signer.viewed', `${signer.id}:viewed`, { signerId: signer.id, email: signer.email, viewedAt: new Date().toISOString() });
@@ -161,10 +196,29 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
           .where({ id: signer.id })
           .whereNotIn('status', ['signed', 'declined'])
           .whereExists(trx('signing_requests').where({ id: requestId, status: 'pending' }).select(trx.raw('1')))
-          .update({ status: 'signed', signed_at: signedAt, signature: JSON.stringify({ ...sign.signature, fieldValues: sign.fieldValues ?? {} }), ip_address: sign.ipAddress ?? null, user_agent: sign.userAgent ?? null });
+          .update({
+            status: 'signed',
+            signed_at: signedAt,
+            signature: JSON.stringify({ ...sign.signature, fieldValues: sign.fieldValues ?? {} }),
+            ip_address: sign.ipAddress ?? null,
+            user_agent: sign.userAgent ?? null,
+          });
         if (updated === 0) return false;
-        await audit(trx, requestId, { action: 'signed', key: `signed:${signer.id}`, signerId: signer.id, actor: signer.email, client: sign, data: { signatureType: sign.signature.type } });
-        await event(trx, request, 'signer.signed', `${signer.id}:signed`, { documentId: request.documentId, signerId: signer.id, name: signer.name, email: signer.email, signedAt: signedAt.toISOString() });
+        await audit(trx, requestId, {
+          action: 'signed',
+          key: `signed:${signer.id}`,
+          signerId: signer.id,
+          actor: signer.email,
+          client: sign,
+          data: { signatureType: sign.signature.type },
+        });
+        await event(trx, request, 'signer.signed', `${signer.id}:signed`, {
+          documentId: request.documentId,
+          signerId: signer.id,
+          name: signer.name,
+          email: signer.email,
+          signedAt: signedAt.toISOString(),
+        });
         return true;
       });
     },
@@ -180,8 +234,21 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
         await trx('signers')
           .where({ id: signer.id })
           .whereNotIn('status', ['signed', 'declined'])
-          .update({ status: 'declined', declined_at: declinedAt, decline_reason: decline.reason, ip_address: decline.ipAddress ?? null, user_agent: decline.userAgent ?? null });
-        await audit(trx, requestId, { action: 'declined', key: `declined:${signer.id}`, signerId: signer.id, actor: signer.email, client: decline, data: { reason: decline.reason } });
+          .update({
+            status: 'declined',
+            declined_at: declinedAt,
+            decline_reason: decline.reason,
+            ip_address: decline.ipAddress ?? null,
+            user_agent: decline.userAgent ?? null,
+          });
+        await audit(trx, requestId, {
+          action: 'declined',
+          key: `declined:${signer.id}`,
+          signerId: signer.id,
+          actor: signer.email,
+          client: decline,
+          data: { reason: decline.reason },
+        });
         const data = { documentId: request.documentId, signerId: signer.id, reason: decline.reason, declinedAt: declinedAt.toISOString() };
         await event(trx, request, 'signer.declined', `${signer.id}:declined`, { ...data, name: signer.name, email: signer.email });
         await event(trx, request, 'signing_request.declined', `${requestId}:declined`, data);
@@ -195,7 +262,11 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
       return unitOfWork(db, async (trx) => {
         if (!(await endRequest(trx, requestId, 'cancelled', { cancel_reason: reason }))) return false;
         await audit(trx, requestId, { action: 'cancelled', key: `cancelled:${requestId}`, actor: owner.email, data: { reason } });
-        await event(trx, request, 'signing_request.cancelled', `${requestId}:cancelled`, { documentId: request.documentId, reason, cancelledAt: new Date().toISOString() });
+        await event(trx, request, 'signing_request.cancelled', `${requestId}:cancelled`, {
+          documentId: request.documentId,
+          reason,
+          cancelledAt: new Date().toISOString(),
+        });
         return true;
       }).then(countSigningRequestEnd('cancelled'));
     },
@@ -224,7 +295,8 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
             signerName: signer.name,
             signerEmail: signer.email,
             signedAt: signer.signedAt!,
-            signature: signer.signature!.type === 'drawn' ? { type: 'drawn', pngDataUrl: signer.signature!.value } : { type: 'typed', value: signer.signature!.value },
+            signature:
+              signer.signature!.type === 'drawn' ? { type: 'drawn', pngDataUrl: signer.signature!.value } : { type: 'typed', value: signer.signature!.value },
             // A field's value is the sender's prefill (fixed), else what the signer entered, keyed by the field's position in the list.
             fields: signer.fields?.map((field, index) => ({ ...field, value: field.value ?? signer.signature!.fieldValues?.[String(index)] })),
           })),
@@ -244,14 +316,23 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
           },
           sealCertificate: await loadSealCertificate({ p12Path: config.SEAL_P12_PATH, p12Password: config.SEAL_P12_PASSWORD, dataDir: config.dataDir }),
         });
-        await db('sealed_documents').insert({ signing_request_id: requestId, content: sealed.pdf, sha256: sealed.sha256 }).onConflict('signing_request_id').ignore();
+        await db('sealed_documents')
+          .insert({ signing_request_id: requestId, content: sealed.pdf, sha256: sealed.sha256 })
+          .onConflict('signing_request_id')
+          .ignore();
       }
       const { sha256 } = await db('sealed_documents').where({ signing_request_id: requestId }).first('sha256');
       await unitOfWork(db, async (trx) => {
         const signedAt = new Date();
         if (!(await endRequest(trx, requestId, 'completed', { sealed_sha256: sha256, completed_at: signedAt }))) return false;
         await audit(trx, requestId, { action: 'completed', key: `completed:${requestId}`, data: { sealedSha256: sha256 } });
-        await recordEvent(trx, request.accountId, 'document.signed', { documentId: request.documentId, fileName, signedAt: signedAt.toISOString(), signatureCount: signers.length }, `${requestId}:document.signed`);
+        await recordEvent(
+          trx,
+          request.accountId,
+          'document.signed',
+          { documentId: request.documentId, fileName, signedAt: signedAt.toISOString(), signatureCount: signers.length },
+          `${requestId}:document.signed`,
+        );
         await event(trx, request, 'signing_request.completed', `${requestId}:completed`, {
           documentId: request.documentId,
           title: request.title,
@@ -278,16 +359,31 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
         const { content } = await db('sealed_documents').where({ signing_request_id: requestId }).first('content');
         const attachment = { filename: signedFileName(fileName), contentType: 'application/pdf', content };
         for (const person of everyone) {
-          await send(`completed:${requestId}:${person.email}`, person, completedMail({ recipientName: person.name ?? person.email, title: request.title }), [attachment]);
+          await send(`completed:${requestId}:${person.email}`, person, completedMail({ recipientName: person.name ?? person.email, title: request.title }), [
+            attachment,
+          ]);
         }
       } else if (request.status === 'declined') {
         const decliner = signers.find((signer) => signer.status === 'declined');
         for (const person of everyone.filter((candidate) => candidate.id !== decliner?.id)) {
-          await send(`declined:${requestId}:${person.email}`, person, declinedMail({ recipientName: person.name ?? person.email, title: request.title, decliner: { name: decliner?.name ?? '', email: decliner?.email ?? '' }, reason: decliner?.declineReason }));
+          await send(
+            `declined:${requestId}:${person.email}`,
+            person,
+            declinedMail({
+              recipientName: person.name ?? person.email,
+              title: request.title,
+              decliner: { name: decliner?.name ?? '', email: decliner?.email ?? '' },
+              reason: decliner?.declineReason,
+            }),
+          );
         }
       } else if (request.status === 'cancelled') {
         for (const signer of signers.filter((candidate) => candidate.status !== 'pending')) {
-          await send(`cancelled:${requestId}:${signer.email}`, signer, cancelledMail({ recipientName: signer.name, title: request.title, sender: owner, reason: request.cancelReason }));
+          await send(
+            `cancelled:${requestId}:${signer.email}`,
+            signer,
+            cancelledMail({ recipientName: signer.name, title: request.title, sender: owner, reason: request.cancelReason }),
+          );
         }
       }
     },

@@ -23,9 +23,12 @@ export function remindable<T extends { lastMailedAt: Date | null }>(signers: T[]
 
 /** The 429 of a remind that finds every signer reminded (or invited) within the hour. */
 export const remindedWithinTheHour = (nextAt: Date) =>
-  hourlyLimitReached(`Each signer gets at most one e-mail with their link an hour, the invitation included: the next reminder can go at ${nextAt.toISOString()}.`, {
-    limit: 1,
-    remaining: 0,
-    resetAt: nextAt,
-    retryAt: nextAt,
-  });
+  hourlyLimitReached(
+    `Each signer gets at most one e-mail with their link an hour, the invitation included: the next reminder can go at ${nextAt.toISOString()}.`,
+    {
+      limit: 1,
+      remaining: 0,
+      resetAt: nextAt,
+      retryAt: nextAt,
+    },
+  );

@@ -28,22 +28,64 @@ export function signingRequestRoutes({ router, db, config, rateLimit, openapi, t
   const route = routesOn(router, openapi);
 
   route(
-    { method: 'post', path: '/signatures', tag, summary: 'Send a document to one or more signers', description: 'Rate limited per plan. The invitations sent at once (every signer’s; the first signer’s in sequential order) count against the plan’s e-mails an hour (free 100, pro 1,000, business 10,000): 429 when they do not fit.', body: SigningRequestCreateSchema, before: [rateLimit('POST /signatures')], status: 201, response: SigningRequestSchema, responseDescription: 'Created; invitations are on their way', links: signingRequestLinks, errors: [400, 401, 404, 409, 429] },
+    {
+      method: 'post',
+      path: '/signatures',
+      tag,
+      summary: 'Send a document to one or more signers',
+      description:
+        'Rate limited per plan. The invitations sent at once (every signer’s; the first signer’s in sequential order) count against the plan’s e-mails an hour (free 100, pro 1,000, business 10,000): 429 when they do not fit.',
+      body: SigningRequestCreateSchema,
+      before: [rateLimit('POST /signatures')],
+      status: 201,
+      response: SigningRequestSchema,
+      responseDescription: 'Created; invitations are on their way',
+      links: signingRequestLinks,
+      errors: [400, 401, 404, 409, 429],
+    },
     async ({ body }, ctx) => presentSigningRequest(await createSigningRequest(deps, account(ctx), body)),
   );
 
   route(
-    { method: 'get', path: '/signatures', tag, summary: 'List signing requests, newest first', query: SigningRequestListQuerySchema, response: listOf(SigningRequestSchema).openapi('SigningRequestList'), responseDescription: 'A page of signing requests', errors: [400, 401] },
+    {
+      method: 'get',
+      path: '/signatures',
+      tag,
+      summary: 'List signing requests, newest first',
+      query: SigningRequestListQuerySchema,
+      response: listOf(SigningRequestSchema).openapi('SigningRequestList'),
+      responseDescription: 'A page of signing requests',
+      errors: [400, 401],
+    },
     async ({ query }, ctx) => presentPage(await listSigningRequests(db, account(ctx).id, query), query.limit, presentSigningRequest),
   );
 
   route(
-    { method: 'get', path: '/signatures/{id}', tag, summary: 'A signing request with the live status of each signer and where it stands (progress)', params: IdParams, response: SigningRequestSchema, responseDescription: 'The signing request', errors: [401, 404] },
+    {
+      method: 'get',
+      path: '/signatures/{id}',
+      tag,
+      summary: 'A signing request with the live status of each signer and where it stands (progress)',
+      params: IdParams,
+      response: SigningRequestSchema,
+      responseDescription: 'The signing request',
+      errors: [401, 404],
+    },
     async ({ params }, ctx) => presentSigningRequest(await getSigningRequest(deps, account(ctx).id, params.id)),
   );
 
   route(
-    { method: 'post', path: '/signatures/{id}/cancel', tag, summary: 'Cancel a pending signing request', params: IdParams, body: CancelSchema, response: SigningRequestSchema, responseDescription: 'Cancelled', errors: [400, 401, 404, 409] },
+    {
+      method: 'post',
+      path: '/signatures/{id}/cancel',
+      tag,
+      summary: 'Cancel a pending signing request',
+      params: IdParams,
+      body: CancelSchema,
+      response: SigningRequestSchema,
+      responseDescription: 'Cancelled',
+      errors: [400, 401, 404, 409],
+    },
     async ({ params, body }, ctx) => presentSigningRequest(await cancelSigningRequest(deps, account(ctx).id, params.id, body.reason)),
   );
 
@@ -67,7 +109,16 @@ export function signingRequestRoutes({ router, db, config, rateLimit, openapi, t
   );
 
   route(
-    { method: 'get', path: '/signatures/{id}/audit-trail', tag, summary: 'Every step of the request: who, what, when, from which IP and browser', params: IdParams, response: z.object({ data: z.array(AuditStepSchema) }), responseDescription: 'The audit trail, oldest first', errors: [401, 404] },
+    {
+      method: 'get',
+      path: '/signatures/{id}/audit-trail',
+      tag,
+      summary: 'Every step of the request: who, what, when, from which IP and browser',
+      params: IdParams,
+      response: z.object({ data: z.array(AuditStepSchema) }),
+      responseDescription: 'The audit trail, oldest first',
+      errors: [401, 404],
+    },
     async ({ params }, ctx) => ({ data: (await findAuditTrail(db, account(ctx).id, params.id)).map((step) => ({ ...step, at: step.at.toISOString() })) }),
   );
 
@@ -90,7 +141,16 @@ export function signingRequestRoutes({ router, db, config, rateLimit, openapi, t
   );
 
   route(
-    { method: 'post', path: '/signatures/{id}/signers/{signerId}/link', tag, summary: 'A fresh signing link for one signer (embedded signing)', params: SignerParams, response: z.object({ url: z.string(), expiresAt: z.string() }), responseDescription: 'The link', errors: [401, 404, 409] },
+    {
+      method: 'post',
+      path: '/signatures/{id}/signers/{signerId}/link',
+      tag,
+      summary: 'A fresh signing link for one signer (embedded signing)',
+      params: SignerParams,
+      response: z.object({ url: z.string(), expiresAt: z.string() }),
+      responseDescription: 'The link',
+      errors: [401, 404, 409],
+    },
     ({ params }, ctx) => createSigningLink(deps, account(ctx).id, params.id, params.signerId),
   );
 }

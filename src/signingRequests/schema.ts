@@ -29,7 +29,11 @@ export const SignerFieldSchema = FieldSchema.extend({
   type: z.enum(fieldTypes),
   label: z.string().nullable().optional().openapi({ description: 'The template field’s label.' }),
   required: z.boolean().optional(),
-  value: z.string().nullable().optional().openapi({ description: 'Prefilled by the sender from a template (fixed): text, a date, or "true" for a ticked checkbox.' }),
+  value: z
+    .string()
+    .nullable()
+    .optional()
+    .openapi({ description: 'Prefilled by the sender from a template (fixed): text, a date, or "true" for a ticked checkbox.' }),
 }).openapi('SignerField');
 
 export type SignerField = z.infer<typeof SignerFieldSchema>;
@@ -42,7 +46,11 @@ const SignerInputSchema = z.object({
     .max(320)
     .regex(z.regexes.email, { error: 'must be a valid e-mail address' })
     .openapi({ description: 'An e-mail address. Each signer needs their own (compared without letter case).' }),
-  fields: z.array(FieldSchema).max(MAX_FIELDS_PER_SIGNER).optional().openapi({ description: 'Each on a page the document has and inside that page (400 otherwise). Not with template_id.' }),
+  fields: z
+    .array(FieldSchema)
+    .max(MAX_FIELDS_PER_SIGNER)
+    .optional()
+    .openapi({ description: 'Each on a page the document has and inside that page (400 otherwise). Not with template_id.' }),
   role: visibleText(100).optional().openapi({ description: 'With template_id (and only then): the template role this signer fills, one signer per role.' }),
 });
 
@@ -63,27 +71,35 @@ export const SigningRequestCreateSchema = z
     withIdAliases,
     z
       .object({
-        document_id: z.string().min(1, { error: 'is required' }).optional().openapi({ description: 'The document to sign (documentId is accepted too); or template_id.' }),
-        template_id: z
+        document_id: z
           .string()
           .min(1, { error: 'is required' })
           .optional()
-          .openapi({ description: 'Instead of document_id: a template (templateId is accepted too). Its PDF becomes a new document, counted against the monthly quota; each signer names a role.' }),
+          .openapi({ description: 'The document to sign (documentId is accepted too); or template_id.' }),
+        template_id: z.string().min(1, { error: 'is required' }).optional().openapi({
+          description:
+            'Instead of document_id: a template (templateId is accepted too). Its PDF becomes a new document, counted against the monthly quota; each signer names a role.',
+        }),
         prefill: z
           .record(visibleText(100), prefillValue)
           .optional()
           .openapi({
             ...jsonSchemaKeywords({ propertyNames: { maxLength: 100, pattern: VISIBLE_CHARACTER.source } }),
-            description: 'With template_id: values of the template’s text and date fields (text) and checkboxes (true or false), by field label; fixed for the signers.',
+            description:
+              'With template_id: values of the template’s text and date fields (text) and checkboxes (true or false), by field label; fixed for the signers.',
             example: { rent: '1200 EUR' },
           }),
         title: visibleText(200).superRefine(drawableInSealedPdf),
         message: text(5000).optional(),
-        signers: z.array(SignerInputSchema).min(1).max(MAX_SIGNERS).openapi({ description: 'Each with an e-mail address of their own (compared without letter case).' }),
+        signers: z
+          .array(SignerInputSchema)
+          .min(1)
+          .max(MAX_SIGNERS)
+          .openapi({ description: 'Each with an e-mail address of their own (compared without letter case).' }),
         signingOrder: z.enum(signingOrders).default('parallel'),
-        expiresAt: dateTime
-          .optional()
-          .openapi({ description: `ISO 8601, in the future and at most ${MAX_EXPIRY_DAYS} days ahead; not with expiresInDays. Default: expiresInDays from now.` }),
+        expiresAt: dateTime.optional().openapi({
+          description: `ISO 8601, in the future and at most ${MAX_EXPIRY_DAYS} days ahead; not with expiresInDays. Default: expiresInDays from now.`,
+        }),
         expiresInDays: z.number().int().min(1).max(MAX_EXPIRY_DAYS).optional().openapi({ description: 'Default 30; not with expiresAt.' }),
         reminderEveryDays: z.number().int().min(0).max(30).default(3).openapi({ description: '0 = no reminders.' }),
       })
@@ -91,7 +107,8 @@ export const SigningRequestCreateSchema = z
         const seen = new Set<string>();
         input.signers.forEach((signer, index) => {
           const email = signer.email.toLowerCase();
-          if (seen.has(email)) ctx.addIssue({ code: 'custom', path: ['signers', index, 'email'], message: 'is a duplicate: each signer needs their own e-mail address' });
+          if (seen.has(email))
+            ctx.addIssue({ code: 'custom', path: ['signers', index, 'email'], message: 'is a duplicate: each signer needs their own e-mail address' });
           seen.add(email);
         });
         const expiry = expiryProblem(input.expiresAt);
@@ -127,7 +144,12 @@ function expiryProblem(expiresAt: string | undefined) {
 }
 
 /** The rules of a request's source: a document or a template, not both; roles and prefill with a template, fields without. */
-function sourceIssues(input: { document_id?: string; template_id?: string; prefill?: object; signers: { role?: string; fields?: unknown[] }[] }): [(string | number)[], string][] {
+function sourceIssues(input: {
+  document_id?: string;
+  template_id?: string;
+  prefill?: object;
+  signers: { role?: string; fields?: unknown[] }[];
+}): [(string | number)[], string][] {
   const issues: [(string | number)[], string][] = [];
   if (input.document_id !== undefined && input.template_id !== undefined) issues.push([['template_id'], 'cannot be combined with document_id']);
   const fromTemplate = input.template_id !== undefined;
@@ -171,8 +193,13 @@ export const SignerSchema = z
 
 export const ProgressSchema = z
   .object({
-    stage: z.enum(['awaiting_signers', 'sealing', 'finished']).openapi({ description: 'awaiting_signers: waiting for signatures; sealing: every signer has signed and the sealed PDF is being made; finished: the request has its outcome (status).' }),
-    waitingFor: z.array(z.string()).openapi({ description: 'Ids of the signers whose turn it is (all who have not acted when parallel; the next one when sequential).' }),
+    stage: z.enum(['awaiting_signers', 'sealing', 'finished']).openapi({
+      description:
+        'awaiting_signers: waiting for signatures; sealing: every signer has signed and the sealed PDF is being made; finished: the request has its outcome (status).',
+    }),
+    waitingFor: z
+      .array(z.string())
+      .openapi({ description: 'Ids of the signers whose turn it is (all who have not acted when parallel; the next one when sequential).' }),
     sealing: z
       .object({
         attempts: z.number().int().openapi({ description: 'Failed sealing attempts so far.' }),
@@ -182,7 +209,9 @@ export const ProgressSchema = z
       .nullable()
       .openapi({ description: 'While sealing: how it goes. A request that cannot be sealed shows its failures here instead of staying pending in silence.' }),
   })
-  .openapi('SigningRequestProgress', { description: 'Where the request stands, read from its workflow while it runs, from the database once it has finished.' });
+  .openapi('SigningRequestProgress', {
+    description: 'Where the request stands, read from its workflow while it runs, from the database once it has finished.',
+  });
 
 export const SigningRequestSchema = z
   .object({

@@ -76,7 +76,11 @@ export async function createSigningRequest({ db, temporal, taskQueue, rateLimitM
 }
 
 /** The document a request is made on and its signers, with their fields, in signing order. */
-async function documentAndSigners(trx: Db, account: Account, input: SigningRequestCreateInput): Promise<{ document: Document; signers: { name: string; email: string; fields?: SignerField[] }[] }> {
+async function documentAndSigners(
+  trx: Db,
+  account: Account,
+  input: SigningRequestCreateInput,
+): Promise<{ document: Document; signers: { name: string; email: string; fields?: SignerField[] }[] }> {
   if (input.template_id !== undefined) return documentFromTemplate(trx, account, input.template_id, input);
   const document = await lockDocument(trx, account.id, input.document_id ?? '');
   if (!document) throw notFound('Document');
@@ -96,7 +100,12 @@ async function documentFromTemplate(trx: Db, account: Account, templateId: strin
   const problems = templateRequestProblems(template, input);
   if (problems.length) throw validationError(problems);
   const content = await findTemplateFile(trx, template.id);
-  const document = await createDocumentFromCopy(trx, account, { fileName: `${template.name}.pdf`, content, pageSizes: template.pageSizes, sha256: template.sha256 });
+  const document = await createDocumentFromCopy(trx, account, {
+    fileName: `${template.name}.pdf`,
+    content,
+    pageSizes: template.pageSizes,
+    sha256: template.sha256,
+  });
   return { document, signers: templateSigners(template, input) };
 }
 
@@ -108,7 +117,13 @@ export async function startSigningRequest(db: Db, temporal: Client, taskQueue: s
   await startSigningRequestWorkflow(
     temporal,
     taskQueue,
-    { requestId: request.id, signingOrder: request.signingOrder, signerIds, expiresAt: request.expiresAt.toISOString(), reminderEveryMs: request.reminderEveryDays * DAY_MS },
+    {
+      requestId: request.id,
+      signingOrder: request.signingOrder,
+      signerIds,
+      expiresAt: request.expiresAt.toISOString(),
+      reminderEveryMs: request.reminderEveryDays * DAY_MS,
+    },
     { accountId: request.accountId, documentId: request.documentId },
   );
   await db('signing_requests').where({ id: request.id }).whereNull('workflow_started_at').update({ workflow_started_at: db.fn.now() });
@@ -138,7 +153,9 @@ export async function getSigningRequest({ db, temporal }: SigningDeps, accountId
   const found = await findSigningRequest(db, accountId, id);
   let progress = progressFromDatabase(found);
   if (found.request.status === 'pending') {
-    progress = await signingRequestHandle(temporal, id).progress(PROGRESS_QUERY_MS).catch(() => progress);
+    progress = await signingRequestHandle(temporal, id)
+      .progress(PROGRESS_QUERY_MS)
+      .catch(() => progress);
   }
   return { ...found, progress };
 }
@@ -161,7 +178,8 @@ export async function runUpdate<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
     if (cause instanceof ApplicationFailure && (refusalTypes as readonly string[]).includes(cause.type ?? '')) throw conflict(cause.message);
-    if (cause instanceof ApplicationFailure && cause.type === changeRefused) throw validationError(['body could not be recorded as given (the database refused it); nothing changed']);
+    if (cause instanceof ApplicationFailure && cause.type === changeRefused)
+      throw validationError(['body could not be recorded as given (the database refused it); nothing changed']);
     // The database said pending (callers check it first): a workflow not started yet (the sweeper starts
     // it), or one whose task is being retried after a worker died, answers in a moment.
     if ((error as Error).name === 'WorkflowNotFoundError' || isTemporarilyRefused(error)) {
@@ -200,7 +218,10 @@ export async function cancelSigningRequest(deps: SigningDeps, accountId: string,
 export async function remindSigners({ db, temporal, rateLimitMultiplier }: SigningDeps, account: Account, id: string) {
   const found = await assertPending(db, account.id, id);
   const { waitingFor } = progressFromDatabase(found);
-  const { ready, nextAt } = remindable(found.signers.filter((signer) => waitingFor.includes(signer.id)), new Date());
+  const { ready, nextAt } = remindable(
+    found.signers.filter((signer) => waitingFor.includes(signer.id)),
+    new Date(),
+  );
   if (ready.length === 0 && nextAt) throw remindedWithinTheHour(nextAt);
   const hour = await openMailHour(db, account, rateLimitMultiplier, { lock: false });
   if (hour.remaining === 0) throw mailHourSpent(account.plan, hour.limit, await hour.fitsAt(1));

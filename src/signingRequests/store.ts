@@ -89,7 +89,14 @@ export const toSigningRequest = (row: Record<string, any>): SigningRequest => ({
 
 async function withSigners(db: Db, rows: Record<string, any>[]): Promise<SigningRequestWithSigners[]> {
   if (rows.length === 0) return [];
-  const signers = (await db('signers').whereIn('signing_request_id', rows.map((row) => row.id)).orderBy('order')).map(toSigner);
+  const signers = (
+    await db('signers')
+      .whereIn(
+        'signing_request_id',
+        rows.map((row) => row.id),
+      )
+      .orderBy('order')
+  ).map(toSigner);
   return rows.map((row) => ({ request: toSigningRequest(row), signers: signers.filter((signer) => signer.signingRequestId === row.id) }));
 }
 
@@ -144,7 +151,13 @@ export async function loadForLifecycle(db: Db, requestId: string) {
     .first('r.*', 'a.email as account_email', 'a.name as account_name', 'a.plan as account_plan', 'd.file_name');
   if (!row) throw new Error(`signing request ${requestId} not found`);
   const [{ request, signers }] = await withSigners(db, [row]);
-  return { request, signers, owner: { email: row.account_email as string, name: row.account_name as string | null }, plan: row.account_plan as Plan, fileName: row.file_name as string };
+  return {
+    request,
+    signers,
+    owner: { email: row.account_email as string, name: row.account_name as string | null },
+    plan: row.account_plan as Plan,
+    fileName: row.file_name as string,
+  };
 }
 
 export async function findAuditTrail(db: Db, accountId: string, id: string) {

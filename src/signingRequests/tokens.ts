@@ -12,8 +12,7 @@ export const hashToken = (token: string) => crypto.createHash('sha256').update(t
 
 export const randomToken = () => crypto.randomBytes(32).toString('base64url');
 
-export const emailLinkToken = (secret: Buffer, signerId: string) =>
-  crypto.createHmac('sha256', secret).update(`signing-link:${signerId}`).digest('base64url');
+export const emailLinkToken = (secret: Buffer, signerId: string) => crypto.createHmac('sha256', secret).update(`signing-link:${signerId}`).digest('base64url');
 
 /** SIGNING_TOKEN_SECRET, else a secret generated once into DATA_DIR. */
 export function loadTokenSecret(configured: string | undefined, dataDir: string): Buffer {

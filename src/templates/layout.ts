@@ -67,7 +67,10 @@ export function withTaggedFields<Layout extends LayoutDraft>(layout: Layout, tag
     ...layout,
     roles,
     roleNames,
-    fields: [...layout.fields, ...tagged.map(({ role, type, label, page, x, y, width, height }) => ({ role, type, label, required: true, page, x, y, width, height }))],
+    fields: [
+      ...layout.fields,
+      ...tagged.map(({ role, type, label, page, x, y, width, height }) => ({ role, type, label, required: true, page, x, y, width, height })),
+    ],
     fieldNames: [...layout.fieldNames, ...tagged.map((field) => `the field of tag ${field.tag} on page ${field.page}`)],
   };
 }
@@ -92,13 +95,20 @@ function pageProblem({ page, x, y, width, height }: Partial<TemplateField>, at: 
  */
 export function limitProblems({ roles, fields, roleNames }: LayoutDraft): string[] {
   const problems: string[] = [];
-  if (roles.length > MAX_ROLES) problems.push(`roles must have at most ${MAX_ROLES} items, those its text tags name included (a request has at most ${MAX_ROLES} signers): there are ${roles.length}`);
-  if (fields.length > MAX_TEMPLATE_FIELDS) problems.push(`fields must have at most ${MAX_TEMPLATE_FIELDS} items, those of its text tags included: there are ${fields.length}`);
+  if (roles.length > MAX_ROLES)
+    problems.push(
+      `roles must have at most ${MAX_ROLES} items, those its text tags name included (a request has at most ${MAX_ROLES} signers): there are ${roles.length}`,
+    );
+  if (fields.length > MAX_TEMPLATE_FIELDS)
+    problems.push(`fields must have at most ${MAX_TEMPLATE_FIELDS} items, those of its text tags included: there are ${fields.length}`);
   const perRole = new Map<string, number>();
   for (const { role } of fields) if (role !== undefined) perRole.set(role, (perRole.get(role) ?? 0) + 1);
   roles.forEach((role, index) => {
     const count = perRole.get(role.name) ?? 0;
-    if (count > MAX_FIELDS_PER_ROLE) problems.push(`${roleNames[index]} ("${role.name}") must have at most ${MAX_FIELDS_PER_ROLE} fields (a request's signer has at most ${MAX_FIELDS_PER_ROLE}): it has ${count}`);
+    if (count > MAX_FIELDS_PER_ROLE)
+      problems.push(
+        `${roleNames[index]} ("${role.name}") must have at most ${MAX_FIELDS_PER_ROLE} fields (a request's signer has at most ${MAX_FIELDS_PER_ROLE}): it has ${count}`,
+      );
   });
   return problems;
 }
@@ -125,7 +135,10 @@ export function layoutProblems(layout: LayoutDraft, pageSizes?: [number, number]
   fields.forEach((field, index) => {
     const at = fieldNames[index];
     // Given ones passed these schemas already; a text tag's are read from the PDF.
-    const textProblems = [...(field.role === undefined ? [] : problemsOf(roleName, field.role, `${at}.role`)), ...(field.label ? problemsOf(fieldLabel, field.label, `${at}.label`) : [])];
+    const textProblems = [
+      ...(field.role === undefined ? [] : problemsOf(roleName, field.role, `${at}.role`)),
+      ...(field.label ? problemsOf(fieldLabel, field.label, `${at}.label`) : []),
+    ];
     problems.push(...textProblems);
     if (field.role !== undefined && everyRole && !roleIndex.has(field.role)) {
       problems.push(`${at}.role must be one of the roles (${[...roleIndex.keys()].join(', ') || 'none given'}): "${field.role}" is not`);
@@ -139,10 +152,12 @@ export function layoutProblems(layout: LayoutDraft, pageSizes?: [number, number]
     }
   });
   // A field that could not be read might be the signature field a role needs.
-  const mayBeSignatureOf = (field: Partial<TemplateField>, role: string) => (field.role === undefined || field.role === role) && (field.type === undefined || field.type === 'signature');
+  const mayBeSignatureOf = (field: Partial<TemplateField>, role: string) =>
+    (field.role === undefined || field.role === role) && (field.type === undefined || field.type === 'signature');
   roles.forEach((role, index) => {
     if (roleIndex.get(role.name) !== index || !everyField) return;
-    if (!fields.some((field) => mayBeSignatureOf(field, role.name))) problems.push(`${roleNames[index]} ("${role.name}") must have at least one signature field`);
+    if (!fields.some((field) => mayBeSignatureOf(field, role.name)))
+      problems.push(`${roleNames[index]} ("${role.name}") must have at least one signature field`);
   });
   return problems;
 }

@@ -22,7 +22,8 @@ export function templateRequestProblems(template: Template, { signers, prefill =
   const filled = new Map<string, number>();
   signers.forEach((signer, index) => {
     if (signer.role === undefined) return; // the schema reported it
-    if (!roleNames.includes(signer.role)) problems.push(`signers.${index}.role must be one of the template’s roles (${roleNames.join(', ')}): "${signer.role}" is not`);
+    if (!roleNames.includes(signer.role))
+      problems.push(`signers.${index}.role must be one of the template’s roles (${roleNames.join(', ')}): "${signer.role}" is not`);
     else if (filled.has(signer.role)) problems.push(`signers.${index}.role must be unique: "${signer.role}" is also signers.${filled.get(signer.role)}.role`);
     else filled.set(signer.role, index);
   });

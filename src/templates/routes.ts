@@ -84,7 +84,16 @@ export function templateRoutes({ router, db, rateLimit, openapi, textTags, pages
   );
 
   route(
-    { method: 'get', path: '/templates/{id}', tag, summary: 'Retrieve a template', params: TemplateIdParams, response: TemplateSchema, responseDescription: 'The template', errors: [401, 404] },
+    {
+      method: 'get',
+      path: '/templates/{id}',
+      tag,
+      summary: 'Retrieve a template',
+      params: TemplateIdParams,
+      response: TemplateSchema,
+      responseDescription: 'The template',
+      errors: [401, 404],
+    },
     async ({ params }, ctx) => presentTemplate(await getTemplate(db, account(ctx).id, params.id)),
   );
 

@@ -42,7 +42,13 @@ export const TemplateFieldInputSchema = z
 export const TemplateRoleInputSchema = z
   .object({
     name: roleName.openapi({ description: 'Unique within the template.' }),
-    order: z.number().int().min(1).max(1000).optional().openapi({ description: 'Signing order when sequential (lower first); default: the role’s position in the list.' }),
+    order: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .optional()
+      .openapi({ description: 'Signing order when sequential (lower first); default: the role’s position in the list.' }),
   })
   .openapi('TemplateRoleInput');
 
@@ -55,10 +61,16 @@ export const TemplateCreateSchema = z
   .object({
     name: templateName.openapi({ example: 'Residential lease' }),
     description: text(2000).nullish(),
-    documentId: z.string().openapi({ description: 'A document of this account with its PDF uploaded: the template keeps its own copy of that PDF.', example: 'doc_01jd8x3c6hf1z8k3q2v5n7m9pt' }),
+    documentId: z.string().openapi({
+      description: 'A document of this account with its PDF uploaded: the template keeps its own copy of that PDF.',
+      example: 'doc_01jd8x3c6hf1z8k3q2v5n7m9pt',
+    }),
     roles: roles.default([]).openapi({ description: `At least one (detectFields adds the roles its tags name). ${rolesLimit}, those of text tags included.` }),
     fields: fields.default([]).openapi({ description: `Each role needs at least one signature field. ${fieldsLimit}, those of text tags included.` }),
-    detectFields: z.boolean().default(false).openapi({ description: 'Also place the fields of the text tags printed in the PDF ({{signature:tenant}}; see POST /documents/{id}/detect-fields).' }),
+    detectFields: z
+      .boolean()
+      .default(false)
+      .openapi({ description: 'Also place the fields of the text tags printed in the PDF ({{signature:tenant}}; see POST /documents/{id}/detect-fields).' }),
   })
   .openapi('TemplateCreate');
 

@@ -22,7 +22,16 @@ import {
   type TemplateCreateInput,
   type TemplateUpdateInput,
 } from './schema';
-import { countLiveTemplates, findTemplate, findTemplateFile, insertTemplate, listTemplateRows, markTemplateDeleted, updateTemplateRow, type Template } from './store';
+import {
+  countLiveTemplates,
+  findTemplate,
+  findTemplateFile,
+  insertTemplate,
+  listTemplateRows,
+  markTemplateDeleted,
+  updateTemplateRow,
+  type Template,
+} from './store';
 import { lockAccount } from '../accounts/lock';
 
 export interface TemplateDeps {
@@ -53,7 +62,9 @@ async function readSourceDocument(db: Db, accountId: string, documentId: string)
     return { document, content, pageSizes: await pageSizesOf(db, documentId, content) };
   } catch (error) {
     if (!(error instanceof AppError) || (error.status !== 404 && error.status !== 409)) throw error;
-    return { problem: error.status === 404 ? 'documentId must name a document of this account' : 'documentId must name a document whose PDF has been uploaded' };
+    return {
+      problem: error.status === 404 ? 'documentId must name a document of this account' : 'documentId must name a document whose PDF has been uploaded',
+    };
   }
 }
 
@@ -81,7 +92,12 @@ interface TemplateSource<Layout extends LayoutDraft> {
  * The rules of a new template, checked at once against the PDF's pages, with the fields of its text tags
  * when `detectFields`, read by `readTags` (which also takes them out of the PDF for the template's copy).
  */
-async function checkTemplateSource<Layout extends LayoutDraft, Scan extends TextTagScan>(db: Db, account: Account, given: TemplateSource<Layout>, readTags: (pdf: Uint8Array) => Promise<Scan>) {
+async function checkTemplateSource<Layout extends LayoutDraft, Scan extends TextTagScan>(
+  db: Db,
+  account: Account,
+  given: TemplateSource<Layout>,
+  readTags: (pdf: Uint8Array) => Promise<Scan>,
+) {
   const source = given.documentId === undefined ? undefined : await readSourceDocument(db, account.id, given.documentId);
   const content = source?.content;
   const removal = content && given.detectFields ? await readTags(content) : undefined;
@@ -125,7 +141,9 @@ function readableItems<Shape extends z.ZodRawShape>(item: z.ZodObject<Shape>, li
 
 /** A layout of the roles and fields that could be read; a role without a name is left out, and the rules that need every role with it. */
 function draftOf(roles: { name?: string; order?: number }[] | undefined, fields: Partial<TemplateField>[] | undefined): LayoutDraft {
-  const named = (roles ?? []).flatMap((role, index) => (role.name === undefined ? [] : [{ name: role.name, order: role.order ?? index + 1, at: `roles.${index}` }]));
+  const named = (roles ?? []).flatMap((role, index) =>
+    role.name === undefined ? [] : [{ name: role.name, order: role.order ?? index + 1, at: `roles.${index}` }],
+  );
   return {
     roles: named.map(({ name, order }) => ({ name, order })),
     roleNames: named.map(({ at }) => at),
@@ -143,7 +161,9 @@ function draftOf(roles: { name?: string; order?: number }[] | undefined, fields:
  * they cannot be, painted over), so that neither signers nor the sealed PDF show them.
  */
 export async function createTemplate(deps: TemplateDeps, account: Account, input: TemplateCreateInput): Promise<Template> {
-  const { source, removal, layout, problems } = await checkTemplateSource(deps.db, account, { ...input, layout: layoutOf(input.roles, input.fields) }, (pdf) => deps.textTags.removeTags(pdf));
+  const { source, removal, layout, problems } = await checkTemplateSource(deps.db, account, { ...input, layout: layoutOf(input.roles, input.fields) }, (pdf) =>
+    deps.textTags.removeTags(pdf),
+  );
   if (problems.length > 0 || !source?.content) throw validationError(problems);
   const { document, pageSizes } = source;
   const tagged = removal?.fields ?? [];
@@ -195,7 +215,12 @@ export async function updateTemplate({ db }: Pick<TemplateDeps, 'db'>, accountId
     const layout = layoutOf(input.roles ?? current.roles, input.fields ?? current.fields);
     const problems = layoutProblems(layout, current.pageSizes);
     if (problems.length > 0) throw validationError(problems);
-    const updated = await updateTemplateRow(trx, accountId, id, { name: input.name, description: input.description, roles: inSigningOrder(layout.roles), fields: layout.fields });
+    const updated = await updateTemplateRow(trx, accountId, id, {
+      name: input.name,
+      description: input.description,
+      roles: inSigningOrder(layout.roles),
+      fields: layout.fields,
+    });
     if (!updated) throw notFound('Template');
     await recordTemplateEvent(trx, updated, 'template.updated');
     return updated;

@@ -37,7 +37,20 @@ interface TemplateRow {
 }
 
 // Never select *: search_vector is for search only.
-const templateColumns = ['id', 'account_id', 'name', 'description', 'source_document_id', 'page_count', 'page_sizes', 'sha256', 'roles', 'fields', 'created_at', 'updated_at'];
+const templateColumns = [
+  'id',
+  'account_id',
+  'name',
+  'description',
+  'source_document_id',
+  'page_count',
+  'page_sizes',
+  'sha256',
+  'roles',
+  'fields',
+  'created_at',
+  'updated_at',
+];
 
 const toTemplate = (row: TemplateRow): Template => ({
   id: row.id,
@@ -96,7 +109,10 @@ export async function updateTemplateRow(trx: Db, accountId: string, id: string, 
 
 /** Marks a live template deleted (its row and PDF stay); undefined when there is none. */
 export async function markTemplateDeleted(trx: Db, accountId: string, id: string): Promise<Template | undefined> {
-  const [row]: TemplateRow[] = await liveTemplates(trx, accountId).where({ id }).update({ deleted_at: trx.fn.now(), updated_at: trx.fn.now() }).returning(templateColumns);
+  const [row]: TemplateRow[] = await liveTemplates(trx, accountId)
+    .where({ id })
+    .update({ deleted_at: trx.fn.now(), updated_at: trx.fn.now() })
+    .returning(templateColumns);
   return row && toTemplate(row);
 }
 

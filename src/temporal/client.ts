@@ -6,7 +6,17 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { searchIndexerWorkflow } from '../../workflows/searchIndexer';
 import type { signingRequestWorkflow } from '../../workflows/signingRequest';
 import type { webhookWorkflow } from '../../workflows/webhook';
-import { cancelUpdate, declineUpdate, progressQuery, remindUpdate, searchAttributes, signUpdate, viewedSignal, wakeSignal, webhookWorkflowId } from '../../workflows/definitions';
+import {
+  cancelUpdate,
+  declineUpdate,
+  progressQuery,
+  remindUpdate,
+  searchAttributes,
+  signUpdate,
+  viewedSignal,
+  wakeSignal,
+  webhookWorkflowId,
+} from '../../workflows/definitions';
 import { type ClientInfo, type DeclineInput, type SigningRequestInput, type SignInput } from '../domain/signingRequests';
 
 // Every conversation with Temporal goes through here: workflow ids, typed starts, updates, queries and
@@ -20,7 +30,12 @@ const ignoreAlreadyStarted = (error: unknown) => {
 };
 
 /** The workflow of one signing request (workflow id = request id). A second start finds the first. */
-export async function startSigningRequestWorkflow(client: Client, taskQueue: string, input: SigningRequestInput, labels: { accountId: string; documentId: string }) {
+export async function startSigningRequestWorkflow(
+  client: Client,
+  taskQueue: string,
+  input: SigningRequestInput,
+  labels: { accountId: string; documentId: string },
+) {
   await client.workflow
     .start<typeof signingRequestWorkflow>('signingRequestWorkflow', {
       workflowId: input.requestId,

@@ -30,7 +30,9 @@ export async function prepareSearchAttributes(connection: Connection, namespace:
   if (missing.length) {
     logger.info({ namespace, searchAttributes: missing }, 'registering Temporal search attributes');
     try {
-      await answered(connection.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map((name) => [name, KEYWORD])) }));
+      await answered(
+        connection.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map((name) => [name, KEYWORD])) }),
+      );
     } catch (error) {
       // Another process may have added them in the meantime; only a refusal that leaves some missing counts.
       if ((await missingSearchAttributes(connection, namespace)).length) throw refused(namespace, error);
@@ -47,7 +49,10 @@ async function missingSearchAttributes(connection: Connection, namespace: string
     throw refused(namespace, error);
   }
   const wrongType = names.filter((name) => name in custom && custom[name] !== KEYWORD);
-  if (wrongType.length) throw new Error(`Temporal search attributes ${wrongType.join(', ')} exist in namespace "${namespace}" with a type other than Keyword; Signet needs them as Keyword.`);
+  if (wrongType.length)
+    throw new Error(
+      `Temporal search attributes ${wrongType.join(', ')} exist in namespace "${namespace}" with a type other than Keyword; Signet needs them as Keyword.`,
+    );
   return names.filter((name) => !(name in custom));
 }
 
@@ -60,7 +65,10 @@ async function waitUntilQueryable(connection: Connection, namespace: string) {
       await answered(connection.workflowService.countWorkflowExecutions({ namespace, query }));
       return;
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`Temporal search attributes ${names.join(', ')} were added but are still not usable in namespace "${namespace}" after ${VISIBLE_WITHIN_MS / 1000} s: ${(error as Error).message}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `Temporal search attributes ${names.join(', ')} were added but are still not usable in namespace "${namespace}" after ${VISIBLE_WITHIN_MS / 1000} s: ${(error as Error).message}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }

@@ -21,7 +21,10 @@ export function parseAllowList(entries: string[]): AllowList {
 
 /** The URL's host without IPv6 brackets or a trailing dot (`localhost.` is localhost), lower-case, addresses in canonical form. */
 function hostOf(url: URL) {
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.+$/, '').toLowerCase();
+  const host = url.hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.+$/, '')
+    .toLowerCase();
   return net.isIP(host) ? ipaddr.process(host).toString() : host;
 }
 

@@ -32,7 +32,8 @@ const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 export async function sendTestPing(deps: DeliveryDeps, webhookId: string): Promise<string> {
   const id = newId('event');
   const body = envelopeText({ id, type: TEST_EVENT_TYPE, created_at: new Date(), data: { webhookId, message: 'Signet test ping' } });
-  const [ping] = await deps.db<DeliveryRow>('webhook_deliveries')
+  const [ping] = await deps
+    .db<DeliveryRow>('webhook_deliveries')
     .insert({ id: newId('delivery'), webhook_id: webhookId, event_id: id, event_type: TEST_EVENT_TYPE, body })
     .returning('id');
   await attemptDelivery(deps, ping.id);
@@ -76,7 +77,14 @@ interface Attempt {
  * POSTs a delivery's stored body, signed, and decides the delivery's next state. `nextDelayMs` is the
  * wait before the next attempt, or null when none follows.
  */
-async function send({ poster }: DeliveryDeps, url: string, secrets: string[], row: DueDelivery, nextDelayMs: number | null, keepPending = false): Promise<Attempt> {
+async function send(
+  { poster }: DeliveryDeps,
+  url: string,
+  secrets: string[],
+  row: DueDelivery,
+  nextDelayMs: number | null,
+  keepPending = false,
+): Promise<Attempt> {
   const result = await poster.post(url, row.body, signatureHeaders(secrets, row.event_id, row.body));
   const code = result.statusCode;
   const delivered = code !== null && code >= 200 && code < 300;
@@ -136,7 +144,10 @@ export interface BatchResult {
   nextDueInMs: number | null;
 }
 
-type BatchWebhook = Pick<WebhookRow, 'id' | 'url' | 'enabled' | 'failing_since' | 'secret_ciphertext' | 'previous_secret_ciphertext' | 'previous_secret_expires_at'>;
+type BatchWebhook = Pick<
+  WebhookRow,
+  'id' | 'url' | 'enabled' | 'failing_since' | 'secret_ciphertext' | 'previous_secret_ciphertext' | 'previous_secret_expires_at'
+>;
 const batchWebhookSql = `select id, url, enabled, failing_since, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at from webhooks where id = $1`;
 
 const dueDeliveriesSql = `select id, event_id, body, attempts, next_retry_at from webhook_deliveries where webhook_id = $1 and status = 'pending' and next_retry_at <= now() order by next_retry_at, id limit $2`;
@@ -171,13 +182,19 @@ export async function sendDueDeliveries(
   let gone = false;
   let lastError: string | null = null;
   if (!webhook.enabled) {
-    await db('webhook_deliveries').where({ webhook_id: webhook.id, status: 'pending' }).whereNotNull('next_retry_at').update({ status: 'cancelled', next_retry_at: null, updated_at: db.fn.now() });
+    await db('webhook_deliveries')
+      .where({ webhook_id: webhook.id, status: 'pending' })
+      .whereNotNull('next_retry_at')
+      .update({ status: 'cancelled', next_retry_at: null, updated_at: db.fn.now() });
   } else {
     const results: Attempt[] = [];
     const started = Date.now();
     let lastDue = started;
     while (!gone && results.length < input.limit && Date.now() - started < BATCH_MS) {
-      const due = await queryPrepared<DueDelivery>(db, 'due_deliveries', dueDeliveriesSql, [webhook.id, Math.min(input.concurrency * 4, input.limit - results.length)]);
+      const due = await queryPrepared<DueDelivery>(db, 'due_deliveries', dueDeliveriesSql, [
+        webhook.id,
+        Math.min(input.concurrency * 4, input.limit - results.length),
+      ]);
       if (due.length === 0) {
         if (Date.now() - lastDue >= WAKE_WINDOW_MS) break;
       } else {
@@ -191,7 +208,9 @@ export async function sendDueDeliveries(
         const secrets = signingSecrets(webhook, secretKey);
         // `concurrency` at a time, each group recorded in one statement before the next is sent.
         for (let i = 0; i < due.length && !gone; i += input.concurrency) {
-          const group = await Promise.all(due.slice(i, i + input.concurrency).map((row) => send(deps, url, secrets, row, waitAfterAttempt(row.attempts + 1, input.retryScheduleMs))));
+          const group = await Promise.all(
+            due.slice(i, i + input.concurrency).map((row) => send(deps, url, secrets, row, waitAfterAttempt(row.attempts + 1, input.retryScheduleMs))),
+          );
           await record(db, group);
           for (const result of group) onOutcome(result.outcome);
           results.push(...group);
@@ -238,7 +257,9 @@ async function recordStreak(db: Db, webhookId: string, delivered: boolean): Prom
  */
 export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string) {
   const { db, secretKey } = deps;
-  const row: (DeliveryRow & Pick<WebhookRow, 'url' | 'secret_ciphertext' | 'previous_secret_ciphertext' | 'previous_secret_expires_at'>) | undefined = await db('webhook_deliveries as d')
+  const row: (DeliveryRow & Pick<WebhookRow, 'url' | 'secret_ciphertext' | 'previous_secret_ciphertext' | 'previous_secret_expires_at'>) | undefined = await db(
+    'webhook_deliveries as d',
+  )
     .join('webhooks as w', 'w.id', 'd.webhook_id')
     .where('d.id', deliveryId)
     .first('d.*', 'w.url', 'w.secret_ciphertext', 'w.previous_secret_ciphertext', 'w.previous_secret_expires_at');
@@ -262,7 +283,10 @@ export async function disableWebhook(
   await db('webhooks')
     .where({ id: webhookId, enabled: true })
     .update({ enabled: false, disabled_reason: reason, disabled_at: db.fn.now(), updated_at: db.fn.now() });
-  const webhook = await db('webhooks as w').join('accounts as a', 'a.id', 'w.account_id').where('w.id', webhookId).first('w.*', 'a.email as owner_email', 'a.name as owner_name');
+  const webhook = await db('webhooks as w')
+    .join('accounts as a', 'a.id', 'w.account_id')
+    .where('w.id', webhookId)
+    .first('w.*', 'a.email as owner_email', 'a.name as owner_name');
   if (!webhook || webhook.enabled || webhook.disabled_reason !== reason || !webhook.disabled_at) return;
   await mail.send({
     idempotencyKey: `webhook-disabled:${webhookId}:${webhook.disabled_at.toISOString()}`,

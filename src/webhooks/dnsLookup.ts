@@ -17,7 +17,11 @@ export function webhookLookup(resolver = new dns.Resolver({ timeout: 2000, tries
     });
   async function addresses(hostname: string, family: number | undefined) {
     // localhost and its subdomains are loopback by definition (RFC 6761), whatever a name server says.
-    if (/^(.+\.)?localhost\.?$/i.test(hostname)) return [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }].filter((found) => !family || found.family === family);
+    if (/^(.+\.)?localhost\.?$/i.test(hostname))
+      return [
+        { address: '127.0.0.1', family: 4 },
+        { address: '::1', family: 6 },
+      ].filter((found) => !family || found.family === family);
     const [v4, v6] = await Promise.all([family === 6 ? [] : resolve(4, hostname), family === 4 ? [] : resolve(6, hostname)]);
     return [...v4, ...v6];
   }

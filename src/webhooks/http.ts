@@ -39,8 +39,7 @@ export async function createWebhookPoster(allowList: AllowList, timeoutMs: numbe
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     return new Promise<PostResult>((resolve) => {
-      const failed = (error: Error) =>
-        resolve({ statusCode: null, latencyMs: elapsed(), responseBody: null, error: describe(error), retryAfterMs: null });
+      const failed = (error: Error) => resolve({ statusCode: null, latencyMs: elapsed(), responseBody: null, error: describe(error), retryAfterMs: null });
       const request = (url.protocol === 'https:' ? https : http).request(
         url,
         {

@@ -38,7 +38,16 @@ interface QueuedEvent {
 export async function insertDeliveries(trx: Db, pairs: (QueuedWebhook & { event: QueuedEvent })[]): Promise<QueuedWebhook[]> {
   if (pairs.length === 0) return [];
   await trx('webhook_deliveries')
-    .insert(pairs.map(({ webhookId, event }) => ({ id: newId('delivery'), webhook_id: webhookId, event_id: event.id, event_type: event.type, body: envelopeText(event), next_retry_at: trx.fn.now() })))
+    .insert(
+      pairs.map(({ webhookId, event }) => ({
+        id: newId('delivery'),
+        webhook_id: webhookId,
+        event_id: event.id,
+        event_type: event.type,
+        body: envelopeText(event),
+        next_retry_at: trx.fn.now(),
+      })),
+    )
     .onConflict(['webhook_id', 'event_id'])
     .ignore();
   return [...new Map(pairs.map(({ webhookId, accountId }) => [webhookId, { webhookId, accountId }])).values()];
@@ -55,7 +64,10 @@ export async function queueDeliveries(trx: Db, eventIds: string[]): Promise<Queu
      from events e join webhooks w on ${subscribersOf('e.account_id', 'e.type')} where e.id = any(?)`,
     [eventIds],
   );
-  return insertDeliveries(trx, rows.map(({ webhookId, accountId, ...event }) => ({ webhookId, accountId, event })));
+  return insertDeliveries(
+    trx,
+    rows.map(({ webhookId, accountId, ...event }) => ({ webhookId, accountId, event })),
+  );
 }
 
 export interface QueuedWebhook {

@@ -18,17 +18,7 @@ import {
   WebhookUpdateSchema,
   WebhookWithSecretSchema,
 } from './schema';
-import {
-  createWebhook,
-  deleteWebhook,
-  getBacklog,
-  getDelivery,
-  getWebhook,
-  listDeliveries,
-  listWebhooks,
-  rotateWebhookSecret,
-  updateWebhook,
-} from './service';
+import { createWebhook, deleteWebhook, getBacklog, getDelivery, getWebhook, listDeliveries, listWebhooks, rotateWebhookSecret, updateWebhook } from './service';
 
 const tag = 'Webhooks';
 const webhookLinks = linksById({

@@ -43,7 +43,8 @@ const url = z
   })
   .openapi({
     pattern: HTTPS_URL.source,
-    description: 'Where deliveries go. Loopback, private, link-local and other non-public addresses are refused (a literal one here, a name that resolves to one at delivery).',
+    description:
+      'Where deliveries go. Loopback, private, link-local and other non-public addresses are refused (a literal one here, a name that resolves to one at delivery).',
     example: 'https://example.com/hooks/signet',
   });
 
@@ -69,9 +70,7 @@ const events = z
 
 const description = text(500).trim();
 
-export const WebhookCreateSchema = z
-  .object({ url, events, description: description.optional(), enabled: z.boolean().default(true) })
-  .openapi('WebhookCreate');
+export const WebhookCreateSchema = z.object({ url, events, description: description.optional(), enabled: z.boolean().default(true) }).openapi('WebhookCreate');
 
 const updatable = ['url', 'events', 'description', 'enabled'] as const;
 

@@ -167,12 +167,27 @@ export async function getBacklogs(db: Db, webhookIds: string[]): Promise<Map<str
     .where({ status: 'pending' })
     .whereNotNull('next_retry_at')
     .groupBy('webhook_id')
-    .select('webhook_id', db.raw('count(*)::int as backlog'), db.raw('min(created_at) as oldest'), db.raw('min(next_retry_at) as next_due'), db.raw('now() as now'));
+    .select(
+      'webhook_id',
+      db.raw('count(*)::int as backlog'),
+      db.raw('min(created_at) as oldest'),
+      db.raw('min(next_retry_at) as next_due'),
+      db.raw('now() as now'),
+    );
   const found = new Map(rows.map((row) => [row.webhook_id, row]));
   return new Map(
     webhookIds.map((id) => {
       const row = found.get(id);
-      return [id, row ? { backlog: Number(row.backlog), oldestPendingAt: new Date(row.oldest), nextDueInMs: Math.max(0, new Date(row.next_due).getTime() - new Date(row.now).getTime()) } : { backlog: 0, oldestPendingAt: null, nextDueInMs: null }];
+      return [
+        id,
+        row
+          ? {
+              backlog: Number(row.backlog),
+              oldestPendingAt: new Date(row.oldest),
+              nextDueInMs: Math.max(0, new Date(row.next_due).getTime() - new Date(row.now).getTime()),
+            }
+          : { backlog: 0, oldestPendingAt: null, nextDueInMs: null },
+      ];
     }),
   );
 }

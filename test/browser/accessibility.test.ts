@@ -19,7 +19,11 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
   const browser = useChromium();
   let baseUrl: string;
   let receiver: Receiver;
-  const sessions: Record<'free' | 'business' | 'unconfirmed', BrowserContextOptions['storageState']> = { free: undefined, business: undefined, unconfirmed: undefined };
+  const sessions: Record<'free' | 'business' | 'unconfirmed', BrowserContextOptions['storageState']> = {
+    free: undefined,
+    business: undefined,
+    unconfirmed: undefined,
+  };
   const urls = { loggedOut: [] as string[], free: [] as string[], business: [] as string[], unconfirmed: [] as string[] };
 
   before(async () => {
@@ -59,7 +63,18 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
     const document = await api('POST', '/api/v1/documents', { body: upload });
     expect(document.status, JSON.stringify(document.body)).to.equal(201);
     sessions.free = await free.context.storageState();
-    urls.free = ['/app', '/app/documents', `/app/documents/${document.body.id}`, '/app/settings/api-keys', '/app/settings/plan', '/app/webhooks', '/app/requests', '/app/requests/new', '/app/templates', '/app/templates/new'];
+    urls.free = [
+      '/app',
+      '/app/documents',
+      `/app/documents/${document.body.id}`,
+      '/app/settings/api-keys',
+      '/app/settings/plan',
+      '/app/webhooks',
+      '/app/requests',
+      '/app/requests/new',
+      '/app/templates',
+      '/app/templates/new',
+    ];
 
     // A Business account with a webhook, its secret shown, and a delivery of a test ping.
     const business = await signUp('Business Ltd');
@@ -111,7 +126,11 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
         failures.push(...describeViolations(where, await seriousViolations(page)), ...problems.map((problem) => `${where}: ${problem}`));
         const width = await contentWidth(page);
         if (width > viewport.options.viewport!.width) failures.push(`${where}: ${width} px wide, wider than the screen`);
-        const name = url.replace(/^\/app\/?/, '').replace(/(wh|whd|doc)_[0-9a-z]{26}/g, '$1').replace(/(reset|verify)\/[\w-]{43}/, '$1') || 'dashboard';
+        const name =
+          url
+            .replace(/^\/app\/?/, '')
+            .replace(/(wh|whd|doc)_[0-9a-z]{26}/g, '$1')
+            .replace(/(reset|verify)\/[\w-]{43}/, '$1') || 'dashboard';
         await shot(page, consoleScreenshots, `a11y-${who}-${name.replace(/\//g, '-')}-${viewport.name}`);
         await page.close();
       }

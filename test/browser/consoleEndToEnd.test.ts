@@ -95,7 +95,9 @@ describe('the console end to end (sign up → API key → upload → send → bo
 
     // Upload a PDF with the file picker.
     await page.getByRole('link', { name: 'Documents' }).click();
-    await page.locator('#file').setInputFiles({ name: 'engine-contract.pdf', mimeType: 'application/pdf', buffer: await makePdf(['Contract for one engine', 'Page two']) });
+    await page
+      .locator('#file')
+      .setInputFiles({ name: 'engine-contract.pdf', mimeType: 'application/pdf', buffer: await makePdf(['Contract for one engine', 'Page two']) });
     await page.locator('td[data-label="Name"]', { hasText: 'engine-contract.pdf' }).waitFor();
     await screenshot(page, 'documents');
     expect((await api('GET', '/api/v1/documents')).body.data.map((document: { fileName: string }) => document.fileName)).to.deep.equal(['engine-contract.pdf']);

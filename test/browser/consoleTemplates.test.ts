@@ -190,7 +190,13 @@ describe('the console’s template editor and document view (headless Chromium)'
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     await page.keyboard.type('Seller notes'); // the label: a signature field may carry one
-    for (const [name, value] of [['Page', '2'], ['X', '100'], ['Y', '120'], ['Width', '200'], ['Height', '50']]) {
+    for (const [name, value] of [
+      ['Page', '2'],
+      ['X', '100'],
+      ['Y', '120'],
+      ['Width', '200'],
+      ['Height', '50'],
+    ]) {
       await page.keyboard.press('Tab');
       expect(await page.evaluate(() => document.activeElement?.id)).to.equal(`new-${name.toLowerCase()}`);
       await page.keyboard.press('ControlOrMeta+a');
@@ -205,7 +211,9 @@ describe('the console’s template editor and document view (headless Chromium)'
     await screenshot(page, 'preview-phone');
 
     const template = await api('GET', `/api/v1/templates/${page.url().split('/').pop()}`);
-    expect(template.body.fields).to.deep.equal([{ role: 'buyer', type: 'signature', required: true, label: 'Seller notes', page: 2, x: 100, y: 120, width: 200, height: 50 }]);
+    expect(template.body.fields).to.deep.equal([
+      { role: 'buyer', type: 'signature', required: true, label: 'Seller notes', page: 2, x: 100, y: 120, width: 200, height: 50 },
+    ]);
 
     await page.getByRole('link', { name: 'Templates' }).first().click();
     await page.getByRole('row').filter({ hasText: 'a rather long contract name' }).waitFor();

@@ -13,7 +13,8 @@ const expectedCsp =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; worker-src 'self' blob:; frame-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 // The link's host is the configured publicUrl, which under test (PORT=0) has no real port: open its path on the running system.
-const linkFor = async ({ request, system }: Account, requestId: string, signerId: string) => `${system.url}/sign/${tokenOf(await signingLinkOf(request, requestId, signerId))}`;
+const linkFor = async ({ request, system }: Account, requestId: string, signerId: string) =>
+  `${system.url}/sign/${tokenOf(await signingLinkOf(request, requestId, signerId))}`;
 
 async function typeSignatureAndConsent(page: Page) {
   await page.getByLabel('Type').check();
@@ -138,7 +139,10 @@ describe('GET /sign/:token (the signing page, in headless Chromium on a phone)',
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request);
     const url = await linkFor(account, signingRequest.id, signingRequest.signers[0].id);
-    await account.db('signer_tokens').where({ signer_id: signingRequest.signers[0].id }).update({ expires_at: new Date(Date.now() - 1000) });
+    await account
+      .db('signer_tokens')
+      .where({ signer_id: signingRequest.signers[0].id })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     const { page } = await openPage(url);
     await outcome(page).getByText('This signing link has expired. Ask the sender for a new one.').waitFor();
     expect(await page.locator('#sign').isHidden()).to.equal(true);

@@ -59,7 +59,8 @@ async function drawOn(page: Page, name: RegExp) {
   const middle = box.y + box.height / 2;
   await page.mouse.move(box.x + 20, middle);
   await page.mouse.down();
-  for (let step = 1; step <= 24; step++) await page.mouse.move(box.x + 20 + step * ((box.width - 40) / 24), middle - Math.sin(step / 2.5) * box.height * 0.3, { steps: 2 });
+  for (let step = 1; step <= 24; step++)
+    await page.mouse.move(box.x + 20 + step * ((box.width - 40) / 24), middle - Math.sin(step / 2.5) * box.height * 0.3, { steps: 2 });
   await page.mouse.up();
 }
 
@@ -77,7 +78,10 @@ function wordsOn(file: string, page: number) {
 
 /** Whether a word of pdftotext -bbox lies inside a field (PDF coordinates from the bottom-left), give or take a point. */
 const inside = (word: { xMin: number; yMin: number; xMax: number; yMax: number }, field: Box) =>
-  word.xMin >= field.x - 1 && word.xMax <= field.x + field.width + 1 && word.yMin >= PAGE_HEIGHT - field.y - field.height - 1 && word.yMax <= PAGE_HEIGHT - field.y + 1;
+  word.xMin >= field.x - 1 &&
+  word.xMax <= field.x + field.width + 1 &&
+  word.yMin >= PAGE_HEIGHT - field.y - field.height - 1 &&
+  word.yMax <= PAGE_HEIGHT - field.y + 1;
 
 /** Pixels of a field that are not white, on a page rendered by pdftoppm at 72 dpi (one pixel per point). */
 function inkedPixels(file: string, pageNumber: number, field: Box) {
@@ -147,10 +151,17 @@ describe('a template’s request signed in headless Chromium, from text tags to 
     ];
     const template = await request('POST', '/api/v1/templates', { json: { name: 'Typed', documentId: source.body.id, roles: [{ name: 'tenant' }], fields } });
     expect(template.status, JSON.stringify(template.body)).to.equal(201);
-    const sent = await request('POST', '/api/v1/signatures', { json: { template_id: template.body.id, title: 'Typed', signers: [{ name: 'Tina Tenant', email: 'tina@example.com', role: 'tenant' }] } });
+    const sent = await request('POST', '/api/v1/signatures', {
+      json: { template_id: template.body.id, title: 'Typed', signers: [{ name: 'Tina Tenant', email: 'tina@example.com', role: 'tenant' }] },
+    });
     expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
     const signer = sent.body.signers[0];
-    const { page, context } = await openSigningPage(request, system.url!, sent.body.id, signer.id, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const { page, context } = await openSigningPage(request, system.url!, sent.body.id, signer.id, {
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
     await page.getByRole('radio', { name: 'Type' }).check();
     await page.getByLabel('Your full name').fill('Tina Maria Tenant');
     const initials = page.getByRole('textbox', { name: 'Your initials' });
@@ -180,7 +191,9 @@ describe('a template’s request signed in headless Chromium, from text tags to 
     expect(detected.status, JSON.stringify(detected.body)).to.equal(200);
     expect(detected.body.warnings).to.deep.equal([]);
     expect(detected.body.fields).to.have.length(9);
-    const created = await request('POST', '/api/v1/templates', { json: { name: 'Lease', documentId: source.body.id, detectFields: true, roles: [{ name: 'tenant' }, { name: 'landlord' }] } });
+    const created = await request('POST', '/api/v1/templates', {
+      json: { name: 'Lease', documentId: source.body.id, detectFields: true, roles: [{ name: 'tenant' }, { name: 'landlord' }] },
+    });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const template = created.body;
     const fieldOf = (role: string, type: string, label: string | null = null) =>
@@ -208,7 +221,8 @@ describe('a template’s request signed in headless Chromium, from text tags to 
     const original = path.join(dir, 'original.pdf');
     fs.writeFileSync(original, (await request('GET', `/api/v1/documents/${signingRequest.documentId}/file`)).bytes);
     expect(execFileSync('pdftotext', [original, '-']).toString()).to.not.contain('{{');
-    for (const field of template.fields as TemplateField[]) expect(inkedPixels(original, field.page, field), `${field.role} ${field.type} ${field.label} is blank`).to.equal(0);
+    for (const field of template.fields as TemplateField[])
+      expect(inkedPixels(original, field.page, field), `${field.role} ${field.type} ${field.label} is blank`).to.equal(0);
 
     // The tenant, on a phone: every field marked on the page, Sign refused until each required one is filled.
     const phone = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -221,7 +235,9 @@ describe('a template’s request signed in headless Chromium, from text tags to 
     const sign = tina.getByRole('button', { name: 'Sign', exact: true });
     await tina.getByLabel('I agree to sign this document electronically').check();
     expect(await sign.isDisabled()).to.equal(true);
-    expect(await tina.locator('#missing').textContent()).to.equal('Still to fill in: your signature, your initials, Employer (page 1), Rules (page 1): tick it.');
+    expect(await tina.locator('#missing').textContent()).to.equal(
+      'Still to fill in: your signature, your initials, Employer (page 1), Rules (page 1): tick it.',
+    );
     await drawOn(tina, /^Signature pad/);
     await drawOn(tina, /^Initials pad/);
     await tina.getByLabel('Employer (page 1) (required)').fill('Acme Widgets Ltd');
@@ -265,7 +281,11 @@ describe('a template’s request signed in headless Chromium, from text tags to 
     const today = new Date().toISOString().slice(0, 10);
     const expectWords = (pageNumber: number, field: TemplateField, words: string[]) => {
       const found = wordsOn(sealed, pageNumber);
-      for (const text of words) expect(found.some((word) => word.text === text && inside(word, field)), `${text} inside ${field.role} ${field.type} ${field.label}`).to.equal(true);
+      for (const text of words)
+        expect(
+          found.some((word) => word.text === text && inside(word, field)),
+          `${text} inside ${field.role} ${field.type} ${field.label}`,
+        ).to.equal(true);
     };
     expectWords(1, fieldOf('tenant', 'text', 'rent'), ['1200', 'EUR']);
     expectWords(1, fieldOf('tenant', 'text', 'employer'), ['Acme', 'Widgets', 'Ltd']);

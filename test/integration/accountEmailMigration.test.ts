@@ -74,10 +74,14 @@ describe(`migration ${MIGRATION}: one account per address`, function () {
     });
 
     for (const taken of ['OWNER@claimed.example', 'ops@MANY.example']) {
-      const refused = await knex('accounts').insert({ id: 'acct_again', email: taken, plan: 'free' }).catch((error) => error);
+      const refused = await knex('accounts')
+        .insert({ id: 'acct_again', email: taken, plan: 'free' })
+        .catch((error) => error);
       expect(refused, taken).to.include({ code: '23505', constraint: 'accounts_email_lower_unique' });
     }
-    const refused = await knex('users').insert({ id: 'user_again', account_id: 'acct_operator', email: 'Old@alone.example' }).catch((error) => error);
+    const refused = await knex('users')
+      .insert({ id: 'user_again', account_id: 'acct_operator', email: 'Old@alone.example' })
+      .catch((error) => error);
     expect(refused).to.include({ code: '23505', constraint: 'users_email_lower_unique' });
   });
 

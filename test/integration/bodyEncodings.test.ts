@@ -58,7 +58,11 @@ async function endpoints(): Promise<{ list: Endpoint[]; baseUrl: string; apiKey:
   const token = tokenOf(link.body.url);
   const { browser } = await signedUp(baseUrl);
   await browser.request('GET', '/app/settings/api-keys');
-  const session = { Cookie: [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; '), 'X-CSRF-Token': browser.csrf, Accept: 'application/json' };
+  const session = {
+    Cookie: [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+    'X-CSRF-Token': browser.csrf,
+    Accept: 'application/json',
+  };
   const list: Endpoint[] = [
     { name: 'API JSON', method: 'POST', path: '/api/v1/webhooks', contentType: 'application/json', headers: bearer, decodes: true },
     { name: 'API multipart', method: 'POST', path: '/api/v1/documents', contentType: 'multipart/form-data; boundary=x', headers: bearer, decodes: false },
@@ -79,7 +83,10 @@ describe('request bodies in any Content-Encoding', () => {
 
   it('Content-Encoding: br with a garbage body is 400, not 500', async () => {
     const request = client(setup.baseUrl, setup.apiKey);
-    const response = await request('POST', '/api/v1/webhooks', { body: Buffer.from('definitely not brotli'), headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'br' } });
+    const response = await request('POST', '/api/v1/webhooks', {
+      body: Buffer.from('definitely not brotli'),
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'br' },
+    });
     expect(response.status).to.equal(400);
     expect(response.body).to.include({ error: 'validation_error' });
     expect(response.body.details).to.deep.equal(['body could not be decoded as its Content-Encoding says']);
@@ -87,21 +94,32 @@ describe('request bodies in any Content-Encoding', () => {
 
   it('garbage in every encoding, on every kind of endpoint, is a 400 or a 415 in the error body', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...setup.list), fc.constantFrom(...encodings).chain((encoding) => fc.tuple(fc.constant(encoding), garbageFor(encoding))), async (endpoint, [encoding, garbage]) => {
-        const request = client(setup.baseUrl);
-        const response = await request(endpoint.method, endpoint.path, { body: garbage, headers: { ...endpoint.headers, 'Content-Type': endpoint.contentType, 'Content-Encoding': encoding } });
-        const label = `${endpoint.name} ${encoding}: ${response.status} ${JSON.stringify(response.body)}`;
-        if (!endpoint.decodes || !(encoding in decoders)) {
-          expect([response.status, response.body.error], label).to.deep.equal([415, 'unsupported_media_type']);
-          expect(response.body.message, label).to.be.a('string');
-        } else if (!decodes(encoding, garbage)) {
-          expect([response.status, response.body.error, response.body.details], label).to.deep.equal([400, 'validation_error', ['body could not be decoded as its Content-Encoding says']]);
-        } else {
-          // Bytes that happen to decode are a body like any other, refused for what they say (the console
-          // answers its own forms with their page).
-          expect(response.status, label).to.be.within(400, 499);
-        }
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...setup.list),
+        fc.constantFrom(...encodings).chain((encoding) => fc.tuple(fc.constant(encoding), garbageFor(encoding))),
+        async (endpoint, [encoding, garbage]) => {
+          const request = client(setup.baseUrl);
+          const response = await request(endpoint.method, endpoint.path, {
+            body: garbage,
+            headers: { ...endpoint.headers, 'Content-Type': endpoint.contentType, 'Content-Encoding': encoding },
+          });
+          const label = `${endpoint.name} ${encoding}: ${response.status} ${JSON.stringify(response.body)}`;
+          if (!endpoint.decodes || !(encoding in decoders)) {
+            expect([response.status, response.body.error], label).to.deep.equal([415, 'unsupported_media_type']);
+            expect(response.body.message, label).to.be.a('string');
+          } else if (!decodes(encoding, garbage)) {
+            expect([response.status, response.body.error, response.body.details], label).to.deep.equal([
+              400,
+              'validation_error',
+              ['body could not be decoded as its Content-Encoding says'],
+            ]);
+          } else {
+            // Bytes that happen to decode are a body like any other, refused for what they say (the console
+            // answers its own forms with their page).
+            expect(response.status, label).to.be.within(400, 499);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -110,7 +128,10 @@ describe('request bodies in any Content-Encoding', () => {
     const request = client(setup.baseUrl, setup.apiKey);
     const json = Buffer.from(JSON.stringify({ url: 'https://example.com/hooks', events: ['document.created'] }));
     for (const [encoding, encode] of Object.entries(encoders)) {
-      const response = await request('POST', '/api/v1/webhooks', { body: encode(json), headers: { 'Content-Type': 'application/json', 'Content-Encoding': encoding } });
+      const response = await request('POST', '/api/v1/webhooks', {
+        body: encode(json),
+        headers: { 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+      });
       expect(response.status, `${encoding}: ${JSON.stringify(response.body)}`).to.equal(201);
     }
   });

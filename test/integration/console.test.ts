@@ -92,7 +92,9 @@ describe('the owner console (/app)', function () {
       // Only the token's hash is stored.
       const token = session.split('=')[1].split('.')[0];
       const stored = await db('console_sessions').where({ user_id: user.id }).first();
-      expect(stored.token_hash).to.match(/^[0-9a-f]{64}$/).and.not.equal(token);
+      expect(stored.token_hash)
+        .to.match(/^[0-9a-f]{64}$/)
+        .and.not.equal(token);
 
       const dashboard = await browser.request('GET', '/app');
       expect(dashboard.status).to.equal(200);
@@ -101,7 +103,11 @@ describe('the owner console (/app)', function () {
 
     it('a second sign-up with the same e-mail (any letter case) is 409', async () => {
       const { email } = await signedUp(baseUrl);
-      const response = await consoleClient(baseUrl).submit('/app/signup', '/app/signup', { accountName: 'Again', email: email.toUpperCase(), password: PASSWORD });
+      const response = await consoleClient(baseUrl).submit('/app/signup', '/app/signup', {
+        accountName: 'Again',
+        email: email.toUpperCase(),
+        password: PASSWORD,
+      });
       expect(response.status).to.equal(409);
       expect(response.text).to.contain('An account with this e-mail already exists');
     });
@@ -199,14 +205,20 @@ describe('the owner console (/app)', function () {
       const { browser } = await signedUp(baseUrl);
       const response = await browser.request('GET', '/app/settings/plan');
       expect(response.text).to.contain('<span class="plan">free</span>');
-      expect(response.text).to.match(/Documents: <strong>0<\/strong> of 5/).and.match(/Templates: <strong>0<\/strong> of 3/);
+      expect(response.text)
+        .to.match(/Documents: <strong>0<\/strong> of 5/)
+        .and.match(/Templates: <strong>0<\/strong> of 3/);
       expect(response.text).to.contain('POST /documents</td><td data-label="Per hour">10<');
     });
 
     it('the plan page’s rate limits are the ones the REST API enforces', async () => {
       const { browser } = await signedUp(baseUrl);
       const shown = Object.fromEntries(
-        [...(await browser.request('GET', '/app/settings/plan')).text.matchAll(/<td data-label="Operation" class="mono">([^<]+)<\/td><td data-label="Per hour">(\d+)</g)].map(([, operation, limit]) => [operation, Number(limit)]),
+        [
+          ...(await browser.request('GET', '/app/settings/plan')).text.matchAll(
+            /<td data-label="Operation" class="mono">([^<]+)<\/td><td data-label="Per hour">(\d+)</g,
+          ),
+        ].map(([, operation, limit]) => [operation, Number(limit)]),
       );
       expect(shown).to.deep.equal(Object.fromEntries(rateLimitedOperations.map((operation) => [operation, hourlyLimit('free', operation, 1)])));
       const api = client(baseUrl, await apiKeyOf(browser));
@@ -235,11 +247,15 @@ describe('the owner console (/app)', function () {
       const page = (await browser.request('GET', '/app')).text;
       expect(tableCounts(page, 'Signing requests by status')).to.deep.equal(rest.requestsByStatus);
       expect(tableCounts(page, 'Signers by status')).to.deep.equal(rest.signersByStatus);
-      expect(tableCounts(page, 'Waiting on')).to.deep.equal(Object.fromEntries(rest.topPendingSigners.map((one: { email: string; pendingRequests: number }) => [one.email, one.pendingRequests])));
+      expect(tableCounts(page, 'Waiting on')).to.deep.equal(
+        Object.fromEntries(rest.topPendingSigners.map((one: { email: string; pendingRequests: number }) => [one.email, one.pendingRequests])),
+      );
       expect(tableCounts(page, 'Waiting on')).to.deep.equal({ 'ada@example.com': 1, 'alan@example.com': 1 });
       expect(page).to.contain('Nobody has declined.');
       // The chart's label carries the numbers too, and its data is the REST API's.
-      expect(page).to.match(/<canvas id="breakdown-chart" role="img" aria-label="Signing requests by status: Pending 1, Completed 0, Declined 0, Cancelled 1, Expired 0">/);
+      expect(page).to.match(
+        /<canvas id="breakdown-chart" role="img" aria-label="Signing requests by status: Pending 1, Completed 0, Declined 0, Cancelled 1, Expired 0">/,
+      );
       expect(JSON.parse(/<script type="application\/json" id="breakdown-data">([^<]*)<\/script>/.exec(page)![1])).to.deep.equal(rest.requestsByStatus);
 
       // Another account's requests are not counted.
@@ -293,8 +309,16 @@ describe('the owner console (/app)', function () {
     async function stalledUpload(url: string, path: string, headers: Record<string, string>) {
       const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
       await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-      const head = Object.entries({ Host: '127.0.0.1', Accept: 'application/json', 'Content-Type': 'application/json', 'Content-Length': String(2 * 1024 * 1024), ...headers });
-      socket.write(`POST ${path} HTTP/1.1\r\n${head.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n{"fileName":"stalled.pdf","content":"${'A'.repeat(64 * 1024)}`);
+      const head = Object.entries({
+        Host: '127.0.0.1',
+        Accept: 'application/json',
+        'Content-Type': 'application/json',
+        'Content-Length': String(2 * 1024 * 1024),
+        ...headers,
+      });
+      socket.write(
+        `POST ${path} HTTP/1.1\r\n${head.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n{"fileName":"stalled.pdf","content":"${'A'.repeat(64 * 1024)}`,
+      );
       socket.on('error', () => undefined);
       return socket;
     }
@@ -316,7 +340,9 @@ describe('the owner console (/app)', function () {
         // A third account's large upload waits: with a gate per surface it would have found a free slot.
         const pdf = await makeLargePdf(1536 * 1024);
         let settled = false;
-        const upload = neighbour('POST', '/api/v1/documents', { json: { fileName: 'third.pdf', fileSize: pdf.length, content: pdf.toString('base64') } }).finally(() => (settled = true));
+        const upload = neighbour('POST', '/api/v1/documents', {
+          json: { fileName: 'third.pdf', fileSize: pdf.length, content: pdf.toString('base64') },
+        }).finally(() => (settled = true));
         await eventually(async () => expect(app.uploads.pending, 'the third upload waits for a slot').to.equal(1));
         expect(settled, 'the third upload waited for a slot').to.equal(false);
         // The console's stalled upload hangs up: its slot goes to the waiting upload.

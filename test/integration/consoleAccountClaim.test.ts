@@ -52,7 +52,9 @@ describe('who owns an address: unique accounts, proven sign-ups, resets to the o
     const { browser, email } = await signedUp(baseUrl, {}, 'Attacker', { verify: false });
     const api = client(baseUrl, await apiKeyOf(browser));
     expect((await api('GET', '/api/v1/account')).status).to.equal(200);
-    const refused = await api('POST', '/api/v1/signatures', { json: { document_id: 'doc_x', title: 'Phish', signers: [{ name: 'Victim', email: 'victim@example.com' }] } });
+    const refused = await api('POST', '/api/v1/signatures', {
+      json: { document_id: 'doc_x', title: 'Phish', signers: [{ name: 'Victim', email: 'victim@example.com' }] },
+    });
     expect(refused.status).to.equal(403);
     expect(refused.body).to.include({ error: 'email_unverified' });
     expect(refused.body.message).to.contain('not confirmed').and.contain('link');
@@ -84,20 +86,30 @@ describe('who owns an address: unique accounts, proven sign-ups, resets to the o
   it('an expired link is refused and proves nothing', async () => {
     const { browser, email } = await signedUp(baseUrl, {}, 'Late', { verify: false });
     const link = await verifyLink(email);
-    await db('email_verifications').where({ token_hash: tokenHash(link) }).update({ expires_at: new Date(Date.now() - 1000) });
+    await db('email_verifications')
+      .where({ token_hash: tokenHash(link) })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     const expired = await browser.request('GET', link);
     expect(expired.status).to.equal(400);
     expect(expired.text).to.contain('more than 24 hours old');
     const { account_id: accountId } = await db('users').where({ email }).first('account_id');
     expect((await db('accounts').where({ id: accountId }).first()).email_verified_at).to.equal(null);
-    expect((await db('email_verifications').where({ token_hash: tokenHash(link) }).first()).used_at).to.equal(null);
+    expect(
+      (
+        await db('email_verifications')
+          .where({ token_hash: tokenHash(link) })
+          .first()
+      ).used_at,
+    ).to.equal(null);
   });
 
   it('a link stores only its hash and lasts 24 hours; the account’s name is not in the mail', async () => {
     const { email } = await signedUp(baseUrl, {}, 'Click <here> for a prize', { verify: false });
     const link = await verifyLink(email);
     const token = link.split('/').pop()!;
-    const stored = await db('email_verifications').where({ token_hash: tokenHash(link) }).first();
+    const stored = await db('email_verifications')
+      .where({ token_hash: tokenHash(link) })
+      .first();
     expect(stored.used_at).to.equal(null);
     expect(stored.expires_at.getTime() - stored.created_at.getTime()).to.be.closeTo(24 * 3_600_000, 60_000);
     const [mail] = await db('mail_outbox').where('to_address', email);
@@ -140,7 +152,9 @@ describe('who owns an address: unique accounts, proven sign-ups, resets to the o
     const api = client(baseUrl, await apiKeyOf(browser));
     const openapi = (await api('GET', '/api/v1/openapi.json')).body;
     let writes = 0;
-    for (const [path, operations] of Object.entries(openapi.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>)) {
+    for (const [path, operations] of Object.entries(
+      openapi.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>,
+    )) {
       for (const [method, operation] of Object.entries(operations)) {
         if (operation.security?.length === 0) continue; // the signer's pages take no key
         const response = await api(method.toUpperCase(), `/api/v1${path.replace(/\{\w+\}/g, 'x')}`, method === 'get' ? {} : { json: {} });

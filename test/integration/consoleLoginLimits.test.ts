@@ -19,7 +19,15 @@ describe('the console’s limit on failed logins (POST /app/login)', function ()
   before(async () => {
     const system = await sharedSystem();
     const config = testConfig({ TRUST_PROXY: '127.0.0.1' });
-    const app = createApp({ config, db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
+    const app = createApp({
+      config,
+      db: system.database.knex,
+      logger: createLogger('silent'),
+      readinessChecks: {},
+      temporal: system.client,
+      webhooks: system.webhooks,
+      search: system.search,
+    });
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -72,7 +80,9 @@ describe('the console’s limit on failed logins (POST /app/login)', function ()
     for (let network = 0; network < FAILED_LOGINS_PER_EMAIL / FAILED_LOGINS_PER_EMAIL_AND_CLIENT; network++) {
       const attacker = stranger();
       await attacker.request('GET', '/app/login');
-      const answers = await Promise.all(Array.from({ length: FAILED_LOGINS_PER_EMAIL_AND_CLIENT }, (_, n) => attacker.post('/app/login', { email, password: `guess ${network}-${n}` })));
+      const answers = await Promise.all(
+        Array.from({ length: FAILED_LOGINS_PER_EMAIL_AND_CLIENT }, (_, n) => attacker.post('/app/login', { email, password: `guess ${network}-${n}` })),
+      );
       expect(answers.map((answer) => answer.status)).to.deep.equal(Array(FAILED_LOGINS_PER_EMAIL_AND_CLIENT).fill(401));
     }
     const newcomer = await logIn(consoleClient(baseUrl, from(newNetwork())), email, PASSWORD);

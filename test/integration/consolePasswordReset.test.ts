@@ -22,7 +22,15 @@ describe('the console’s password reset (/app/password) and sign-up limit', fun
     const system = await sharedSystem();
     db = system.database.knex;
     const config = testConfig({ TRUST_PROXY: '127.0.0.1', CONSOLE_SIGNUPS_PER_HOUR: String(SIGNUPS_PER_HOUR) });
-    const app = createApp({ config, db, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
+    const app = createApp({
+      config,
+      db,
+      logger: createLogger('silent'),
+      readinessChecks: {},
+      temporal: system.client,
+      webhooks: system.webhooks,
+      search: system.search,
+    });
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -76,7 +84,9 @@ describe('the console’s password reset (/app/password) and sign-up limit', fun
       const [mail] = await outbox(email);
       expect(mail.subject).to.equal('Set your Signet password');
       expect(mail.idempotency_key).not.to.contain(token);
-      const stored = await db('password_resets').where({ token_hash: crypto.createHash('sha256').update(token).digest('hex') }).first();
+      const stored = await db('password_resets')
+        .where({ token_hash: crypto.createHash('sha256').update(token).digest('hex') })
+        .first();
       expect(stored.used_at).to.equal(null);
       expect(stored.expires_at.getTime() - Date.now()).to.be.within(59 * 60_000, 60 * 60_000);
     });
@@ -145,7 +155,9 @@ describe('the console’s password reset (/app/password) and sign-up limit', fun
       const { email } = await person();
       await forgot(browser(), email);
       const path = await resetPath(email);
-      await db('password_resets').where({ token_hash: crypto.createHash('sha256').update(path.split('/').pop()!).digest('hex') }).update({ expires_at: new Date(Date.now() - 1000) });
+      await db('password_resets')
+        .where({ token_hash: crypto.createHash('sha256').update(path.split('/').pop()!).digest('hex') })
+        .update({ expires_at: new Date(Date.now() - 1000) });
       const client = browser();
       expect((await client.request('GET', path)).status).to.equal(400);
       await client.request('GET', '/app/password/forgot');

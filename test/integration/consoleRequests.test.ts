@@ -26,14 +26,31 @@ describe('the console’s signing requests (/app/requests)', function () {
   }
 
   /** A PDF uploaded through the console's upload endpoint. */
-  const uploaded = async (browser: ConsoleClient, fileName = 'contract.pdf') => (await uploadPdf(browser, await makePdf(['A contract', 'Page two']), fileName)).id;
+  const uploaded = async (browser: ConsoleClient, fileName = 'contract.pdf') =>
+    (await uploadPdf(browser, await makePdf(['A contract', 'Page two']), fileName)).id;
 
-  const twoSigners = { 'signers-0-name': 'Ada Lovelace', 'signers-0-email': 'ada@example.com', 'signers-1-name': 'Alan Turing', 'signers-1-email': 'alan@example.com', 'signers-2-name': '', 'signers-2-email': '' };
+  const twoSigners = {
+    'signers-0-name': 'Ada Lovelace',
+    'signers-0-email': 'ada@example.com',
+    'signers-1-name': 'Alan Turing',
+    'signers-1-email': 'alan@example.com',
+    'signers-2-name': '',
+    'signers-2-email': '',
+  };
 
   /** Sends a document from the console's form; answers the new request's id. */
   async function sent(browser: ConsoleClient, documentId: string, fields: Record<string, string> = {}) {
     await browser.request('GET', '/app/requests/new');
-    const response = await browser.post('/app/requests', { document_id: documentId, title: 'Services agreement', message: 'Please sign.', ...twoSigners, signingOrder: 'parallel', expiresInDays: '30', reminderEveryDays: '3', ...fields });
+    const response = await browser.post('/app/requests', {
+      document_id: documentId,
+      title: 'Services agreement',
+      message: 'Please sign.',
+      ...twoSigners,
+      signingOrder: 'parallel',
+      expiresInDays: '30',
+      reminderEveryDays: '3',
+      ...fields,
+    });
     expect(response.status, response.text).to.equal(303);
     const id = /^\/app\/requests\/(sr_[0-9a-z]{26})$/.exec(response.location ?? '')?.[1];
     expect(id, response.location ?? '').to.be.a('string');
@@ -86,7 +103,9 @@ describe('the console’s signing requests (/app/requests)', function () {
       expect(response.status).to.equal(400);
       expect(response.text).to.contain('Title is required').and.contain('Signer 2 e-mail must be a valid e-mail address').and.contain('Expiry (days)');
       expect(response.text).to.contain('value="Grace &lt;Hopper&gt;"').and.contain('value="not-an-address"');
-      expect(response.text).to.contain(`<option value="${documentId}" selected>`).and.match(/value="sequential" checked/);
+      expect(response.text)
+        .to.contain(`<option value="${documentId}" selected>`)
+        .and.match(/value="sequential" checked/);
       expect(await db('signing_requests').where({ account_id: accountId }).first()).to.equal(undefined);
 
       const noSigners = await browser.post('/app/requests', { document_id: documentId, title: 'T' });
@@ -154,7 +173,13 @@ describe('the console’s signing requests (/app/requests)', function () {
       expect(created.body.signers.map((signer: { name: string }) => signer.name)).to.deep.equal(['Cleo Client', 'Fiona Firm']);
       expect(created.body.signers[0].fields.find((field: { label: string }) => field.label === 'fee')).to.include({ value: '900 EUR' });
 
-      const missingRole = await browser.post('/app/requests', { template_id: template.body.id, title: 'T', 'signers-0-role': 'client', 'signers-0-name': 'Cleo', 'signers-0-email': 'cleo@example.com' });
+      const missingRole = await browser.post('/app/requests', {
+        template_id: template.body.id,
+        title: 'T',
+        'signers-0-role': 'client',
+        'signers-0-name': 'Cleo',
+        'signers-0-email': 'cleo@example.com',
+      });
       expect(missingRole.status).to.equal(400);
       expect(missingRole.text).to.contain('signers must have a signer for the role &quot;firm&quot;').and.contain('Role: firm');
       expect((await browser.request('GET', '/app/requests/new?template=tpl_nope')).status).to.equal(404);
@@ -171,7 +196,9 @@ describe('the console’s signing requests (/app/requests)', function () {
 
       const all = await browser.request('GET', '/app/requests');
       expect(all.status).to.equal(200);
-      expect(all.text.indexOf(`/app/requests/${newer}`)).to.be.greaterThan(-1).and.lessThan(all.text.indexOf(`/app/requests/${older}`));
+      expect(all.text.indexOf(`/app/requests/${newer}`))
+        .to.be.greaterThan(-1)
+        .and.lessThan(all.text.indexOf(`/app/requests/${older}`));
       expect(all.text).to.contain('2 requests').and.contain('<label for="status">Status</label>');
 
       const cancelled = await browser.request('GET', '/app/requests?status=cancelled');
@@ -213,7 +240,9 @@ describe('the console’s signing requests (/app/requests)', function () {
       const { browser, api } = await signedUp();
       const id = await sent(browser, await uploaded(browser));
       const detail = await browser.request('GET', `/app/requests/${id}`);
-      expect(detail.text).to.match(/<form method="post" action="\/app\/requests\/[^"]+\/cancel" class="stack cancel-form" data-confirm="Cancel “Services agreement”\?/);
+      expect(detail.text).to.match(
+        /<form method="post" action="\/app\/requests\/[^"]+\/cancel" class="stack cancel-form" data-confirm="Cancel “Services agreement”\?/,
+      );
 
       const forged = await browser.request('POST', `/app/requests/${id}/cancel`, { form: { reason: 'x' } });
       expect(forged.status).to.equal(403);

@@ -52,7 +52,10 @@ describe('the console’s templates and document view (/app/templates, /app/docu
       const document = await uploaded(browser, await makePdf(['Lease', 'Signatures']));
       const editor = await browser.request('GET', `/app/templates/new?documentId=${document.id}`);
       expect(editor.status).to.equal(200);
-      expect(editor.text).to.contain('id="template-editor"').and.contain(`/app/documents/${document.id}/pages/2.png`).and.contain('/app/assets/templateEditor.js');
+      expect(editor.text)
+        .to.contain('id="template-editor"')
+        .and.contain(`/app/documents/${document.id}/pages/2.png`)
+        .and.contain('/app/assets/templateEditor.js');
       expect(editor.text).to.contain('<script type="application/json" id="editor-pages">[[595,842],[595,842]]</script>');
 
       const created = await browser.postJson('/app/templates', {
@@ -68,7 +71,10 @@ describe('the console’s templates and document view (/app/templates, /app/docu
       const list = await browser.request('GET', '/app/templates');
       expect(list.status).to.equal(200);
       expect(list.headers.get('x-ratelimit-limit'), 'the REST API’s GET /templates limit').to.equal('30');
-      expect(list.text).to.contain(`href="/app/templates/${created.json.id}"`).and.contain('Lease &lt;b&gt;template&lt;/b&gt;').and.contain(`href="/app/documents/${document.id}">lease.pdf`);
+      expect(list.text)
+        .to.contain(`href="/app/templates/${created.json.id}"`)
+        .and.contain('Lease &lt;b&gt;template&lt;/b&gt;')
+        .and.contain(`href="/app/documents/${document.id}">lease.pdf`);
       expect(list.text).to.contain('<td data-label="Fields">2</td>');
 
       const preview = await browser.request('GET', `/app/templates/${created.json.id}`);
@@ -84,7 +90,10 @@ describe('the console’s templates and document view (/app/templates, /app/docu
         name: 'Broken',
         documentId: document.id,
         roles: [{ name: 'tenant' }],
-        fields: [{ role: 'tenant', type: 'text', page: 3, x: 10, y: 10, width: 50, height: 20 }, { role: 'landlord', type: 'signature', page: 1, x: 500, y: 10, width: 200, height: 20 }],
+        fields: [
+          { role: 'tenant', type: 'text', page: 3, x: 10, y: 10, width: 50, height: 20 },
+          { role: 'landlord', type: 'signature', page: 1, x: 500, y: 10, width: 200, height: 20 },
+        ],
       });
       expect(response.status).to.equal(400);
       expect(response.json.error).to.equal('validation_error');
@@ -94,7 +103,11 @@ describe('the console’s templates and document view (/app/templates, /app/docu
         'fields.1 must lie inside page 1 (595 × 842 points)',
         'roles.0 ("tenant") must have at least one signature field',
       ]);
-      const schema = await browser.postJson('/app/templates', { name: '', documentId: document.id, fields: [{ role: 'tenant', type: 'stamp', page: 0, x: -1, y: 0, width: 0, height: 1 }] });
+      const schema = await browser.postJson('/app/templates', {
+        name: '',
+        documentId: document.id,
+        fields: [{ role: 'tenant', type: 'stamp', page: 0, x: -1, y: 0, width: 0, height: 1 }],
+      });
       expect(schema.status).to.equal(400);
       expect(schema.json.details).to.include('name is required').and.include('fields.0.type must be one of: signature, initials, date, text, checkbox');
       expect((await browser.request('GET', '/app/templates')).text).to.contain('No templates yet.');
@@ -117,7 +130,10 @@ describe('the console’s templates and document view (/app/templates, /app/docu
       const found = await browser.postJson(`/app/documents/${document.id}/detect-fields`, {});
       expect(found.status, found.text).to.equal(200);
       expect(found.json.roles).to.deep.equal(['tenant']);
-      expect(found.json.fields.map((field: { type: string; page: number }) => [field.type, field.page])).to.deep.equal([['signature', 2], ['date', 2]]);
+      expect(found.json.fields.map((field: { type: string; page: number }) => [field.type, field.page])).to.deep.equal([
+        ['signature', 2],
+        ['date', 2],
+      ]);
       const created = await browser.postJson('/app/templates', { name: 'Tagged', documentId: document.id, detectFields: true });
       expect(created.status, created.text).to.equal(201);
       const preview = await browser.request('GET', `/app/templates/${created.json.id}`);
@@ -137,9 +153,15 @@ describe('the console’s templates and document view (/app/templates, /app/docu
       expect(pageImage.bytes.readUInt32BE(16), 'width: one pixel per point').to.equal(595);
       expect(pageImage.bytes.readUInt32BE(20)).to.equal(842);
       expect((await browser.request('GET', `/app/documents/${document.id}/pages/3.png`)).status).to.equal(400);
-      for (const page of ['0', 'abc', '1.5', '100001']) expect((await browser.request('GET', `/app/documents/${document.id}/pages/${page}.png`)).status, page).to.equal(404);
+      for (const page of ['0', 'abc', '1.5', '100001'])
+        expect((await browser.request('GET', `/app/documents/${document.id}/pages/${page}.png`)).status, page).to.equal(404);
 
-      const created = await browser.postJson('/app/templates', { name: 'Lease', documentId: document.id, roles: [{ name: 'tenant' }], fields: [signatureField] });
+      const created = await browser.postJson('/app/templates', {
+        name: 'Lease',
+        documentId: document.id,
+        roles: [{ name: 'tenant' }],
+        fields: [signatureField],
+      });
       const preview = await browser.request('GET', `/app/templates/${created.json.id}/pages/2.png`);
       expect(preview.status).to.equal(200);
       expect(preview.bytes.subarray(0, 8).equals(PNG_SIGNATURE)).to.equal(true);
@@ -164,8 +186,13 @@ describe('the console’s templates and document view (/app/templates, /app/docu
       const view = await browser.request('GET', `/app/documents/${document.id}`);
       expect(view.status).to.equal(200);
       expect(view.text).to.contain(document.sha256).and.contain('<h1 class="document-name">lease &amp; co.pdf</h1>');
-      expect(view.text).to.contain(`<img src="/app/documents/${document.id}/pages/2.png" width="595" height="842" loading="lazy" alt="Page 2 of lease &amp; co.pdf">`);
-      expect(view.text).to.contain(`href="/app/requests/new?documentId=${document.id}"`).and.contain(`href="/app/templates/new?documentId=${document.id}"`).and.contain(`href="/app/documents/${document.id}/file"`);
+      expect(view.text).to.contain(
+        `<img src="/app/documents/${document.id}/pages/2.png" width="595" height="842" loading="lazy" alt="Page 2 of lease &amp; co.pdf">`,
+      );
+      expect(view.text)
+        .to.contain(`href="/app/requests/new?documentId=${document.id}"`)
+        .and.contain(`href="/app/templates/new?documentId=${document.id}"`)
+        .and.contain(`href="/app/documents/${document.id}/file"`);
       expect(view.text).to.contain(`action="/app/documents/${document.id}/delete"`);
     });
   });
@@ -174,7 +201,9 @@ describe('the console’s templates and document view (/app/templates, /app/docu
     it('are 404 on every page, image, download and action, and change nothing', async () => {
       const owner = await signedUp(baseUrl);
       const document = await uploaded(owner, await makePdf(['Lease', 'Signatures']));
-      const template = (await owner.postJson('/app/templates', { name: 'Mine', documentId: document.id, roles: [{ name: 'tenant' }], fields: [signatureField] })).json;
+      const template = (
+        await owner.postJson('/app/templates', { name: 'Mine', documentId: document.id, roles: [{ name: 'tenant' }], fields: [signatureField] })
+      ).json;
       const stranger = await signedUp(baseUrl);
       for (const path of [
         `/app/templates/${template.id}`,
@@ -192,7 +221,12 @@ describe('the console’s templates and document view (/app/templates, /app/docu
       }
       expect((await stranger.request('POST', `/app/templates/${template.id}/delete`, { form: { _csrf: stranger.csrf } })).status).to.equal(404);
       expect((await stranger.postJson(`/app/documents/${document.id}/detect-fields`, {})).status).to.equal(404);
-      const theirs = await stranger.postJson('/app/templates', { name: 'Theirs', documentId: document.id, roles: [{ name: 'tenant' }], fields: [signatureField] });
+      const theirs = await stranger.postJson('/app/templates', {
+        name: 'Theirs',
+        documentId: document.id,
+        roles: [{ name: 'tenant' }],
+        fields: [signatureField],
+      });
       expect(theirs.status).to.equal(400);
       expect(theirs.json.details).to.include('documentId must name a document of this account');
       expect((await owner.request('GET', `/app/templates/${template.id}`)).status).to.equal(200);
@@ -203,7 +237,9 @@ describe('the console’s templates and document view (/app/templates, /app/docu
     it('needs the CSRF token, then deletes the template and returns to the list', async () => {
       const browser = await signedUp(baseUrl);
       const document = await uploaded(browser, await makePdf(['Lease', 'Signatures']));
-      const { id } = (await browser.postJson('/app/templates', { name: 'Short-lived', documentId: document.id, roles: [{ name: 'tenant' }], fields: [signatureField] })).json;
+      const { id } = (
+        await browser.postJson('/app/templates', { name: 'Short-lived', documentId: document.id, roles: [{ name: 'tenant' }], fields: [signatureField] })
+      ).json;
       expect((await browser.request('POST', `/app/templates/${id}/delete`, { form: {} })).status).to.equal(403);
       const deleted = await browser.request('POST', `/app/templates/${id}/delete`, { form: { _csrf: browser.csrf } });
       expect(deleted.status).to.equal(303);

@@ -147,7 +147,9 @@ describe('the console’s webhooks (/app/webhooks)', function () {
 
       expect((await browser.submit(`/app/webhooks/${id}`, `/app/webhooks/${id}/enabled`, { enabled: 'false' })).status).to.equal(303);
       expect((await db()('webhooks').where({ id }).first()).enabled).to.equal(false);
-      expect((await browser.request('GET', `/app/webhooks/${id}`)).text).to.contain('Disabled').and.contain('>Enable<');
+      expect((await browser.request('GET', `/app/webhooks/${id}`)).text)
+        .to.contain('Disabled')
+        .and.contain('>Enable<');
       await browser.submit(`/app/webhooks/${id}`, `/app/webhooks/${id}/enabled`, { enabled: 'true' });
       expect((await db()('webhooks').where({ id }).first()).enabled).to.equal(true);
 
@@ -155,7 +157,9 @@ describe('the console’s webhooks (/app/webhooks)', function () {
       const rotated = await browser.submit(`/app/webhooks/${id}`, `/app/webhooks/${id}/rotate-secret`, {});
       expect(rotated.status).to.equal(200);
       const newSecret = /id="new-secret" class="mono" readonly value="([^"]+)"/.exec(rotated.text)![1];
-      expect(newSecret).to.match(/^whsec_/).and.not.equal(secret);
+      expect(newSecret)
+        .to.match(/^whsec_/)
+        .and.not.equal(secret);
       const row = await db()('webhooks').where({ id }).first();
       expect(decryptSecret(system.webhooks.secretKey, row.secret_ciphertext)).to.equal(newSecret);
       expect(row.previous_secret_ciphertext).to.equal(before);
@@ -182,7 +186,12 @@ describe('the console’s webhooks (/app/webhooks)', function () {
         body: '{}',
         next_retry_at: nextRetryAt,
       });
-      await db()('webhook_deliveries').insert([delivery(busy.id, 1, later), delivery(busy.id, 2, later), delivery(busy.id, 3, later), delivery(idle.id, 4, null)]);
+      await db()('webhook_deliveries').insert([
+        delivery(busy.id, 1, later),
+        delivery(busy.id, 2, later),
+        delivery(busy.id, 3, later),
+        delivery(idle.id, 4, null),
+      ]);
       const page = await browser.request('GET', '/app/webhooks');
       expect(page.status).to.equal(200);
       const waiting = (id: string) => new RegExp(`href="/app/webhooks/${id}"[\\s\\S]*?data-label="Waiting">(\\d+)<`).exec(page.text)?.[1];
@@ -199,7 +208,11 @@ describe('the console’s webhooks (/app/webhooks)', function () {
       expect((await other.browser.request('GET', `/app/webhooks/${id}`)).status).to.equal(404);
       expect((await other.browser.request('GET', ping.location!)).status).to.equal(404);
       for (const action of ['', '/test', '/rotate-secret', '/delete', '/enabled']) {
-        const response = await other.browser.submit('/app/webhooks', `/app/webhooks/${id}${action}`, { url: 'https://example.com/stolen', events: ['*'], enabled: 'false' });
+        const response = await other.browser.submit('/app/webhooks', `/app/webhooks/${id}${action}`, {
+          url: 'https://example.com/stolen',
+          events: ['*'],
+          enabled: 'false',
+        });
         expect(response.status, action).to.equal(404);
       }
       expect((await other.browser.submit('/app/webhooks', `${ping.location}/redeliver`, {})).status).to.equal(404);

@@ -47,7 +47,9 @@ describe('the text of an uploaded PDF, extracted by the worker after the upload'
   it('a scanned PDF (no text) is found by its name, and its text stays empty', async () => {
     const { request, db } = await createTestAccount();
     const pdf = await makePdf(['']);
-    const created = await request('POST', '/api/v1/documents', { json: { fileName: 'scanned-lease.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+    const created = await request('POST', '/api/v1/documents', {
+      json: { fileName: 'scanned-lease.pdf', fileSize: pdf.length, content: pdf.toString('base64') },
+    });
     await eventually(async () => expect((await db('documents').where({ id: created.body.id }).first('body_text')).body_text).to.equal(''));
     await eventually(async () => expect(await hitIds(request, 'lease')).to.deep.equal([created.body.id]));
   });
@@ -63,8 +65,14 @@ describe('the text of an uploaded PDF, extracted by the worker after the upload'
     });
     after(async () => {
       const taskQueue = system.config.TEMPORAL_TASK_QUEUE;
-      await system.client.schedule.getHandle(sweeperScheduleId(taskQueue)).delete().catch(() => undefined);
-      await system.client.workflow.getHandle(searchIndexerWorkflowId(taskQueue)).terminate('test over').catch(() => undefined);
+      await system.client.schedule
+        .getHandle(sweeperScheduleId(taskQueue))
+        .delete()
+        .catch(() => undefined);
+      await system.client.workflow
+        .getHandle(searchIndexerWorkflowId(taskQueue))
+        .terminate('test over')
+        .catch(() => undefined);
       await system.stop();
     });
 

@@ -82,9 +82,16 @@ describe('POST /api/v1/documents', () => {
     const { request } = await createTestAccount();
     const pdf = await makePdf(['no content type']);
     const boundary = 'signet-test-boundary';
-    const part = (disposition: string, value: Buffer | string) => [Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; ${disposition}\r\n\r\n`), Buffer.from(value), Buffer.from('\r\n')];
+    const part = (disposition: string, value: Buffer | string) => [
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; ${disposition}\r\n\r\n`),
+      Buffer.from(value),
+      Buffer.from('\r\n'),
+    ];
     const send = (...parts: Buffer[][]) =>
-      request('POST', '/api/v1/documents', { body: Buffer.concat([...parts.flat(), Buffer.from(`--${boundary}--\r\n`)]), headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` } });
+      request('POST', '/api/v1/documents', {
+        body: Buffer.concat([...parts.flat(), Buffer.from(`--${boundary}--\r\n`)]),
+        headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+      });
     const { createHash } = await import('node:crypto');
     const sha256 = createHash('sha256').update(pdf).digest('hex');
     const withFilename = await send(part('name="file"; filename="bare.pdf"', pdf));
@@ -113,7 +120,10 @@ describe('POST /api/v1/documents', () => {
     expect(events[0].id).to.match(/^evt_/);
     expect(events[0].data).to.include({ documentId: response.body.id, fileName: 'e.pdf' });
     // The event's xid is the transaction that wrote it; the document row's xmin is the one that inserted it.
-    const { rows } = await db.raw('select (select xmin::text from documents where id = ?) as document, (select (xid::text::bigint % 4294967296)::text from events where id = ?) as event', [response.body.id, events[0].id]);
+    const { rows } = await db.raw(
+      'select (select xmin::text from documents where id = ?) as document, (select (xid::text::bigint % 4294967296)::text from events where id = ?) as event',
+      [response.body.id, events[0].id],
+    );
     expect(rows[0].event, 'the transaction that wrote the event').to.equal(rows[0].document);
   });
 
@@ -129,7 +139,9 @@ describe('POST /api/v1/documents', () => {
       it(`400 for ${name}`, async () => {
         const { request } = await createTestAccount();
         const bytes = await make();
-        const response = await request('POST', '/api/v1/documents', { json: { fileName: 'bad.pdf', fileSize: bytes.length || 1, content: bytes.toString('base64') } });
+        const response = await request('POST', '/api/v1/documents', {
+          json: { fileName: 'bad.pdf', fileSize: bytes.length || 1, content: bytes.toString('base64') },
+        });
         expect(response.status).to.equal(400);
         expect(response.body.error).to.equal('validation_error');
         expect(response.body.details.join('; ')).to.match(message);

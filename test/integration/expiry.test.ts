@@ -25,7 +25,11 @@ describe('a signing request whose expiresAt passes', function () {
     expect(row.completed_at.getTime()).to.be.at.least(Date.parse(expiresAt));
 
     const events = await eventually(async () => {
-      const types = await account.db('events').where({ account_id: account.account.id }).whereRaw(`data->>'signingRequestId' = ?`, [signingRequest.id]).pluck('type');
+      const types = await account
+        .db('events')
+        .where({ account_id: account.account.id })
+        .whereRaw(`data->>'signingRequestId' = ?`, [signingRequest.id])
+        .pluck('type');
       expect(types).to.include('signing_request.expired');
       return types;
     });

@@ -36,7 +36,10 @@ describe('GET /api/v1/openapi.json and /docs', () => {
     expect(components.schemas.DocumentUpload.required).to.deep.equal(['file']);
     expect(components.schemas.WebhookCreate.properties.events.items.enum).to.include.members(['*', 'document.created']);
     expect(components.schemas.WebhookCreate.properties.url.pattern).to.match(/^\^https:/);
-    expect(paths['/documents'].post.responses['201'].links.GetDocument).to.deep.equal({ operationRef: '#/paths/~1documents~1{id}/get', parameters: { id: '$response.body#/id' } });
+    expect(paths['/documents'].post.responses['201'].links.GetDocument).to.deep.equal({
+      operationRef: '#/paths/~1documents~1{id}/get',
+      parameters: { id: '$response.body#/id' },
+    });
   });
 
   it('serves a readable reference page with its assets, without a CDN', async () => {

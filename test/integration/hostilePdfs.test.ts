@@ -77,7 +77,9 @@ describe('hostile PDFs (the default limits)', function () {
       const pdf = make();
       const rssBefore = process.memoryUsage().rss;
       const started = Date.now();
-      const { result: response, slowestMs } = await withHealthzTimed(system.url!, () => request('POST', '/api/v1/documents', { body: multipart(pdf, 'hostile.pdf') }));
+      const { result: response, slowestMs } = await withHealthzTimed(system.url!, () =>
+        request('POST', '/api/v1/documents', { body: multipart(pdf, 'hostile.pdf') }),
+      );
       expect(response.status, JSON.stringify(response.body)).to.equal(400);
       expect(response.body).to.deep.include({ error: 'validation_error', details: [problem] });
       expect(Date.now() - started).to.be.below(15_000);
@@ -105,7 +107,16 @@ describe('quota and rate limits come before any parsing', () => {
     const { system } = await createTestAccount();
     // An app of its own, so that its PDF pool's jobs are this test's alone; free accounts get 1 upload an hour.
     const config = testConfig({ RATE_LIMIT_MULTIPLIER: '0.1' });
-    const app = createApp({ config, db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search, pdf });
+    const app = createApp({
+      config,
+      db: system.database.knex,
+      logger: createLogger('silent'),
+      readinessChecks: {},
+      temporal: system.client,
+      webhooks: system.webhooks,
+      search: system.search,
+      pdf,
+    });
     server = await new Promise((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
     });
@@ -119,7 +130,9 @@ describe('quota and rate limits come before any parsing', () => {
 
   it('403 quota_exceeded for an account over its quota, and the PDF pool starts no job', async () => {
     const { apiKey, db, account } = await createTestAccount('free');
-    await db('documents').insert(Array.from({ length: 5 }, (_, i) => ({ id: newId('document'), account_id: account.id, file_name: `d${i}.pdf`, file_size: 10, status: 'awaiting_file' })));
+    await db('documents').insert(
+      Array.from({ length: 5 }, (_, i) => ({ id: newId('document'), account_id: account.id, file_name: `d${i}.pdf`, file_size: 10, status: 'awaiting_file' })),
+    );
     const jobsBefore = pdf.jobsStarted;
     const response = await requestAs(apiKey)('POST', '/api/v1/documents', { body: multipart(await makePdf(), 'over.pdf') });
     expect(response.status).to.equal(403);
@@ -177,14 +190,29 @@ describe('an accepted PDF that is slow to read (99,000 objects)', function () {
   it('400 naming PDF_TIMEOUT_MS when a page takes longer than that to render, never a 500', async () => {
     const config = testConfig({ PDF_TIMEOUT_MS: '300' });
     const pages = createPageRenderer(config);
-    const app = createApp({ config, db: account.db, logger: createLogger('silent'), readinessChecks: {}, temporal: account.system.client, webhooks: account.system.webhooks, search: account.system.search, pages });
+    const app = createApp({
+      config,
+      db: account.db,
+      logger: createLogger('silent'),
+      readinessChecks: {},
+      temporal: account.system.client,
+      webhooks: account.system.webhooks,
+      search: account.system.search,
+      pages,
+    });
     const server: Server = await new Promise((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
     });
     try {
-      const response = await client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, account.apiKey)('GET', `/api/v1/templates/${templateId}/preview.png`);
+      const response = await client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, account.apiKey)(
+        'GET',
+        `/api/v1/templates/${templateId}/preview.png`,
+      );
       expect(response.status).to.equal(400);
-      expect(response.body).to.deep.include({ error: 'validation_error', details: ['page 1 could not be rendered: content exceeds the limit of 300 ms of processing (PDF_TIMEOUT_MS)'] });
+      expect(response.body).to.deep.include({
+        error: 'validation_error',
+        details: ['page 1 could not be rendered: content exceeds the limit of 300 ms of processing (PDF_TIMEOUT_MS)'],
+      });
     } finally {
       await new Promise((resolve) => server.close(resolve));
       await pages.close();

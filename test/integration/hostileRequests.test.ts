@@ -31,7 +31,9 @@ describe('hostile requests: NUL characters, odd dates, forged cursors', () => {
     const created = await account.request('POST', '/api/v1/documents', { json: { fileName: 'a\u0000b.pdf', fileSize: 10 } });
     expect(created.status).to.equal(400);
     expect(created.body.details).to.deep.equal(['fileName must not contain NUL characters']);
-    const signers = await account.request('POST', '/api/v1/signatures', { json: { document_id: 'doc_x', title: 'T', signers: [{ name: 'A\u0000', email: 'a@example.com' }] } });
+    const signers = await account.request('POST', '/api/v1/signatures', {
+      json: { document_id: 'doc_x', title: 'T', signers: [{ name: 'A\u0000', email: 'a@example.com' }] },
+    });
     expect(signers.body.details).to.deep.equal(['signers.0.name must not contain NUL characters']);
     for (const path of ['/api/v1/search?q=a%00b', '/api/v1/signatures?signerEmail=a%00@example.com', '/api/v1/documents?cursor=doc_%00']) {
       const response = await account.request('GET', path);
@@ -68,7 +70,12 @@ describe('hostile requests: NUL characters, odd dates, forged cursors', () => {
   it('every response says X-Content-Type-Options: nosniff', async () => {
     const account = await createTestAccount();
     const anonymous = client(account.system.url!);
-    for (const response of [await account.request('GET', '/api/v1/documents'), await anonymous('GET', '/api/v1/documents'), await anonymous('GET', '/nowhere'), await anonymous('GET', '/healthz')]) {
+    for (const response of [
+      await account.request('GET', '/api/v1/documents'),
+      await anonymous('GET', '/api/v1/documents'),
+      await anonymous('GET', '/nowhere'),
+      await anonymous('GET', '/healthz'),
+    ]) {
       expect(response.headers.get('x-content-type-options')).to.equal('nosniff');
     }
   });
@@ -80,7 +87,15 @@ describe('hostile requests: X-Forwarded-For is evidence only from a trusted prox
   /** An api of its own with TRUST_PROXY as given, on the shared system's database and Temporal. */
   async function appTrusting(trustProxy: string) {
     const system = await sharedSystem();
-    const app = createApp({ config: testConfig({ TRUST_PROXY: trustProxy }), db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
+    const app = createApp({
+      config: testConfig({ TRUST_PROXY: trustProxy }),
+      db: system.database.knex,
+      logger: createLogger('silent'),
+      readinessChecks: {},
+      temporal: system.client,
+      webhooks: system.webhooks,
+      search: system.search,
+    });
     const server: Server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(resolve)) };
@@ -132,10 +147,16 @@ describe('hostile requests: a PDF field name with NUL in a multipart upload', ()
 describe('hostile requests: bodies and methods answer in JSON, consistently', () => {
   it('a corrupt gzip or unknown Content-Encoding body is 400 or 415, not 500', async () => {
     const account = await createTestAccount();
-    const gzip = await account.request('POST', '/api/v1/webhooks', { body: Buffer.from('not gzip at all'), headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' } });
+    const gzip = await account.request('POST', '/api/v1/webhooks', {
+      body: Buffer.from('not gzip at all'),
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+    });
     expect(gzip.status).to.equal(400);
     expect(gzip.body.error).to.equal('validation_error');
-    const unknown = await account.request('POST', '/api/v1/webhooks', { body: Buffer.from('{}'), headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'x-weird' } });
+    const unknown = await account.request('POST', '/api/v1/webhooks', {
+      body: Buffer.from('{}'),
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'x-weird' },
+    });
     expect(unknown.status).to.equal(415);
     expect(unknown.body.error).to.equal('unsupported_media_type');
   });
@@ -161,12 +182,17 @@ describe('hostile requests: bodies and methods answer in JSON, consistently', ()
     const { port } = new URL(account.system.url!);
     for (const method of ['TRACE', 'PROPFIND']) {
       const { status, type, allow, body } = await new Promise<{ status: number; type: string; allow: string; body: string }>((resolve, reject) => {
-        const request = http.request({ host: '127.0.0.1', port, method, path: '/api/v1/documents', headers: { Authorization: `Bearer ${account.apiKey}` } }, (response) => {
-          let text = '';
-          response
-            .on('data', (chunk) => (text += chunk))
-            .on('end', () => resolve({ status: response.statusCode!, type: response.headers['content-type'] ?? '', allow: String(response.headers.allow), body: text }));
-        });
+        const request = http.request(
+          { host: '127.0.0.1', port, method, path: '/api/v1/documents', headers: { Authorization: `Bearer ${account.apiKey}` } },
+          (response) => {
+            let text = '';
+            response
+              .on('data', (chunk) => (text += chunk))
+              .on('end', () =>
+                resolve({ status: response.statusCode!, type: response.headers['content-type'] ?? '', allow: String(response.headers.allow), body: text }),
+              );
+          },
+        );
         request.on('error', reject).end();
       });
       expect(status, method).to.equal(405);
@@ -181,10 +207,21 @@ describe('hostile neighbours: one account’s stalled uploads do not hold anothe
   this.timeout(60_000);
 
   /** Sends the head and the first bytes of an upload (a large JSON one unless told), then stalls. */
-  async function stalledUpload(port: number, apiKey: string, request = { head: 'POST /api/v1/documents', type: 'application/json', length: 2 * 1024 * 1024, start: `{"fileName":"stalled.pdf","fileSize":10,"content":"${'A'.repeat(64 * 1024)}` }) {
+  async function stalledUpload(
+    port: number,
+    apiKey: string,
+    request = {
+      head: 'POST /api/v1/documents',
+      type: 'application/json',
+      length: 2 * 1024 * 1024,
+      start: `{"fileName":"stalled.pdf","fileSize":10,"content":"${'A'.repeat(64 * 1024)}`,
+    },
+  ) {
     const socket = net.connect(port, '127.0.0.1');
     await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-    socket.write(`${request.head} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: ${request.type}\r\nContent-Length: ${request.length}\r\n\r\n`);
+    socket.write(
+      `${request.head} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: ${request.type}\r\nContent-Length: ${request.length}\r\n\r\n`,
+    );
     socket.write(request.start);
     let answer = '';
     let closed = false;
@@ -197,7 +234,15 @@ describe('hostile neighbours: one account’s stalled uploads do not hold anothe
   /** An api of its own on the shared system's database and Temporal. */
   async function appWith(settings: Record<string, string>) {
     const system = await sharedSystem();
-    const app = createApp({ config: testConfig(settings), db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
+    const app = createApp({
+      config: testConfig(settings),
+      db: system.database.knex,
+      logger: createLogger('silent'),
+      readinessChecks: {},
+      temporal: system.client,
+      webhooks: system.webhooks,
+      search: system.search,
+    });
     const server: Server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     return { port: (server.address() as AddressInfo).port, close: () => new Promise((resolve) => server.close(resolve)) };
@@ -213,7 +258,12 @@ describe('hostile neighbours: one account’s stalled uploads do not hold anothe
         // Two large uploads of one account: the second waits for the account's one slot, then stalls too.
         await stalledUpload(api.port, account.apiKey),
         await stalledUpload(api.port, account.apiKey),
-        await stalledUpload(api.port, account.apiKey, { head: 'POST /api/v1/documents', type: `multipart/form-data; boundary=${boundary}`, length: 2 * 1024 * 1024, start: `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n` }),
+        await stalledUpload(api.port, account.apiKey, {
+          head: 'POST /api/v1/documents',
+          type: `multipart/form-data; boundary=${boundary}`,
+          length: 2 * 1024 * 1024,
+          start: `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n`,
+        }),
         await stalledUpload(api.port, account.apiKey, { head: 'POST /api/v1/signatures', type: 'application/json', length: 1000, start: '{"documentId":' }),
       );
       await eventually(async () => {
@@ -225,7 +275,9 @@ describe('hostile neighbours: one account’s stalled uploads do not hold anothe
       }, 15_000);
       // Every slot is free again: the same account uploads at once.
       const pdf = await makeLargePdf(1536 * 1024);
-      const upload = await client(`http://127.0.0.1:${api.port}`, account.apiKey)('POST', '/api/v1/documents', { json: { fileName: 'after.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+      const upload = await client(`http://127.0.0.1:${api.port}`, account.apiKey)('POST', '/api/v1/documents', {
+        json: { fileName: 'after.pdf', fileSize: pdf.length, content: pdf.toString('base64') },
+      });
       expect(upload.status, JSON.stringify(upload.body)).to.equal(201);
     } finally {
       for (const one of stalled) one.close();
@@ -244,7 +296,9 @@ describe('hostile neighbours: one account’s stalled uploads do not hold anothe
       // Both reached the gate: one holds the account's one slot and waits for its body, the other waits for a slot.
       await eventually(async () => expect([api.uploads.holding, api.uploads.pending]).to.deep.equal([1, 1]));
       const pdf = await makeLargePdf(1536 * 1024);
-      const upload = await client(`http://127.0.0.1:${port}`, neighbour.apiKey)('POST', '/api/v1/documents', { json: { fileName: 'neighbour.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+      const upload = await client(`http://127.0.0.1:${port}`, neighbour.apiKey)('POST', '/api/v1/documents', {
+        json: { fileName: 'neighbour.pdf', fileSize: pdf.length, content: pdf.toString('base64') },
+      });
       expect(upload.status, JSON.stringify(upload.body)).to.equal(201);
       // Served while the stalled uploads still hold what they hold.
       expect(stalled.map((one) => one.answered())).to.deep.equal(['', '']);

@@ -23,7 +23,8 @@ const hostileUnit = fc.oneof(
 );
 const hostileText = fc.string({ unit: hostileUnit, minLength: 1, maxLength: 10 });
 const storable = (value: string) => value.isWellFormed() && !value.includes('\u0000');
-const flawOf = (value: string) => (value.includes('\u0000') ? 'must not contain NUL characters' : 'must be well-formed Unicode (it has an unpaired UTF-16 surrogate)');
+const flawOf = (value: string) =>
+  value.includes('\u0000') ? 'must not contain NUL characters' : 'must be well-formed Unicode (it has an unpaired UTF-16 surrogate)';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 
@@ -36,7 +37,10 @@ async function expectStoredOrRefused(response: TestResponse, field: string, valu
   expect(response.status, why).to.be.oneOf([200, 201, 400]);
   if (response.status === 400) {
     expect(response.body.error, why).to.equal('validation_error');
-    expect(response.body.details.some((detail: string) => detail.startsWith(`${field} `)), why).to.equal(true);
+    expect(
+      response.body.details.some((detail: string) => detail.startsWith(`${field} `)),
+      why,
+    ).to.equal(true);
   }
   if (!storable(value)) {
     expect(response.status, why).to.equal(400);
@@ -53,7 +57,16 @@ const uploadDocument = async ({ request }: Account) => {
   return response.body.id as string;
 };
 
-const signatureField = (role: string, place: Record<string, unknown> = {}) => ({ role, type: 'signature', page: 1, x: 50, y: 100, width: 150, height: 40, ...place });
+const signatureField = (role: string, place: Record<string, unknown> = {}) => ({
+  role,
+  type: 'signature',
+  page: 1,
+  x: 50,
+  y: 100,
+  width: 150,
+  height: 40,
+  ...place,
+});
 
 const signerLink = async (account: Account, body: Record<string, unknown> = {}) => {
   const { signingRequest } = await createSigningRequest(account.request, body);
@@ -88,17 +101,31 @@ describe('hostile text: the issue’s reproductions are 400s naming the field', 
   it('a lone surrogate in a prefill value, a template role or a label: 400 naming it', async () => {
     const account = await createTestAccount();
     const documentId = await uploadDocument(account);
-    const role = await account.request('POST', '/api/v1/templates', { json: { name: 'T', documentId, roles: [{ name: 'ten\udc00ant' }], fields: [signatureField('tenant')] } });
+    const role = await account.request('POST', '/api/v1/templates', {
+      json: { name: 'T', documentId, roles: [{ name: 'ten\udc00ant' }], fields: [signatureField('tenant')] },
+    });
     expect(role.status).to.equal(400);
     expect(role.body.details).to.deep.equal([`roles.0.name ${surrogate}`]);
-    const label = await account.request('POST', '/api/v1/templates', { json: { name: 'T', documentId, roles: [{ name: 'tenant' }], fields: [signatureField('tenant', { label: '\ud800' })] } });
+    const label = await account.request('POST', '/api/v1/templates', {
+      json: { name: 'T', documentId, roles: [{ name: 'tenant' }], fields: [signatureField('tenant', { label: '\ud800' })] },
+    });
     expect(label.body.details).to.deep.equal([`fields.0.label ${surrogate}`]);
     const template = await account.request('POST', '/api/v1/templates', {
-      json: { name: 'T', documentId, roles: [{ name: 'tenant' }], fields: [signatureField('tenant'), { ...signatureField('tenant', { y: 200 }), type: 'text', label: 'rent' }] },
+      json: {
+        name: 'T',
+        documentId,
+        roles: [{ name: 'tenant' }],
+        fields: [signatureField('tenant'), { ...signatureField('tenant', { y: 200 }), type: 'text', label: 'rent' }],
+      },
     });
     expect(template.status).to.equal(201);
     const prefill = await account.request('POST', '/api/v1/signatures', {
-      json: { template_id: template.body.id, title: 'Lease', signers: [{ name: 'Ada', email: 'ada@example.com', role: 'tenant' }], prefill: { rent: '1200 \ud83d' } },
+      json: {
+        template_id: template.body.id,
+        title: 'Lease',
+        signers: [{ name: 'Ada', email: 'ada@example.com', role: 'tenant' }],
+        prefill: { rent: '1200 \ud83d' },
+      },
     });
     expect(prefill.status).to.equal(400);
     expect(prefill.body.details).to.deep.equal([`prefill.rent ${surrogate}`]);
@@ -127,14 +154,26 @@ describe('hostile text: random Unicode on representative endpoints (fast-check)'
     await fc.assert(
       fc.asyncProperty(hostileText, async (name) => {
         const created = await account.request('POST', '/api/v1/documents', { json: { fileName: name, fileSize: 10 } });
-        await expectStoredOrRefused(created, 'fileName', name, async () => (await account.request('GET', `/api/v1/documents/${created.body.id}`)).body.fileName, name.trim());
+        await expectStoredOrRefused(
+          created,
+          'fileName',
+          name,
+          async () => (await account.request('GET', `/api/v1/documents/${created.body.id}`)).body.fileName,
+          name.trim(),
+        );
       }),
       { numRuns: 25 },
     );
     await fc.assert(
       fc.asyncProperty(hostileText, async (description) => {
         const created = await account.request('POST', '/api/v1/webhooks', { json: { url: 'https://example.com/hook', events: ['*'], description } });
-        await expectStoredOrRefused(created, 'description', description, async () => (await account.request('GET', `/api/v1/webhooks/${created.body.id}`)).body.description, description.trim());
+        await expectStoredOrRefused(
+          created,
+          'description',
+          description,
+          async () => (await account.request('GET', `/api/v1/webhooks/${created.body.id}`)).body.description,
+          description.trim(),
+        );
       }),
       { numRuns: 10 },
     );
@@ -153,9 +192,15 @@ describe('hostile text: random Unicode on representative endpoints (fast-check)'
         if (created.status === 400) {
           for (const [field, value] of given) if (!storable(value)) expect(created.body.details, why).to.include(`${field} ${flawOf(value)}`);
           // Storable text refused by a rule of its field (blank, say).
-          expect(created.body.details.every((detail: string) => given.some(([field]) => detail.startsWith(`${field} `))), why).to.equal(true);
+          expect(
+            created.body.details.every((detail: string) => given.some(([field]) => detail.startsWith(`${field} `))),
+            why,
+          ).to.equal(true);
         } else {
-          expect(given.every(([, value]) => storable(value)), why).to.equal(true);
+          expect(
+            given.every(([, value]) => storable(value)),
+            why,
+          ).to.equal(true);
           const template = (await account.request('GET', `/api/v1/templates/${created.body.id}`)).body;
           expect([template.roles[0].name, template.fields[0].role, template.fields[0].label], why).to.deep.equal([role.trim(), role.trim(), label.trim()]);
         }
@@ -168,14 +213,22 @@ describe('hostile text: random Unicode on representative endpoints (fast-check)'
     const account = await createTestAccount();
     const documentId = await uploadDocument(account);
     const template = await account.request('POST', '/api/v1/templates', {
-      json: { name: 'Note', documentId, roles: [{ name: 'tenant' }], fields: [signatureField('tenant'), { ...signatureField('tenant', { y: 200 }), type: 'text', label: 'note' }] },
+      json: {
+        name: 'Note',
+        documentId,
+        roles: [{ name: 'tenant' }],
+        fields: [signatureField('tenant'), { ...signatureField('tenant', { y: 200 }), type: 'text', label: 'note' }],
+      },
     });
     await fc.assert(
       fc.asyncProperty(hostileText, async (note) => {
         const created = await account.request('POST', '/api/v1/signatures', {
           json: { template_id: template.body.id, title: 'Lease', signers: [{ name: 'Ada', email: 'ada@example.com', role: 'tenant' }], prefill: { note } },
         });
-        const readBack = async () => (await account.request('GET', `/api/v1/signatures/${created.body.id}`)).body.signers[0].fields.find((field: { label: string }) => field.label === 'note').value;
+        const readBack = async () =>
+          (await account.request('GET', `/api/v1/signatures/${created.body.id}`)).body.signers[0].fields.find(
+            (field: { label: string }) => field.label === 'note',
+          ).value;
         await expectStoredOrRefused(created, 'prefill.note', note, readBack);
       }),
       { numRuns: 8 },
@@ -202,7 +255,8 @@ describe('hostile text: random Unicode on representative endpoints (fast-check)'
         await expectStoredOrRefused(declined, 'reason', reason, readBack, reason.trim());
         if (declined.status === 200) return;
         const signed = await anonymous('POST', `/sign/${token}/sign`, { json: { consent: true, signature: { type: 'typed', value: typed } } });
-        const status = async () => ((await account.request('GET', `/api/v1/signatures/${signingRequest.id}`)).body.signers[0].status === 'signed' ? typed : 'not signed');
+        const status = async () =>
+          (await account.request('GET', `/api/v1/signatures/${signingRequest.id}`)).body.signers[0].status === 'signed' ? typed : 'not signed';
         await expectStoredOrRefused(signed, 'signature.value', typed, status);
       }),
       { numRuns: 6 },
@@ -224,7 +278,12 @@ describe('hostile nesting: deep JSON on every JSON endpoint is one 400', functio
   async function jsonOperations(account: Account) {
     const openapi = (await account.request('GET', '/api/v1/openapi.json')).body;
     const operations: { method: string; path: string }[] = [];
-    for (const [path, methods] of Object.entries(openapi.paths as Record<string, Record<string, { requestBody?: { content?: object }; parameters?: { name: string; in: string; schema: { example?: string } }[] }>>)) {
+    for (const [path, methods] of Object.entries(
+      openapi.paths as Record<
+        string,
+        Record<string, { requestBody?: { content?: object }; parameters?: { name: string; in: string; schema: { example?: string } }[] }>
+      >,
+    )) {
       for (const [method, operation] of Object.entries(methods)) {
         if (!operation.requestBody?.content || !('application/json' in operation.requestBody.content)) continue;
         const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -240,29 +299,44 @@ describe('hostile nesting: deep JSON on every JSON endpoint is one 400', functio
   it('10,000 levels deep, with and without an API key (the signer’s endpoints take none)', async () => {
     const account = await createTestAccount();
     const operations = await jsonOperations(account);
-    expect(operations.map(({ path }) => path)).to.include.members(['/api/v1/signatures', '/api/v1/templates', '/api/v1/webhooks', `/sign/${'A'.repeat(43)}/sign`]);
+    expect(operations.map(({ path }) => path)).to.include.members([
+      '/api/v1/signatures',
+      '/api/v1/templates',
+      '/api/v1/webhooks',
+      `/sign/${'A'.repeat(43)}/sign`,
+    ]);
     const body = nested(10_000, [true, false]);
     for (const { method, path } of operations) {
       const response = await account.request(method, path, { body: Buffer.from(body), headers: { 'Content-Type': 'application/json' } });
       expect(response.status, `${method} ${path}`).to.equal(400);
       expect(response.body.details, `${method} ${path}`).to.deep.equal([tooDeep]);
     }
-    const unauthenticated = await client(account.system.url!)('POST', `/sign/${'A'.repeat(43)}/sign`, { body: Buffer.from(body), headers: { 'Content-Type': 'application/json' } });
+    const unauthenticated = await client(account.system.url!)('POST', `/sign/${'A'.repeat(43)}/sign`, {
+      body: Buffer.from(body),
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(unauthenticated.status).to.equal(400);
     expect(unauthenticated.body.details).to.deep.equal([tooDeep]);
   });
 
   it('random nesting on several endpoints: past the limit one 400 saying so, within it the schema’s 400', async () => {
     const account = await createTestAccount();
-    const operations = (await jsonOperations(account)).filter(({ path }) => /^\/(api\/v1\/(signatures|templates|webhooks|documents)|sign\/\w+\/(sign|decline))$/.test(path));
+    const operations = (await jsonOperations(account)).filter(({ path }) =>
+      /^\/(api\/v1\/(signatures|templates|webhooks|documents)|sign\/\w+\/(sign|decline))$/.test(path),
+    );
     expect(operations.length).to.be.at.least(6);
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...operations), fc.integer({ min: 1, max: 3 * MAX_NESTING }), fc.array(fc.boolean(), { minLength: 1, maxLength: 4 }), async ({ method, path }, depth, arrays) => {
-        const response = await account.request(method, path, { body: Buffer.from(nested(depth, arrays)), headers: { 'Content-Type': 'application/json' } });
-        expect(response.status, `${method} ${path} ${depth}`).to.equal(400);
-        if (depth > MAX_NESTING) expect(response.body.details).to.deep.equal([tooDeep]);
-        else expect(response.body.details).not.to.include(tooDeep);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...operations),
+        fc.integer({ min: 1, max: 3 * MAX_NESTING }),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 4 }),
+        async ({ method, path }, depth, arrays) => {
+          const response = await account.request(method, path, { body: Buffer.from(nested(depth, arrays)), headers: { 'Content-Type': 'application/json' } });
+          expect(response.status, `${method} ${path} ${depth}`).to.equal(400);
+          if (depth > MAX_NESTING) expect(response.body.details).to.deep.equal([tooDeep]);
+          else expect(response.body.details).not.to.include(tooDeep);
+        },
+      ),
       { numRuns: 40 },
     );
   });

@@ -28,9 +28,14 @@ async function outcomeOf(account: Account, id: string) {
   }, 60_000);
   // The events of a request are written with its last transition; wait for the workflow to be done with it.
   const events = await eventually(async () => {
-    const rows = await account.db('events')
+    const rows = await account
+      .db('events')
       .where({ account_id: account.account.id })
-      .where((where) => where.whereRaw(`data->>'signingRequestId' = ?`, [id]).orWhere((signed) => signed.where({ type: 'document.signed' }).whereRaw(`data->>'documentId' = ?`, [final.documentId])))
+      .where((where) =>
+        where
+          .whereRaw(`data->>'signingRequestId' = ?`, [id])
+          .orWhere((signed) => signed.where({ type: 'document.signed' }).whereRaw(`data->>'documentId' = ?`, [final.documentId])),
+      )
       .select('type');
     expect(rows.map((row) => row.type).filter((type) => terminalTypes.includes(type))).to.have.length.greaterThan(0);
     return rows.map((row) => row.type as string);
@@ -39,13 +44,22 @@ async function outcomeOf(account: Account, id: string) {
   const sealed = await account.request('GET', `/api/v1/signatures/${id}/document`);
   const signed = final.signers.filter((signer: { status: string }) => signer.status === 'signed').length;
 
-  expect(events.filter((type) => terminalTypes.includes(type)), `terminal events of ${id}`).to.deep.equal([`signing_request.${final.status}`]);
+  expect(
+    events.filter((type) => terminalTypes.includes(type)),
+    `terminal events of ${id}`,
+  ).to.deep.equal([`signing_request.${final.status}`]);
   // Announced once, even when the outcome came before the first invitation.
-  expect(events.filter((type) => type === 'signing_request.created'), `created events of ${id}`).to.have.length(1);
+  expect(
+    events.filter((type) => type === 'signing_request.created'),
+    `created events of ${id}`,
+  ).to.have.length(1);
   raced.push(id);
   // The audit trail ends the same way: a decline is the decliner's own step; the others are the request's.
   const ending = final.status === 'declined' ? [] : [final.status];
-  expect(audit.filter((action: string) => ['completed', 'cancelled', 'expired'].includes(action)), `audit of ${id}`).to.deep.equal(ending);
+  expect(
+    audit.filter((action: string) => ['completed', 'cancelled', 'expired'].includes(action)),
+    `audit of ${id}`,
+  ).to.deep.equal(ending);
   expect(audit.filter((action: string) => action === 'declined')).to.have.length(final.status === 'declined' ? 1 : 0);
   expect(events.filter((type) => type === 'signer.signed')).to.have.length(signed);
   expect(audit.filter((action: string) => action === 'signed')).to.have.length(signed);
@@ -110,7 +124,9 @@ describe('one outcome per signing request, under races', function () {
     const requests = await Promise.all(Array.from({ length: TRIES }, () => createSigningRequest(account.request)));
     const results = await Promise.all(
       requests.map(async ({ signingRequest }) => {
-        const [first, second] = await Promise.all(signingRequest.signers.map((signer: { id: string }) => signingLinkOf(account.request, signingRequest.id, signer.id)));
+        const [first, second] = await Promise.all(
+          signingRequest.signers.map((signer: { id: string }) => signingLinkOf(account.request, signingRequest.id, signer.id)),
+        );
         expect((await sign(account, first)).status).to.equal(200);
         const [signed, cancelled] = await Promise.all([sign(account, second), cancel(account, signingRequest.id)]);
         return { id: signingRequest.id, sign: signed.status, cancel: cancelled.status };
@@ -140,7 +156,12 @@ describe('one outcome per signing request, under races', function () {
       expect(final.status).to.equal(declineC === 200 ? 'declined' : 'cancelled');
       // Each signature that was answered 200 is recorded, and no other.
       const signedIds = final.signers.filter((signer: { status: string }) => signer.status === 'signed').map((signer: { id: string }) => signer.id);
-      expect(signedIds).to.deep.equal(signingRequest.signers.slice(0, 2).filter((_: unknown, i: number) => [signA, signB][i] === 200).map((signer: { id: string }) => signer.id));
+      expect(signedIds).to.deep.equal(
+        signingRequest.signers
+          .slice(0, 2)
+          .filter((_: unknown, i: number) => [signA, signB][i] === 200)
+          .map((signer: { id: string }) => signer.id),
+      );
     }
   });
 });
@@ -166,10 +187,14 @@ describe('a document deleted while a request is made on it', function () {
     const account = await createTestAccount();
     const pdf = await makePdf(['Raced']);
     for (let i = 0; i < 10; i++) {
-      const document = await account.request('POST', '/api/v1/documents', { json: { fileName: `raced-${i}.pdf`, fileSize: pdf.length, content: pdf.toString('base64') } });
+      const document = await account.request('POST', '/api/v1/documents', {
+        json: { fileName: `raced-${i}.pdf`, fileSize: pdf.length, content: pdf.toString('base64') },
+      });
       const [deleted, created] = await Promise.all([
         account.request('DELETE', `/api/v1/documents/${document.body.id}`),
-        account.request('POST', '/api/v1/signatures', { json: { document_id: document.body.id, title: 'Raced', signers: [{ name: 'Ada', email: 'ada@example.com' }] } }),
+        account.request('POST', '/api/v1/signatures', {
+          json: { document_id: document.body.id, title: 'Raced', signers: [{ name: 'Ada', email: 'ada@example.com' }] },
+        }),
       ]);
       const requests = await account.db('signing_requests').where({ document_id: document.body.id });
       if (created.status === 201) {
@@ -195,7 +220,12 @@ function pngClaiming(width: number, height: number) {
   header.writeUInt32BE(height, 4);
   header[8] = 8;
   header[9] = 6;
-  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', Buffer.from('this is not zlib data')), chunk('IEND', Buffer.alloc(0))]);
+  const png = Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', Buffer.from('this is not zlib data')),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
   return `data:image/png;base64,${png.toString('base64')}`;
 }
 
@@ -205,10 +235,14 @@ describe('what sealing needs is checked when it is given', function () {
   it('a field on a page the document does not have, or outside its page, is 400 naming the field; nothing is created', async () => {
     const account = await createTestAccount();
     const pdf = await makePdf(['One', 'Two']);
-    const document = await account.request('POST', '/api/v1/documents', { json: { fileName: 'two-pages.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+    const document = await account.request('POST', '/api/v1/documents', {
+      json: { fileName: 'two-pages.pdf', fileSize: pdf.length, content: pdf.toString('base64') },
+    });
     const field = { page: 1, x: 50, y: 50, width: 150, height: 40, type: 'signature' };
     const create = (fields: object[]) =>
-      account.request('POST', '/api/v1/signatures', { json: { document_id: document.body.id, title: 'Fields', signers: [{ name: 'Ada', email: 'ada@example.com', fields }] } });
+      account.request('POST', '/api/v1/signatures', {
+        json: { document_id: document.body.id, title: 'Fields', signers: [{ name: 'Ada', email: 'ada@example.com', fields }] },
+      });
 
     const page99 = await create([{ ...field, page: 99 }]);
     expect(page99.status).to.equal(400);
@@ -227,7 +261,8 @@ describe('what sealing needs is checked when it is given', function () {
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request, { signers: [{ name: 'Ada', email: 'ada@example.com' }] });
     const url = await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id);
-    const signWith = (value: string) => client(account.system.url!)('POST', `/sign/${tokenOf(url)}/sign`, { json: { consent: true, signature: { type: 'drawn', value } } });
+    const signWith = (value: string) =>
+      client(account.system.url!)('POST', `/sign/${tokenOf(url)}/sign`, { json: { consent: true, signature: { type: 'drawn', value } } });
     for (const [value, detail] of [
       ['data:image/png;base64,AAAA', 'signature.value must be a PNG image'],
       [pngClaiming(10, 10), 'signature.value must be a PNG image that can be decoded'],
@@ -282,7 +317,11 @@ describe('signing links and path ids', function () {
   it('an id of the wrong kind or shape is 404 not_found', async () => {
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request);
-    for (const path of [`/api/v1/signatures/${signingRequest.documentId}`, '/api/v1/signatures/not-an-id', `/api/v1/signatures/${signingRequest.id}/signers/${signingRequest.id}/link`]) {
+    for (const path of [
+      `/api/v1/signatures/${signingRequest.documentId}`,
+      '/api/v1/signatures/not-an-id',
+      `/api/v1/signatures/${signingRequest.id}/signers/${signingRequest.id}/link`,
+    ]) {
       const response = await account.request(path.endsWith('/link') ? 'POST' : 'GET', path);
       expect(response.status, path).to.equal(404);
       expect(response.body.error).to.equal('not_found');

@@ -19,7 +19,15 @@ describe('structured logs', () => {
     const lines: string[] = [];
     const logger = createLogger('info', { write: (line: string) => lines.push(line) });
     const system = await sharedSystem();
-    const app = createApp({ config: testConfig(), db: system.database.knex, logger, readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
+    const app = createApp({
+      config: testConfig(),
+      db: system.database.knex,
+      logger,
+      readinessChecks: {},
+      temporal: system.client,
+      webhooks: system.webhooks,
+      search: system.search,
+    });
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {
@@ -76,7 +84,15 @@ describe('structured logs of a whole flow', () => {
       });
       secrets.push(embedded, tokenOf(`http://x${mailed}`));
       const signer = client(baseUrl);
-      for (const path of [mailed, `/sign/${embedded}`, `/sign/${embedded}/request`, `/sign/${embedded}/document`, `/sign/${embedded}/nothing`, `/SIGN/${embedded}/request`, `/sign/${embedded}/../request`]) {
+      for (const path of [
+        mailed,
+        `/sign/${embedded}`,
+        `/sign/${embedded}/request`,
+        `/sign/${embedded}/document`,
+        `/sign/${embedded}/nothing`,
+        `/SIGN/${embedded}/request`,
+        `/sign/${embedded}/../request`,
+      ]) {
         await signer('GET', path);
       }
       const signed = await signer('POST', `/sign/${embedded}/sign`, { json: { consent: true, signature: { type: 'typed', value: 'Ada Lovelace' } } });

@@ -59,7 +59,10 @@ describe('mail: SMTP transport', () => {
         simpleParser(stream)
           .then((mail) => {
             received.push(mail);
-            envelopes.push({ from: String(session.envelope.mailFrom && session.envelope.mailFrom.address), to: session.envelope.rcptTo.map((rcpt) => rcpt.address) });
+            envelopes.push({
+              from: String(session.envelope.mailFrom && session.envelope.mailFrom.address),
+              to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+            });
             callback();
           })
           .catch(callback);
@@ -225,7 +228,15 @@ describe('mail: outbox and /dev/mail', () => {
 
   it('is 404 in production', async () => {
     const system = await sharedSystem();
-    const app = createApp({ config: testConfig({ NODE_ENV: 'production' }), db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
+    const app = createApp({
+      config: testConfig({ NODE_ENV: 'production' }),
+      db: system.database.knex,
+      logger: createLogger('silent'),
+      readinessChecks: {},
+      temporal: system.client,
+      webhooks: system.webhooks,
+      search: system.search,
+    });
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {
@@ -239,12 +250,22 @@ describe('mail: outbox and /dev/mail', () => {
 
   it('is 404 to a client that is not on loopback (here: over a Unix socket, no IP address at all)', async () => {
     const system = await sharedSystem();
-    const app = createApp({ config: testConfig(), db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
+    const app = createApp({
+      config: testConfig(),
+      db: system.database.knex,
+      logger: createLogger('silent'),
+      readinessChecks: {},
+      temporal: system.client,
+      webhooks: system.webhooks,
+      search: system.search,
+    });
     const socketPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'signet-devmail-')), 'api.sock');
     const server = app.listen(socketPath);
     await new Promise((resolve) => server.once('listening', resolve));
     const statusOf = (urlPath: string) =>
-      new Promise<number>((resolve, reject) => http.get({ socketPath, path: urlPath }, (response) => (response.resume(), resolve(response.statusCode!))).on('error', reject));
+      new Promise<number>((resolve, reject) =>
+        http.get({ socketPath, path: urlPath }, (response) => (response.resume(), resolve(response.statusCode!))).on('error', reject),
+      );
     try {
       expect(await statusOf('/dev/mail')).to.equal(404);
       expect(await statusOf('/healthz')).to.equal(200); // the same app answers other paths over that socket

@@ -9,7 +9,9 @@ function send(url: URL, method: string, apiKey: string) {
       let body = '';
       response
         .on('data', (chunk) => (body += chunk))
-        .on('end', () => resolve({ status: response.statusCode!, allow: String(response.headers.allow ?? ''), type: response.headers['content-type'] ?? '', body }));
+        .on('end', () =>
+          resolve({ status: response.statusCode!, allow: String(response.headers.allow ?? ''), type: response.headers['content-type'] ?? '', body }),
+        );
     });
     request.on('error', reject).end();
   });
@@ -23,13 +25,18 @@ describe('405 with Allow on every path of the OpenAPI document', function () {
   it('TRACE on each path answers 405 and lists exactly the documented methods', async () => {
     const account = await createTestAccount();
     type Servers = { url: string }[] | undefined;
-    const openapi = (await account.request('GET', '/api/v1/openapi.json')).body as { servers: Servers; paths: Record<string, Record<string, { servers?: Servers }>> };
+    const openapi = (await account.request('GET', '/api/v1/openapi.json')).body as {
+      servers: Servers;
+      paths: Record<string, Record<string, { servers?: Servers }>>;
+    };
     const paths = Object.entries(openapi.paths);
     expect(paths).to.have.length.greaterThan(10);
     const wrong: string[] = [];
     for (const [template, operations] of paths) {
       const path = template.replace(/\{[^}]+\}/g, 'x_00000000000000000000000000');
-      const documented = Object.keys(operations).filter((key) => ['get', 'put', 'post', 'delete', 'patch'].includes(key)).map((method) => method.toUpperCase());
+      const documented = Object.keys(operations)
+        .filter((key) => ['get', 'put', 'post', 'delete', 'patch'].includes(key))
+        .map((method) => method.toUpperCase());
       const expected = [...documented, ...(documented.includes('GET') ? ['HEAD'] : [])].sort();
       // A path is served under its operations' servers where they say (the signer portal), else the document's.
       const server = Object.values(operations).find((operation) => operation.servers)?.servers ?? openapi.servers;

@@ -34,9 +34,14 @@ describe('GET /metrics (METRICS_HOST:METRICS_PORT)', () => {
     expect(response.headers.get('content-type')).to.contain('text/plain');
     expect((await client(system.url!)('GET', '/metrics')).status).to.equal(404);
     // Bound to loopback: the same port on this machine's other addresses refuses the connection.
-    const external = Object.values(os.networkInterfaces()).flat().find((address) => address?.family === 'IPv4' && !address.internal);
+    const external = Object.values(os.networkInterfaces())
+      .flat()
+      .find((address) => address?.family === 'IPv4' && !address.internal);
     if (external) {
-      const refused = await fetch(`http://${external.address}:${url.port}/metrics`).then(() => false, () => true);
+      const refused = await fetch(`http://${external.address}:${url.port}/metrics`).then(
+        () => false,
+        () => true,
+      );
       expect(refused, `reachable on ${external.address}`).to.equal(true);
     }
   });
@@ -71,7 +76,9 @@ describe('GET /metrics (METRICS_HOST:METRICS_PORT)', () => {
     const { signingRequest: toSign } = await createSigningRequest(account.request, { signers: [{ name: 'Ada Lovelace', email: 'ada@example.com' }] });
     const link = await account.request('POST', `/api/v1/signatures/${toSign.id}/signers/${toSign.signers[0].id}/link`);
     expect(link.status, JSON.stringify(link.body)).to.equal(200);
-    const signed = await client(account.system.url!)('POST', `/sign/${tokenOf(link.body.url)}/sign`, { json: { consent: true, signature: { type: 'typed', value: 'Ada Lovelace' } } });
+    const signed = await client(account.system.url!)('POST', `/sign/${tokenOf(link.body.url)}/sign`, {
+      json: { consent: true, signature: { type: 'typed', value: 'Ada Lovelace' } },
+    });
     expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
 
     await eventually(async () => {
@@ -88,7 +95,7 @@ describe('GET /metrics (METRICS_HOST:METRICS_PORT)', () => {
     expect(text).to.match(/^signet_nodejs_eventloop_lag_seconds /m);
   });
 
-  it('the Temporal SDK\'s worker metrics come in the same scrape when the process runs a worker', async () => {
+  it("the Temporal SDK's worker metrics come in the same scrape when the process runs a worker", async () => {
     expect((await sharedSystem()).config.runWorker).to.equal(true);
     await eventually(async () => expect(await scrape()).to.match(/^temporal_\w+(\{[^}]*\})? /m), 30_000);
   });
@@ -102,8 +109,16 @@ describe('startMetricsServer', () => {
   });
 
   it('a database that does not answer and a Temporal endpoint that is gone do not break the scrape', async () => {
-    const unreachable = knexFactory({ client: 'pg', connection: 'postgres://signet@127.0.0.1:1/none', pool: { min: 0, max: 1 }, log: { warn: () => undefined } });
-    const server = await startMetricsServer({ METRICS_PORT: 0, METRICS_HOST: '127.0.0.1' }, logger, { db: unreachable, temporalMetricsUrl: 'http://127.0.0.1:1/metrics' });
+    const unreachable = knexFactory({
+      client: 'pg',
+      connection: 'postgres://signet@127.0.0.1:1/none',
+      pool: { min: 0, max: 1 },
+      log: { warn: () => undefined },
+    });
+    const server = await startMetricsServer({ METRICS_PORT: 0, METRICS_HOST: '127.0.0.1' }, logger, {
+      db: unreachable,
+      temporalMetricsUrl: 'http://127.0.0.1:1/metrics',
+    });
     try {
       const response = await fetch(server!.url);
       expect(response.status).to.equal(200);

@@ -23,12 +23,15 @@ interface Answer {
 /** A raw request: fetch would resolve dot segments and backslashes before sending them. */
 function send(port: number, path: string, { method = 'GET', headers = {}, body }: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
   return new Promise<Answer>((resolve, reject) => {
-    const request = http.request({ host: '127.0.0.1', port, path, method, headers: { ...headers, ...(body ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
-      response.on('error', reject);
-    });
+    const request = http.request(
+      { host: '127.0.0.1', port, path, method, headers: { ...headers, ...(body ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+        response.on('error', reject);
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -40,7 +43,15 @@ function send(port: number, path: string, { method = 'GET', headers = {}, body }
  */
 async function startApp(remote?: string) {
   const system = await sharedSystem();
-  const app = createApp({ config: testConfig(), db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
+  const app = createApp({
+    config: testConfig(),
+    db: system.database.knex,
+    logger: createLogger('silent'),
+    readinessChecks: {},
+    temporal: system.client,
+    webhooks: system.webhooks,
+    search: system.search,
+  });
   const server = http.createServer(app.callback());
   if (remote) server.on('connection', (socket) => Object.defineProperty(socket, 'remoteAddress', { value: remote }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -184,7 +195,13 @@ describe('path guards: every spelling of a guarded path gets the guarded answer 
     const unauthorized = (answer: Answer) => expect([answer.status, errorCode(answer)]).to.deep.equal([401, 'unauthorized']);
     await checkVariants(remote.port, { path: '/api/v1/documents', expected: unauthorized });
     await checkVariants(remote.port, { path: '/api/documents', expected: unauthorized });
-    await checkVariants(remote.port, { path: '/api/v1/webhooks', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"url":"https://example.com"}', expected: unauthorized });
+    await checkVariants(remote.port, {
+      path: '/api/v1/webhooks',
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"url":"https://example.com"}',
+      expected: unauthorized,
+    });
   });
 
   it('console pages without a session redirect to the login in every spelling that reaches them', async () => {
@@ -213,7 +230,10 @@ describe('path guards: every spelling of a guarded path gets the guarded answer 
     // The view says whether the signer has viewed it, which the first request changes.
     await checkVariants(remote.port, { path: `/sign/${token}/request`, keepCase: [token], sameBytes: false, expected: ok });
     await checkVariants(remote.port, { path: `/sign/${token}`, keepCase: [token], expected: ok });
-    const otherCase = flipCase(token, [...token].map(() => true));
+    const otherCase = flipCase(
+      token,
+      [...token].map(() => true),
+    );
     for (const path of [`/sign/${otherCase}/request`, `/sign/${otherCase}/document`]) notFound(await send(remote.port, path));
   });
 

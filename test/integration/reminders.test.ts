@@ -26,17 +26,35 @@ async function requestTo(account: Account, signers: { name: string; email: strin
 
 /** Every invitation of the request sent (the workflow sends them after the 201). */
 async function invited(account: Account, signerIds: string[]) {
-  await eventually(async () => expect(await account.db('mail_outbox').whereIn('idempotency_key', signerIds.map((id) => `invitation:${id}:0`))).to.have.length(signerIds.length), 60_000);
+  await eventually(
+    async () =>
+      expect(
+        await account.db('mail_outbox').whereIn(
+          'idempotency_key',
+          signerIds.map((id) => `invitation:${id}:0`),
+        ),
+      ).to.have.length(signerIds.length),
+    60_000,
+  );
 }
 
 /** The hour since each signer's last e-mail has passed. */
 const anHourLater = (account: Account, requestId: string) =>
-  account.db('signers').where({ signing_request_id: requestId }).update({ last_mailed_at: account.db.raw("now() - interval '61 minutes'") });
+  account
+    .db('signers')
+    .where({ signing_request_id: requestId })
+    .update({ last_mailed_at: account.db.raw("now() - interval '61 minutes'") });
 
 const remindersSent = async (account: Account, signerIds: string[]) =>
-  (await account.db('mail_outbox').whereIn('idempotency_key', account.db('audit_trail').whereIn('signer_id', signerIds).where({ action: 'reminder_sent' }).select('idempotency_key')).select('idempotency_key')).length;
+  (
+    await account
+      .db('mail_outbox')
+      .whereIn('idempotency_key', account.db('audit_trail').whereIn('signer_id', signerIds).where({ action: 'reminder_sent' }).select('idempotency_key'))
+      .select('idempotency_key')
+  ).length;
 
-const remindAll = (account: Account, id: string, times: number) => Promise.all(Array.from({ length: times }, () => account.request('POST', `/api/v1/signatures/${id}/remind`)));
+const remindAll = (account: Account, id: string, times: number) =>
+  Promise.all(Array.from({ length: times }, () => account.request('POST', `/api/v1/signatures/${id}/remind`)));
 
 function expectLimited(response: TestResponse, limit: number) {
   expect(response.status, JSON.stringify(response.body)).to.equal(429);
@@ -64,7 +82,9 @@ describe('POST /api/v1/signatures/:id/remind: one e-mail a signer an hour', func
     await invited(account, signerIds);
     const responses = await remindAll(account, created.body.id, 15);
     for (const response of responses) expectLimited(response, 1);
-    expect(responses[0].body.message).to.match(/^Each signer gets at most one e-mail with their link an hour, the invitation included: the next reminder can go at /);
+    expect(responses[0].body.message).to.match(
+      /^Each signer gets at most one e-mail with their link an hour, the invitation included: the next reminder can go at /,
+    );
     expect(await remindersSent(account, signerIds)).to.equal(0);
   });
 
@@ -97,7 +117,9 @@ describe('POST /api/v1/signatures/:id/remind: one e-mail a signer an hour', func
   it('a signer invited a minute ago is left out while the others are reminded; what the hour allows goes in signing order', async () => {
     const account = await createTestAccount('free');
     // 95 of the free plan's 100 e-mails already went this hour.
-    await account.db('account_mail_log').insert(Array.from({ length: 95 }, (_, index) => ({ idempotency_key: `earlier:${account.account.id}:${index}`, account_id: account.account.id })));
+    await account
+      .db('account_mail_log')
+      .insert(Array.from({ length: 95 }, (_, index) => ({ idempotency_key: `earlier:${account.account.id}:${index}`, account_id: account.account.id })));
     const created = await requestTo(account, fiftySigners.slice(0, 5));
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const signerIds: string[] = created.body.signers.map((signer: { id: string }) => signer.id);
@@ -106,7 +128,13 @@ describe('POST /api/v1/signatures/:id/remind: one e-mail a signer an hour', func
     const spent = await account.request('POST', `/api/v1/signatures/${created.body.id}/remind`);
     expect(spent.status).to.equal(429);
     // Three of the earlier e-mails leave the account's hour, and every signer's hour but the first's passes.
-    await account.db('account_mail_log').whereIn('idempotency_key', [0, 1, 2].map((index) => `earlier:${account.account.id}:${index}`)).delete();
+    await account
+      .db('account_mail_log')
+      .whereIn(
+        'idempotency_key',
+        [0, 1, 2].map((index) => `earlier:${account.account.id}:${index}`),
+      )
+      .delete();
     await anHourLater(account, created.body.id);
     await account.db('signers').where({ id: signerIds[0] }).update({ last_mailed_at: account.db.fn.now() });
     const reminded = await account.request('POST', `/api/v1/signatures/${created.body.id}/remind`);
@@ -139,6 +167,11 @@ describe('POST /api/v1/signatures/:id/remind: one e-mail a signer an hour', func
     const retried = await activities.sendReminders(created.body.id, signerIds, 1001);
     expect([first.remindedSignerIds, retried.remindedSignerIds]).to.deep.equal([signerIds, signerIds]);
     expect(sent).to.deep.equal([...signerIds, ...signerIds].map((id) => `reminder:${id}:1001`));
-    expect(await account.db('account_mail_log').whereIn('idempotency_key', signerIds.map((id) => `reminder:${id}:1001`))).to.have.length(2);
+    expect(
+      await account.db('account_mail_log').whereIn(
+        'idempotency_key',
+        signerIds.map((id) => `reminder:${id}:1001`),
+      ),
+    ).to.have.length(2);
   });
 });

@@ -16,7 +16,15 @@ async function startLoggedApp() {
   const lines: string[] = [];
   const logger = createLogger('info', { write: (line: string) => lines.push(line) });
   const system = await sharedSystem();
-  const app = createApp({ config: testConfig(), db: system.database.knex, logger, readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
+  const app = createApp({
+    config: testConfig(),
+    db: system.database.knex,
+    logger,
+    readinessChecks: {},
+    temporal: system.client,
+    webhooks: system.webhooks,
+    search: system.search,
+  });
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const port = (server.address() as net.AddressInfo).port;
@@ -33,7 +41,6 @@ async function abortMidBody(port: number, head: string, partialBody: Buffer, wai
   await sleep(waitMs); // 0: gone before the server reads the body (stream not readable); 100: gone mid-read
   socket.destroy();
 }
-
 
 describe('robustness', function () {
   this.timeout(60_000);

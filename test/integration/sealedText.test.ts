@@ -22,7 +22,12 @@ async function createTemplate(request: Request, name = 'Form') {
   expect(document.status, JSON.stringify(document.body)).to.equal(201);
   const field = (type: string, label: string | null, y: number, width = 400) => ({ role: 'signer', type, label, page: 1, x: 50, y, width, height: 30 });
   return request('POST', '/api/v1/templates', {
-    json: { name, documentId: document.body.id, roles: [{ name: 'signer' }], fields: [field('signature', null, 600), field('text', 'note', 500), field('text', 'comment', 400), field('initials', 'initials', 300, 200)] },
+    json: {
+      name,
+      documentId: document.body.id,
+      roles: [{ name: 'signer' }],
+      fields: [field('signature', null, 600), field('text', 'note', 500), field('text', 'comment', 400), field('initials', 'initials', 300, 200)],
+    },
   });
 }
 
@@ -41,7 +46,12 @@ describe('text the sealed PDF cannot show is refused where it enters', function 
     const template = await createTemplate(request);
     expect(template.status, JSON.stringify(template.body)).to.equal(201);
     const created = await request('POST', '/api/v1/signatures', {
-      json: { template_id: template.body.id, title: 'Bell\u0007', signers: [{ name: 'Ada 🦄', email: 'ada@example.com', role: 'signer' }], prefill: { note: 'שלום' } },
+      json: {
+        template_id: template.body.id,
+        title: 'Bell\u0007',
+        signers: [{ name: 'Ada 🦄', email: 'ada@example.com', role: 'signer' }],
+        prefill: { note: 'שלום' },
+      },
     });
     expect(created.status).to.equal(400);
     expect(created.body.details).to.deep.equal([
@@ -54,12 +64,16 @@ describe('text the sealed PDF cannot show is refused where it enters', function 
   it('400 naming the field and the characters: typed signature, text values and typed initials', async () => {
     const { request, system } = await createTestAccount();
     const template = await createTemplate(request);
-    const created = await request('POST', '/api/v1/signatures', { json: { template_id: template.body.id, title: 'Form', signers: [{ name: 'Ada', email: 'ada@example.com', role: 'signer' }] } });
+    const created = await request('POST', '/api/v1/signatures', {
+      json: { template_id: template.body.id, title: 'Form', signers: [{ name: 'Ada', email: 'ada@example.com', role: 'signer' }] },
+    });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const link = await request('POST', `/api/v1/signatures/${created.body.id}/signers/${created.body.signers[0].id}/link`);
     const sign = (body: object) => client(system.url!)('POST', `/sign/${tokenOf(link.body.url)}/sign`, { json: { consent: true, ...body } });
 
-    expect((await sign({ signature: { type: 'typed', value: 'Ada 🦄' }, fieldValues: { '2': 'ok', '3': 'AL' } })).body.details).to.deep.equal([`signature.value ${UNICORN}`]);
+    expect((await sign({ signature: { type: 'typed', value: 'Ada 🦄' }, fieldValues: { '2': 'ok', '3': 'AL' } })).body.details).to.deep.equal([
+      `signature.value ${UNICORN}`,
+    ]);
     const values = await sign({ signature: { type: 'typed', value: 'Ada' }, fieldValues: { '1': 'Ω ok', '2': 'line\none', '3': '🦄' } });
     expect(values.status).to.equal(400);
     expect(values.body.details).to.deep.equal([
@@ -83,7 +97,12 @@ describe('text in five scripts is sealed exactly as given', function () {
       initials: 'ЁΩ李',
     };
     const created = await request('POST', '/api/v1/signatures', {
-      json: { template_id: template.body.id, title: texts.title, signers: [{ name: texts.name, email: 'zoe@example.com', role: 'signer' }], prefill: { note: texts.note } },
+      json: {
+        template_id: template.body.id,
+        title: texts.title,
+        signers: [{ name: texts.name, email: 'zoe@example.com', role: 'signer' }],
+        prefill: { note: texts.note },
+      },
     });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const link = await request('POST', `/api/v1/signatures/${created.body.id}/signers/${created.body.signers[0].id}/link`);

@@ -31,7 +31,15 @@ const stops: (() => Promise<unknown>)[] = [];
 
 async function serve(search: SearchBackend, apiKey: string) {
   const { system } = await createTestAccount();
-  const app = createApp({ config: testConfig(), db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search });
+  const app = createApp({
+    config: testConfig(),
+    db: system.database.knex,
+    logger: createLogger('silent'),
+    readinessChecks: {},
+    temporal: system.client,
+    webhooks: system.webhooks,
+    search,
+  });
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
   });
@@ -43,10 +51,15 @@ async function serve(search: SearchBackend, apiKey: string) {
 const live = () => fixture.documents.filter((document) => !document.deleted);
 const documentWords = (document: FixtureDocument) => new Set([...wordsOf(document.fileName), ...wordsOf(document.body)]);
 const requestWords = (request: FixtureRequest) =>
-  new Set([...wordsOf(request.title), ...wordsOf(request.message), ...request.signers.flatMap((signer) => [...wordsOf(signer.name), ...wordsOf(signer.email)])]);
+  new Set([
+    ...wordsOf(request.title),
+    ...wordsOf(request.message),
+    ...request.signers.flatMap((signer) => [...wordsOf(signer.name), ...wordsOf(signer.email)]),
+  ]);
 /** Ids of resources holding every word (the last as a prefix when `prefix`). */
 function expectedIds(words: string[], { prefix = false, type }: { prefix?: boolean; type?: 'document' | 'signing_request' } = {}) {
-  const matches = (have: Set<string>) => words.every((word, i) => (prefix && i === words.length - 1 ? [...have].some((candidate) => candidate.startsWith(word)) : have.has(word)));
+  const matches = (have: Set<string>) =>
+    words.every((word, i) => (prefix && i === words.length - 1 ? [...have].some((candidate) => candidate.startsWith(word)) : have.has(word)));
   return [
     ...(type === 'signing_request' ? [] : live().filter((document) => matches(documentWords(document)))),
     ...(type === 'document' ? [] : fixture.requests.filter((request) => matches(requestWords(request)))),
@@ -92,12 +105,19 @@ function breakdownOf(requests: FixtureRequest[]) {
   }
   const reasons = new Map<string | null, number>();
   for (const signer of signers.filter((s) => s.status === 'declined')) reasons.set(signer.declineReason, (reasons.get(signer.declineReason) ?? 0) + 1);
-  const byCountThenKey = <K extends string | null>([a, x]: [K, number], [b, y]: [K, number]) => y - x || (a === null ? -1 : b === null ? 1 : a < b ? -1 : a > b ? 1 : 0);
+  const byCountThenKey = <K extends string | null>([a, x]: [K, number], [b, y]: [K, number]) =>
+    y - x || (a === null ? -1 : b === null ? 1 : a < b ? -1 : a > b ? 1 : 0);
   return {
     requestsByStatus: countBy(requests, (request) => request.status, REQUEST_STATUSES),
     signersByStatus: countBy(signers, (signer) => signer.status, SIGNER_STATUSES),
-    topPendingSigners: [...waiting].sort(byCountThenKey).slice(0, 10).map(([email, pendingRequests]) => ({ email, pendingRequests })),
-    declineReasons: [...reasons].sort(byCountThenKey).slice(0, 10).map(([reason, count]) => ({ reason, count })),
+    topPendingSigners: [...waiting]
+      .sort(byCountThenKey)
+      .slice(0, 10)
+      .map(([email, pendingRequests]) => ({ email, pendingRequests })),
+    declineReasons: [...reasons]
+      .sort(byCountThenKey)
+      .slice(0, 10)
+      .map(([reason, count]) => ({ reason, count })),
   };
 }
 
@@ -167,7 +187,12 @@ describe('search and dashboard contract', () => {
       });
 
       it('needs every word, in any of the searchable fields, signers included', async () => {
-        for (const words of [['alpha', 'bravo'], ['agreement', 'charlie'], ['person', 'delta'], ['example', 'org', 'golf']]) {
+        for (const words of [
+          ['alpha', 'bravo'],
+          ['agreement', 'charlie'],
+          ['person', 'delta'],
+          ['example', 'org', 'golf'],
+        ]) {
           const { ids: found, total } = await allPages(fixture.request[kind], `q=${words.join('+')}+`, 100);
           const expected = expectedIds(words);
           expect(expected.length, words.join(' ')).to.be.greaterThan(0);
@@ -183,18 +208,39 @@ describe('search and dashboard contract', () => {
         expect(requestsOnly.ids).to.have.members(fixture.requests.filter((request) => request.status === 'declined').map((request) => request.id));
         const email = PEOPLE[3].email;
         const bySigner = await allPages(fixture.request[kind], `signerEmail=${encodeURIComponent(email.toUpperCase())}`, 50);
-        expect(bySigner.ids).to.have.members(fixture.requests.filter((request) => request.signers.some((signer) => signer.email === email)).map((request) => request.id));
-        const inRange = await allPages(fixture.request[kind], `q=common&type=document&status=ready&createdAfter=${after.toISOString()}&createdBefore=${before.toISOString()}`, 50);
-        const expected = live().filter((document) => document.status === 'ready' && document.createdAt >= after && document.createdAt < before && documentWords(document).has('common'));
+        expect(bySigner.ids).to.have.members(
+          fixture.requests.filter((request) => request.signers.some((signer) => signer.email === email)).map((request) => request.id),
+        );
+        const inRange = await allPages(
+          fixture.request[kind],
+          `q=common&type=document&status=ready&createdAfter=${after.toISOString()}&createdBefore=${before.toISOString()}`,
+          50,
+        );
+        const expected = live().filter(
+          (document) => document.status === 'ready' && document.createdAt >= after && document.createdAt < before && documentWords(document).has('common'),
+        );
         expect(inRange.ids).to.have.members(expected.map((document) => document.id));
         const waiting = await allPages(fixture.request[kind], 'status=awaiting_file', 50);
-        expect(waiting.ids).to.have.members(live().filter((document) => document.status === 'awaiting_file').map((document) => document.id));
+        expect(waiting.ids).to.have.members(
+          live()
+            .filter((document) => document.status === 'awaiting_file')
+            .map((document) => document.id),
+        );
       });
 
-      for (const [sort, query] of [['relevance', 'q=common+fixture'], ['-createdAt', 'sort=-createdAt'], ['createdAt', 'q=agreement&sort=createdAt']] as const) {
+      for (const [sort, query] of [
+        ['relevance', 'q=common+fixture'],
+        ['-createdAt', 'sort=-createdAt'],
+        ['createdAt', 'q=agreement&sort=createdAt'],
+      ] as const) {
         it(`pages through every hit once, without gaps, sorted by ${sort}`, async () => {
           const { ids: found, total } = await allPages(fixture.request[kind], query, 13);
-          const expected = sort === 'relevance' ? expectedIds(['common', 'fixture']) : sort === 'createdAt' ? expectedIds(['agreement']) : [...live(), ...fixture.requests].map((resource) => resource.id);
+          const expected =
+            sort === 'relevance'
+              ? expectedIds(['common', 'fixture'])
+              : sort === 'createdAt'
+                ? expectedIds(['agreement'])
+                : [...live(), ...fixture.requests].map((resource) => resource.id);
           expect(new Set(found).size, 'no duplicates').to.equal(found.length);
           expect(found).to.have.members(expected);
           expect(total).to.equal(expected.length);
@@ -208,9 +254,19 @@ describe('search and dashboard contract', () => {
       }
 
       it('never shows another account’s documents or requests, whatever the query', async () => {
-        for (const query of ['q=xylograph', 'q=common', 'q=zephyrine', `q=${encodeURIComponent('{"match_all":{}}')}`, 'sort=-createdAt', 'q=agreement&type=signing_request']) {
+        for (const query of [
+          'q=xylograph',
+          'q=common',
+          'q=zephyrine',
+          `q=${encodeURIComponent('{"match_all":{}}')}`,
+          'sort=-createdAt',
+          'q=agreement&type=signing_request',
+        ]) {
           const { ids: found } = await allPages(fixture.request[kind], query, 100);
-          expect(found.filter((id) => fixture.otherIds.has(id)), query).to.deep.equal([]);
+          expect(
+            found.filter((id) => fixture.otherIds.has(id)),
+            query,
+          ).to.deep.equal([]);
         }
         expect((await get('q=xylograph')).body.total).to.equal(0);
       });
@@ -269,13 +325,19 @@ describe('search and dashboard contract', () => {
         const signers = fixture.requests.flatMap((request) => request.signers);
         const completed = fixture.requests.filter((request) => request.status === 'completed').map(secondsOf);
         const finished = byStatus.completed + byStatus.declined + byStatus.cancelled + byStatus.expired;
-        expect(response.body.documents).to.deep.equal({ total: live().length, thisMonth: live().filter((document) => document.createdAt >= monthStart).length });
+        expect(response.body.documents).to.deep.equal({
+          total: live().length,
+          thisMonth: live().filter((document) => document.createdAt >= monthStart).length,
+        });
         expect(response.body.signingRequests).to.deep.equal({ total: fixture.requests.length, byStatus });
         expect(response.body.completionRate).to.equal(Math.round((byStatus.completed / finished) * 10_000) / 10_000);
         closeTo(response.body.timeToComplete.medianSeconds, percentileCont(completed, 0.5), kind);
         closeTo(response.body.timeToComplete.p90Seconds, percentileCont(completed, 0.9), kind);
         expect(response.body.signers).to.deep.equal({ total: signers.length, byStatus: countBy(signers, (signer) => signer.status, SIGNER_STATUSES) });
-        expect(response.body.usage.documents).to.deep.equal({ used: fixture.documents.filter((document) => document.createdAt >= monthStart).length, limit: null });
+        expect(response.body.usage.documents).to.deep.equal({
+          used: fixture.documents.filter((document) => document.createdAt >= monthStart).length,
+          limit: null,
+        });
       });
 
       it('GET /dashboard/signing-breakdown: statuses, who holds things up, why people decline — overall and over a range', async () => {
@@ -308,7 +370,16 @@ describe('search and dashboard contract', () => {
       });
 
       it('400 for bad ranges and month counts', async () => {
-        for (const path of ['trends?months=0', 'trends?months=37', 'trends?months=x', 'signing-breakdown?from=nope', 'signing-breakdown?from=2026-05-01&to=2026-04-01', 'activity?limit=0', 'activity?type=nope', 'activity?cursor=doc_x']) {
+        for (const path of [
+          'trends?months=0',
+          'trends?months=37',
+          'trends?months=x',
+          'signing-breakdown?from=nope',
+          'signing-breakdown?from=2026-05-01&to=2026-04-01',
+          'activity?limit=0',
+          'activity?type=nope',
+          'activity?cursor=doc_x',
+        ]) {
           const response = await get(path);
           expect(response.status, path).to.equal(400);
           expect(response.body.error).to.equal('validation_error');

@@ -40,7 +40,9 @@ describe('the search indexer follows the events with a cursor', () => {
     const fresh = eventCursor(db, prefix());
     await fresh.start(await oldestRunning(db)); // indices just built: `before` is in them
     const after = await write();
-    expect((await fresh.next(10_000)).map((event) => event.id)).to.include(after).and.not.include(before);
+    expect((await fresh.next(10_000)).map((event) => event.id))
+      .to.include(after)
+      .and.not.include(before);
 
     // Indices that already existed (the upgrade from marking each event): from the first event.
     const upgraded = eventCursor(db, prefix());
@@ -65,7 +67,9 @@ describe('the search indexer follows the events with a cursor', () => {
         const early = await write(slow);
         const late = await write();
         const ids = async () => (await cursor.next(10_000)).map((event) => event.id);
-        expect(await ids()).to.not.include(early).and.not.include(late);
+        expect(await ids())
+          .to.not.include(early)
+          .and.not.include(late);
         await cursor.advance((await cursor.next(10_000)).at(-1) ?? { id: '', xid: '0', data: null });
         await slow.commit();
         const now = await ids();

@@ -19,7 +19,9 @@ describe('search follows the API (the configured backend of the running system)'
   it('finds an uploaded PDF by a word on its third page, then by its new name, and forgets it once deleted', async () => {
     const account = await createTestAccount();
     const pdf = await makePdf(['Cover page', 'Table of contents', 'The quokka clause applies']);
-    const created = await account.request('POST', '/api/v1/documents', { json: { fileName: 'lease-2026.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+    const created = await account.request('POST', '/api/v1/documents', {
+      json: { fileName: 'lease-2026.pdf', fileSize: pdf.length, content: pdf.toString('base64') },
+    });
     expect(created.status).to.equal(201);
     await expectHits(account, 'quokka', [created.body.id]);
 

@@ -10,7 +10,6 @@ import { createTestAccount } from '../support/system';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 
-
 const signer = (account: Account, url: string) => {
   const request = client(account.system.url!);
   const token = tokenOf(url);
@@ -39,14 +38,24 @@ describe('POST /api/v1/signatures', () => {
     const many = Array.from({ length: 51 }, (_, i) => ({ name: `S${i}`, email: `s${i}@example.com` }));
     const cases: [Record<string, unknown>, string][] = [
       [{ signers: [{ name: 'A', email: 'not-an-email' }] }, 'signers.0.email must be a valid e-mail address'],
-      [{ signers: [{ name: 'A', email: 'a@example.com' }, { name: 'B', email: 'A@example.com' }] }, 'signers.1.email is a duplicate: each signer needs their own e-mail address'],
+      [
+        {
+          signers: [
+            { name: 'A', email: 'a@example.com' },
+            { name: 'B', email: 'A@example.com' },
+          ],
+        },
+        'signers.1.email is a duplicate: each signer needs their own e-mail address',
+      ],
       [{ signers: many }, 'signers must have at most 50 items'],
       [{ signers: [{ name: '', email: 'a@example.com' }] }, 'signers.0.name is required'],
       [{ expiresAt: '2020-01-01T00:00:00Z' }, 'expiresAt must be in the future'],
       [{ title: 'x'.repeat(201) }, 'title must be at most 200 characters'],
     ];
     for (const [body, detail] of cases) {
-      const response = await request('POST', '/api/v1/signatures', { json: { document_id: 'doc_x', title: 'T', signers: [{ name: 'A', email: 'a@example.com' }], ...body } });
+      const response = await request('POST', '/api/v1/signatures', {
+        json: { document_id: 'doc_x', title: 'T', signers: [{ name: 'A', email: 'a@example.com' }], ...body },
+      });
       expect(response.status, detail).to.equal(400);
       expect(response.body.details, detail).to.include(detail);
     }
@@ -155,7 +164,9 @@ describe('signing a request end to end (parallel)', function () {
     const trail = await account.request('GET', `/api/v1/signatures/${signingRequest.id}/audit-trail`);
     const actions = trail.body.data.map((step: { action: string }) => step.action);
     expect(actions).to.include.members(['created', 'invitation_sent', 'signed', 'completed']);
-    const adaSigned = trail.body.data.find((step: { action: string; signerEmail: string }) => step.action === 'signed' && step.signerEmail === 'ada@example.com');
+    const adaSigned = trail.body.data.find(
+      (step: { action: string; signerEmail: string }) => step.action === 'signed' && step.signerEmail === 'ada@example.com',
+    );
     expect(adaSigned).to.include({ userAgent: 'signet-test-browser/1.0' });
     expect(adaSigned.ipAddress).to.be.a('string');
 
@@ -178,7 +189,9 @@ describe('signing a request end to end (parallel)', function () {
     const bad = await grace.sign({ consent: true, signature: { type: 'typed', value: 'Grace Hopper' }, fieldValues: { company: 'x' } });
     expect(bad.status).to.equal(400);
     expect(bad.body.details[0]).to.match(/fieldValues/);
-    expect((await grace.sign({ consent: true, signature: { type: 'typed', value: 'Grace Hopper' }, fieldValues: { '1': 'Navy Computing Lab' } })).status).to.equal(200);
+    expect(
+      (await grace.sign({ consent: true, signature: { type: 'typed', value: 'Grace Hopper' }, fieldValues: { '1': 'Navy Computing Lab' } })).status,
+    ).to.equal(200);
     await eventually(async () => expect((await account.request('GET', `/api/v1/signatures/${signingRequest.id}`)).body.status).to.equal('completed'), 60_000);
     const sealed = await account.request('GET', `/api/v1/signatures/${signingRequest.id}/document`);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-fields-'));
@@ -292,7 +305,10 @@ describe('the signer endpoints refuse bad input', () => {
     const cases: [unknown, string][] = [
       [{ signature: { type: 'typed', value: 'Ada' } }, 'consent must be true: the signer agrees to sign electronically'],
       [{ consent: true, signature: { type: 'typed', value: '  ' } }, 'signature.value must not be empty'],
-      [{ consent: true, signature: { type: 'drawn', value: 'data:image/jpeg;base64,AAAA' } }, 'signature.value must be a PNG data URL (data:image/png;base64,…)'],
+      [
+        { consent: true, signature: { type: 'drawn', value: 'data:image/jpeg;base64,AAAA' } },
+        'signature.value must be a PNG data URL (data:image/png;base64,…)',
+      ],
       [{ consent: true, signature: { type: 'drawn', value: `data:image/png;base64,${'A'.repeat(1_500_000)}` } }, 'signature.value must be at most 1 MB'],
     ];
     for (const [body, detail] of cases) {

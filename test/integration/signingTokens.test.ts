@@ -17,7 +17,12 @@ describe('signing tokens at rest', function () {
 
     const rows = await db('signer_tokens').where({ signer_id: signer.id });
     expect(rows.map((row) => row.token_hash)).to.include(crypto.createHash('sha256').update(token).digest('hex'));
-    const stored = JSON.stringify([rows, await db('signers').where({ id: signer.id }), await db('signing_requests').where({ id: signingRequest.id }), await db('events').whereRaw('data::text like ?', [`%${signingRequest.id}%`])]);
+    const stored = JSON.stringify([
+      rows,
+      await db('signers').where({ id: signer.id }),
+      await db('signing_requests').where({ id: signingRequest.id }),
+      await db('events').whereRaw('data::text like ?', [`%${signingRequest.id}%`]),
+    ]);
     expect(stored).not.to.include(token);
   });
 });

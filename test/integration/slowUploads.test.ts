@@ -21,7 +21,16 @@ async function appWith(settings: Record<string, string>) {
   const system = await sharedSystem();
   const config = testConfig(settings);
   const uploads: UploadGate = uploadGate(config.MAX_CONCURRENT_UPLOADS);
-  const app = createApp({ config, db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search, uploads });
+  const app = createApp({
+    config,
+    db: system.database.knex,
+    logger: createLogger('silent'),
+    readinessChecks: {},
+    temporal: system.client,
+    webhooks: system.webhooks,
+    search: system.search,
+    uploads,
+  });
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -97,19 +106,27 @@ describe('slow uploads', function () {
       const cookie = [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
       const boundary = 'slowboundary';
       const consoleHead = `POST /app/documents HTTP/1.1\r\nCookie: ${cookie}\r\nX-CSRF-Token: ${browser.csrf}\r\nAccept: application/json\r\nContent-Type: multipart/form-data; boundary=${boundary}`;
-      const trickles = [await slowUpload(api.port, apiUploadHead(first), events, 'api trickle'), await slowUpload(api.port, consoleHead, events, 'console trickle')];
+      const trickles = [
+        await slowUpload(api.port, apiUploadHead(first), events, 'api trickle'),
+        await slowUpload(api.port, consoleHead, events, 'console trickle'),
+      ];
       opened.push(...trickles);
       await eventually(async () => expect(api.slots.holding).to.equal(2));
 
       const pdf = await makeLargePdf(1.1 * 1024 * 1024);
       const third = await documentAwaitingFile(api.url, pdf.length);
-      const upload = await client(api.url, third.apiKey)('PUT', `/api/v1/documents/${third.documentId}/file`, { body: pdf, headers: { 'Content-Type': 'application/pdf' } });
+      const upload = await client(api.url, third.apiKey)('PUT', `/api/v1/documents/${third.documentId}/file`, {
+        body: pdf,
+        headers: { 'Content-Type': 'application/pdf' },
+      });
       events.push('third account answered');
       expect(upload.status, JSON.stringify(upload.body)).to.equal(200);
       expect(upload.body).to.include({ status: 'ready', fileSize: pdf.length });
       await eventually(async () => trickles.forEach(expectEndedUnderTheMinimumRate));
       // The third upload waited for a slot that a trickle had to give back.
-      expect(events.indexOf('third account answered')).to.be.greaterThan(Math.min(events.indexOf('api trickle answered'), events.indexOf('console trickle answered')));
+      expect(events.indexOf('third account answered')).to.be.greaterThan(
+        Math.min(events.indexOf('api trickle answered'), events.indexOf('console trickle answered')),
+      );
     } finally {
       await api.close();
     }
@@ -134,7 +151,10 @@ describe('slow uploads', function () {
 
       const pdf = await makeLargePdf(1.1 * 1024 * 1024);
       const third = await documentAwaitingFile(api.url, pdf.length);
-      const upload = await client(api.url, third.apiKey)('PUT', `/api/v1/documents/${third.documentId}/file`, { body: pdf, headers: { 'Content-Type': 'application/pdf' } });
+      const upload = await client(api.url, third.apiKey)('PUT', `/api/v1/documents/${third.documentId}/file`, {
+        body: pdf,
+        headers: { 'Content-Type': 'application/pdf' },
+      });
       expect(upload.status, JSON.stringify(upload.body)).to.equal(200);
       expect(events, 'no slow upload was answered before the third account').to.deep.equal([]);
 

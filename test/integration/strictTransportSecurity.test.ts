@@ -10,7 +10,15 @@ const HSTS = 'max-age=31536000; includeSubDomains';
 
 async function withApp(config: Config, use: (baseUrl: string) => Promise<void>) {
   const system = await sharedSystem();
-  const app = createApp({ config, db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
+  const app = createApp({
+    config,
+    db: system.database.knex,
+    logger: createLogger('silent'),
+    readinessChecks: {},
+    temporal: system.client,
+    webhooks: system.webhooks,
+    search: system.search,
+  });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   try {

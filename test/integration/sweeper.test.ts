@@ -38,7 +38,9 @@ describe('the sweeper', () => {
   it('starts the workflow of a signing request committed but never started', async () => {
     const account = await createTestAccount();
     const pdf = await makePdf(['Orphaned agreement']);
-    const document = await account.request('POST', '/api/v1/documents', { json: { fileName: 'orphan.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+    const document = await account.request('POST', '/api/v1/documents', {
+      json: { fileName: 'orphan.pdf', fileSize: pdf.length, content: pdf.toString('base64') },
+    });
     const requestId = newId('signingRequest');
     const signerId = newId('signer');
     const orphanEmail = `orphan-${signerId}@example.com`;

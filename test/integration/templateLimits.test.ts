@@ -11,7 +11,9 @@ import { createTestAccount, sharedSystem } from '../support/system';
 
 async function uploadDocument(request: Request, pdf?: Buffer): Promise<string> {
   const content = pdf ?? (await makePdf(['Lease agreement', 'Signatures']));
-  const response = await request('POST', '/api/v1/documents', { json: { fileName: 'lease.pdf', fileSize: content.length, content: content.toString('base64') } });
+  const response = await request('POST', '/api/v1/documents', {
+    json: { fileName: 'lease.pdf', fileSize: content.length, content: content.toString('base64') },
+  });
   expect(response.status, JSON.stringify(response.body)).to.equal(201);
   return response.body.id;
 }
@@ -55,18 +57,31 @@ describe('POST /api/v1/templates: the shape and the rules in one 400', () => {
     // roles.0 has no name: which roles exist is unknown, so no field's role is called unknown; fields.0's
     // type is unreadable, so it may be tenant's signature field.
     const response = await request('POST', '/api/v1/templates', {
-      json: { name: 'Lease', documentId, roles: [{ name: 'tenant' }, { order: 2 }], fields: [field('tenant', 'stamp'), field('landlord', 'signature', { x: 590 })] },
+      json: {
+        name: 'Lease',
+        documentId,
+        roles: [{ name: 'tenant' }, { order: 2 }],
+        fields: [field('tenant', 'stamp'), field('landlord', 'signature', { x: 590 })],
+      },
     });
     expect(response.status).to.equal(400);
-    expect(response.body.details).to.have.members(['roles.1.name is required', 'fields.0.type must be one of: signature, initials, date, text, checkbox', 'fields.1 must lie inside page 1 (595 × 842 points)']);
+    expect(response.body.details).to.have.members([
+      'roles.1.name is required',
+      'fields.0.type must be one of: signature, initials, date, text, checkbox',
+      'fields.1 must lie inside page 1 (595 × 842 points)',
+    ]);
   });
 
   it('PATCH /templates/:id reports them together too', async () => {
     const { request } = await createTestAccount();
     const documentId = await uploadDocument(request);
-    const created = await request('POST', '/api/v1/templates', { json: { name: 'Lease', documentId, roles: [{ name: 'tenant' }], fields: [field('tenant', 'signature')] } });
+    const created = await request('POST', '/api/v1/templates', {
+      json: { name: 'Lease', documentId, roles: [{ name: 'tenant' }], fields: [field('tenant', 'signature')] },
+    });
     expect(created.status).to.equal(201);
-    const response = await request('PATCH', `/api/v1/templates/${created.body.id}`, { json: { fields: [field('tenant', 'signature'), field('ghost', 'text', { page: 9, width: -1 })] } });
+    const response = await request('PATCH', `/api/v1/templates/${created.body.id}`, {
+      json: { fields: [field('tenant', 'signature'), field('ghost', 'text', { page: 9, width: -1 })] },
+    });
     expect(response.status).to.equal(400);
     expect(response.body.details).to.have.members([
       'fields.1.width must be a positive number',
@@ -79,7 +94,12 @@ describe('POST /api/v1/templates: the shape and the rules in one 400', () => {
     this.timeout(60_000);
     const { browser } = await signedUp((await sharedSystem()).url!);
     const document = await uploadPdf(browser, await makePdf(['Lease', 'Signatures']));
-    const response = await browser.postJson('/app/templates', { name: 'Lease', documentId: document.id, roles: [{ name: 'tenant' }], fields: [field('tenant', 'signature'), field('ghost', 'text', { page: 9, width: -1 })] });
+    const response = await browser.postJson('/app/templates', {
+      name: 'Lease',
+      documentId: document.id,
+      roles: [{ name: 'tenant' }],
+      fields: [field('tenant', 'signature'), field('ghost', 'text', { page: 9, width: -1 })],
+    });
     expect(response.status).to.equal(400);
     expect(response.json.details).to.have.members([
       'fields.1.width must be a positive number',
@@ -98,7 +118,11 @@ describe('templates meet a request’s limits, however they are made', function 
     const response = await request('POST', '/api/v1/templates', { json: { name: 'Many', documentId, detectFields: true } });
     expect(response.status, JSON.stringify(response.body).slice(0, 500)).to.equal(400);
     expect(response.body.details).to.have.length(1);
-    expect(response.body.details[0]).to.match(new RegExp(`^roles must have at most ${MAX_SIGNERS} items, those its text tags name included \\(a request has at most ${MAX_SIGNERS} signers\\): there are \\d+$`));
+    expect(response.body.details[0]).to.match(
+      new RegExp(
+        `^roles must have at most ${MAX_SIGNERS} items, those its text tags name included \\(a request has at most ${MAX_SIGNERS} signers\\): there are \\d+$`,
+      ),
+    );
     expect(await db('templates').where({ account_id: account.id })).to.have.length(0);
 
     const dryRun = await request('POST', `/api/v1/documents/${documentId}/detect-fields`);
@@ -109,19 +133,27 @@ describe('templates meet a request’s limits, however they are made', function 
   it(`a role with more than ${MAX_FIELDS_PER_SIGNER} fields, from text tags or given: 400 naming the limit`, async () => {
     const { request } = await createTestAccount();
     const tags = ['{{signature:tenant}}', ...Array.from({ length: MAX_FIELDS_PER_SIGNER }, (_, index) => `{{text:tenant:line${index}}}`)];
-    const tagged = await request('POST', '/api/v1/templates', { json: { name: 'Long', documentId: await uploadDocument(request, await makeTaggedPdf(tags)), detectFields: true } });
+    const tagged = await request('POST', '/api/v1/templates', {
+      json: { name: 'Long', documentId: await uploadDocument(request, await makeTaggedPdf(tags)), detectFields: true },
+    });
     expect(tagged.status).to.equal(400);
     expect(tagged.body.details).to.deep.equal([
       `the role of tag {{signature:tenant}} on page 1 ("tenant") must have at most ${MAX_FIELDS_PER_SIGNER} fields (a request's signer has at most ${MAX_FIELDS_PER_SIGNER}): it has ${MAX_FIELDS_PER_SIGNER + 1}`,
     ]);
 
     const documentId = await uploadDocument(request);
-    const many = Array.from({ length: MAX_FIELDS_PER_SIGNER + 1 }, (_, index) => field('tenant', index === 0 ? 'signature' : 'checkbox', { y: 10 + index * 10, height: 8 }));
+    const many = Array.from({ length: MAX_FIELDS_PER_SIGNER + 1 }, (_, index) =>
+      field('tenant', index === 0 ? 'signature' : 'checkbox', { y: 10 + index * 10, height: 8 }),
+    );
     const given = await request('POST', '/api/v1/templates', { json: { name: 'Long', documentId, roles: [{ name: 'tenant' }], fields: many } });
     expect(given.status).to.equal(400);
-    expect(given.body.details).to.deep.equal([`roles.0 ("tenant") must have at most ${MAX_FIELDS_PER_SIGNER} fields (a request's signer has at most ${MAX_FIELDS_PER_SIGNER}): it has ${MAX_FIELDS_PER_SIGNER + 1}`]);
+    expect(given.body.details).to.deep.equal([
+      `roles.0 ("tenant") must have at most ${MAX_FIELDS_PER_SIGNER} fields (a request's signer has at most ${MAX_FIELDS_PER_SIGNER}): it has ${MAX_FIELDS_PER_SIGNER + 1}`,
+    ]);
 
-    const created = await request('POST', '/api/v1/templates', { json: { name: 'Short', documentId, roles: [{ name: 'tenant' }], fields: many.slice(0, MAX_FIELDS_PER_SIGNER) } });
+    const created = await request('POST', '/api/v1/templates', {
+      json: { name: 'Short', documentId, roles: [{ name: 'tenant' }], fields: many.slice(0, MAX_FIELDS_PER_SIGNER) },
+    });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const patched = await request('PATCH', `/api/v1/templates/${created.body.id}`, { json: { fields: many } });
     expect(patched.status).to.equal(400);
@@ -148,14 +180,20 @@ describe('expiresAt and expiresInDays: one limit', () => {
   it(`a request may expire at most ${MAX_EXPIRY_DAYS} days ahead, however the date is given`, async () => {
     const { request } = await createTestAccount();
     const documentId = await uploadDocument(request);
-    const body = (expiry: Record<string, unknown>) => ({ json: { document_id: documentId, title: 'T', signers: [{ name: 'Ada', email: 'ada@example.com' }], ...expiry } });
+    const body = (expiry: Record<string, unknown>) => ({
+      json: { document_id: documentId, title: 'T', signers: [{ name: 'Ada', email: 'ada@example.com' }], ...expiry },
+    });
     for (const expiry of [{ expiresAt: '9999-12-31T23:59:59Z' }, { expiresAt: days(MAX_EXPIRY_DAYS + 1) }]) {
       const response = await request('POST', '/api/v1/signatures', body(expiry));
       expect(response.status, expiry.expiresAt).to.equal(400);
       expect(response.body.details).to.deep.equal([`expiresAt must be at most ${MAX_EXPIRY_DAYS} days ahead`]);
     }
-    expect((await request('POST', '/api/v1/signatures', body({ expiresInDays: MAX_EXPIRY_DAYS + 1 }))).body.details).to.deep.equal([`expiresInDays must be at most ${MAX_EXPIRY_DAYS}`]);
-    expect((await request('POST', '/api/v1/signatures', body({ expiresAt: '2020-01-01T00:00:00Z' }))).body.details).to.deep.equal(['expiresAt must be in the future']);
+    expect((await request('POST', '/api/v1/signatures', body({ expiresInDays: MAX_EXPIRY_DAYS + 1 }))).body.details).to.deep.equal([
+      `expiresInDays must be at most ${MAX_EXPIRY_DAYS}`,
+    ]);
+    expect((await request('POST', '/api/v1/signatures', body({ expiresAt: '2020-01-01T00:00:00Z' }))).body.details).to.deep.equal([
+      'expiresAt must be in the future',
+    ]);
     const within = await request('POST', '/api/v1/signatures', body({ expiresAt: days(MAX_EXPIRY_DAYS - 1) }));
     expect(within.status, JSON.stringify(within.body)).to.equal(201);
   });

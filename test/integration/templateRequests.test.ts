@@ -38,7 +38,9 @@ async function createLeaseTemplate(request: Request) {
   const document = await request('POST', '/api/v1/documents', { json: { fileName: 'lease.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
   expect(document.status, JSON.stringify(document.body)).to.equal(201);
   const initials = { role: 'tenant', type: 'initials', label: 'initials', page: 2, x: 500, y: 50, width: 40, height: 20 };
-  const template = await request('POST', '/api/v1/templates', { json: { name: 'Lease', documentId: document.body.id, detectFields: true, fields: [initials] } });
+  const template = await request('POST', '/api/v1/templates', {
+    json: { name: 'Lease', documentId: document.body.id, detectFields: true, fields: [initials] },
+  });
   expect(template.status, JSON.stringify(template.body)).to.equal(201);
   expect(template.body.roles.map((role: { name: string }) => role.name)).to.deep.equal(['tenant', 'landlord']);
   return template.body;
@@ -63,7 +65,12 @@ describe('POST /api/v1/signatures with template_id', () => {
     const { request } = await createTestAccount();
     const template = await createLeaseTemplate(request);
     const shape = await request('POST', '/api/v1/signatures', {
-      json: { template_id: template.id, document_id: 'doc_x', title: 'T', signers: [{ name: 'A', email: 'a@example.com', fields: [{ page: 1, x: 1, y: 1, width: 5, height: 5, type: 'signature' }] }] },
+      json: {
+        template_id: template.id,
+        document_id: 'doc_x',
+        title: 'T',
+        signers: [{ name: 'A', email: 'a@example.com', fields: [{ page: 1, x: 1, y: 1, width: 5, height: 5, type: 'signature' }] }],
+      },
     });
     expect(shape.status).to.equal(400);
     expect(shape.body.details).to.deep.equal([
@@ -71,7 +78,9 @@ describe('POST /api/v1/signatures with template_id', () => {
       'signers.0.role is required with template_id',
       'signers.0.fields cannot be given with template_id: the template places them',
     ]);
-    const withoutTemplate = await request('POST', '/api/v1/signatures', { json: { document_id: 'doc_x', title: 'T', signers: [{ name: 'A', email: 'a@example.com', role: 'tenant' }], prefill: { rent: '1' } } });
+    const withoutTemplate = await request('POST', '/api/v1/signatures', {
+      json: { document_id: 'doc_x', title: 'T', signers: [{ name: 'A', email: 'a@example.com', role: 'tenant' }], prefill: { rent: '1' } },
+    });
     expect(withoutTemplate.body.details).to.deep.equal(['signers.0.role needs template_id', 'prefill needs template_id']);
     const roles = await request('POST', '/api/v1/signatures', {
       json: fromTemplate(template.id, {
@@ -137,7 +146,11 @@ describe('a request made from a template, signed in order and sealed', () => {
     }));
   }
   /** Whether a word lies within a field (PDF coordinates from the bottom-left of a page `height` tall), give or take a point. */
-  const inside = (word: { xMin: number; yMin: number; xMax: number; yMax: number }, field: { x: number; y: number; width: number; height: number }, height: number) =>
+  const inside = (
+    word: { xMin: number; yMin: number; xMax: number; yMax: number },
+    field: { x: number; y: number; width: number; height: number },
+    height: number,
+  ) =>
     word.xMin >= field.x - 1 && word.xMax <= field.x + field.width + 1 && word.yMin >= height - field.y - field.height - 1 && word.yMax <= height - field.y + 1;
 
   it('one signer per role in the rolesâ€™ order, each with its roleâ€™s fields and prefilled values; the sealed PDF prints them, shows no raw tag, and verifies', async function () {
@@ -159,7 +172,8 @@ describe('a request made from a template, signed in order and sealed', () => {
     // Tenant first (role order 1), although the landlord was given first.
     const [tenant, landlord] = signingRequest.signers;
     expect([tenant.email, tenant.order, landlord.email, landlord.order]).to.deep.equal(['tina@example.com', 1, 'larry@example.com', 2]);
-    const summary = (fields: { type: string; label: string | null; value?: string }[]) => fields.map((field) => `${field.type} ${field.label} ${field.value ?? '-'}`);
+    const summary = (fields: { type: string; label: string | null; value?: string }[]) =>
+      fields.map((field) => `${field.type} ${field.label} ${field.value ?? '-'}`);
     expect(summary(tenant.fields)).to.deep.equal(['initials initials -', 'text rent 1200 EUR', 'signature null -', 'date start 2027-01-01']);
     expect(summary(landlord.fields)).to.deep.equal(['checkbox pets true', 'checkbox parking false', 'signature null -']);
 
@@ -184,13 +198,29 @@ describe('a request made from a template, signed in order and sealed', () => {
       const byLabel = (label: string) => template.fields.find((field: { label: string | null }) => field.label === label);
       // Each prefilled value is printed inside its field.
       const first = wordsOn(file, 1);
-      for (const [label, words] of [['rent', ['1200', 'EUR']], ['start', ['2027-01-01']]] as const) {
-        for (const text of words) expect(first.some((word) => word.text === text && inside(word, byLabel(label), 842)), `${text} in ${label}`).to.equal(true);
+      for (const [label, words] of [
+        ['rent', ['1200', 'EUR']],
+        ['start', ['2027-01-01']],
+      ] as const) {
+        for (const text of words)
+          expect(
+            first.some((word) => word.text === text && inside(word, byLabel(label), 842)),
+            `${text} in ${label}`,
+          ).to.equal(true);
       }
       const second = wordsOn(file, 2);
-      expect(second.some((word) => word.text === 'T.T.' && inside(word, byLabel('initials'), 842)), 'typed initials in their field').to.equal(true);
-      expect(second.some((word) => word.text === 'X' && inside(word, byLabel('pets'), 842)), 'X in pets').to.equal(true);
-      expect(second.some((word) => word.text === 'X' && inside(word, byLabel('parking'), 842)), 'no X in parking').to.equal(false);
+      expect(
+        second.some((word) => word.text === 'T.T.' && inside(word, byLabel('initials'), 842)),
+        'typed initials in their field',
+      ).to.equal(true);
+      expect(
+        second.some((word) => word.text === 'X' && inside(word, byLabel('pets'), 842)),
+        'X in pets',
+      ).to.equal(true);
+      expect(
+        second.some((word) => word.text === 'X' && inside(word, byLabel('parking'), 842)),
+        'no X in parking',
+      ).to.equal(false);
       // No raw tag shows: the unticked checkbox's tag renders as blank paper, the ticked one holds its X.
       execFileSync('pdftoppm', ['-png', '-r', '72', '-f', '2', '-l', '2', '-singlefile', file, path.join(dir, 'page2')]);
       const page = PNG.sync.read(fs.readFileSync(path.join(dir, 'page2.png')));
@@ -206,7 +236,11 @@ describe('a request made from a template, signed in order and sealed', () => {
       };
       expect(inked(byLabel('parking'))).to.equal(0);
       expect(inked(byLabel('pets'))).to.be.greaterThan(0);
-      expect(wordsOn(file, 1).map((word) => word.text).join(' ')).to.contain('Monthly rent:');
+      expect(
+        wordsOn(file, 1)
+          .map((word) => word.text)
+          .join(' '),
+      ).to.contain('Monthly rent:');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -232,17 +266,28 @@ describe('POST /sign/{token}/sign on a request made from a template: the signerâ
   async function tenantOfFormRequest() {
     const account = await createTestAccount();
     const pdf = await makeLeasePdf();
-    const document = await account.request('POST', '/api/v1/documents', { json: { fileName: 'lease.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
-    const template = await account.request('POST', '/api/v1/templates', { json: { name: 'Form', documentId: document.body.id, roles: [{ name: 'tenant' }], fields: tenantFields } });
+    const document = await account.request('POST', '/api/v1/documents', {
+      json: { fileName: 'lease.pdf', fileSize: pdf.length, content: pdf.toString('base64') },
+    });
+    const template = await account.request('POST', '/api/v1/templates', {
+      json: { name: 'Form', documentId: document.body.id, roles: [{ name: 'tenant' }], fields: tenantFields },
+    });
     expect(template.status, JSON.stringify(template.body)).to.equal(201);
     const created = await account.request('POST', '/api/v1/signatures', {
-      json: { template_id: template.body.id, title: 'Form', signers: [{ name: 'Tina Tenant', email: 'tina@example.com', role: 'tenant' }], prefill: { rent: '1200 EUR' } },
+      json: {
+        template_id: template.body.id,
+        title: 'Form',
+        signers: [{ name: 'Tina Tenant', email: 'tina@example.com', role: 'tenant' }],
+        prefill: { rent: '1200 EUR' },
+      },
     });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const signer = created.body.signers[0];
     const link = await account.request('POST', `/api/v1/signatures/${created.body.id}/signers/${signer.id}/link`);
     const sign = (fieldValues?: Record<string, unknown>) =>
-      client(account.system.url!)('POST', `/sign/${tokenOf(link.body.url)}/sign`, { json: { consent: true, signature: { type: 'drawn', value: drawnSignature }, fieldValues } });
+      client(account.system.url!)('POST', `/sign/${tokenOf(link.body.url)}/sign`, {
+        json: { consent: true, signature: { type: 'drawn', value: drawnSignature }, fieldValues },
+      });
     return { account, signingRequest: created.body, sign };
   }
 
@@ -267,7 +312,16 @@ describe('POST /sign/{token}/sign on a request made from a template: the signerâ
     const response = await sign({ '4': 1 });
     expect(response.status).to.equal(400);
     expect(response.body.details).to.deep.equal(['fieldValues.4 must be text (a text field, initials) or true or false (a checkbox)']);
-    const shapes = await sign({ '0': 'Tina', '1': true, '2': 'x'.repeat(501), '3': 'yes', '5': 'data:image/png;base64,AAAA', '6': '2027-01-01', '7': '900 EUR', '8': 'x' });
+    const shapes = await sign({
+      '0': 'Tina',
+      '1': true,
+      '2': 'x'.repeat(501),
+      '3': 'yes',
+      '5': 'data:image/png;base64,AAAA',
+      '6': '2027-01-01',
+      '7': '900 EUR',
+      '8': 'x',
+    });
     expect(shapes.status).to.equal(400);
     expect(shapes.body.details).to.deep.equal([
       'fieldValues.8 must name one of your fields: 0 to 7',

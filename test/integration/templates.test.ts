@@ -13,7 +13,9 @@ import { createTestAccount, sharedSystem, testConfig } from '../support/system';
 /** A ready document of this PDF (two A4 pages unless given), through the public API. */
 async function uploadDocument(request: Request, pdf?: Buffer): Promise<string> {
   const content = pdf ?? (await makePdf(['Lease agreement', 'Signatures']));
-  const response = await request('POST', '/api/v1/documents', { json: { fileName: 'lease.pdf', fileSize: content.length, content: content.toString('base64') } });
+  const response = await request('POST', '/api/v1/documents', {
+    json: { fileName: 'lease.pdf', fileSize: content.length, content: content.toString('base64') },
+  });
   expect(response.status, JSON.stringify(response.body)).to.equal(201);
   return response.body.id;
 }
@@ -83,7 +85,9 @@ describe('POST /api/v1/templates', () => {
 
   it('400 for a body of the wrong shape, every problem at once', async () => {
     const { request } = await createTestAccount();
-    const response = await request('POST', '/api/v1/templates', { json: { name: ' ', roles: [{}], fields: [{ role: 'tenant', type: 'stamp', page: 0, x: 1, y: 1, width: 0, height: -1 }] } });
+    const response = await request('POST', '/api/v1/templates', {
+      json: { name: ' ', roles: [{}], fields: [{ role: 'tenant', type: 'stamp', page: 0, x: 1, y: 1, width: 0, height: -1 }] },
+    });
     expect(response.status).to.equal(400);
     expect(response.body.error).to.equal('validation_error');
     expect(response.body.details).to.have.members([
@@ -107,19 +111,31 @@ describe('POST /api/v1/templates', () => {
   describe('each rule of a template, one details string each', () => {
     const cases: [string, (documentId: string) => Record<string, unknown>, string][] = [
       ['at least one role', () => ({ roles: [], fields: [] }), 'roles must have at least one role'],
-      ['unique role names', () => ({ roles: [{ name: 'tenant' }, { name: 'landlord' }, { name: 'tenant' }] }), 'roles.2.name must be unique: "tenant" is also roles.0.name'],
+      [
+        'unique role names',
+        () => ({ roles: [{ name: 'tenant' }, { name: 'landlord' }, { name: 'tenant' }] }),
+        'roles.2.name must be unique: "tenant" is also roles.0.name',
+      ],
       [
         'every field names an existing role',
         () => ({ fields: [field('tenant', 'signature'), field('landlord', 'signature'), field('ghost', 'date')] }),
         'fields.2.role must be one of the roles (tenant, landlord): "ghost" is not',
       ],
-      ['the page within the page count', () => ({ fields: [field('tenant', 'signature'), field('landlord', 'signature', { page: 3 })] }), 'fields.1.page must be at most 2: the PDF has 2 page(s)'],
+      [
+        'the page within the page count',
+        () => ({ fields: [field('tenant', 'signature'), field('landlord', 'signature', { page: 3 })] }),
+        'fields.1.page must be at most 2: the PDF has 2 page(s)',
+      ],
       [
         'the rectangle inside the page box',
         () => ({ fields: [field('tenant', 'signature', { x: 500, width: 100 }), field('landlord', 'signature')] }),
         'fields.0 must lie inside page 1 (595 × 842 points)',
       ],
-      ['at least one signature field per role', () => ({ fields: [field('tenant', 'signature'), field('landlord', 'initials')] }), 'roles.1 ("landlord") must have at least one signature field'],
+      [
+        'at least one signature field per role',
+        () => ({ fields: [field('tenant', 'signature'), field('landlord', 'initials')] }),
+        'roles.1 ("landlord") must have at least one signature field',
+      ],
       [
         'labels unique within the template',
         () => ({ fields: [field('tenant', 'signature', { label: 'sig' }), field('landlord', 'signature', { label: 'sig', page: 2 })] }),
@@ -193,7 +209,9 @@ describe('POST /api/v1/templates', () => {
     it('10 on pro, even when created at once; unlimited on business', async () => {
       const { request } = await createTestAccount('pro');
       const documentId = await uploadDocument(request);
-      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => request('POST', '/api/v1/templates', { json: leaseTemplate(documentId, { name: `Lease ${i}` }) })));
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => request('POST', '/api/v1/templates', { json: leaseTemplate(documentId, { name: `Lease ${i}` }) })),
+      );
       expect(results.filter((result) => result.status === 201)).to.have.length(10);
       expect(results.filter((result) => result.status === 403)).to.have.length(2);
       const business = await createTestAccount('business');
@@ -207,14 +225,25 @@ describe('POST /api/v1/templates', () => {
     const { request, db, account } = await createTestAccount();
     const documentId = await uploadDocument(request);
     const response = await request('POST', '/api/v1/templates', {
-      json: leaseTemplate(documentId, { roles: [{ name: 'tenant', order: 2 }, { name: 'landlord', order: 1 }] }),
+      json: leaseTemplate(documentId, {
+        roles: [
+          { name: 'tenant', order: 2 },
+          { name: 'landlord', order: 1 },
+        ],
+      }),
     });
     expect(response.status, JSON.stringify(response.body)).to.equal(201);
     const template = response.body;
     expect(template.id).to.match(/^tpl_[0-9a-z]{26}$/);
     expect(template).to.include({ name: 'Residential lease', description: 'Twelve months, furnished', sourceDocumentId: documentId, pageCount: 2 });
-    expect(template.pages).to.deep.equal([{ width: 595, height: 842 }, { width: 595, height: 842 }]);
-    expect(template.roles).to.deep.equal([{ name: 'landlord', order: 1 }, { name: 'tenant', order: 2 }]);
+    expect(template.pages).to.deep.equal([
+      { width: 595, height: 842 },
+      { width: 595, height: 842 },
+    ]);
+    expect(template.roles).to.deep.equal([
+      { name: 'landlord', order: 1 },
+      { name: 'tenant', order: 2 },
+    ]);
     expect(template.fields).to.deep.equal([
       { role: 'tenant', type: 'signature', required: true, label: null, page: 1, x: 50, y: 100, width: 150, height: 40 },
       { role: 'tenant', type: 'text', required: true, label: 'rent', page: 1, x: 50, y: 200, width: 150, height: 40 },
@@ -236,7 +265,9 @@ describe('POST /api/v1/templates', () => {
 
   it('a webhook can subscribe to template events', async () => {
     const { request } = await createTestAccount('business');
-    const response = await request('POST', '/api/v1/webhooks', { json: { url: 'https://example.com/hook', events: ['template.created', 'template.updated', 'template.deleted'] } });
+    const response = await request('POST', '/api/v1/webhooks', {
+      json: { url: 'https://example.com/hook', events: ['template.created', 'template.updated', 'template.deleted'] },
+    });
     expect(response.status, JSON.stringify(response.body)).to.equal(201);
     expect(response.body.events).to.deep.equal(['template.created', 'template.updated', 'template.deleted']);
   });
@@ -330,7 +361,9 @@ describe('PATCH /api/v1/templates/:id', () => {
     const withoutLandlord = await request('PATCH', `/api/v1/templates/${template.id}`, { json: { roles: [{ name: 'tenant' }] } });
     expect(withoutLandlord.status).to.equal(400);
     expect(withoutLandlord.body.details).to.deep.equal(['fields.2.role must be one of the roles (tenant): "landlord" is not']);
-    const offPage = await request('PATCH', `/api/v1/templates/${template.id}`, { json: { fields: [field('tenant', 'signature', { page: 2, y: 820 }), field('landlord', 'signature')] } });
+    const offPage = await request('PATCH', `/api/v1/templates/${template.id}`, {
+      json: { fields: [field('tenant', 'signature', { page: 2, y: 820 }), field('landlord', 'signature')] },
+    });
     expect(offPage.body.details).to.deep.equal(['fields.0 must lie inside page 2 (595 × 842 points)']);
     expect((await request('GET', `/api/v1/templates/${template.id}`)).body).to.deep.equal(template);
   });
@@ -348,12 +381,23 @@ describe('PATCH /api/v1/templates/:id', () => {
     const { request, db, account } = await createTestAccount();
     const template = await createTemplate(request);
     const response = await request('PATCH', `/api/v1/templates/${template.id}`, {
-      json: { name: 'Lease 2027', description: null, roles: [{ name: 'tenant' }, { name: 'guarantor' }], fields: [field('tenant', 'signature'), field('guarantor', 'signature', { label: 'guarantee' })] },
+      json: {
+        name: 'Lease 2027',
+        description: null,
+        roles: [{ name: 'tenant' }, { name: 'guarantor' }],
+        fields: [field('tenant', 'signature'), field('guarantor', 'signature', { label: 'guarantee' })],
+      },
     });
     expect(response.status, JSON.stringify(response.body)).to.equal(200);
     expect(response.body).to.include({ name: 'Lease 2027', description: null, createdAt: template.createdAt });
-    expect(response.body.roles).to.deep.equal([{ name: 'tenant', order: 1 }, { name: 'guarantor', order: 2 }]);
-    expect(response.body.fields.map((placed: { role: string; label: string | null }) => [placed.role, placed.label])).to.deep.equal([['tenant', null], ['guarantor', 'guarantee']]);
+    expect(response.body.roles).to.deep.equal([
+      { name: 'tenant', order: 1 },
+      { name: 'guarantor', order: 2 },
+    ]);
+    expect(response.body.fields.map((placed: { role: string; label: string | null }) => [placed.role, placed.label])).to.deep.equal([
+      ['tenant', null],
+      ['guarantor', 'guarantee'],
+    ]);
     expect(new Date(response.body.updatedAt).getTime()).to.be.greaterThan(new Date(template.updatedAt).getTime());
     const renamed = await request('PATCH', `/api/v1/templates/${template.id}`, { json: { name: 'Lease 2028' } });
     expect(renamed.body.fields).to.deep.equal(response.body.fields);
@@ -403,7 +447,14 @@ describe('POST /api/v1/documents/:id/detect-fields', () => {
       { role: 'tenant', type: 'date', label: null, page: 2, tag: '{{date:tenant}}' },
     ]);
     // Each box is where pdf-lib printed the tag (within a point or two: pdf.js measures text, not glyphs).
-    const expectBox = (found: { x: number; y: number; width: number; height: number }, prefix: string, tag: string, x: number, baseline: number, size: number) => {
+    const expectBox = (
+      found: { x: number; y: number; width: number; height: number },
+      prefix: string,
+      tag: string,
+      x: number,
+      baseline: number,
+      size: number,
+    ) => {
       expect(found.x).to.be.closeTo(x + font.widthOfTextAtSize(prefix, size), 2);
       expect(found.width).to.be.closeTo(font.widthOfTextAtSize(tag, size), 3);
       expect(found.y).to.be.within(baseline - size * 0.3, baseline);
@@ -450,7 +501,9 @@ describe('POST /api/v1/templates with detectFields', () => {
     const font = await pdf.embedFont(StandardFonts.Helvetica);
     pdf.addPage([595, 842]).drawText('{{initials:buyer}} {{text:buyer:price}}', { x: 60, y: 400, size: 12, font });
     const documentId = await uploadDocument(request, Buffer.from(await pdf.save()));
-    const response = await request('POST', '/api/v1/templates', { json: { name: 'Sale', documentId, detectFields: true, fields: [field('buyer', 'text', { label: 'price' })] } });
+    const response = await request('POST', '/api/v1/templates', {
+      json: { name: 'Sale', documentId, detectFields: true, fields: [field('buyer', 'text', { label: 'price' })] },
+    });
     expect(response.status).to.equal(400);
     expect(response.body.details).to.deep.equal([
       'the field of tag {{text:buyer:price}} on page 1.label must be unique within the template: "price" is also fields.0.label',
@@ -504,7 +557,15 @@ describe('GET /api/v1/search finds templates by name', () => {
   async function withPostgresSearch(apiKey: string, run: (request: Request) => Promise<void>) {
     const system = await sharedSystem();
     const db = system.database.knex;
-    const app = createApp({ config: testConfig(), db, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: createPostgresSearch(db) });
+    const app = createApp({
+      config: testConfig(),
+      db,
+      logger: createLogger('silent'),
+      readinessChecks: {},
+      temporal: system.client,
+      webhooks: system.webhooks,
+      search: createPostgresSearch(db),
+    });
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {

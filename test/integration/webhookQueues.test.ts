@@ -100,7 +100,8 @@ describe('webhook delivery queues: one workflow per endpoint', () => {
     expect(Number(/^signet_webhook_deliveries_total\{outcome="delivered"\} (\d+)/m.exec(scrape)?.[1])).to.be.at.least(180);
     // The last attempts are recorded just after their receivers answered.
     await eventually(async () => {
-      for (const webhook of webhooks) expect((await account.request('GET', `/api/v1/webhooks/${webhook.id}`)).body).to.include({ backlog: 0, oldestPendingAt: null });
+      for (const webhook of webhooks)
+        expect((await account.request('GET', `/api/v1/webhooks/${webhook.id}`)).body).to.include({ backlog: 0, oldestPendingAt: null });
     });
   });
 
@@ -160,7 +161,10 @@ describe('webhook delivery queues: one workflow per endpoint', () => {
     const patched = await account.request('PATCH', `/api/v1/webhooks/${webhook.id}`, { json: { url: after.url } });
     expect(patched.status).to.equal(200);
     const ids = await emitted;
-    await eventually(async () => expect((await account.request('GET', `/api/v1/webhooks/${webhook.id}`)).body).to.include({ enabled: false, backlog: 0 }), 20_000);
+    await eventually(
+      async () => expect((await account.request('GET', `/api/v1/webhooks/${webhook.id}`)).body).to.include({ enabled: false, backlog: 0 }),
+      20_000,
+    );
     // The old URL got only what was sent before the change (or in flight then); the new one answered
     // 410 to its first group, and nothing was sent after it: the rest was cancelled.
     expect(before.unique().size).to.be.below(ids.length);
@@ -170,7 +174,9 @@ describe('webhook delivery queues: one workflow per endpoint', () => {
     expect(count('succeeded')).to.equal(before.unique().size);
     expect(count('failed')).to.equal(after.received.length);
     expect(count('pending')).to.equal(0);
-    expect(count('cancelled')).to.equal(rows.length - count('succeeded') - count('failed')).and.be.above(0);
+    expect(count('cancelled'))
+      .to.equal(rows.length - count('succeeded') - count('failed'))
+      .and.be.above(0);
   });
 
   it('the sweeper wakes a queue whose wake-up was lost with its process', async () => {
@@ -200,15 +206,39 @@ describe('webhook delivery queues: one workflow per endpoint', () => {
     // one whose delivery was being attempted (attempt 1 recorded, no due time) when the upgrade came.
     const [unprepared, inFlight, finished] = [newId('event'), newId('event'), newId('event')];
     const data = JSON.stringify({ documentId: newId('document') });
-    await account.db('events').insert([unprepared, inFlight, finished].map((id) => ({ id, account_id: account.account.id, type: 'document.updated', data, dispatched_at: new Date() })));
+    await account
+      .db('events')
+      .insert(
+        [unprepared, inFlight, finished].map((id) => ({ id, account_id: account.account.id, type: 'document.updated', data, dispatched_at: new Date() })),
+      );
     const bodyOf = (id: string) => JSON.stringify({ id, type: 'document.updated', timestamp: new Date().toISOString(), data: JSON.parse(data) });
     await account.db('webhook_deliveries').insert([
-      { id: newId('delivery'), webhook_id: webhook.id, event_id: inFlight, event_type: 'document.updated', body: bodyOf(inFlight), attempts: 1, last_status_code: 500 },
-      { id: newId('delivery'), webhook_id: webhook.id, event_id: finished, event_type: 'document.updated', body: bodyOf(finished), attempts: 1, status: 'succeeded' },
+      {
+        id: newId('delivery'),
+        webhook_id: webhook.id,
+        event_id: inFlight,
+        event_type: 'document.updated',
+        body: bodyOf(inFlight),
+        attempts: 1,
+        last_status_code: 500,
+      },
+      {
+        id: newId('delivery'),
+        webhook_id: webhook.id,
+        event_id: finished,
+        event_type: 'document.updated',
+        body: bodyOf(finished),
+        attempts: 1,
+        status: 'succeeded',
+      },
     ]);
     const legacy = await Promise.all(
       [unprepared, inFlight].map((eventId) =>
-        client.workflow.start('deliverEventWorkflow', { workflowId: `deliver-${eventId}`, taskQueue: config.TEMPORAL_TASK_QUEUE, args: [{ eventId, retryScale: 1 }] }),
+        client.workflow.start('deliverEventWorkflow', {
+          workflowId: `deliver-${eventId}`,
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          args: [{ eventId, retryScale: 1 }],
+        }),
       ),
     );
 

@@ -64,7 +64,10 @@ describe('POST /api/v1/webhooks', () => {
       [{ url: 'https://user:pw@example.com/hook', events: ['*'] }, ['url must not contain credentials']],
       [{ url: 'http://example.com/hook', events: ['*'] }, ['url must be an absolute https:// URL']],
       [{ url: 'https://example.com/hook', events: 'document.created' }, ['events must be a array']],
-      [{ url: 'https://example.com/hook', events: ['*'], enabled: 'yes', description: 'x'.repeat(501) }, ['enabled must be a boolean', 'description must be at most 500 characters']],
+      [
+        { url: 'https://example.com/hook', events: ['*'], enabled: 'yes', description: 'x'.repeat(501) },
+        ['enabled must be a boolean', 'description must be at most 500 characters'],
+      ],
     ];
     for (const [body, details] of cases) {
       const response = await account.request('POST', '/api/v1/webhooks', { json: body });
@@ -72,7 +75,9 @@ describe('POST /api/v1/webhooks', () => {
       expect(response.body.error).to.equal('validation_error');
       expect(response.body.details, JSON.stringify(body)).to.include.members(details);
     }
-    const unknown = await account.request('POST', '/api/v1/webhooks', { json: { url: 'https://example.com/hook', events: ['document.created', 'document.exploded', 'nope'] } });
+    const unknown = await account.request('POST', '/api/v1/webhooks', {
+      json: { url: 'https://example.com/hook', events: ['document.created', 'document.exploded', 'nope'] },
+    });
     expect(unknown.status).to.equal(400);
     expect(unknown.body.details[0]).to.match(/^events has unknown event type\(s\): document\.exploded, nope;/);
     const notJson = await account.request('POST', '/api/v1/webhooks', { body: '{"url":', headers: { 'Content-Type': 'application/json' } });
@@ -80,9 +85,17 @@ describe('POST /api/v1/webhooks', () => {
     const array = await account.request('POST', '/api/v1/webhooks', { json: [{ url: 'https://example.com/hook', events: ['*'] }] });
     expect(array.status).to.equal(400);
     expect(array.body.details).to.deep.equal(['body must be an object']);
-    const form = await account.request('POST', '/api/v1/webhooks', { body: 'url=https://example.com', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const form = await account.request('POST', '/api/v1/webhooks', {
+      body: 'url=https://example.com',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.status).to.equal(415);
-    for (const path of ['/api/v1/webhooks/garbage', `/api/v1/webhooks/${'x'.repeat(3000)}`, '/api/v1/webhooks/wh_nope/deliveries/whd_nope', "/api/v1/webhooks/'%20or%201=1--"]) {
+    for (const path of [
+      '/api/v1/webhooks/garbage',
+      `/api/v1/webhooks/${'x'.repeat(3000)}`,
+      '/api/v1/webhooks/wh_nope/deliveries/whd_nope',
+      "/api/v1/webhooks/'%20or%201=1--",
+    ]) {
       const response = await account.request('GET', path);
       expect(response.status, path).to.equal(404);
     }
@@ -90,7 +103,16 @@ describe('POST /api/v1/webhooks', () => {
 
   it('refuses literal loopback, private, link-local and localhost addresses at creation', async () => {
     const account = await createTestAccount();
-    for (const url of ['https://127.0.0.2/hook', 'https://10.0.0.1/hook', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/hook', 'https://[::ffff:10.0.0.1]/hook', 'https://localhost/hook', 'https://0.0.0.0/hook', 'https://192.168.1.1/hook']) {
+    for (const url of [
+      'https://127.0.0.2/hook',
+      'https://10.0.0.1/hook',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[::1]/hook',
+      'https://[::ffff:10.0.0.1]/hook',
+      'https://localhost/hook',
+      'https://0.0.0.0/hook',
+      'https://192.168.1.1/hook',
+    ]) {
       const response = await account.request('POST', '/api/v1/webhooks', { json: { url, events: ['*'] } });
       expect(response.status, url).to.equal(400);
       expect(response.body.details[0], url).to.match(/^url must not point to/);
@@ -106,7 +128,8 @@ describe('POST /api/v1/webhooks', () => {
     }
     const free = await createTestAccount('free');
     const statuses = [];
-    for (let i = 0; i < 6; i++) statuses.push((await free.request('POST', '/api/v1/webhooks', { json: { url: 'https://example.com/hook', events: ['*'] } })).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await free.request('POST', '/api/v1/webhooks', { json: { url: 'https://example.com/hook', events: ['*'] } })).status);
     expect(statuses).to.deep.equal([403, 403, 403, 403, 403, 429]);
   });
 
@@ -116,7 +139,13 @@ describe('POST /api/v1/webhooks', () => {
       json: { url: 'https://example.com/hooks/signet', events: ['document.created', 'document.created', 'signer.signed'], description: 'CRM sync' },
     });
     expect(created.status).to.equal(201);
-    expect(created.body).to.include({ url: 'https://example.com/hooks/signet', description: 'CRM sync', enabled: true, disabledReason: null, failingSince: null });
+    expect(created.body).to.include({
+      url: 'https://example.com/hooks/signet',
+      description: 'CRM sync',
+      enabled: true,
+      disabledReason: null,
+      failingSince: null,
+    });
     expect(created.body.id).to.match(/^wh_/);
     expect(created.body.events).to.deep.equal(['document.created', 'signer.signed']);
     expect(created.body.secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -149,7 +178,9 @@ describe('GET, PATCH, DELETE /api/v1/webhooks/{id}', () => {
     expect(page2.body.data.map((webhook: any) => webhook.id)).to.deep.equal([first.id]);
     expect((await account.request('GET', '/api/v1/webhooks?cursor=garbage')).status).to.equal(400);
 
-    const patched = await account.request('PATCH', `/api/v1/webhooks/${first.id}`, { json: { events: ['signer.declined'], enabled: false, description: null } });
+    const patched = await account.request('PATCH', `/api/v1/webhooks/${first.id}`, {
+      json: { events: ['signer.declined'], enabled: false, description: null },
+    });
     expect(patched.status).to.equal(200);
     expect(patched.body).to.include({ enabled: false, description: null });
     expect(patched.body.events).to.deep.equal(['signer.declined']);
@@ -210,7 +241,9 @@ describe('webhook delivery', () => {
     const { signingRequest } = await createSigningRequest(account.request);
     for (const signer of signingRequest.signers) {
       const link = await account.request('POST', `/api/v1/signatures/${signingRequest.id}/signers/${signer.id}/link`);
-      const signed = await client(account.system.url!)('POST', `/sign/${tokenOf(link.body.url)}/sign`, { json: { consent: true, signature: { type: 'typed', value: signer.name } } });
+      const signed = await client(account.system.url!)('POST', `/sign/${tokenOf(link.body.url)}/sign`, {
+        json: { consent: true, signature: { type: 'typed', value: signer.name } },
+      });
       expect(signed.status).to.equal(200);
     }
     const declined = await createSigningRequest(account.request);
@@ -331,7 +364,9 @@ describe('webhook delivery', () => {
       }, 20_000);
       const [delivery] = await deliveriesOf(account, webhook.id);
       const detail = await account.request('GET', `/api/v1/webhooks/${webhook.id}/deliveries/${delivery.id}`);
-      expect(detail.body.attemptLog.map((attempt: any) => [attempt.statusCode, attempt.responseBody, attempt.error])).to.deep.equal([[200, endless.pattern.subarray(0, 1024).toString(), null]]);
+      expect(detail.body.attemptLog.map((attempt: any) => [attempt.statusCode, attempt.responseBody, attempt.error])).to.deep.equal([
+        [200, endless.pattern.subarray(0, 1024).toString(), null],
+      ]);
       await endless.closed;
       expect(endless.state.written).to.be.below(64 * 1024 * 1024);
     } finally {
@@ -412,7 +447,10 @@ describe('webhook delivery', () => {
     const account = await createTestAccount();
     const hooks = await receiver(() => ({ status: 500 }));
     const webhook = await subscribe(account, hooks.url);
-    await account.db('webhooks').where({ id: webhook.id }).update({ failing_since: new Date(Date.now() - 5 * 24 * 3600e3 - 60_000) });
+    await account
+      .db('webhooks')
+      .where({ id: webhook.id })
+      .update({ failing_since: new Date(Date.now() - 5 * 24 * 3600e3 - 60_000) });
     await createDocument(account);
     await eventually(async () => {
       const fetched = await account.request('GET', `/api/v1/webhooks/${webhook.id}`);
@@ -442,7 +480,9 @@ describe('POST /api/v1/webhooks/{id}/rotate-secret', () => {
     const webhook = await subscribe(account, hooks.url);
     const rotated = await account.request('POST', `/api/v1/webhooks/${webhook.id}/rotate-secret`);
     expect(rotated.status).to.equal(200);
-    expect(rotated.body.secret).to.match(/^whsec_/).and.not.equal(webhook.secret);
+    expect(rotated.body.secret)
+      .to.match(/^whsec_/)
+      .and.not.equal(webhook.secret);
     await createDocument(account);
     await eventually(async () => expect(hooks.received).to.have.length(1));
     const [entry] = hooks.received;
@@ -456,7 +496,10 @@ describe('POST /api/v1/webhooks/{id}/rotate-secret', () => {
     expect(() => new StandardWebhook(rotated.body.secret).verify(entry.body, entry.headers as Record<string, string>)).not.to.throw();
 
     // Once the grace period is over, only the new secret signs.
-    await account.db('webhooks').where({ id: webhook.id }).update({ previous_secret_expires_at: new Date(Date.now() - 1000) });
+    await account
+      .db('webhooks')
+      .where({ id: webhook.id })
+      .update({ previous_secret_expires_at: new Date(Date.now() - 1000) });
     await createDocument(account);
     await eventually(async () => expect(hooks.received).to.have.length(2));
     expect(hooks.received[1].headers['x-service-signature']).to.equal(opensslHmac(rotated.body.secret, hooks.received[1].body));
@@ -477,7 +520,7 @@ describe('POST /api/v1/webhooks/{id}/test and redelivery', () => {
     const failed = await account.request('POST', `/api/v1/webhooks/${webhook.id}/test`);
     expect(failed.body).to.include({ status: 'failed', lastStatusCode: 500, lastResponseBody: 'broken' });
     expect(failed.body.attemptLog).to.have.length(1);
-    expect((await deliveriesOf(account, webhook.id, '?eventType=webhook.test'))).to.have.length(2);
+    expect(await deliveriesOf(account, webhook.id, '?eventType=webhook.test')).to.have.length(2);
   });
 
   it('redelivers with the same body and webhook-id, and filters and pages the log', async () => {
@@ -485,7 +528,7 @@ describe('POST /api/v1/webhooks/{id}/test and redelivery', () => {
     const hooks = await receiver((n) => (n === 2 ? { status: 500 } : { status: 200 }));
     const webhook = await subscribe(account, hooks.url, { events: ['document.created'] });
     for (let i = 0; i < 3; i++) await createDocument(account, `doc-${i}.pdf`);
-    await eventually(async () => expect((await deliveriesOf(account, webhook.id, '?status=succeeded'))).to.have.length(3), 20_000);
+    await eventually(async () => expect(await deliveriesOf(account, webhook.id, '?status=succeeded')).to.have.length(3), 20_000);
 
     const seen: string[] = [];
     let cursor = '';
@@ -522,7 +565,10 @@ describe('SSRF at delivery', () => {
     const hooks = await receiver();
     const webhook = await subscribe(account, hooks.url, { events: ['document.created'] });
     // As if its DNS had pointed elsewhere at creation: the check that counts is at connection time.
-    await account.db('webhooks').where({ id: webhook.id }).update({ url: `http://localhost:${hooks.port}/hooks` });
+    await account
+      .db('webhooks')
+      .where({ id: webhook.id })
+      .update({ url: `http://localhost:${hooks.port}/hooks` });
     await createDocument(account);
     await eventually(async () => {
       const [delivery] = await deliveriesOf(account, webhook.id);
@@ -538,7 +584,9 @@ describe('the webhook body', () => {
     const hooks = await receiver();
     await subscribe(account, hooks.url);
     const pdf = await makePdf(['secret contents']);
-    const created = await account.request('POST', '/api/v1/documents', { json: { fileName: 'with-pdf.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+    const created = await account.request('POST', '/api/v1/documents', {
+      json: { fileName: 'with-pdf.pdf', fileSize: pdf.length, content: pdf.toString('base64') },
+    });
     expect(created.status).to.equal(201);
     await eventually(async () => expect(hooks.received).to.have.length(1));
     expect(hooks.received[0].body).not.to.contain(pdf.toString('base64').slice(0, 40));

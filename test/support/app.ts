@@ -12,7 +12,16 @@ export async function startApp(settings: Record<string, string> = {}) {
   const system = await sharedSystem();
   const config = testConfig(settings);
   const uploads = uploadGate(config.MAX_CONCURRENT_UPLOADS);
-  const app = createApp({ config, db: system.database.knex, logger: createLogger('silent'), readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search, uploads });
+  const app = createApp({
+    config,
+    db: system.database.knex,
+    logger: createLogger('silent'),
+    readinessChecks: {},
+    temporal: system.client,
+    webhooks: system.webhooks,
+    search: system.search,
+    uploads,
+  });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;

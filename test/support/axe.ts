@@ -26,4 +26,6 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 
 /** One line per violation and element, for an assertion message. */
 export const describeViolations = (where: string, violations: AxeViolation[]) =>
-  violations.flatMap((violation) => violation.nodes.map((node) => `${where}: ${violation.id} (${violation.impact}) ${violation.help} at ${node.target.join(' ')}: ${node.html.slice(0, 160)}`));
+  violations.flatMap((violation) =>
+    violation.nodes.map((node) => `${where}: ${violation.id} (${violation.impact}) ${violation.help} at ${node.target.join(' ')}: ${node.html.slice(0, 160)}`),
+  );

@@ -7,7 +7,11 @@ export interface TestResponse {
 }
 
 export function client(baseUrl: string, apiKey?: string) {
-  return async function request(method: string, path: string, options: { json?: unknown; body?: BodyInit | Buffer; headers?: Record<string, string> } = {}): Promise<TestResponse> {
+  return async function request(
+    method: string,
+    path: string,
+    options: { json?: unknown; body?: BodyInit | Buffer; headers?: Record<string, string> } = {},
+  ): Promise<TestResponse> {
     const headers: Record<string, string> = { ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}), ...options.headers };
     let body = Buffer.isBuffer(options.body) ? new Uint8Array(options.body) : options.body;
     if (options.json !== undefined) {

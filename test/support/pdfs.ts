@@ -44,7 +44,11 @@ export function assemblePdf(objects: (string | Buffer)[]): Buffer {
   const parts = [Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
   let offset = parts[0].length;
   const offsets = objects.map((object, index) => {
-    const bytes = Buffer.concat([Buffer.from(`${index + 1} 0 obj\n`), Buffer.isBuffer(object) ? object : Buffer.from(object, 'latin1'), Buffer.from('\nendobj\n')]);
+    const bytes = Buffer.concat([
+      Buffer.from(`${index + 1} 0 obj\n`),
+      Buffer.isBuffer(object) ? object : Buffer.from(object, 'latin1'),
+      Buffer.from('\nendobj\n'),
+    ]);
     parts.push(bytes);
     offset += bytes.length;
     return offset - bytes.length;
@@ -54,7 +58,8 @@ export function assemblePdf(objects: (string | Buffer)[]): Buffer {
   return Buffer.concat(parts);
 }
 
-const streamObject = (dictionary: string, data: Buffer) => Buffer.concat([Buffer.from(`<< ${dictionary} /Length ${data.length} >>\nstream\n`), data, Buffer.from('\nendstream')]);
+const streamObject = (dictionary: string, data: Buffer) =>
+  Buffer.concat([Buffer.from(`<< ${dictionary} /Length ${data.length} >>\nstream\n`), data, Buffer.from('\nendstream')]);
 
 /** Catalog, page tree and one page: objects 1–3, so that a hostile object stream can be object 4. */
 const onePage = ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>'];

@@ -3,10 +3,13 @@ import net from 'node:net';
 /** A port the OS says is free now; another process may still take it before the caller binds it. */
 function freePort() {
   return new Promise<number>((resolve, reject) => {
-    const server = net.createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
+    const server = net
+      .createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as net.AddressInfo;
+        server.close(() => resolve(port));
+      });
   });
 }
 

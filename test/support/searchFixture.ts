@@ -10,7 +10,10 @@ import { eventually } from './signing';
 // a few real PDFs uploaded through the API so that their text is extracted as in production.
 
 export const VOCABULARY = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima'];
-export const PEOPLE = Array.from({ length: 14 }, (_, i) => ({ name: `Person ${VOCABULARY[i % 12]} ${i}`, email: `person${i}@example.${i % 3 === 0 ? 'org' : 'com'}` }));
+export const PEOPLE = Array.from({ length: 14 }, (_, i) => ({
+  name: `Person ${VOCABULARY[i % 12]} ${i}`,
+  email: `person${i}@example.${i % 3 === 0 ? 'org' : 'com'}`,
+}));
 export const REASONS = ['Wrong amount', 'Not authorised to sign', null];
 const STATUSES = ['pending', 'completed', 'declined', 'cancelled', 'expired'] as const;
 const DAY = 86_400_000;
@@ -170,10 +173,21 @@ export async function uploadKnownPdfs(request: Request, db: Db) {
     const pdf = await makePdf(pages);
     const response = await request('POST', '/api/v1/documents', { json: { fileName, fileSize: pdf.length, content: pdf.toString('base64') } });
     expect(response.status).to.equal(201);
-    return { id: response.body.id as string, fileName, body: pages.join(' '), createdAt: new Date(response.body.createdAt), status: 'ready' as const, deleted: false };
+    return {
+      id: response.body.id as string,
+      fileName,
+      body: pages.join(' '),
+      createdAt: new Date(response.body.createdAt),
+      status: 'ready' as const,
+      deleted: false,
+    };
   };
   const known = {
-    pageThree: await upload('master-services.pdf', ['Master services agreement', 'Definitions and scope', 'The zephyrine indemnity clause survives termination']),
+    pageThree: await upload('master-services.pdf', [
+      'Master services agreement',
+      'Definitions and scope',
+      'The zephyrine indemnity clause survives termination',
+    ]),
     named: await upload('zephyrine-notes.pdf', ['Meeting notes of the steering group']),
     fox: await upload('fable.pdf', ['The quick brown fox jumps over the lazy dog']),
     scanned: await upload('scanned-contract.pdf', ['']),
@@ -184,7 +198,11 @@ export async function uploadKnownPdfs(request: Request, db: Db) {
 }
 
 /** Words as a reader would split them: letters and digits, lower-cased. Written apart from the service's own. */
-export const wordsOf = (text: string | null) => (text ?? '').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+export const wordsOf = (text: string | null) =>
+  (text ?? '')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 
 /** percentile_cont: linear interpolation between the closest ranks. */
 export function percentileCont(values: number[], fraction: number): number | null {

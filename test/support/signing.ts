@@ -47,5 +47,4 @@ export const tokenOf = (url: string) => new URL(url).pathname.split('/').pop()!;
 
 // A tiny valid PNG (1×1, black) as a data URL, for drawn signatures (its IDAT CRC was once wrong, which
 // pdf-lib never checked: drawn images are now read in full, CRCs included).
-export const drawnSignature =
-  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==';
+export const drawnSignature = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==';

@@ -16,7 +16,16 @@ const root = path.resolve(__dirname, '../..');
 export async function startSplitSystem(name: string, extraEnv: Record<string, string> = {}) {
   if (!process.env.DATABASE_URL || !process.env.TEMPORAL_ADDRESS) throw new Error('needs DATABASE_URL and TEMPORAL_ADDRESS: run with npm test');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `signet-${name}-`));
-  const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'error', TEMPORAL_TASK_QUEUE: `signet-${name}-${process.pid}`, PORT: '0', HOST: '127.0.0.1', METRICS_PORT: '0', ...extraEnv };
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    TEMPORAL_TASK_QUEUE: `signet-${name}-${process.pid}`,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    METRICS_PORT: '0',
+    ...extraEnv,
+  };
   const api: RunningSystem = await startSystem(loadConfig({ ...env, SIGNET_PROCESSES: 'api' }), createLogger('error'));
   let worker: ChildProcess | undefined;
   const startWorker = () => {
@@ -29,7 +38,10 @@ export async function startSplitSystem(name: string, extraEnv: Record<string, st
     killWorker: () => worker?.kill('SIGKILL'),
     async stop() {
       worker?.kill('SIGKILL');
-      await api.client.schedule.getHandle(sweeperScheduleId(env.TEMPORAL_TASK_QUEUE)).delete().catch(() => undefined);
+      await api.client.schedule
+        .getHandle(sweeperScheduleId(env.TEMPORAL_TASK_QUEUE))
+        .delete()
+        .catch(() => undefined);
       await api.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

@@ -57,8 +57,14 @@ export async function stopSharedSystem() {
   const system = await shared;
   shared = undefined;
   // The sweeper's schedule targets this run's task queue, which no worker serves after the run.
-  await system.client.schedule.getHandle(sweeperScheduleId(system.config.TEMPORAL_TASK_QUEUE)).delete().catch(() => undefined);
-  await system.client.workflow.getHandle(searchIndexerWorkflowId(system.config.TEMPORAL_TASK_QUEUE)).terminate('test run over').catch(() => undefined);
+  await system.client.schedule
+    .getHandle(sweeperScheduleId(system.config.TEMPORAL_TASK_QUEUE))
+    .delete()
+    .catch(() => undefined);
+  await system.client.workflow
+    .getHandle(searchIndexerWorkflowId(system.config.TEMPORAL_TASK_QUEUE))
+    .terminate('test run over')
+    .catch(() => undefined);
   // A PGlite run's indices copy a database that ends with the run.
   if (databaseKind === 'pglite' && system.config.ELASTICSEARCH_URL) {
     const elastic = createElasticsearchClient(system.config.ELASTICSEARCH_URL);

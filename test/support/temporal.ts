@@ -34,7 +34,9 @@ export async function startDevServer(hook: Mocha.Context) {
 async function addSignetSearchAttributes(env: TestWorkflowEnvironment) {
   await env.connection.operatorService.addSearchAttributes({
     namespace: 'default',
-    searchAttributes: Object.fromEntries(Object.values(searchAttributes).map(({ name }) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+    searchAttributes: Object.fromEntries(
+      Object.values(searchAttributes).map(({ name }) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+    ),
   });
 }
 

@@ -26,7 +26,14 @@ export async function startTemporalServer(options: { databaseUrl: string; name: 
 
   const pg = new URL(options.databaseUrl);
   const databases = { default: `${options.name}`, visibility: `${options.name}_visibility` };
-  const sqlEnv = { ...process.env, SQL_PLUGIN: 'postgres12', SQL_HOST: pg.hostname, SQL_PORT: pg.port || '5432', SQL_USER: decodeURIComponent(pg.username), SQL_PASSWORD: decodeURIComponent(pg.password) };
+  const sqlEnv = {
+    ...process.env,
+    SQL_PLUGIN: 'postgres12',
+    SQL_HOST: pg.hostname,
+    SQL_PORT: pg.port || '5432',
+    SQL_USER: decodeURIComponent(pg.username),
+    SQL_PASSWORD: decodeURIComponent(pg.password),
+  };
   const sqlTool = (database: string, ...args: string[]) => run(path.join(binaries, 'temporal-sql-tool'), ['--db', database, ...args], { env: sqlEnv });
   for (const [kind, database] of Object.entries(databases)) {
     await sqlTool(database, 'create-database');
@@ -80,7 +87,9 @@ export async function startTemporalServer(options: { databaseUrl: string; name: 
   fs.writeFileSync(path.join(options.dir, 'config/development.yaml'), JSON.stringify(config, null, 2));
   fs.copyFileSync(path.join(root, 'temporal-dynamicconfig.yaml'), path.join(options.dir, 'config/dynamicconfig.yaml')); // as docker-compose.yml mounts it
   const log = fs.openSync(path.join(options.dir, 'temporal-server.log'), 'a');
-  const child = spawn(server, ['--root', options.dir, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'], { stdio: ['ignore', log, log] });
+  const child = spawn(server, ['--root', options.dir, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'], {
+    stdio: ['ignore', log, log],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const connection = await eventually(async () => {
@@ -91,9 +100,11 @@ export async function startTemporalServer(options: { databaseUrl: string; name: 
   }, 120_000);
   // As auto-setup does, with the Temporal CLI. On a loaded machine the CLI may retry a create that went
   // through the first time, and then hear that it exists: that is the state we want.
-  await run(findTemporalCli(undefined, quiet), ['operator', 'namespace', 'create', '--namespace', 'default', '--retention', '1d', '--address', address]).catch((error: Error & { stderr?: string }) => {
-    if (!/already exists/.test(error.stderr ?? error.message)) throw error;
-  });
+  await run(findTemporalCli(undefined, quiet), ['operator', 'namespace', 'create', '--namespace', 'default', '--retention', '1d', '--address', address]).catch(
+    (error: Error & { stderr?: string }) => {
+      if (!/already exists/.test(error.stderr ?? error.message)) throw error;
+    },
+  );
   await eventually(() => connection.workflowService.describeNamespace({ namespace: 'default' }), 60_000);
 
   return {

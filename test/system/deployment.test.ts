@@ -91,10 +91,20 @@ describe('deploying: Signet prepares the Temporal namespace it runs in', functio
     expect(second.stderr).to.contain('namespace default is ready');
   });
 
-  it('POST /api/v1/signatures creates the request on a server started without Signet\'s attributes (the reported 500)', async () => {
+  it("POST /api/v1/signatures creates the request on a server started without Signet's attributes (the reported 500)", async () => {
     // A namespace of its own on the same bare server, so this test does not depend on the one before.
     await run(temporalCli, ['operator', 'namespace', 'create', '--namespace', 'bare', '--address', devServer.address]);
-    const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: devServer.address, TEMPORAL_NAMESPACE: 'bare', DATA_DIR: path.join(dataDir, 'system'), PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TEMPORAL_TASK_QUEUE: `signet-bare-${process.pid}` };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TEMPORAL_ADDRESS: devServer.address,
+      TEMPORAL_NAMESPACE: 'bare',
+      DATA_DIR: path.join(dataDir, 'system'),
+      PORT: '0',
+      METRICS_PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      TEMPORAL_TASK_QUEUE: `signet-bare-${process.pid}`,
+    };
     delete env.ELASTICSEARCH_URL;
     const system = await startSystem(loadConfig(env), createLogger('silent'));
     try {
@@ -116,7 +126,10 @@ describe('deploying: Signet prepares the Temporal namespace it runs in', functio
         },
       },
     } as unknown as Connection;
-    const error = await prepareSearchAttributes(refusing, 'acme.a1b2c', { info() {} }).then(() => undefined, (failure: Error) => failure);
+    const error = await prepareSearchAttributes(refusing, 'acme.a1b2c', { info() {} }).then(
+      () => undefined,
+      (failure: Error) => failure,
+    );
     expect(error?.message).to.contain('PERMISSION_DENIED');
     for (const name of attributeNames) expect(error?.message).to.contain(`--name ${name} --type Keyword`).and.contain(`"${name}=Keyword"`);
     expect(error?.message).to.contain('tcld namespace search-attributes add');

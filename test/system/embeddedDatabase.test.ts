@@ -42,7 +42,11 @@ describe('embedded PGlite shared over its socket', () => {
     // The read is sent while the transaction holds the row (knex emits 'query' as it hands the query to
     // its connection), and only then is the transaction rolled back: the read waits for it, and sees nothing.
     const sent = new Promise((resolve) => cli.knex.once('query', resolve));
-    const read = cli.knex('counters').where({ name: 'uncommitted' }).select('name').then((rows) => rows);
+    const read = cli
+      .knex('counters')
+      .where({ name: 'uncommitted' })
+      .select('name')
+      .then((rows) => rows);
     await sent;
     await transaction.rollback();
     expect(await read).to.deep.equal([]);
@@ -56,7 +60,13 @@ describe('embedded PGlite shared over its socket', () => {
       if (i % 3) return db.raw('select ?::int + 1 as n', [i]).then((result) => result.rows[0].n);
       return db.transaction(async (trx) => {
         await trx('counters').insert({ name: `t${i}`, value: i });
-        return (await trx('counters').where({ name: `t${i}` }).first('value')).value + 1;
+        return (
+          (
+            await trx('counters')
+              .where({ name: `t${i}` })
+              .first('value')
+          ).value + 1
+        );
       });
     });
     expect(await Promise.all(work)).to.deep.equal(Array.from({ length: 120 }, (_, i) => i + 1));
@@ -79,7 +89,9 @@ describe('embedded PGlite shared over its socket', () => {
       db.knex.transaction(async (trx) => {
         const { value } = await trx('counters').where({ name: 'shared' }).first('value');
         await new Promise((resolve) => setImmediate(resolve));
-        await trx('counters').where({ name: 'shared' }).update({ value: value + 1 });
+        await trx('counters')
+          .where({ name: 'shared' })
+          .update({ value: value + 1 });
       });
     await Promise.all(Array.from({ length: 40 }, (_, i) => increment(i % 2 ? server : cli)));
     const { value } = await server.knex('counters').where({ name: 'shared' }).first('value');

@@ -36,7 +36,16 @@ describe('an e-mail transport failing for a while', function () {
     await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
     const { port } = smtp.server.address() as { port: number };
     system = await startSystem(
-      loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', SMTP_URL: `smtp://127.0.0.1:${port}`, TEMPORAL_TASK_QUEUE: `signet-smtp-${process.pid}` }),
+      loadConfig({
+        ...process.env,
+        DATA_DIR: dataDir,
+        PORT: '0',
+        METRICS_PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        SMTP_URL: `smtp://127.0.0.1:${port}`,
+        TEMPORAL_TASK_QUEUE: `signet-smtp-${process.pid}`,
+      }),
       createLogger('silent'),
     );
   });

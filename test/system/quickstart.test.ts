@@ -55,7 +55,15 @@ describe('the README quickstart', function () {
   before(async () => {
     for (const name of ['package.json', 'node_modules', 'src', 'tsconfig.json']) fs.symlinkSync(path.join(root, name), path.join(workDir, name));
     const ports = { api: await freePort(), temporal: await freePort(), ui: await freePort() };
-    env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', METRICS_PORT: '0', PORT: String(ports.api), TEMPORAL_PORT: String(ports.temporal), TEMPORAL_UI_PORT: String(ports.ui) };
+    env = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      METRICS_PORT: '0',
+      PORT: String(ports.api),
+      TEMPORAL_PORT: String(ports.temporal),
+      TEMPORAL_UI_PORT: String(ports.ui),
+    };
     for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'ELASTICSEARCH_URL', 'PUBLIC_URL', 'SMTP_URL', 'SENDGRID_API_KEY']) delete env[name];
     child = spawn('npm', ['start'], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     await waitForOutput(child, 'Signet is running', 150_000);

@@ -49,7 +49,13 @@ describe('the OpenAPI document tells the truth: schemathesis, every check, again
     });
     system = await startSystem({ ...config, DATABASE_URL: undefined }, createLogger('silent'));
     // Webhook URLs come from the fuzzer, and nothing may be sent off this machine: every receiver is unreachable.
-    system.webhooks.poster.post = async () => ({ statusCode: null, latencyMs: 0, responseBody: null, error: 'ENETUNREACH: no receiver is reachable from this test', retryAfterMs: null });
+    system.webhooks.poster.post = async () => ({
+      statusCode: null,
+      latencyMs: 0,
+      responseBody: null,
+      error: 'ENETUNREACH: no receiver is reachable from this test',
+      retryAfterMs: null,
+    });
     const db = system.database.knex;
     const account = await createAccount(db, { email: 'fuzzer@example.com', plan: 'business' });
     apiKey = (await createApiKey(db, account.id)).secret;
@@ -57,8 +63,14 @@ describe('the OpenAPI document tells the truth: schemathesis, every check, again
 
   after(async () => {
     const queue = system?.config.TEMPORAL_TASK_QUEUE ?? '';
-    await system?.client.schedule.getHandle(sweeperScheduleId(queue)).delete().catch(() => undefined);
-    await system?.client.workflow.getHandle(searchIndexerWorkflowId(queue)).terminate('test over').catch(() => undefined);
+    await system?.client.schedule
+      .getHandle(sweeperScheduleId(queue))
+      .delete()
+      .catch(() => undefined);
+    await system?.client.workflow
+      .getHandle(searchIndexerWorkflowId(queue))
+      .terminate('test over')
+      .catch(() => undefined);
     await system?.stop();
     const elastic = createElasticsearchClient(process.env.ELASTICSEARCH_URL!);
     await elastic.indices.delete({ index: `${prefix}*` }).catch(() => undefined);
@@ -70,14 +82,20 @@ describe('the OpenAPI document tells the truth: schemathesis, every check, again
     const { code, output } = await run(
       schemathesis,
       [
-        '--config-file', 'test/support/schemathesis.toml',
+        '--config-file',
+        'test/support/schemathesis.toml',
         'run',
         `${system.url}/api/v1/openapi.json`,
-        '--checks', 'all',
-        '--seed', SEED,
-        '--max-examples', MAX_EXAMPLES,
-        '--header', `Authorization: Bearer ${apiKey}`,
-        '--request-timeout', '30',
+        '--checks',
+        'all',
+        '--seed',
+        SEED,
+        '--max-examples',
+        MAX_EXAMPLES,
+        '--header',
+        `Authorization: Bearer ${apiKey}`,
+        '--request-timeout',
+        '30',
         '--no-color',
       ],
       { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },

@@ -200,7 +200,9 @@ describe('sealing a completed signing request', () => {
     expect(pdfsig(file)).to.include('Signature is Valid.');
     // The glyphs are really there, not only their text: the WOFF2 slices of the CJK font once drew nothing.
     for (const word of ['署名', 'こんにちは', 'Ωμέγα']) expect(inkOfWord(file, word), word).to.be.greaterThan(20);
-    expect(execFileSync('pdffonts', [file], { encoding: 'utf8' })).to.match(/DejaVuSans.*yes/).and.match(/NotoSansSC.*yes/);
+    expect(execFileSync('pdffonts', [file], { encoding: 'utf8' }))
+      .to.match(/DejaVuSans.*yes/)
+      .and.match(/NotoSansSC.*yes/);
   });
 
   it('a plain English request embeds no font, so its file does not grow', () => {
@@ -211,7 +213,10 @@ describe('sealing a completed signing request', () => {
 
   it('writes out a character no font can show (in data no schema checked, a browser’s user agent) as [U+XXXX], never ?', async () => {
     const base = input(original, sealCertificate);
-    const { pdf } = await sealDocument({ ...base, certificate: { ...base.certificate, title: 'Legacy 🦄 title', signers: [{ ...base.certificate.signers[0], userAgent: 'Agent\u0085X' }] } });
+    const { pdf } = await sealDocument({
+      ...base,
+      certificate: { ...base.certificate, title: 'Legacy 🦄 title', signers: [{ ...base.certificate.signers[0], userAgent: 'Agent\u0085X' }] },
+    });
     const file = path.join(dir, 'undrawable.pdf');
     fs.writeFileSync(file, pdf);
     const text = execFileSync('pdftotext', ['-f', '4', '-l', '4', file, '-'], { encoding: 'utf8' });
@@ -287,7 +292,10 @@ describe('the seal thread', () => {
   it('fails a seal with its reason, and goes on sealing', async () => {
     const original = await makePdf(['Page one', 'Page two']);
     const broken = { p12: Buffer.from('not a PKCS#12 file'), password: '' };
-    const reason = await sealDocument(input(original, broken)).then(() => 'sealed', (error: Error) => error.message);
+    const reason = await sealDocument(input(original, broken)).then(
+      () => 'sealed',
+      (error: Error) => error.message,
+    );
     expect(reason).to.not.equal('sealed');
     let failure: Error | undefined;
     await sealDocumentOnThread(input(original, broken)).catch((error: Error) => (failure = error));

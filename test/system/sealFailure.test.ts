@@ -29,7 +29,9 @@ describe('a request that cannot be sealed', function () {
     const request = client(api.url!, secret);
     const { signingRequest } = await createSigningRequest(request, { signers: [{ name: 'Ada', email: 'ada@example.com' }] });
     const link = await request('POST', `/api/v1/signatures/${signingRequest.id}/signers/${signingRequest.signers[0].id}/link`);
-    const signed = await client(api.url!)('POST', `/sign/${tokenOf(link.body.url)}/sign`, { json: { consent: true, signature: { type: 'typed', value: 'Ada' } } });
+    const signed = await client(api.url!)('POST', `/sign/${tokenOf(link.body.url)}/sign`, {
+      json: { consent: true, signature: { type: 'typed', value: 'Ada' } },
+    });
     expect(signed.status).to.equal(200);
 
     const progress = await eventually(async () => {

@@ -25,7 +25,10 @@ describe('Elasticsearch down', function () {
     const url = new URL(process.env.ELASTICSEARCH_URL ?? '');
     if (!url.port) throw new Error('ELASTICSEARCH_URL must be set: run with npm test.');
     proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port) });
-    const config = { ...testConfig({ ELASTICSEARCH_URL: proxy.url, ELASTICSEARCH_INDEX_PREFIX: prefix, TEMPORAL_TASK_QUEUE: `signet-test-outage-${process.pid}` }), DATABASE_URL: undefined };
+    const config = {
+      ...testConfig({ ELASTICSEARCH_URL: proxy.url, ELASTICSEARCH_INDEX_PREFIX: prefix, TEMPORAL_TASK_QUEUE: `signet-test-outage-${process.pid}` }),
+      DATABASE_URL: undefined,
+    };
     system = await startSystem(config, createLogger('silent'));
     const db = system.database.knex;
     const account = await createAccount(db, { email: 'outage@example.com', plan: 'business' });
@@ -34,7 +37,10 @@ describe('Elasticsearch down', function () {
   });
 
   after(async () => {
-    await system?.client.workflow.getHandle(searchIndexerWorkflowId(system.config.TEMPORAL_TASK_QUEUE)).terminate('test over').catch(() => undefined);
+    await system?.client.workflow
+      .getHandle(searchIndexerWorkflowId(system.config.TEMPORAL_TASK_QUEUE))
+      .terminate('test over')
+      .catch(() => undefined);
     await system?.stop();
     await proxy?.stop().catch(() => undefined);
     const elastic = createElasticsearchClient(process.env.ELASTICSEARCH_URL!);
@@ -62,7 +68,10 @@ describe('Elasticsearch down', function () {
 
     await proxy.stop();
     // No hang: an answer well inside this bound, or the fetch aborts and the test fails.
-    const quick = await fetch(`${system.url}/api/v1/search?q=capybara`, { headers: { Authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(10_000) });
+    const quick = await fetch(`${system.url}/api/v1/search?q=capybara`, {
+      headers: { Authorization: `Bearer ${apiKey}` },
+      signal: AbortSignal.timeout(10_000),
+    });
     expect(quick.status).to.equal(503);
     expect(quick.headers.get('retry-after')).to.equal('5');
     // A hang would abort this fetch; the search client gives up after its 2 s request timeout at worst.
@@ -87,7 +96,10 @@ describe('Elasticsearch down', function () {
     await proxy.stop();
     expect((await request('PATCH', `/api/v1/documents/${id}`, { json: { fileName: 'quokka.pdf' } })).status).to.equal(200);
     // The outage lasted hours: the rename's event is old when the service starts again, Elasticsearch back.
-    await system.database.knex('events').where('data', '@>', JSON.stringify({ documentId: id })).update({ created_at: system.database.knex.raw("now() - interval '3 hours'") });
+    await system.database
+      .knex('events')
+      .where('data', '@>', JSON.stringify({ documentId: id }))
+      .update({ created_at: system.database.knex.raw("now() - interval '3 hours'") });
     await system.stop();
     await proxy.start();
     system = await startSystem(system.config, createLogger('silent'));

@@ -36,7 +36,11 @@ function waitForOutput(child: ChildProcess, text: string, ms: number) {
 
 const temporalChildren = (dataDir: string) => {
   try {
-    return execFileSync('pgrep', ['-f', '--', `--db-filename ${path.join(dataDir, 'temporal.db')}`]).toString().trim().split('\n').filter(Boolean);
+    return execFileSync('pgrep', ['-f', '--', `--db-filename ${path.join(dataDir, 'temporal.db')}`])
+      .toString()
+      .trim()
+      .split('\n')
+      .filter(Boolean);
   } catch {
     return [];
   }
@@ -129,7 +133,10 @@ describe('npm start on the embedded defaults (PGlite, Temporal dev server child,
     expect(code === 0 || signal === 'SIGINT', `exit ${code} ${signal}`).to.equal(true);
     for (let i = 0; i < 50 && temporalChildren(dataDir).length; i++) await new Promise((resolve) => setTimeout(resolve, 200));
     expect(temporalChildren(dataDir)).to.deep.equal([]);
-    const refused = await fetch(`http://127.0.0.1:${ports.api}/healthz`).then(() => false, () => true);
+    const refused = await fetch(`http://127.0.0.1:${ports.api}/healthz`).then(
+      () => false,
+      () => true,
+    );
     expect(refused, 'the api port still answers').to.equal(true);
     expect(fs.existsSync(path.join(dataDir, '.s.PGSQL.5432'))).to.equal(false);
   });
@@ -147,7 +154,11 @@ describe('SIGTERM on the server process', function () {
   it('stops the api, the worker and the Temporal child, and exits 0', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-term-'));
     const child = await startOnFreePorts(3, async ([api, temporal, ui]) => {
-      const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], { cwd: root, env: embeddedEnv(dataDir, { api, temporal, ui }), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], {
+        cwd: root,
+        env: embeddedEnv(dataDir, { api, temporal, ui }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       try {
         await waitForOutput(child, 'Signet is running', 150_000);
         return child;

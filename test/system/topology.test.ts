@@ -28,7 +28,10 @@ async function waitUntilReady({ name, child, log }: { name: string; child: Child
   const deadline = Date.now() + 300_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${fs.readFileSync(log, 'utf8').slice(-3000)}`);
-    const status = await fetch(`http://127.0.0.1:${port}/readyz`).then((response) => response.status, () => 0);
+    const status = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (response) => response.status,
+      () => 0,
+    );
     if (status === 200) return;
     if (Date.now() > deadline) throw new Error(`${name} not ready within 300 s:\n${fs.readFileSync(log, 'utf8').slice(-3000)}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -99,7 +102,13 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
       const out = fs.openSync(log, 'a');
       const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], {
         cwd: root,
-        env: { ...env, SIGNET_PROCESSES: role, PORT: String(portOf(i)), METRICS_PORT: String(metricsPortOf(i)), DATA_DIR: path.join(dir, `data-${processName}`) },
+        env: {
+          ...env,
+          SIGNET_PROCESSES: role,
+          PORT: String(portOf(i)),
+          METRICS_PORT: String(metricsPortOf(i)),
+          DATA_DIR: path.join(dir, `data-${processName}`),
+        },
         stdio: ['ignore', out, out],
       });
       processes.push({ name: processName, child, log });
@@ -138,10 +147,14 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
   });
 
   it('a document made on api 1 is sent, signed through a link on api 2, sealed, announced by webhook, found by search and in Temporal', async () => {
-    const { stdout } = await run(process.execPath, [path.join(root, 'src/cli/bin.js'), 'account', 'create', '--email', 'operator@example.com', '--plan', 'business'], {
-      cwd: root,
-      env: { ...env, DATA_DIR: path.join(dir, 'data-cli') },
-    });
+    const { stdout } = await run(
+      process.execPath,
+      [path.join(root, 'src/cli/bin.js'), 'account', 'create', '--email', 'operator@example.com', '--plan', 'business'],
+      {
+        cwd: root,
+        env: { ...env, DATA_DIR: path.join(dir, 'data-cli') },
+      },
+    );
     const { accountId, apiKey } = JSON.parse(stdout.trim().split('\n').pop()!);
     const api1 = client(apiUrl(1), apiKey);
     const api2 = client(apiUrl(2), apiKey);
@@ -161,7 +174,9 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
 
       // The worker's invitation e-mail carries a link to the public address; sign on api 2 instead.
       const invitation = await eventually(async () => {
-        const mail = mails.find((candidate) => (candidate.text ?? '').includes('/sign/') && candidate.to && JSON.stringify(candidate.to).includes('grace@example.com'));
+        const mail = mails.find(
+          (candidate) => (candidate.text ?? '').includes('/sign/') && candidate.to && JSON.stringify(candidate.to).includes('grace@example.com'),
+        );
         if (!mail) throw new Error('no invitation yet');
         return mail;
       }, 60_000);
@@ -174,7 +189,9 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
       expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
 
       const completed = await eventually(async () => {
-        const envelope = [...receiver.unique().values()].find((event) => event.type === 'signing_request.completed' && event.data.signingRequestId === requestId);
+        const envelope = [...receiver.unique().values()].find(
+          (event) => event.type === 'signing_request.completed' && event.data.signingRequestId === requestId,
+        );
         if (!envelope) throw new Error('no signing_request.completed delivered yet');
         return envelope;
       }, 120_000);
@@ -187,7 +204,20 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
         const search = await api2('GET', `/api/v1/search?q=${encodeURIComponent('Topology lease')}&type=signing_request`);
         expect(search.status, JSON.stringify(search.body)).to.equal(200);
         const hit = search.body.data.find((item: { id: string }) => item.id === requestId);
-        if (!hit) throw new Error(`not found by search yet; the workers said:\n${processes.filter(({ name: processName }) => processName.startsWith('worker')).map(({ log }) => fs.readFileSync(log, 'utf8').split('\n').filter((line) => /"level":(40|50|60)/.test(line)).slice(-5).join('\n')).join('\n')}`);
+        if (!hit)
+          throw new Error(
+            `not found by search yet; the workers said:\n${processes
+              .filter(({ name: processName }) => processName.startsWith('worker'))
+              .map(({ log }) =>
+                fs
+                  .readFileSync(log, 'utf8')
+                  .split('\n')
+                  .filter((line) => /"level":(40|50|60)/.test(line))
+                  .slice(-5)
+                  .join('\n'),
+              )
+              .join('\n')}`,
+          );
         return hit;
       }, 60_000);
       expect(found.id).to.equal(requestId);
@@ -195,7 +225,8 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
       const temporal = new Client({ connection: temporalServer.connection, namespace: 'default' });
       const workflows = await eventually(async () => {
         const listed = [];
-        for await (const workflow of temporal.workflow.list({ query: `SignetAccountId = "${accountId}" AND SignetStatus = "completed"` })) listed.push(workflow);
+        for await (const workflow of temporal.workflow.list({ query: `SignetAccountId = "${accountId}" AND SignetStatus = "completed"` }))
+          listed.push(workflow);
         if (!listed.length) throw new Error('not visible in Temporal yet');
         return listed;
       }, 30_000);
@@ -207,7 +238,7 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
     for (const { name: processName, child } of processes) expect(child.exitCode, processName).to.equal(null);
   });
 
-  it('every process serves its own /metrics: the apis their requests (the readiness polls), the workers the Temporal SDK\'s metrics too', async () => {
+  it("every process serves its own /metrics: the apis their requests (the readiness polls), the workers the Temporal SDK's metrics too", async () => {
     for (const [i, { name: processName }] of processes.entries()) {
       const text = await (await fetch(`http://127.0.0.1:${metricsPortOf(i)}/metrics`)).text();
       expect(text, processName).to.contain('signet_webhook_backlog ');

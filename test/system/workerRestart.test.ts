@@ -31,8 +31,7 @@ describe('a worker killed while signing requests are in flight', function () {
         links.push({ requestId: signingRequest.id, signerId: signer.id, token: tokenOf(link.body.url) });
       }
     }
-    const sign = (token: string) =>
-      client(api.url!)('POST', `/sign/${token}/sign`, { json: { consent: true, signature: { type: 'typed', value: 'Signer' } } });
+    const sign = (token: string) => client(api.url!)('POST', `/sign/${token}/sign`, { json: { consent: true, signature: { type: 'typed', value: 'Signer' } } });
 
     // First signers sign while the worker runs; the second signatures start and the worker dies under them.
     for (const link of links.filter((_, i) => i % 2 === 0)) expect((await sign(link.token)).status).to.equal(200);
@@ -42,7 +41,10 @@ describe('a worker killed while signing requests are in flight', function () {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     system.startWorker();
     const statuses = (await second).map((response) => response.status);
-    expect(statuses.every((status) => status === 200 || status === 409), String(statuses)).to.equal(true);
+    expect(
+      statuses.every((status) => status === 200 || status === 409),
+      String(statuses),
+    ).to.equal(true);
 
     for (const signingRequest of requests) {
       await eventually(async () => {
@@ -52,7 +54,12 @@ describe('a worker killed while signing requests are in flight', function () {
     }
     const events = await db('events').where({ account_id: account.id });
     const count = (type: string, requestId: string) =>
-      events.filter((row) => row.type === type && (row.data.signingRequestId === requestId || (type === 'document.signed' && row.data.documentId === requests.find((r) => r.id === requestId)!.documentId))).length;
+      events.filter(
+        (row) =>
+          row.type === type &&
+          (row.data.signingRequestId === requestId ||
+            (type === 'document.signed' && row.data.documentId === requests.find((r) => r.id === requestId)!.documentId)),
+      ).length;
     for (const signingRequest of requests) {
       expect(count('signer.signed', signingRequest.id), 'signer.signed').to.equal(2);
       expect(count('signing_request.created', signingRequest.id), 'created').to.equal(1);

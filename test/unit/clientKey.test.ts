@@ -13,7 +13,13 @@ describe('clientKey (console limits)', () => {
   const spellings = (groups: number[]) => {
     const full = hex(groups).join(':');
     const dotted = `${hex(groups.slice(0, 6)).join(':')}:${[groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.')}`;
-    return [full, groups.map((value) => value.toString(16).padStart(4, '0')).join(':'), full.toUpperCase(), new URL(`http://[${full}]`).hostname.slice(1, -1), dotted];
+    return [
+      full,
+      groups.map((value) => value.toString(16).padStart(4, '0')).join(':'),
+      full.toUpperCase(),
+      new URL(`http://[${full}]`).hostname.slice(1, -1),
+      dotted,
+    ];
   };
 
   it('gives an IPv6 address its /64, however it is written, and the same key for every address in it', () => {

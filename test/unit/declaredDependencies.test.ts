@@ -10,10 +10,12 @@ const codeFolders = ['src', 'activities', 'workflows', 'scripts', 'bench'];
 const sourceFile = /\.(ts|js|mjs|cjs)$/;
 // `import … from 'x'`, `export … from 'x'`, `import('x')`, `require('x')`, `require.resolve('x')`, `import 'x'`;
 // not `import type` (erased, never loaded), nor the URLs the browser scripts import.
-const specifier = /^\s*(?:import(?!\s+type\b)[^;]*?\bfrom\s*|export[^;]*?\bfrom\s*|import\s+)['"]([@\w][^'"\s]*)['"]|\b(?:import|require|require\.resolve)\s*\(\s*['"]([@\w][^'"\s]*)['"]/gm;
+const specifier =
+  /^\s*(?:import(?!\s+type\b)[^;]*?\bfrom\s*|export[^;]*?\bfrom\s*|import\s+)['"]([@\w][^'"\s]*)['"]|\b(?:import|require|require\.resolve)\s*\(\s*['"]([@\w][^'"\s]*)['"]/gm;
 
 function sourceFiles(folder: string): string[] {
-  return fs.readdirSync(folder, { withFileTypes: true, recursive: true })
+  return fs
+    .readdirSync(folder, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && sourceFile.test(entry.name) && !entry.name.endsWith('.d.ts'))
     .map((entry) => path.join(entry.parentPath, entry.name));
 }

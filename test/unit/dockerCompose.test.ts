@@ -12,7 +12,9 @@ const compose = parse(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'ut
 describe('docker-compose.yml', () => {
   it('is valid Compose: `docker-compose config` (a real implementation, no engine needed) accepts it', () => {
     // Throws with Compose's own message (e.g. an unescaped `$` in a command) when it refuses the file.
-    const resolved = parse(execFileSync('docker-compose', ['-f', 'docker-compose.yml', 'config'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+    const resolved = parse(
+      execFileSync('docker-compose', ['-f', 'docker-compose.yml', 'config'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
     expect(resolved.services.temporal.healthcheck.test.join(' ')).to.contain('$(hostname -i)');
     expect(resolved.services.worker.environment.SIGNET_PROCESSES).to.equal('worker');
   });
@@ -75,11 +77,13 @@ describe('prometheus.yml and the Grafana dashboard', () => {
     expect(mounts).to.have.length(3);
     for (const mount of mounts) expect(mount, mount).to.match(/:ro$/);
     const datasources = parse(fs.readFileSync(path.join(root, 'grafana/provisioning/datasources/prometheus.yml'), 'utf8')).datasources;
-    const uids = new Set(dashboard.panels.flatMap((panel: { targets: { datasource: { uid: string } }[] }) => panel.targets.map((target) => target.datasource.uid)));
+    const uids = new Set(
+      dashboard.panels.flatMap((panel: { targets: { datasource: { uid: string } }[] }) => panel.targets.map((target) => target.datasource.uid)),
+    );
     expect([...uids]).to.deep.equal([datasources[0].uid]);
   });
 
-  it('every metric on the dashboard exists: ours in src/metrics.ts, the default process metrics, the Temporal SDK\'s as docs/operations.md lists them', () => {
+  it("every metric on the dashboard exists: ours in src/metrics.ts, the default process metrics, the Temporal SDK's as docs/operations.md lists them", () => {
     const ours = [...fs.readFileSync(path.join(root, 'src/metrics.ts'), 'utf8').matchAll(/name: '(signet_\w+)'/g)].map((match) => match[1]);
     const defaults = new Registry();
     collectDefaultMetrics({ register: defaults, prefix: 'signet_' });
@@ -98,7 +102,10 @@ describe('prometheus.yml and the Grafana dashboard', () => {
 
 describe('Dockerfile', () => {
   const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
-  const ignored = fs.readFileSync(path.join(root, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim());
+  const ignored = fs
+    .readFileSync(path.join(root, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((line) => line.trim());
 
   it('builds for production: no dev dependencies, a non-root user, a health check', () => {
     expect(dockerfile).to.match(/npm ci --omit=dev/);
@@ -119,4 +126,3 @@ describe('configuration', () => {
     for (const variable of Object.keys(configSchema.shape)) expect(readme, variable).to.contain(`\`${variable}\``);
   });
 });
-

@@ -36,7 +36,9 @@ describe('drawable text in sealed PDFs', function () {
 
   it('names what it refuses: emoji no font has, control and format characters, right-to-left scripts', () => {
     expect(undrawableTextProblem('ok 🦄')).to.equal('contains characters that cannot be shown in the signed PDF: 🦄 (U+1F984)');
-    expect(undrawableTextProblem('a\u0007b\tc\nd\u200be\u00ad')).to.equal('contains characters that cannot be shown in the signed PDF: U+0007, U+0009, U+000A, U+200B, U+00AD');
+    expect(undrawableTextProblem('a\u0007b\tc\nd\u200be\u00ad')).to.equal(
+      'contains characters that cannot be shown in the signed PDF: U+0007, U+0009, U+000A, U+200B, U+00AD',
+    );
     expect(undrawableTextProblem('שלום مرحبا')).to.equal(
       'contains characters that cannot be shown in the signed PDF: ש (U+05E9), ל (U+05DC), ו (U+05D5), ם (U+05DD), م (U+0645), ر (U+0631), ح (U+062D), ب (U+0628), ا (U+0627)',
     );
@@ -51,7 +53,8 @@ describe('drawable text in sealed PDFs', function () {
         const undrawable = [...new Set(Array.from(text).filter((character) => fontIndexFor(character) === undefined))];
         const problem = undrawableTextProblem(text);
         if (undrawable.length === 0) expect(problem).to.equal(undefined);
-        for (const character of undrawable.slice(0, 10)) expect(problem).to.include(`U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
+        for (const character of undrawable.slice(0, 10))
+          expect(problem).to.include(`U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
       }),
       { numRuns: 2_000 },
     );

@@ -13,7 +13,12 @@ const nameOf = (file: string) => file.replace(/\.ts$/, '');
 function migrationsOnMain(): string[] | undefined {
   try {
     const files = execFileSync('git', ['ls-tree', '--name-only', 'main', `${folder}/`], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    return files.split('\n').map((file) => path.basename(file)).filter(isMigration).map(nameOf).map((name) => formerNames[name] ?? name);
+    return files
+      .split('\n')
+      .map((file) => path.basename(file))
+      .filter(isMigration)
+      .map(nameOf)
+      .map((name) => formerNames[name] ?? name);
   } catch {
     return undefined;
   }
@@ -42,12 +47,17 @@ describe('migration names', () => {
     if (!onMain?.length) this.skip();
     const last = [...onMain!].sort().at(-1)!;
     const added = (await listed()).filter((name) => !onMain!.includes(name));
-    expect(added.filter((name) => name < last), `must sort after ${last}`).to.deep.equal([]);
+    expect(
+      added.filter((name) => name < last),
+      `must sort after ${last}`,
+    ).to.deep.equal([]);
   });
 
   it('every former name is gone from the list, and renames to one that is in it', async () => {
     for (const [former, current] of Object.entries(formerNames)) {
-      expect(await listed()).to.include(current).and.not.include(former);
+      expect(await listed())
+        .to.include(current)
+        .and.not.include(former);
     }
   });
 });

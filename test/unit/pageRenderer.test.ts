@@ -63,10 +63,21 @@ describe('the page renderer, with nothing on PATH', function () {
     const pdf = await PDFDocument.create();
     const page = pdf.addPage([200, 200]);
     const pixels = zlib.deflateSync(Buffer.alloc(side * side * 3), { level: 1 });
-    const image = pdf.context.stream(pixels, { Type: 'XObject', Subtype: 'Image', Width: side, Height: side, ColorSpace: 'DeviceRGB', BitsPerComponent: 8, Filter: 'FlateDecode' });
+    const image = pdf.context.stream(pixels, {
+      Type: 'XObject',
+      Subtype: 'Image',
+      Width: side,
+      Height: side,
+      ColorSpace: 'DeviceRGB',
+      BitsPerComponent: 8,
+      Filter: 'FlateDecode',
+    });
     page.node.setXObject(PDFName.of('Big'), pdf.context.register(image));
     page.node.set(PDFName.of('Contents'), pdf.context.register(pdf.context.flateStream('q 200 0 0 200 0 0 cm /Big Do Q')));
-    const failure = await pages.renderPng(await pdf.save(), 1).then(() => undefined, (error: unknown) => error);
+    const failure = await pages.renderPng(await pdf.save(), 1).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(failure).to.be.instanceOf(AppError);
     expect((failure as AppError).details).to.deep.equal(['page 1 could not be rendered: content exceeds the limit of 256 MB of memory (PDF_MAX_MEMORY_MB)']);
   });

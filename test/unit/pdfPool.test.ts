@@ -6,7 +6,11 @@ import { createPdfPool, PdfLimitError, PdfPoolBusyError, type PdfPoolOptions } f
 
 const script = path.join(__dirname, '../support/poolChild.mjs');
 const command = (name: string) => Buffer.from(name);
-const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: Error) => error);
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: Error) => error,
+  );
 
 describe('the PDF pool', () => {
   const pools: { close(): Promise<void> }[] = [];

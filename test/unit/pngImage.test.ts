@@ -35,7 +35,17 @@ const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 function makePng({ width, height, colourType, depth, interlaced }: Shape, seed: number): Buffer {
   let state = seed;
   const random = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) % 256;
-  const passes = interlaced ? [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]] : [[0, 0, 1, 1]];
+  const passes = interlaced
+    ? [
+        [0, 0, 8, 8],
+        [4, 0, 8, 8],
+        [0, 4, 4, 8],
+        [2, 0, 4, 4],
+        [0, 2, 2, 4],
+        [1, 0, 2, 2],
+        [0, 1, 1, 2],
+      ]
+    : [[0, 0, 1, 1]];
   const lines: Buffer[] = [];
   for (const [x, y, dx, dy] of passes) {
     const passWidth = Math.ceil((width - x) / dx);
@@ -133,7 +143,10 @@ describe('PNG reading before pdf-lib (drawn signatures and initials)', function 
   async function refusedOrDrawable(png: Buffer) {
     const problem = signatureImageProblem(dataUrl(png));
     if (problem !== undefined) {
-      expect(REFUSALS.some((refusal) => problem.startsWith(refusal)), problem).to.equal(true);
+      expect(
+        REFUSALS.some((refusal) => problem.startsWith(refusal)),
+        problem,
+      ).to.equal(true);
       expect(() => signaturePng(dataUrl(png))).to.throw(/^a drawn signature must be/);
       return false;
     }
@@ -179,12 +192,17 @@ describe('PNG reading before pdf-lib (drawn signatures and initials)', function 
   it('random bytes overwritten, and the chunk CRC made right again so the damage reaches IHDR, PLTE and the image data', async () => {
     let accepted = 0;
     await fc.assert(
-      fc.asyncProperty(fc.nat(VALID.length - 1), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }), fc.boolean(), async (which, writes, fixCrc) => {
-        const png = Buffer.from(VALID[which]);
-        for (const [at, byte] of writes) png[8 + (at % (png.length - 8))] = byte;
-        if (fixCrc) fixCrcs(png);
-        if (await refusedOrDrawable(png)) accepted++;
-      }),
+      fc.asyncProperty(
+        fc.nat(VALID.length - 1),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        async (which, writes, fixCrc) => {
+          const png = Buffer.from(VALID[which]);
+          for (const [at, byte] of writes) png[8 + (at % (png.length - 8))] = byte;
+          if (fixCrc) fixCrcs(png);
+          if (await refusedOrDrawable(png)) accepted++;
+        },
+      ),
       { numRuns: 300 },
     );
     expect(accepted, 'some damage (a palette entry, a pixel in a stored block) leaves a drawable PNG').to.be.greaterThan(0);

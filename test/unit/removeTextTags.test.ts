@@ -135,7 +135,18 @@ describe('removing text tags from a PDF (src/pdf/removeTextTags.mjs, in the PDF 
     const printed = path.join(dir, 'lease.pdf');
     execFileSync(
       '/usr/bin/chromium',
-      ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-pdf-header-footer', `--print-to-pdf=${printed}`, `file://${html}`],
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-pdf-header-footer',
+        `--print-to-pdf=${printed}`,
+        `file://${html}`,
+      ],
       { timeout: 45_000, stdio: 'ignore' },
     );
     expect(execFileSync('pdffonts', [printed]).toString()).to.contain('Identity-H');

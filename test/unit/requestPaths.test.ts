@@ -11,7 +11,18 @@ const canonicalPaths = fc.array(segment, { minLength: 1, maxLength: 5 }).map((se
 describe('isCanonicalPath', () => {
   it('accepts the paths our routes have, with or without a trailing slash', () => {
     const token = crypto.randomBytes(32).toString('base64url');
-    for (const path of ['/', '/healthz', '/docs/swagger-ui.css', `/api/v1/documents/${newId('document')}`, `/sign/${token}/request`, '/app/password/reset/x', '/sign-assets/signing.js', "/api/v1/webhooks/'%20or%201=1--", '/api/v1/documents/doc_%00', '/app/']) {
+    for (const path of [
+      '/',
+      '/healthz',
+      '/docs/swagger-ui.css',
+      `/api/v1/documents/${newId('document')}`,
+      `/sign/${token}/request`,
+      '/app/password/reset/x',
+      '/sign-assets/signing.js',
+      "/api/v1/webhooks/'%20or%201=1--",
+      '/api/v1/documents/doc_%00',
+      '/app/',
+    ]) {
       expect(isCanonicalPath(path), path).to.equal(true);
     }
     fc.assert(fc.property(canonicalPaths, fc.boolean(), (path, trailing) => isCanonicalPath(trailing ? `${path}/` : path)));
@@ -36,11 +47,24 @@ describe('isCanonicalPath', () => {
 describe('loggablePath', () => {
   const token = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => Buffer.from(bytes).toString('base64url'));
   /** The token with some of its characters percent-encoded, as a client may send it. */
-  const spelled = (text: string, encode: boolean[]) => [...text].map((char, i) => (encode[i] ? `%${char.charCodeAt(0).toString(16).toUpperCase()}` : char)).join('');
+  const spelled = (text: string, encode: boolean[]) =>
+    [...text].map((char, i) => (encode[i] ? `%${char.charCodeAt(0).toString(16).toUpperCase()}` : char)).join('');
   const pieceOf = (text: string) => Array.from({ length: text.length - 11 }, (_, i) => text.slice(i, i + 12));
 
   it('shows no part of a link token, wherever it is and however it is spelled', () => {
-    const templates = ['/sign/T', '/sign/T/request', '/SIGN/T/sign', '//sign/T', '/sign//T', '/app/password/reset/T', '/app/verify-email/T', '/x/T/y?z=1', '/sign/a%2FT', '/p?token=T', '/p?x=1&token=T'];
+    const templates = [
+      '/sign/T',
+      '/sign/T/request',
+      '/SIGN/T/sign',
+      '//sign/T',
+      '/sign//T',
+      '/app/password/reset/T',
+      '/app/verify-email/T',
+      '/x/T/y?z=1',
+      '/sign/a%2FT',
+      '/p?token=T',
+      '/p?x=1&token=T',
+    ];
     fc.assert(
       fc.property(token, fc.constantFrom(...templates), fc.array(fc.boolean(), { minLength: 43, maxLength: 43 }), (secret, template, encode) => {
         const logged = loggablePath(template.replace('T', spelled(secret, encode)));
@@ -56,7 +80,13 @@ describe('loggablePath', () => {
 
   it('keeps the paths that carry no secret, ids included', () => {
     const id = newId('account');
-    for (const path of ['/healthz', `/api/v1/signatures/${newId('signingRequest')}/signers/${newId('signer')}/link`, `/app/documents/${id}`, '/sign-assets/signing.js', '/api/v1/documents/']) {
+    for (const path of [
+      '/healthz',
+      `/api/v1/signatures/${newId('signingRequest')}/signers/${newId('signer')}/link`,
+      `/app/documents/${id}`,
+      '/sign-assets/signing.js',
+      '/api/v1/documents/',
+    ]) {
       expect(loggablePath(path)).to.equal(path);
     }
   });

@@ -28,7 +28,13 @@ describe('search cursors', () => {
   it('round-trip, and anything else is not a cursor', () => {
     const cursor = { sort: 'relevance' as const, value: 0.0607927, id: 'doc_01jd8x3c6hf1z8k3q2v5n7m9pt' };
     expect(decodeCursor(encodeCursor(cursor))).to.deep.equal(cursor);
-    for (const text of ['', 'garbage', Buffer.from('{"a":1}').toString('base64url'), Buffer.from('["relevance","x","doc_01jd8x3c6hf1z8k3q2v5n7m9pt"]').toString('base64url'), Buffer.from('["size",1,"doc_01jd8x3c6hf1z8k3q2v5n7m9pt"]').toString('base64url')]) {
+    for (const text of [
+      '',
+      'garbage',
+      Buffer.from('{"a":1}').toString('base64url'),
+      Buffer.from('["relevance","x","doc_01jd8x3c6hf1z8k3q2v5n7m9pt"]').toString('base64url'),
+      Buffer.from('["size",1,"doc_01jd8x3c6hf1z8k3q2v5n7m9pt"]').toString('base64url'),
+    ]) {
       expect(decodeCursor(text), text).to.equal(null);
     }
   });

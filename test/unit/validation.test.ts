@@ -82,7 +82,9 @@ describe('textProblems: NUL, unpaired surrogates and nesting in any input', () =
 
   it('says which flaw: NUL, or an unpaired surrogate (in the issue: a reason "a\\ud800b", a typed signature "Me \\udfff")', () => {
     expect(textProblems({ reason: 'a\ud800b' })).to.deep.equal(['reason must be well-formed Unicode (it has an unpaired UTF-16 surrogate)']);
-    expect(textProblems({ signature: { value: 'Me \udfff' } })).to.deep.equal(['signature.value must be well-formed Unicode (it has an unpaired UTF-16 surrogate)']);
+    expect(textProblems({ signature: { value: 'Me \udfff' } })).to.deep.equal([
+      'signature.value must be well-formed Unicode (it has an unpaired UTF-16 surrogate)',
+    ]);
     expect(textProblems({ name: 'a\u0000b' })).to.deep.equal(['name must not contain NUL characters']);
     expect(textProblems({ prefill: { 'ra\u0000te': 'x' } })).to.deep.equal(['prefill must not have a field name with NUL characters']);
     expect(textProblems({ ok: 'Ω 署名 😀 \ufffe' })).to.deep.equal([]);
@@ -90,10 +92,14 @@ describe('textProblems: NUL, unpaired surrogates and nesting in any input', () =
 
   it(`refuses nesting past ${MAX_NESTING} levels, at any depth up to 100,000 and in any shape, without exhausting the stack`, () => {
     fc.assert(
-      fc.property(fc.oneof(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 64, max: 100_000 })), fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }), (depth, shape) => {
-        const problems = textProblems(nest(depth, shape, 'leaf'));
-        expect(problems).to.deep.equal(depth > MAX_NESTING ? [`body must be nested at most ${MAX_NESTING} levels deep`] : []);
-      }),
+      fc.property(
+        fc.oneof(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 64, max: 100_000 })),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }),
+        (depth, shape) => {
+          const problems = textProblems(nest(depth, shape, 'leaf'));
+          expect(problems).to.deep.equal(depth > MAX_NESTING ? [`body must be nested at most ${MAX_NESTING} levels deep`] : []);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -130,8 +136,10 @@ describe('isRefusedForGood: the SQLSTATEs a retry cannot get past', () => {
   const databaseError = (code: string) => Object.assign(new Error('refused'), { code });
 
   it('data exceptions, integrity violations and program limits are for good; the rest may pass on a retry', () => {
-    for (const code of ['22P02', '22021', '22P05', '22001', '22003', '23502', '23503', '23505', '23514', '54000']) expect(isRefusedForGood(databaseError(code)), code).to.equal(true);
-    for (const code of ['40001', '40P01', '08006', '57P01', '53300', '42703', '42P01', 'XX000', 'ECONNRESET', 'EPIPE']) expect(isRefusedForGood(databaseError(code)), code).to.equal(false);
+    for (const code of ['22P02', '22021', '22P05', '22001', '22003', '23502', '23503', '23505', '23514', '54000'])
+      expect(isRefusedForGood(databaseError(code)), code).to.equal(true);
+    for (const code of ['40001', '40P01', '08006', '57P01', '53300', '42703', '42P01', 'XX000', 'ECONNRESET', 'EPIPE'])
+      expect(isRefusedForGood(databaseError(code)), code).to.equal(false);
     expect(isRefusedForGood({ code: '22P02' })).to.equal(false);
     expect(isRefusedForGood(undefined)).to.equal(false);
   });

@@ -57,13 +57,37 @@ describe('webhook secrets at rest', () => {
 describe('webhook address policy', () => {
   const none = parseAllowList([]);
   it('refuses literal non-public addresses and localhost names, and allows public ones', () => {
-    for (const url of ['https://127.0.0.1/', 'https://10.0.0.1/', 'https://172.16.0.1/', 'https://192.168.0.1/', 'https://169.254.169.254/', 'https://[::1]/', 'https://[fe80::1]/', 'https://[fd00::1]/', 'https://[::ffff:10.0.0.1]/', 'https://0.0.0.0/', 'https://100.64.0.1/', 'https://localhost/', 'https://a.localhost/', 'https://2130706433/',
+    for (const url of [
+      'https://127.0.0.1/',
+      'https://10.0.0.1/',
+      'https://172.16.0.1/',
+      'https://192.168.0.1/',
+      'https://169.254.169.254/',
+      'https://[::1]/',
+      'https://[fe80::1]/',
+      'https://[fd00::1]/',
+      'https://[::ffff:10.0.0.1]/',
+      'https://0.0.0.0/',
+      'https://100.64.0.1/',
+      'https://localhost/',
+      'https://a.localhost/',
+      'https://2130706433/',
       // Forms that embed an IPv4 address, and names with a trailing dot.
-      'https://[::a9fe:a9fe]/', 'https://[::7f00:1]/', 'https://[::ffff:7f00:1]/', 'https://[64:ff9b::a00:1]/', 'https://[2002:a00:1::]/', 'https://[2001:0:a00:1::]/', 'https://[::]/',
-      'https://localhost./', 'https://a.localhost../', 'https://LOCALHOST./']) {
+      'https://[::a9fe:a9fe]/',
+      'https://[::7f00:1]/',
+      'https://[::ffff:7f00:1]/',
+      'https://[64:ff9b::a00:1]/',
+      'https://[2002:a00:1::]/',
+      'https://[2001:0:a00:1::]/',
+      'https://[::]/',
+      'https://localhost./',
+      'https://a.localhost../',
+      'https://LOCALHOST./',
+    ]) {
       expect(refusedAddress(new URL(url), none), url).to.match(/^url must not point to/);
     }
-    for (const address of ['::a9fe:a9fe', '::ffff:169.254.169.254', 'fc00::1', '10.1.2.3', 'not an address', '']) expect(isPublicAddress(address), address).to.equal(false);
+    for (const address of ['::a9fe:a9fe', '::ffff:169.254.169.254', 'fc00::1', '10.1.2.3', 'not an address', ''])
+      expect(isPublicAddress(address), address).to.equal(false);
     for (const address of ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c']) expect(isPublicAddress(address), address).to.equal(true);
     for (const url of ['https://93.184.215.14/', 'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/', 'https://example.com/']) {
       expect(refusedAddress(new URL(url), none), url).to.equal(undefined);
@@ -72,8 +96,10 @@ describe('webhook address policy', () => {
 
   it('lets the operator allow hosts by name, address or range', () => {
     const allowList = parseAllowList(['127.0.0.1', 'receiver.internal', '10.1.0.0/16', '::1']);
-    for (const url of ['http://127.0.0.1:8080/', 'http://receiver.internal/', 'http://10.1.2.3/', 'http://[::1]/']) expect(isAllowListed(new URL(url), allowList), url).to.equal(true);
-    for (const url of ['http://127.0.0.2/', 'http://localhost/', 'http://10.2.0.1/', 'http://other.internal/']) expect(isAllowListed(new URL(url), allowList), url).to.equal(false);
+    for (const url of ['http://127.0.0.1:8080/', 'http://receiver.internal/', 'http://10.1.2.3/', 'http://[::1]/'])
+      expect(isAllowListed(new URL(url), allowList), url).to.equal(true);
+    for (const url of ['http://127.0.0.2/', 'http://localhost/', 'http://10.2.0.1/', 'http://other.internal/'])
+      expect(isAllowListed(new URL(url), allowList), url).to.equal(false);
   });
 });
 
@@ -94,7 +120,13 @@ describe('the webhook poster', () => {
     const poster = await createWebhookPoster(parseAllowList([]), 2000);
     try {
       // Literal addresses are refused before any connection is attempted, so no packet leaves for 10.0.0.1.
-      for (const url of [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`, `http://[::1]:${port}/`, 'http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data']) {
+      for (const url of [
+        `http://127.0.0.1:${port}/`,
+        `http://localhost:${port}/`,
+        `http://[::1]:${port}/`,
+        'http://10.0.0.1/',
+        'http://169.254.169.254/latest/meta-data',
+      ]) {
         const result = await poster.post(url, '{}', {});
         expect(result.statusCode, url).to.equal(null);
         expect(result.error, url).to.match(/^blocked: the address is not public/);
@@ -154,7 +186,9 @@ describe('webhook host lookups', () => {
     const order: string[] = [];
     try {
       // More hanging hosts than libuv lets DNS hold of its thread pool (2 of 4 threads).
-      const posts = Array.from({ length: 8 }, (_, i) => poster.post(`https://hook-${i}.unanswered.test/`, '{}', {}).then((result) => (order.push('post'), result)));
+      const posts = Array.from({ length: 8 }, (_, i) =>
+        poster.post(`https://hook-${i}.unanswered.test/`, '{}', {}).then((result) => (order.push('post'), result)),
+      );
       while (queries < 8) await new Promise((resolve) => setImmediate(resolve));
       const local = new Promise<void>((resolve) => dns.lookup('localhost', () => (order.push('localhost'), resolve())));
       const results = await Promise.all(posts);

@@ -9,7 +9,6 @@ import { signingRequestWorkflow } from '../../workflows/signingRequest';
 import { eventually } from '../support/signing';
 import { bundleWorkflows, startDevServer, startTimeSkippingServer } from '../support/temporal';
 
-
 // The workflow's decisions on a Temporal dev server of the test's own, with activities replaced by
 // recorders: reminder and expiry timers are made short through the workflow's input.
 describe('signingRequestWorkflow decisions', function () {
@@ -26,10 +25,12 @@ describe('signingRequestWorkflow decisions', function () {
 
   function recordingActivities() {
     const calls: [string, unknown[]][] = [];
-    const record = (name: string, result?: unknown) => async (...args: unknown[]) => {
-      calls.push([name, args]);
-      return result;
-    };
+    const record =
+      (name: string, result?: unknown) =>
+      async (...args: unknown[]) => {
+        calls.push([name, args]);
+        return result;
+      };
     const activities: Record<keyof SigningActivities, (...args: unknown[]) => Promise<unknown>> = {
       sendInvitations: record('sendInvitations'),
       sendReminders: async (...args) => {
@@ -48,7 +49,11 @@ describe('signingRequestWorkflow decisions', function () {
     return { calls, activities, names: () => calls.map(([name]) => name) };
   }
 
-  async function run<T>(input: Partial<SigningRequestInput>, activities: object, body: (handle: Awaited<ReturnType<typeof env.client.workflow.start>>) => Promise<T>) {
+  async function run<T>(
+    input: Partial<SigningRequestInput>,
+    activities: object,
+    body: (handle: Awaited<ReturnType<typeof env.client.workflow.start>>) => Promise<T>,
+  ) {
     const taskQueue = `workflow-test-${Math.random().toString(36).slice(2)}`;
     const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities });
     const requestId = `sr_test_${Math.random().toString(36).slice(2)}`;
@@ -56,7 +61,16 @@ describe('signingRequestWorkflow decisions', function () {
       const handle = await env.client.workflow.start(signingRequestWorkflow, {
         taskQueue,
         workflowId: requestId,
-        args: [{ requestId, signingOrder: 'parallel', signerIds: ['sgr_a', 'sgr_b'], expiresAt: new Date(Date.now() + 60_000).toISOString(), reminderEveryMs: 0, ...input }],
+        args: [
+          {
+            requestId,
+            signingOrder: 'parallel',
+            signerIds: ['sgr_a', 'sgr_b'],
+            expiresAt: new Date(Date.now() + 60_000).toISOString(),
+            reminderEveryMs: 0,
+            ...input,
+          },
+        ],
       });
       return body(handle);
     });
@@ -78,7 +92,10 @@ describe('signingRequestWorkflow decisions', function () {
     const recorder = recordingActivities();
     const result = await run({ signingOrder: 'sequential' }, recorder.activities, async (handle) => {
       const sign = (signerId: string) => handle.executeUpdate(signUpdate, { args: [{ signerId, signature: { type: 'typed', value: signerId } }] });
-      const early = await sign('sgr_b').then(() => 'accepted', (error: Error) => String((error.cause as Error | undefined)?.message ?? error.message));
+      const early = await sign('sgr_b').then(
+        () => 'accepted',
+        (error: Error) => String((error.cause as Error | undefined)?.message ?? error.message),
+      );
       expect(early).to.match(/turn/);
       await sign('sgr_a');
       await eventually(async () => expect((await handle.query(stateQuery)).signers.map((signer) => signer.status)).to.deep.equal(['signed', 'notified']));
@@ -129,7 +146,8 @@ describe('signingRequestWorkflow decisions', function () {
       expect(await handle.query(stateQuery)).to.deep.include({ status: 'pending' });
       expect(await handle.query(progressQuery)).to.deep.equal({ stage: 'awaiting_signers', waitingFor: ['sgr_a', 'sgr_b'], sealing: null });
       // Open as before: both can sign, and the request completes.
-      for (const signerId of ['sgr_a', 'sgr_b']) await handle.executeUpdate(signUpdate, { args: [{ signerId, signature: { type: 'typed', value: signerId } }] });
+      for (const signerId of ['sgr_a', 'sgr_b'])
+        await handle.executeUpdate(signUpdate, { args: [{ signerId, signature: { type: 'typed', value: signerId } }] });
       return handle.result();
     });
     expect(refusals).to.equal(1); // not retried
@@ -178,18 +196,39 @@ describe('signingRequestWorkflow timers, with time skipping', function () {
   it('reminds every 3 days and expires after 10, without waiting 10 days', async () => {
     const calls: [string, number][] = [];
     const started = Date.now();
-    const record = (name: string) => async (...args: unknown[]) => {
-      calls.push([name, Date.now()]);
-      return name === 'sendReminders' ? args[1] : name.startsWith('record') || name === 'expireRequest' ? true : undefined;
-    };
-    const names = ['sendInvitations', 'sendReminders', 'announceRequest', 'recordView', 'recordSignature', 'recordDecline', 'recordCancellation', 'expireRequest', 'completeRequest', 'sendClosingMails'];
+    const record =
+      (name: string) =>
+      async (...args: unknown[]) => {
+        calls.push([name, Date.now()]);
+        return name === 'sendReminders' ? args[1] : name.startsWith('record') || name === 'expireRequest' ? true : undefined;
+      };
+    const names = [
+      'sendInvitations',
+      'sendReminders',
+      'announceRequest',
+      'recordView',
+      'recordSignature',
+      'recordDecline',
+      'recordCancellation',
+      'expireRequest',
+      'completeRequest',
+      'sendClosingMails',
+    ];
     const activities = Object.fromEntries(names.map((name) => [name, record(name)]));
     const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: 'time-skipping', workflowBundle: bundle, activities });
     const result = await worker.runUntil(
       env.client.workflow.execute(signingRequestWorkflow, {
         taskQueue: 'time-skipping',
         workflowId: 'sr_time_skipping',
-        args: [{ requestId: 'sr_time_skipping', signingOrder: 'parallel', signerIds: ['sgr_a'], expiresAt: new Date(Date.now() + 10 * DAY).toISOString(), reminderEveryMs: 3 * DAY }],
+        args: [
+          {
+            requestId: 'sr_time_skipping',
+            signingOrder: 'parallel',
+            signerIds: ['sgr_a'],
+            expiresAt: new Date(Date.now() + 10 * DAY).toISOString(),
+            reminderEveryMs: 3 * DAY,
+          },
+        ],
       }),
     );
     expect(result.status).to.equal('expired');
@@ -205,4 +244,3 @@ describe('signingRequestWorkflow timers, with time skipping', function () {
     expect(Date.now() - started).to.be.below(DAY); // the wall clock barely moved
   });
 });
-

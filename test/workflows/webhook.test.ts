@@ -18,7 +18,10 @@ class FakeQueue {
   disabled: string[] = [];
   enabled = true;
   failingSince: number | null = null;
-  constructor(private readonly now: () => Promise<number>, private readonly answer: (id: string, attempt: number) => Answer) {}
+  constructor(
+    private readonly now: () => Promise<number>,
+    private readonly answer: (id: string, attempt: number) => Answer,
+  ) {}
 
   async add(id: string) {
     this.deliveries.push({ id, attempts: 0, dueAt: await this.now(), at: [] });
@@ -79,7 +82,11 @@ describe('webhookWorkflow: one endpoint’s queue, with time skipping', function
     const taskQueue = `webhook-test-${Math.random().toString(36).slice(2)}`;
     const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: queue.activities() });
     await worker.runUntil(async () => {
-      const handle = await env.client.workflow.start(webhookWorkflow, { taskQueue, workflowId: `webhook-${taskQueue}`, args: [{ webhookId: 'wh_test', retryScale: 1 }] });
+      const handle = await env.client.workflow.start(webhookWorkflow, {
+        taskQueue,
+        workflowId: `webhook-${taskQueue}`,
+        args: [{ webhookId: 'wh_test', retryScale: 1 }],
+      });
       await during?.(handle);
       await handle.result();
     });
@@ -94,7 +101,11 @@ describe('webhookWorkflow: one endpoint’s queue, with time skipping', function
     await run(queue); // returns: the workflow ended once its queue stayed empty
     for (const delivery of queue.deliveries) {
       expect(delivery.at).to.have.length(RETRY_SCHEDULE_MS.length);
-      delivery.at.slice(1).forEach((at, i) => expect(at - delivery.at[i], `wait before attempt ${i + 2}`).to.be.within(RETRY_SCHEDULE_MS[i + 1] * 0.9, RETRY_SCHEDULE_MS[i + 1] * 1.1 + 1000));
+      delivery.at
+        .slice(1)
+        .forEach((at, i) =>
+          expect(at - delivery.at[i], `wait before attempt ${i + 2}`).to.be.within(RETRY_SCHEDULE_MS[i + 1] * 0.9, RETRY_SCHEDULE_MS[i + 1] * 1.1 + 1000),
+        );
     }
     const total = RETRY_SCHEDULE_MS.reduce((sum, delay) => sum + delay, 0);
     for (const delivery of queue.deliveries) expect(delivery.at.at(-1)! - delivery.at[0]).to.be.within(total * 0.9, total * 1.1);

@@ -17,7 +17,8 @@ export function contentEncoding(): Middleware {
     const hasBody = Boolean(ctx.request.length || ctx.get('Transfer-Encoding'));
     if (hasBody && encoding && encoding !== 'identity') {
       const decoded = DECODED.has(encoding) && ctx.is('application/json', 'application/x-www-form-urlencoded');
-      if (!decoded) throw unsupportedMediaType('This Content-Encoding is not accepted here: send the body uncompressed, or JSON and forms as gzip, deflate or br.');
+      if (!decoded)
+        throw unsupportedMediaType('This Content-Encoding is not accepted here: send the body uncompressed, or JSON and forms as gzip, deflate or br.');
     }
     await next();
   };

@@ -10,7 +10,9 @@ const timedOut = (message: string) => new AppError(408, 'request_timeout', messa
 const requestTimeout = (idleMs: number) => timedOut(`The request body stopped arriving: nothing was received for ${idleMs / 1000} s.`);
 
 const requestTooSlow = (bytesPerSecond: number, minBytesPerSecond: number, windowMs: number) =>
-  timedOut(`The request body arrived at ${Math.floor(bytesPerSecond)} bytes/s over the last ${windowMs / 1000} s, under the minimum of ${minBytesPerSecond} bytes/s.`);
+  timedOut(
+    `The request body arrived at ${Math.floor(bytesPerSecond)} bytes/s over the last ${windowMs / 1000} s, under the minimum of ${minBytesPerSecond} bytes/s.`,
+  );
 
 type Pace = Pick<Config, 'BODY_IDLE_TIMEOUT_MS' | 'BODY_MIN_BYTES_PER_SECOND' | 'BODY_RATE_WINDOW_MS'>;
 

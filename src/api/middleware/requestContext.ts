@@ -25,7 +25,10 @@ export function requestContext(logger: Logger): Middleware {
       renderError(ctx, error, requestId, log);
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info({ method: ctx.method, path: loggablePath(ctx.path), status: ctx.status, ms: Math.round(ms * 10) / 10, accountId: ctx.state.account?.id }, 'request');
+      log.info(
+        { method: ctx.method, path: loggablePath(ctx.path), status: ctx.status, ms: Math.round(ms * 10) / 10, accountId: ctx.state.account?.id },
+        'request',
+      );
     }
   };
 }
@@ -54,7 +57,8 @@ function toAppError(error: unknown): AppError | undefined {
   if (typeof code === 'string' && (code.startsWith('Z_') || BROTLI_DECODER_ERRORS.has(code))) {
     return new AppError(400, 'validation_error', 'The request is invalid.', { details: ['body could not be decoded as its Content-Encoding says'] });
   }
-  if (code === FORMIDABLE_MAX_FIELDS) return new AppError(400, 'validation_error', 'The request is invalid.', { details: [`body must have at most ${MAX_FORM_FIELDS} form fields`] });
+  if (code === FORMIDABLE_MAX_FIELDS)
+    return new AppError(400, 'validation_error', 'The request is invalid.', { details: [`body must have at most ${MAX_FORM_FIELDS} form fields`] });
   if (status === 413 || type === 'entity.too.large') return new AppError(413, 'payload_too_large', 'The request body is too large.');
   // co-body refuses a "__proto__" key anywhere in a JSON body (prototype poisoning): valid JSON, refused all the same.
   if (error instanceof SyntaxError && error.message === 'Object contains forbidden prototype property') {

@@ -28,7 +28,7 @@ export function createUploadSlots(slots: number) {
     held.set(accountId, (held.get(accountId) ?? 0) + 1);
   };
   const serveWaiting = () => {
-    for (let index = 0; index < waiting.length; ) {
+    for (let index = 0; index < waiting.length;) {
       const waiter = waiting[index];
       if (!mayTake(waiter.accountId)) {
         index++;

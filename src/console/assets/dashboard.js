@@ -36,7 +36,9 @@ if (byStatus) {
     type: 'bar',
     data: {
       labels: statuses.map((status) => status.charAt(0).toUpperCase() + status.slice(1)),
-      datasets: [{ label: 'Signing requests', data: statuses.map((status) => byStatus[status]), backgroundColor: statuses.map((status) => colors[status] ?? '#4c6ef5') }],
+      datasets: [
+        { label: 'Signing requests', data: statuses.map((status) => byStatus[status]), backgroundColor: statuses.map((status) => colors[status] ?? '#4c6ef5') },
+      ],
     },
     options: { indexAxis: 'y', plugins: { legend: { display: false } }, scales: { x: { beginAtZero: true, ticks: { precision: 0 } } } },
   });

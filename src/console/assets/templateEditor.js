@@ -53,7 +53,9 @@ function drawBoxes() {
     const frame = editor.querySelector(`.page-frame[data-page="${field.page}"]`);
     if (!frame) continue;
     const [width, height] = pageSizes[field.page - 1];
-    const box = element('div', { class: `field-box ${roleClass(field.role)}${field.tag ? ' detected' : ''}`, 'aria-hidden': 'true' }, [`${name} · ${field.role || '?'} · ${field.label || field.type}`]);
+    const box = element('div', { class: `field-box ${roleClass(field.role)}${field.tag ? ' detected' : ''}`, 'aria-hidden': 'true' }, [
+      `${name} · ${field.role || '?'} · ${field.label || field.type}`,
+    ]);
     placeBox(box, field.x / width, 1 - (field.y + field.height) / height, field.width / width, field.height / height);
     frame.append(box);
   }
@@ -164,7 +166,10 @@ function showFields() {
       status.textContent = 'The text tags’ fields are left out.';
     });
     rows.push(
-      element('li', { class: 'detected-heading' }, [element('p', { class: 'hint', text: `From text tags (${detected.length}): placed where the tags are printed, which the template’s copy leaves out.` }), leaveOut]),
+      element('li', { class: 'detected-heading' }, [
+        element('p', { class: 'hint', text: `From text tags (${detected.length}): placed where the tags are printed, which the template’s copy leaves out.` }),
+        leaveOut,
+      ]),
       ...detected.map(detectedRow),
     );
   }
@@ -175,7 +180,14 @@ function showFields() {
 }
 
 function addField(position) {
-  const field = { key: nextKey++, role: input('new-role').value.trim(), type: input('new-type').value, label: input('new-label').value.trim(), required: true, ...position };
+  const field = {
+    key: nextKey++,
+    role: input('new-role').value.trim(),
+    type: input('new-type').value,
+    label: input('new-label').value.trim(),
+    required: true,
+    ...position,
+  };
   fields.push(field);
   showFields();
   status.textContent = `Field ${fields.length} added: ${field.type} for ${field.role || 'no role yet'}, ${describe(field)}.`;
@@ -192,7 +204,13 @@ input('new-field').addEventListener('submit', (event) => {
 // --- Talking to the server --------------------------------------------------------------------------
 
 function showProblems(problems) {
-  problemsBox.replaceChildren(element('ul', {}, problems.map((problem) => element('li', { text: problem }))));
+  problemsBox.replaceChildren(
+    element(
+      'ul',
+      {},
+      problems.map((problem) => element('li', { text: problem })),
+    ),
+  );
   problemsBox.hidden = problems.length === 0;
   if (problems.length) problemsBox.focus();
 }
@@ -207,7 +225,9 @@ async function send(url, body) {
   if (response.ok) return answer;
   // The API names a field by its place in the list (fields.0); the list numbers them from 1.
   const details = (answer.details ?? []).map((detail) => detail.replace(/\bfields\.(\d+)/g, (_, index) => `Field ${Number(index) + 1}`));
-  throw Object.assign(new Error(answer.message ?? `The server answered ${response.status}.`), { problems: [answer.message ?? `The server answered ${response.status}.`, ...details] });
+  throw Object.assign(new Error(answer.message ?? `The server answered ${response.status}.`), {
+    problems: [answer.message ?? `The server answered ${response.status}.`, ...details],
+  });
 }
 
 async function busy(button, work) {
@@ -242,7 +262,17 @@ saveButton.addEventListener('click', () =>
       name: input('template-name').value,
       documentId,
       roles: rolesOf(fields).map((name) => ({ name })),
-      fields: fields.map(({ role, type, label, required, page, x, y, width, height }) => ({ role, type, label: label.trim() || null, required, page, x, y, width, height })),
+      fields: fields.map(({ role, type, label, required, page, x, y, width, height }) => ({
+        role,
+        type,
+        label: label.trim() || null,
+        required,
+        page,
+        x,
+        y,
+        width,
+        height,
+      })),
       detectFields: detected.length > 0,
     }).finally(() => (status.textContent = ''));
     status.textContent = 'Saved. Opening the preview…';

@@ -2,7 +2,9 @@ import type { Knex } from 'knex';
 
 export async function up(knex: Knex) {
   await knex.schema.alterTable('documents', (table) => {
-    table.jsonb('page_sizes').comment('[width, height] of each page in PDF points, set with page_count; null for files stored before it, read from the file when needed');
+    table
+      .jsonb('page_sizes')
+      .comment('[width, height] of each page in PDF points, set with page_count; null for files stored before it, read from the file when needed');
   });
 }
 

@@ -29,7 +29,9 @@ export async function down(knex: Knex) {
     table.timestamp('indexed_at', { useTz: true, precision: 3 });
   });
   // Events a cursor may not have reached stay unmarked: indexed again, which is harmless.
-  await knex('events').whereNull('xid').update({ indexed_at: knex.ref('created_at') });
+  await knex('events')
+    .whereNull('xid')
+    .update({ indexed_at: knex.ref('created_at') });
   await knex.raw('create index events_unindexed_index on events (created_at, id) where indexed_at is null');
   await knex.raw('drop index events_xid_index');
   await knex.raw('alter table events drop column xid');

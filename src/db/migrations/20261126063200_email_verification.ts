@@ -44,7 +44,12 @@ export async function up(knex: Knex) {
 
   await knex.schema.createTable('email_verifications', (table) => {
     table.text('token_hash').primary().comment('hex SHA-256 of the token e-mailed in the verification link');
-    table.text('user_id').notNullable().references('users.id').onDelete('CASCADE').comment('the person who signed up; only their session (or password) confirms');
+    table
+      .text('user_id')
+      .notNullable()
+      .references('users.id')
+      .onDelete('CASCADE')
+      .comment('the person who signed up; only their session (or password) confirms');
     table.text('email').notNullable().comment('the address the link was sent to: it proves that one only');
     table.timestamp('created_at', { useTz: true, precision: 3 }).notNullable().defaultTo(knex.fn.now());
     table.timestamp('expires_at', { useTz: true, precision: 3 }).notNullable();

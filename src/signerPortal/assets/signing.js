@@ -45,7 +45,14 @@ function element(tag, properties = {}, children = []) {
 function showAlert(message, details = []) {
   const alert = $('alert');
   alert.replaceChildren(document.createTextNode(message));
-  if (details.length) alert.append(element('ul', {}, details.map((detail) => element('li', { textContent: detail }))));
+  if (details.length)
+    alert.append(
+      element(
+        'ul',
+        {},
+        details.map((detail) => element('li', { textContent: detail })),
+      ),
+    );
   alert.hidden = false;
 }
 
@@ -162,7 +169,10 @@ function createSigningForm(view, onChange) {
     const input = element('input', { type: 'text', id, maxLength: 500, autocomplete: 'off' });
     if (field.type === 'date' && !isPrefilled(field)) {
       Object.assign(input, { value: today, readOnly: true });
-      return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: `${labelText} · today’s date, filled in for you` }), input]);
+      return element('div', { className: 'field-row' }, [
+        element('label', { htmlFor: id, textContent: `${labelText} · today’s date, filled in for you` }),
+        input,
+      ]);
     }
     if (isPrefilled(field)) {
       Object.assign(input, { value: field.value, readOnly: true });
@@ -201,7 +211,10 @@ function createSigningForm(view, onChange) {
   $('clear-initials').addEventListener('click', () => initialsPad?.clear());
   for (const radio of document.querySelectorAll('input[name="mode"]')) {
     radio.addEventListener('change', () => {
-      for (const [drawn, typed] of [['drawn', 'typed'], ['initials-drawn', 'initials-typed']]) {
+      for (const [drawn, typed] of [
+        ['drawn', 'typed'],
+        ['initials-drawn', 'initials-typed'],
+      ]) {
         $(drawn).hidden = mode() !== 'drawn';
         $(typed).hidden = mode() !== 'typed';
       }
