@@ -1,12 +1,8 @@
 import crypto from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { createApp } from '../../src/app';
-import { createLogger } from '../../src/logger';
 import { FAILED_LOGINS_PER_EMAIL, FAILED_LOGINS_PER_EMAIL_AND_CLIENT } from '../../src/console/loginLimits';
+import { startApp } from '../support/app';
 import { consoleClient, mailedLink, PASSWORD, signedUp, type ConsoleClient } from '../support/consoleClient';
-import { sharedSystem, testConfig } from '../support/system';
 
 // On an api of its own that trusts 127.0.0.1 as its proxy: each client of a test comes from an
 // X-Forwarded-For network of its own (a /64 of the documentation range), so no test or earlier run on the
@@ -14,27 +10,14 @@ import { sharedSystem, testConfig } from '../support/system';
 describe('the console’s limit on failed logins (POST /app/login)', function () {
   this.timeout(120_000);
   let baseUrl: string;
-  let server: Server;
+  let api: Awaited<ReturnType<typeof startApp>> | undefined;
 
   before(async () => {
-    const system = await sharedSystem();
-    const config = testConfig({ TRUST_PROXY: '127.0.0.1' });
-    const app = createApp({
-      config,
-      db: system.database.knex,
-      logger: createLogger('silent'),
-      readinessChecks: {},
-      temporal: system.client,
-      webhooks: system.webhooks,
-      search: system.search,
-    });
-    server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    config.publicUrl = baseUrl;
+    api = await startApp({ TRUST_PROXY: '127.0.0.1' }, { publicUrlIsUrl: true });
+    baseUrl = api.url;
   });
   after(async () => {
-    await new Promise((resolve) => server?.close(resolve));
+    await api?.close();
   });
 
   /** The /64 of a network no other test or run uses, and one address in it. */

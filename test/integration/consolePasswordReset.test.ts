@@ -1,12 +1,9 @@
 import crypto from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createAccount } from '../../src/accounts/service';
-import { createApp } from '../../src/app';
-import { createLogger } from '../../src/logger';
+import { startApp } from '../support/app';
 import { consoleClient, newEmail, PASSWORD, signedUp } from '../support/consoleClient';
-import { sharedSystem, testConfig } from '../support/system';
+import { sharedSystem } from '../support/system';
 
 // These run on an api of their own that trusts 127.0.0.1 as its proxy: each test comes from an
 // X-Forwarded-For address of its own, so the per-address limits of one test (or an earlier run on the
@@ -14,30 +11,18 @@ import { sharedSystem, testConfig } from '../support/system';
 describe('the console’s password reset (/app/password) and sign-up limit', function () {
   this.timeout(60_000);
   let baseUrl: string;
-  let server: Server;
+  let api: Awaited<ReturnType<typeof startApp>> | undefined;
   let db: Awaited<ReturnType<typeof sharedSystem>>['database']['knex'];
   const SIGNUPS_PER_HOUR = 3;
 
   before(async () => {
     const system = await sharedSystem();
     db = system.database.knex;
-    const config = testConfig({ TRUST_PROXY: '127.0.0.1', CONSOLE_SIGNUPS_PER_HOUR: String(SIGNUPS_PER_HOUR) });
-    const app = createApp({
-      config,
-      db,
-      logger: createLogger('silent'),
-      readinessChecks: {},
-      temporal: system.client,
-      webhooks: system.webhooks,
-      search: system.search,
-    });
-    server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    config.publicUrl = baseUrl;
+    api = await startApp({ TRUST_PROXY: '127.0.0.1', CONSOLE_SIGNUPS_PER_HOUR: String(SIGNUPS_PER_HOUR) }, { publicUrlIsUrl: true });
+    baseUrl = api.url;
   });
   after(async () => {
-    await new Promise((resolve) => server?.close(resolve));
+    await api?.close();
   });
 
   /** A documentation-range IPv6 address no other test or run uses. */

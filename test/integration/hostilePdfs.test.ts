@@ -1,11 +1,8 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { createApp } from '../../src/app';
 import { newId } from '../../src/ids';
-import { createLogger } from '../../src/logger';
 import { createPdfInspector } from '../../src/pdf/inspect';
 import { createPageRenderer } from '../../src/pdf/pageRenderer';
+import { startApp } from '../support/app';
 import { client } from '../support/http';
 import { makeDoubledPageTree, makeManyObjectPdf, makeManyPagePdf, makeMemoryHungryPdf, makeObjectStreamBomb, makePdf } from '../support/pdfs';
 import { createTestAccount, testConfig } from '../support/system';
@@ -100,33 +97,19 @@ describe('hostile PDFs (the default limits)', function () {
 });
 
 describe('quota and rate limits come before any parsing', () => {
-  let server: Server;
+  let api: Awaited<ReturnType<typeof startApp>>;
   const pdf = createPdfInspector(testConfig());
 
   before(async () => {
-    const { system } = await createTestAccount();
     // An app of its own, so that its PDF pool's jobs are this test's alone; free accounts get 1 upload an hour.
-    const config = testConfig({ RATE_LIMIT_MULTIPLIER: '0.1' });
-    const app = createApp({
-      config,
-      db: system.database.knex,
-      logger: createLogger('silent'),
-      readinessChecks: {},
-      temporal: system.client,
-      webhooks: system.webhooks,
-      search: system.search,
-      pdf,
-    });
-    server = await new Promise((resolve) => {
-      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-    });
+    api = await startApp({ RATE_LIMIT_MULTIPLIER: '0.1' }, { deps: { pdf } });
   });
   after(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await api.close();
     await pdf.close();
   });
 
-  const requestAs = (apiKey: string) => client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey);
+  const requestAs = (apiKey: string) => client(api.url, apiKey);
 
   it('403 quota_exceeded for an account over its quota, and the PDF pool starts no job', async () => {
     const { apiKey, db, account } = await createTestAccount('free');
@@ -190,31 +173,16 @@ describe('an accepted PDF that is slow to read (99,000 objects)', function () {
   it('400 naming PDF_TIMEOUT_MS when a page takes longer than that to render, never a 500', async () => {
     const config = testConfig({ PDF_TIMEOUT_MS: '300' });
     const pages = createPageRenderer(config);
-    const app = createApp({
-      config,
-      db: account.db,
-      logger: createLogger('silent'),
-      readinessChecks: {},
-      temporal: account.system.client,
-      webhooks: account.system.webhooks,
-      search: account.system.search,
-      pages,
-    });
-    const server: Server = await new Promise((resolve) => {
-      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-    });
+    const api = await startApp(config, { deps: { pages } });
     try {
-      const response = await client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, account.apiKey)(
-        'GET',
-        `/api/v1/templates/${templateId}/preview.png`,
-      );
+      const response = await client(api.url, account.apiKey)('GET', `/api/v1/templates/${templateId}/preview.png`);
       expect(response.status).to.equal(400);
       expect(response.body).to.deep.include({
         error: 'validation_error',
         details: ['page 1 could not be rendered: content exceeds the limit of 300 ms of processing (PDF_TIMEOUT_MS)'],
       });
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await api.close();
       await pages.close();
     }
   });

@@ -1,13 +1,11 @@
-import http, { type Server } from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import http from 'node:http';
+import net from 'node:net';
 import { expect } from 'chai';
-import { createApp } from '../../src/app';
-import { createLogger } from '../../src/logger';
+import { startApp } from '../support/app';
 import { client } from '../support/http';
 import { makeLargePdf, makePdf } from '../support/pdfs';
 import { createSigningRequest, eventually, tokenOf } from '../support/signing';
-import { createTestAccount, sharedSystem, testConfig } from '../support/system';
-import { startApp } from '../support/app';
+import { createTestAccount } from '../support/system';
 
 // Requests an attacker with a free account would send: each is a clear 4xx in the usual error body.
 
@@ -84,28 +82,11 @@ describe('hostile requests: NUL characters, odd dates, forged cursors', () => {
 describe('hostile requests: X-Forwarded-For is evidence only from a trusted proxy', function () {
   this.timeout(60_000);
 
-  /** An api of its own with TRUST_PROXY as given, on the shared system's database and Temporal. */
-  async function appTrusting(trustProxy: string) {
-    const system = await sharedSystem();
-    const app = createApp({
-      config: testConfig({ TRUST_PROXY: trustProxy }),
-      db: system.database.knex,
-      logger: createLogger('silent'),
-      readinessChecks: {},
-      temporal: system.client,
-      webhooks: system.webhooks,
-      search: system.search,
-    });
-    const server: Server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(resolve)) };
-  }
-
   async function signedFrom(trustProxy: string) {
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request, { signers: [{ name: 'Ada', email: 'ada@example.com' }] });
     const link = await account.request('POST', `/api/v1/signatures/${signingRequest.id}/signers/${signingRequest.signers[0].id}/link`);
-    const api = await appTrusting(trustProxy);
+    const api = await startApp({ TRUST_PROXY: trustProxy });
     try {
       const signed = await client(api.url)('POST', `/sign/${tokenOf(link.body.url)}/sign`, {
         json: { consent: true, signature: { type: 'typed', value: 'Ada' } },
@@ -231,25 +212,8 @@ describe('hostile neighbours: one account’s stalled uploads do not hold anothe
     return { answered: () => answer, closed: () => closed, close: () => socket.destroy() };
   }
 
-  /** An api of its own on the shared system's database and Temporal. */
-  async function appWith(settings: Record<string, string>) {
-    const system = await sharedSystem();
-    const app = createApp({
-      config: testConfig(settings),
-      db: system.database.knex,
-      logger: createLogger('silent'),
-      readinessChecks: {},
-      temporal: system.client,
-      webhooks: system.webhooks,
-      search: system.search,
-    });
-    const server: Server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    return { port: (server.address() as AddressInfo).port, close: () => new Promise((resolve) => server.close(resolve)) };
-  }
-
   it('a body that stops arriving is answered 408 in JSON, its connection closed and its upload slot freed', async () => {
-    const api = await appWith({ MAX_CONCURRENT_UPLOADS: '2', BODY_IDLE_TIMEOUT_MS: '400' });
+    const api = await startApp({ MAX_CONCURRENT_UPLOADS: '2', BODY_IDLE_TIMEOUT_MS: '400' });
     const account = await createTestAccount();
     const stalled: Awaited<ReturnType<typeof stalledUpload>>[] = [];
     try {

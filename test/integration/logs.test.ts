@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import { createApp } from '../../src/app';
 import type { Db } from '../../src/db';
 import { createLogger } from '../../src/logger';
+import { startApp } from '../support/app';
 import { consoleClient, newEmail, PASSWORD, signedUp } from '../support/consoleClient';
 import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { createSigningRequest, eventually, tokenOf } from '../support/signing';
-import { createTestAccount, sharedSystem, testConfig } from '../support/system';
+import { createTestAccount, sharedSystem } from '../support/system';
 
 /** The paths of the links in the e-mails sent to `email` (the outbox), newest first. */
 async function linksMailedTo(db: Db, email: string) {
@@ -18,21 +18,10 @@ describe('structured logs', () => {
   it('are JSON lines carrying the request id, and never the API key or PDF bytes', async () => {
     const lines: string[] = [];
     const logger = createLogger('info', { write: (line: string) => lines.push(line) });
-    const system = await sharedSystem();
-    const app = createApp({
-      config: testConfig(),
-      db: system.database.knex,
-      logger,
-      readinessChecks: {},
-      temporal: system.client,
-      webhooks: system.webhooks,
-      search: system.search,
-    });
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
+    const api = await startApp({}, { logger });
     try {
       const { apiKey } = await createTestAccount();
-      const request = client(`http://127.0.0.1:${(server.address() as { port: number }).port}`, apiKey);
+      const request = client(api.url, apiKey);
       const pdf = await makePdf(['a secret contract']);
       const base64 = pdf.toString('base64');
       const created = await request('POST', '/api/v1/documents', { json: { fileName: 'log.pdf', fileSize: pdf.length, content: base64 } });
@@ -49,7 +38,7 @@ describe('structured logs', () => {
       expect(all).not.to.contain(apiKey.slice(8));
       expect(all).not.to.contain(base64.slice(0, 40));
     } finally {
-      server.close();
+      void api.close();
     }
   });
 });
@@ -61,10 +50,8 @@ describe('structured logs of a whole flow', () => {
     const logger = createLogger('info', { write: (line: string) => lines.push(line) });
     const system = await sharedSystem();
     const db = system.database.knex;
-    const app = createApp({ config: testConfig(), db, logger, readinessChecks: {}, temporal: system.client, webhooks: system.webhooks, search: system.search });
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const api = await startApp({}, { logger });
+    const baseUrl = api.url;
     const secrets: string[] = [];
     try {
       // The API, with a key.
@@ -127,7 +114,7 @@ describe('structured logs of a whole flow', () => {
         expect(all).not.to.contain(secret.slice(-20));
       }
     } finally {
-      server.close();
+      void api.close();
     }
   });
 });

@@ -6,13 +6,12 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { createApp } from '../../src/app';
-import { createLogger } from '../../src/logger';
 import { createMailTransport, mailSender, type MailMessage } from '../../src/mail';
 import { messageIdFor } from '../../src/mail/smtp';
 import { declinedMail, invitationMail } from '../../src/mail/templates';
+import { startApp, testApp } from '../support/app';
 import { client } from '../support/http';
-import { createTestAccount, sharedSystem, testConfig } from '../support/system';
+import { createTestAccount, sharedSystem } from '../support/system';
 
 const unique = () => Math.random().toString(36).slice(2);
 
@@ -227,38 +226,18 @@ describe('mail: outbox and /dev/mail', () => {
   });
 
   it('is 404 in production', async () => {
-    const system = await sharedSystem();
-    const app = createApp({
-      config: testConfig({ NODE_ENV: 'production' }),
-      db: system.database.knex,
-      logger: createLogger('silent'),
-      readinessChecks: {},
-      temporal: system.client,
-      webhooks: system.webhooks,
-      search: system.search,
-    });
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
+    const api = await startApp({ NODE_ENV: 'production' });
     try {
-      const request = client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      const request = client(api.url);
       expect((await request('GET', '/dev/mail')).status).to.equal(404);
       expect((await request('GET', '/dev/mail/1')).status).to.equal(404);
     } finally {
-      server.close();
+      void api.close();
     }
   });
 
   it('is 404 to a client that is not on loopback (here: over a Unix socket, no IP address at all)', async () => {
-    const system = await sharedSystem();
-    const app = createApp({
-      config: testConfig(),
-      db: system.database.knex,
-      logger: createLogger('silent'),
-      readinessChecks: {},
-      temporal: system.client,
-      webhooks: system.webhooks,
-      search: system.search,
-    });
+    const { app } = await testApp();
     const socketPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'signet-devmail-')), 'api.sock');
     const server = app.listen(socketPath);
     await new Promise((resolve) => server.once('listening', resolve));

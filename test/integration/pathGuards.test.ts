@@ -3,12 +3,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { createApp } from '../../src/app';
-import { createLogger } from '../../src/logger';
 import { createMailTransport, mailSender } from '../../src/mail';
+import { testApp } from '../support/app';
 import { signedUp } from '../support/consoleClient';
 import { createSigningRequest, tokenOf } from '../support/signing';
-import { createTestAccount, sharedSystem, testConfig } from '../support/system';
+import { createTestAccount } from '../support/system';
 
 // One path matcher decides what a request reaches and what guards it: every spelling of a guarded path
 // (case, trailing slash, `//`, dot segments, encoded slashes, backslashes) gets the guarded answer or a
@@ -42,16 +41,7 @@ function send(port: number, path: string, { method = 'GET', headers = {}, body }
  * the loopback check reads the connection's own address, which a client cannot choose in a header.
  */
 async function startApp(remote?: string) {
-  const system = await sharedSystem();
-  const app = createApp({
-    config: testConfig(),
-    db: system.database.knex,
-    logger: createLogger('silent'),
-    readinessChecks: {},
-    temporal: system.client,
-    webhooks: system.webhooks,
-    search: system.search,
-  });
+  const { app } = await testApp();
   const server = http.createServer(app.callback());
   if (remote) server.on('connection', (socket) => Object.defineProperty(socket, 'remoteAddress', { value: remote }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

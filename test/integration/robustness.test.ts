@@ -1,13 +1,12 @@
 import crypto from 'node:crypto';
-import type { Server } from 'node:http';
 import net from 'node:net';
 import { expect } from 'chai';
-import { createApp } from '../../src/app';
 import { createUploadSlots } from '../../src/api/middleware/uploadGate';
 import { createLogger } from '../../src/logger';
+import { startApp } from '../support/app';
 import { client } from '../support/http';
 import { makeLargePdf } from '../support/pdfs';
-import { createTestAccount, sharedSystem, testConfig } from '../support/system';
+import { createTestAccount } from '../support/system';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -15,21 +14,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function startLoggedApp() {
   const lines: string[] = [];
   const logger = createLogger('info', { write: (line: string) => lines.push(line) });
-  const system = await sharedSystem();
-  const app = createApp({
-    config: testConfig(),
-    db: system.database.knex,
-    logger,
-    readinessChecks: {},
-    temporal: system.client,
-    webhooks: system.webhooks,
-    search: system.search,
-  });
-  const server: Server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const port = (server.address() as net.AddressInfo).port;
+  const { port, close } = await startApp({}, { logger });
   const entries = () => lines.map((line) => JSON.parse(line) as { level: number; msg: string; status?: number; path?: string });
-  return { server, port, entries };
+  return { port, close, entries };
 }
 
 /** Sends the head of a request and part of its body on a raw socket, then hangs up. */
@@ -61,7 +48,7 @@ describe('robustness', function () {
     ];
     for (const { name, type, body, waitMs } of cases) {
       it(`(${name}) gets a 4xx, no error-level log line, and the server keeps answering`, async () => {
-        const { server, port, entries } = await startLoggedApp();
+        const { port, close, entries } = await startLoggedApp();
         try {
           const { apiKey } = await createTestAccount();
           const head = [
@@ -86,7 +73,7 @@ describe('robustness', function () {
           const errors = entries().filter((entry) => entry.level >= 50);
           expect(errors, JSON.stringify(errors)).to.deep.equal([]);
         } finally {
-          server.close();
+          void close();
         }
       });
     }

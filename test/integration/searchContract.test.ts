@@ -1,15 +1,13 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
 import type { SearchBackend } from '../../src/search/backend';
 import { createElasticsearchClient } from '../../src/search/elasticsearch';
 import { createElasticsearchSearch } from '../../src/search/elasticsearchBackend';
 import { createPostgresSearch } from '../../src/search/postgres';
+import { startApp } from '../support/app';
 import { client, type Request } from '../support/http';
 import { percentileCont, PEOPLE, seedAccount, uploadKnownPdfs, VOCABULARY, wordsOf, type FixtureDocument, type FixtureRequest } from '../support/searchFixture';
-import { createTestAccount, databaseKind, testConfig } from '../support/system';
+import { createTestAccount, databaseKind } from '../support/system';
 
 // One contract, two backends: the same fixture answered by PostgreSQL full-text search and SQL, and by
 // Elasticsearch (its own indices, built from the same database), checked against numbers computed here.
@@ -30,21 +28,9 @@ let fixture: Fixture;
 const stops: (() => Promise<unknown>)[] = [];
 
 async function serve(search: SearchBackend, apiKey: string) {
-  const { system } = await createTestAccount();
-  const app = createApp({
-    config: testConfig(),
-    db: system.database.knex,
-    logger: createLogger('silent'),
-    readinessChecks: {},
-    temporal: system.client,
-    webhooks: system.webhooks,
-    search,
-  });
-  const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  stops.push(() => new Promise((resolve) => server.close(resolve)));
-  return client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey);
+  const api = await startApp({}, { deps: { search } });
+  stops.push(api.close);
+  return client(api.url, apiKey);
 }
 
 // ---------------------------------------------------------------- what the answers must be, computed here

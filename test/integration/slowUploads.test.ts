@@ -1,41 +1,17 @@
-import type { Server } from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import { expect } from 'chai';
-import { uploadGate, type UploadGate } from '../../src/api/middleware/uploadGate';
-import { createApp } from '../../src/app';
-import { createLogger } from '../../src/logger';
+import { startApp } from '../support/app';
 import { signedUp } from '../support/consoleClient';
 import { client } from '../support/http';
 import { makeLargePdf } from '../support/pdfs';
 import { eventually } from '../support/signing';
-import { createTestAccount, sharedSystem, testConfig } from '../support/system';
+import { createTestAccount } from '../support/system';
 
 // Slow senders against the upload gate, on real sockets: a body over 64 KiB must keep up
 // BODY_MIN_BYTES_PER_SECOND over BODY_RATE_WINDOW_MS or end with 408, and accounts holding upload
 // slots never take the last one, which is kept for an account holding none.
 
 const ANNOUNCED = 2 * 1024 * 1024;
-
-/** An api of its own on the shared system's database and Temporal, with its upload gate in view. */
-async function appWith(settings: Record<string, string>) {
-  const system = await sharedSystem();
-  const config = testConfig(settings);
-  const uploads: UploadGate = uploadGate(config.MAX_CONCURRENT_UPLOADS);
-  const app = createApp({
-    config,
-    db: system.database.knex,
-    logger: createLogger('silent'),
-    readinessChecks: {},
-    temporal: system.client,
-    webhooks: system.webhooks,
-    search: system.search,
-    uploads,
-  });
-  const server: Server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return { port, slots: uploads.slots, url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(resolve)) };
-}
 
 /** A document of a fresh account, created without its file of `fileSize` bytes, and the account's key. */
 async function documentAwaitingFile(url: string, fileSize = ANNOUNCED) {
@@ -97,7 +73,7 @@ describe('slow uploads', function () {
   it('two accounts trickling a byte at a time into both slots end with 408 under the minimum rate, and a third account’s 1.1 MB upload then succeeds', async () => {
     // The issue's reproduction: two slots, a trickle each from two accounts (one through the console),
     // a third account's upload waiting. Before, the trickles kept the idle timer alive for minutes.
-    const api = await appWith({ MAX_CONCURRENT_UPLOADS: '2', BODY_RATE_WINDOW_MS: '1000' });
+    const api = await startApp({ MAX_CONCURRENT_UPLOADS: '2', BODY_RATE_WINDOW_MS: '1000' });
     try {
       const events: string[] = [];
       const first = await documentAwaitingFile(api.url);
@@ -111,7 +87,7 @@ describe('slow uploads', function () {
         await slowUpload(api.port, consoleHead, events, 'console trickle'),
       ];
       opened.push(...trickles);
-      await eventually(async () => expect(api.slots.holding).to.equal(2));
+      await eventually(async () => expect(api.uploads.holding).to.equal(2));
 
       const pdf = await makeLargePdf(1.1 * 1024 * 1024);
       const third = await documentAwaitingFile(api.url, pdf.length);
@@ -133,7 +109,7 @@ describe('slow uploads', function () {
   });
 
   it('accounts holding slots leave the last one to an account holding none; once under the minimum rate they end with 408', async () => {
-    const api = await appWith({ MAX_CONCURRENT_UPLOADS: '4', BODY_RATE_WINDOW_MS: '1000' });
+    const api = await startApp({ MAX_CONCURRENT_UPLOADS: '4', BODY_RATE_WINDOW_MS: '1000' });
     try {
       const events: string[] = [];
       // Slow but above the minimum rate (80 KiB/s against 8 KiB/s): two uploads of each of two accounts.
@@ -147,7 +123,7 @@ describe('slow uploads', function () {
       ];
       opened.push(...holders);
       // a holds two of the four slots (its share), b one; b's second waits, as the last slot is kept.
-      await eventually(async () => expect([api.slots.holding, api.slots.pending]).to.deep.equal([3, 1]));
+      await eventually(async () => expect([api.uploads.holding, api.uploads.pending]).to.deep.equal([3, 1]));
 
       const pdf = await makeLargePdf(1.1 * 1024 * 1024);
       const third = await documentAwaitingFile(api.url, pdf.length);
@@ -161,7 +137,7 @@ describe('slow uploads', function () {
       // Now they trickle: each ends with 408 within a window of being read (b's second once it has a slot).
       for (const one of holders) Object.assign(one.pace, { bytes: 1, everyMs: 100 });
       await eventually(async () => holders.forEach(expectEndedUnderTheMinimumRate));
-      expect([api.slots.holding, api.slots.pending]).to.deep.equal([0, 0]);
+      expect([api.uploads.holding, api.uploads.pending]).to.deep.equal([0, 0]);
     } finally {
       await api.close();
     }

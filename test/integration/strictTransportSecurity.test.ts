@@ -1,30 +1,17 @@
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { createApp } from '../../src/app';
 import type { Config } from '../../src/config';
-import { createLogger } from '../../src/logger';
+import { startApp } from '../support/app';
 import { client } from '../support/http';
-import { sharedSystem, testConfig } from '../support/system';
+import { testConfig } from '../support/system';
 
 const HSTS = 'max-age=31536000; includeSubDomains';
 
 async function withApp(config: Config, use: (baseUrl: string) => Promise<void>) {
-  const system = await sharedSystem();
-  const app = createApp({
-    config,
-    db: system.database.knex,
-    logger: createLogger('silent'),
-    readinessChecks: {},
-    temporal: system.client,
-    webhooks: system.webhooks,
-    search: system.search,
-  });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
+  const api = await startApp(config);
   try {
-    await use(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    await use(api.url);
   } finally {
-    server.close();
+    void api.close();
   }
 }
 

@@ -1,14 +1,12 @@
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { PNG } from 'pngjs';
-import { createApp } from '../../src/app';
-import { createLogger } from '../../src/logger';
 import { createPostgresSearch } from '../../src/search/postgres';
+import { startApp } from '../support/app';
 import { client, type Request } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { eventually } from '../support/signing';
-import { createTestAccount, sharedSystem, testConfig } from '../support/system';
+import { createTestAccount, sharedSystem } from '../support/system';
 
 /** A ready document of this PDF (two A4 pages unless given), through the public API. */
 async function uploadDocument(request: Request, pdf?: Buffer): Promise<string> {
@@ -556,22 +554,11 @@ describe('GET /api/v1/search finds templates by name', () => {
   /** The API of the shared system with PostgreSQL search, whatever backend the shared system has. */
   async function withPostgresSearch(apiKey: string, run: (request: Request) => Promise<void>) {
     const system = await sharedSystem();
-    const db = system.database.knex;
-    const app = createApp({
-      config: testConfig(),
-      db,
-      logger: createLogger('silent'),
-      readinessChecks: {},
-      temporal: system.client,
-      webhooks: system.webhooks,
-      search: createPostgresSearch(db),
-    });
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
+    const api = await startApp({}, { deps: { search: createPostgresSearch(system.database.knex) } });
     try {
-      await run(client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey));
+      await run(client(api.url, apiKey));
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await api.close();
     }
   }
 
