@@ -122,7 +122,9 @@ async function checkVariants(port: number, guarded: Guarded) {
     fc.asyncProperty(variantsOf(guarded.path, guarded.keepCase), async ({ decoration, path }) => {
       const answer = await send(port, path, options);
       const label = `${guarded.method ?? 'GET'} ${path} (${decoration})`;
-      if (answer.status === 404 && errorCode(answer) === 'not_found') return;
+      // Nothing reached: the error body's 404, or the signing page's own "link not valid" page (an HTML
+      // 404), which is what /sign/<token>;x gets: that token is no token.
+      if (answer.status === 404 && (errorCode(answer) === 'not_found' || String(answer.headers['content-type']).startsWith('text/html'))) return;
       const { sha256, ...rest } = fingerprint(answer);
       const { sha256: expectedSha256, ...expected } = fingerprint(canonical);
       expect(rest, label).to.deep.equal(expected);
