@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../db';
 import { rateLimitExceeded } from '../errors';
@@ -16,20 +16,14 @@ export const windowLimiter = (db: Db, keyPrefix: string, points: number, seconds
  * network one subscriber is given, inside which changing address costs nothing.
  */
 export function clientKey(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1];
-  if (!isIPv6(address)) return address;
-  const hex = address.split('%')[0].replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (...octets: string[]) => {
-    const [a, b, c, d] = octets.slice(1, 5).map(Number);
-    return `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  });
-  const [head, tail] = hex.split('::');
-  const groups = (text: string | undefined) => (text ? text.split(':') : []);
-  const [before, after] = [groups(head), groups(tail)];
-  const all = [...before, ...Array<string>(tail === undefined ? 0 : 8 - before.length - after.length).fill('0'), ...after];
-  return `${all
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return address;
+  const ipv6 = parsed as ipaddr.IPv6;
+  if (ipv6.isIPv4MappedAddress()) return ipv6.toIPv4Address().toString();
+  return `${ipv6.parts
     .slice(0, 4)
-    .map((group) => parseInt(group, 16).toString(16))
+    .map((group) => group.toString(16))
     .join(':')}::/64`;
 }
 
