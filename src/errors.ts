@@ -29,20 +29,19 @@ export const conflict = (message: string) => new AppError(409, 'conflict', messa
 export const payloadTooLarge = (limitBytes: number) => new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`);
 export const unsupportedMediaType = (message: string) => new AppError(415, 'unsupported_media_type', message);
 export const rateLimitExceeded = (message: string, headers: Record<string, string>) => new AppError(429, 'rate_limit_exceeded', message, { headers });
-/**
- * A 429 with the rate-limit headers: the limit, what is left of it, when its window frees one more
- * (X-RateLimit-Reset, Unix seconds) and when to try again (Retry-After, seconds).
- */
+/** The rate-limit headers: the limit, what is left of it, and when its window frees one more (Unix seconds). */
+export const rateLimitHeaders = ({ limit, remaining, resetAt }: { limit: number; remaining: number; resetAt: Date }) => ({
+  'X-RateLimit-Limit': String(limit),
+  'X-RateLimit-Remaining': String(Math.max(0, remaining)),
+  'X-RateLimit-Reset': String(Math.ceil(resetAt.getTime() / 1000)),
+});
+/** Retry-After, in whole seconds from now (at least one). */
+export const retryAfterHeader = (retryAt: Date) => ({ 'Retry-After': String(Math.max(1, Math.ceil((retryAt.getTime() - Date.now()) / 1000))) });
+/** A 429 with the rate-limit headers and when to try again. */
 export const hourlyLimitReached = (
   message: string,
   { limit, remaining, resetAt, retryAt }: { limit: number; remaining: number; resetAt: Date; retryAt: Date },
-) =>
-  rateLimitExceeded(message, {
-    'Retry-After': String(Math.max(1, Math.ceil((retryAt.getTime() - Date.now()) / 1000))),
-    'X-RateLimit-Limit': String(limit),
-    'X-RateLimit-Remaining': String(remaining),
-    'X-RateLimit-Reset': String(Math.ceil(resetAt.getTime() / 1000)),
-  });
+) => rateLimitExceeded(message, { ...retryAfterHeader(retryAt), ...rateLimitHeaders({ limit, remaining, resetAt }) });
 export const serverBusy = (message: string) => new AppError(503, 'server_busy', message, { headers: { 'Retry-After': '1' } });
 export const searchUnavailable = () =>
   new AppError(503, 'search_unavailable', 'Search is unavailable for a moment; the rest of the API works. Try again shortly.', {

@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../../db';
 import { hourlyLimit, type Plan, type RateLimitedOperation } from '../../domain/plans';
-import { rateLimitExceeded } from '../../errors';
+import { rateLimitExceeded, rateLimitHeaders, retryAfterHeader } from '../../errors';
 
 const HOUR_SECONDS = 3600;
 
@@ -41,16 +41,13 @@ export function createRateLimiter(db: Db, multiplier: number) {
         result = rejection;
         limited = true;
       }
-      const headers: Record<string, string> = {
-        'X-RateLimit-Limit': String(limiter.points),
-        'X-RateLimit-Remaining': String(Math.max(0, result.remainingPoints)),
-        'X-RateLimit-Reset': String(Math.ceil((Date.now() + result.msBeforeNext) / 1000)),
-      };
+      const resetAt = new Date(Date.now() + result.msBeforeNext);
+      const headers = rateLimitHeaders({ limit: limiter.points, remaining: result.remainingPoints, resetAt });
       if (limited) {
-        const retryAfter = String(Math.max(1, Math.ceil(result.msBeforeNext / 1000)));
+        const retry = retryAfterHeader(resetAt);
         throw rateLimitExceeded(
-          `Rate limit of ${limiter.points} requests per hour for ${operation} exceeded on the ${account.plan} plan. Retry in ${retryAfter} s.`,
-          { ...headers, 'Retry-After': retryAfter },
+          `Rate limit of ${limiter.points} requests per hour for ${operation} exceeded on the ${account.plan} plan. Retry in ${retry['Retry-After']} s.`,
+          { ...headers, ...retry },
         );
       }
       ctx.set(headers);
