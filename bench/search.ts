@@ -14,6 +14,7 @@ import { createApp } from '../src/app';
 import { createApiKey } from '../src/apiKeys/service';
 import { loadConfig } from '../src/config';
 import { migrateLatest, openDatabase, type Db } from '../src/db';
+import { createEventLog } from '../src/events/service';
 import { createLogger } from '../src/logger';
 import type { SearchBackend } from '../src/search/backend';
 import { createElasticsearchClient } from '../src/search/elasticsearch';
@@ -93,6 +94,7 @@ async function serve(db: Db, search: SearchBackend, dataDir: string) {
   const app = createApp({
     config,
     db,
+    events: createEventLog([]), // searches only: no event is recorded
     logger: createLogger('silent'),
     readinessChecks: {},
     temporal: new TemporalClient(),

@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../src/db';
 import { createEventDispatcher } from '../src/worker/eventDispatcher';
-import { dispatchEventsOf, recordEvent } from '../src/events/service';
+import { createEventLog } from '../src/events/service';
+import { webhookQueue } from '../src/webhooks/queue';
 import { unitOfWork } from '../src/db/unitOfWork';
 import { type EventType } from '../src/domain/events';
 import { parseAllowList } from '../src/webhooks/addressPolicy';
@@ -155,13 +156,13 @@ export async function webhookBench(options: {
     const fanOutTypes = TYPES.fanOut.slice(0, options.fanOutEndpoints);
     for (const [i, type] of fanOutTypes.entries()) await subscribe(`/ok/fan-${i}`, [type]);
     // As in the api: each event's deliveries are queued in its transaction, their webhooks woken after it commits.
-    dispatchEventsOf(db, createEventDispatcher({ client: options.client, taskQueue: options.taskQueue, db, retryScale: 1 }));
+    const events = createEventLog([webhookQueue(createEventDispatcher({ client: options.client, taskQueue: options.taskQueue, db, retryScale: 1 }).wakeSoon)]);
 
     const committedAt = new Map<string, number>();
     let serial = 0;
     const record = (trx: Db, type: EventType) => {
       const n = serial++;
-      return recordEvent(trx, options.accountId, type, { documentId: `doc_bench_${n}`, fileName: `bench-${n}.pdf`, fileSize: 1234 });
+      return events.record(trx, options.accountId, type, { documentId: `doc_bench_${n}`, fileName: `bench-${n}.pdf`, fileSize: 1234 });
     };
     const commitOne = async (type: EventType) => {
       const event = await unitOfWork(db, (trx) => record(trx, type));

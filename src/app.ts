@@ -3,6 +3,7 @@ import Koa from 'koa';
 import type { Client } from '@temporalio/client';
 import type { Config } from './config';
 import type { Db } from './db';
+import type { EventLog } from './events/service';
 import type { Logger } from './logger';
 import { accountRoutes } from './accounts/routes';
 import type { DashboardBackend } from './dashboard/backend';
@@ -40,6 +41,8 @@ import { recordRequestDuration } from './metrics';
 export interface AppDeps {
   config: Config;
   db: Db;
+  /** Where the api's changes record their events: src/system.ts names its consumers. */
+  events: EventLog;
   logger: Logger;
   readinessChecks: ReadinessChecks;
   temporal: Client;
@@ -62,6 +65,7 @@ export interface AppDeps {
 export function createApp({
   config,
   db,
+  events,
   logger,
   readinessChecks,
   temporal,
@@ -88,7 +92,7 @@ export function createApp({
     ctx.body = openApiDocument;
   });
   api.use(authenticate(apiKeys));
-  const deps = { router: api, db, config, rateLimit, openapi, temporal, webhooks, search, dashboard, pdf, textTags, pages, uploadGate: uploads };
+  const deps = { router: api, db, events, config, rateLimit, openapi, temporal, webhooks, search, dashboard, pdf, textTags, pages, uploadGate: uploads };
   accountRoutes(deps);
   documentRoutes(deps);
   templateRoutes(deps);

@@ -10,7 +10,7 @@ import { checkProductionSettings, type Config } from './config';
 import { migrateLatest, openDatabase, type Database } from './db';
 import { withAdvisoryLock } from './db/advisoryLock';
 import { createEventDispatcher } from './worker/eventDispatcher';
-import { dispatchEventsOf } from './events/service';
+import { createEventLog, type EventLog } from './events/service';
 import type { Logger } from './logger';
 import { startMetricsServer } from './metrics';
 import { createMailTransport } from './mail';
@@ -27,6 +27,7 @@ import { installTemporalRuntime } from './worker/runtime';
 import { prepareSearchAttributes } from './temporal/searchAttributes';
 import { createWorker } from './worker/worker';
 import { setUpWebhooks, type Webhooks } from './webhooks/setup';
+import { webhookQueue } from './webhooks/queue';
 
 export interface RunningSystem {
   /** Base URL of the api, when it runs in this process. */
@@ -35,6 +36,8 @@ export interface RunningSystem {
   /** This process's Prometheus /metrics, unless METRICS_PORT=off. */
   metricsUrl?: string;
   database: Database;
+  /** Where changes record their events, with their consumers. */
+  events: EventLog;
   temporal: Connection;
   client: Client;
   webhooks: Webhooks;
@@ -79,17 +82,17 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     const client = new Client({ connection: temporal, namespace: config.TEMPORAL_NAMESPACE });
     // Every process checks (the api starts workflows that carry them); processes take turns adding them.
     await withAdvisoryLock(database.knex, 'temporal search attributes', logger, () => prepareSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, logger));
-    // Every event recorded on this database is handed to webhook delivery once its transaction commits.
-    dispatchEventsOf(
-      database.knex,
-      createEventDispatcher({
-        client,
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        db: database.knex,
-        retryScale: config.WEBHOOK_RETRY_SCALE,
-        onError: (error, webhooks) => logger.warn({ err: error, webhooks }, 'waking webhook queues failed; the sweeper will'),
-      }),
-    );
+    // Where events go. Each is written in the transaction of its change, which also queues its webhook
+    // deliveries; once it commits, the dispatcher wakes those webhooks' queues. Search follows the
+    // events table on its own, by cursor (src/search/eventCursor.ts).
+    const dispatcher = createEventDispatcher({
+      client,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      db: database.knex,
+      retryScale: config.WEBHOOK_RETRY_SCALE,
+      onError: (error, webhooks) => logger.warn({ err: error, webhooks }, 'waking webhook queues failed; the sweeper will'),
+    });
+    const events = createEventLog([webhookQueue(dispatcher.wakeSoon)]);
     const webhooks = await setUpWebhooks(config);
     stops.push(async () => webhooks.poster.close());
     const search = createSearchBackend(config, database.knex, logger);
@@ -109,6 +112,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         deps: {
           db: database.knex,
+          events,
           config,
           mail: createMailTransport(config, database.knex),
           delivery: { db: database.knex, secretKey: webhooks.secretKey, poster: webhooks.poster },
@@ -162,6 +166,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         apiKeys,
         config,
         db: database.knex,
+        events,
         logger,
         temporal: client,
         webhooks,
@@ -178,7 +183,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       healthOnly.use(healthRoutes(readinessChecks).routes());
       handle = healthOnly.callback();
     }
-    return { url, temporalUiUrl, metricsUrl: metrics?.url, database, temporal, client, webhooks, search, config, stop };
+    return { url, temporalUiUrl, metricsUrl: metrics?.url, database, events, temporal, client, webhooks, search, config, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client';
 // dependencies lists the resources' services that system.ts builds and every routes.ts receives.
 import type { Config } from '../config';
 import type { Db } from '../db';
+import type { EventLog } from '../events/service';
 import type { DashboardBackend } from '../dashboard/backend';
 import type { PdfInspector } from '../pdf/inspect';
 import type { PageRenderer } from '../pdf/pageRenderer';
@@ -18,6 +19,8 @@ import type { RateLimit } from './middleware/rateLimit';
 export interface RouteDeps {
   router: Router;
   db: Db;
+  /** Records events in the transaction of their change, and hands them to their consumers (src/events/service.ts). */
+  events: EventLog;
   config: Config;
   rateLimit: RateLimit;
   openapi: OpenAPIRegistry;

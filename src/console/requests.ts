@@ -34,10 +34,11 @@ const fieldLabels: Record<string, string> = {
 
 /** The signing-request pages: the same services and schemas as /api/v1/signatures, with a session instead of a key. */
 export function requestPages({ router, deps, rateLimit, requireLogin, frame, page, account, form, seeOther }: ConsoleKit) {
-  const { db, config, search, temporal } = deps;
+  const { db, events, config, search, temporal } = deps;
   // Read at request time: with PORT=0 the public URL is settled only once the server listens.
   const signingDeps = () => ({
     db,
+    events,
     temporal,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     publicUrl: config.publicUrl,

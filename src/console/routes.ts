@@ -75,7 +75,7 @@ const DocumentIdParams = z.object({ id: idParam('document', 'is not a document i
 
 /** The owner console under /app: the same services as the REST API, with a session instead of a key. */
 export function consoleRoutes(deps: ConsoleDeps) {
-  const { db, config, search, dashboard, pdf, rateLimit, uploadGate: gate } = deps;
+  const { db, events, config, search, dashboard, pdf, rateLimit, uploadGate: gate } = deps;
   const router = createRouter({ prefix: '/app' });
   const sessions = createSessions(db, config);
   const formBody = koaBody({ json: false, text: false, urlencoded: true, multipart: false, formLimit: '32kb' });
@@ -251,13 +251,13 @@ export function consoleRoutes(deps: ConsoleDeps) {
     if (!file) throw validationError(['file is required']);
     const { fileName } = parseInput(DocumentUploadSchema.pick({ fileName: true }), { fileName: file.originalFilename ?? undefined });
     if (!fileName) throw validationError(['fileName is required']);
-    const document = await createDocument({ db, pdf }, account(ctx), { fileName, fileSize: file.size, content: contentOf(file) });
+    const document = await createDocument({ db, events, pdf }, account(ctx), { fileName, fileSize: file.size, content: contentOf(file) });
     ctx.status = 201;
     ctx.body = presentDocument(document);
   });
   router.post('/documents/:id/delete', requireLogin, async (ctx) => {
     const { id } = parseInput(DocumentIdParams, ctx.params);
-    await deleteDocument({ db }, account(ctx).id, id);
+    await deleteDocument({ db, events }, account(ctx).id, id);
     seeOther(ctx, '/app/documents');
   });
 

@@ -26,8 +26,8 @@ type DocumentChoice = { id: string; fileName: string };
 
 /** Templates in the console: the list, the editor that makes one from a document, the preview; the REST API's services and schemas. */
 export function templatePages({ router, deps, rateLimit, requireLogin, frame, page, account, seeOther }: ConsoleKit) {
-  const { db, textTags, pages } = deps;
-  const templateDeps = { db, textTags, pages };
+  const { db, events, textTags, pages } = deps;
+  const templateDeps = { db, events, textTags, pages };
   // As on the REST API: an account at its quota costs no body read.
   const quota: Middleware = async (ctx, next) => {
     await assertTemplateQuota(db, account(ctx));

@@ -55,7 +55,7 @@ async function readCreateInput(ctx: Context) {
   return { fileName, fileSize: file.size, content: contentOf(file) };
 }
 
-export function documentRoutes({ router, db, config, rateLimit, openapi, pdf, uploadGate: gate }: RouteDeps) {
+export function documentRoutes({ router, db, events, config, rateLimit, openapi, pdf, uploadGate: gate }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
   const route = routesOn(router, openapi);
   const maxBytes = config.MAX_UPLOAD_BYTES;
@@ -88,7 +88,7 @@ export function documentRoutes({ router, db, config, rateLimit, openapi, pdf, up
       links: documentLinks,
       errors: [400, 401, 403, 413, 429, 503],
     },
-    async (_input, ctx) => presentDocument(await createDocument({ db, pdf }, account(ctx), await readCreateInput(ctx))),
+    async (_input, ctx) => presentDocument(await createDocument({ db, events, pdf }, account(ctx), await readCreateInput(ctx))),
   );
 
   route(
@@ -131,7 +131,7 @@ export function documentRoutes({ router, db, config, rateLimit, openapi, pdf, up
       responseDescription: 'The document',
       errors: [400, 401, 404],
     },
-    async ({ params, body }, ctx) => presentDocument(await renameDocument({ db }, account(ctx).id, params.id, body.fileName)),
+    async ({ params, body }, ctx) => presentDocument(await renameDocument({ db, events }, account(ctx).id, params.id, body.fileName)),
   );
 
   route(
@@ -146,7 +146,7 @@ export function documentRoutes({ router, db, config, rateLimit, openapi, pdf, up
       errors: [401, 404, 409],
     },
     async ({ params }, ctx) => {
-      await deleteDocument({ db }, account(ctx).id, params.id);
+      await deleteDocument({ db, events }, account(ctx).id, params.id);
     },
   );
 
@@ -166,7 +166,7 @@ export function documentRoutes({ router, db, config, rateLimit, openapi, pdf, up
     async ({ params }, ctx) => {
       await getDocument(db, account(ctx).id, params.id); // 404 before reading a body for someone else's document
       const content = await readPdfBody(ctx, maxBytes);
-      return presentDocument(await uploadDocumentFile({ db, pdf }, account(ctx).id, params.id, content));
+      return presentDocument(await uploadDocumentFile({ db, events, pdf }, account(ctx).id, params.id, content));
     },
   );
 

@@ -6,7 +6,7 @@ import { newId } from '../ids';
 import { toPage } from '../db/pagination';
 import { monthWindow, plans } from '../domain/plans';
 import { countDocumentsThisMonth, type Account } from '../accounts/service';
-import { recordEvent } from '../events/service';
+import type { EventLog } from '../events/service';
 import type { PdfFacts, PdfInspector } from '../pdf/inspect';
 import type { PdfTextExtractor } from '../pdf/text';
 import type { DocumentListQuery, documentStatuses } from './schema';
@@ -99,6 +99,7 @@ export async function assertDocumentQuota(db: Db, account: Account, { lock = fal
 
 export interface DocumentDeps {
   db: Db;
+  events: EventLog;
 }
 
 export interface UploadDeps extends DocumentDeps {
@@ -116,12 +117,12 @@ const documentEventData = (document: Document) => ({
 
 /** A document, with its PDF or waiting for it. Its text is extracted for search later, by the worker (extractPendingTexts). */
 export async function createDocument(
-  { db, pdf }: UploadDeps,
+  { db, events, pdf }: UploadDeps,
   account: Account,
   input: { fileName: string; fileSize: number; content?: Buffer },
 ): Promise<Document> {
   const facts = input.content ? await checkContent(pdf, input.content, input.fileSize) : undefined;
-  return unitOfWork(db, (trx) => insertDocument(trx, account, { ...input, facts }));
+  return unitOfWork(db, (trx) => insertDocument(trx, events, account, { ...input, facts }));
 }
 
 /**
@@ -130,16 +131,18 @@ export async function createDocument(
  */
 export function createDocumentFromCopy(
   trx: Db,
+  events: EventLog,
   account: Account,
   input: { fileName: string; content: Buffer; pageSizes: [number, number][]; sha256: string },
 ): Promise<Document> {
   const facts = { pageCount: input.pageSizes.length, pageSizes: input.pageSizes, sha256: input.sha256 };
-  return insertDocument(trx, account, { fileName: input.fileName, fileSize: input.content.length, content: input.content, facts });
+  return insertDocument(trx, events, account, { fileName: input.fileName, fileSize: input.content.length, content: input.content, facts });
 }
 
 /** The row, its file and its document.created event, within the account's monthly quota. */
 async function insertDocument(
   trx: Db,
+  events: EventLog,
   account: Account,
   input: { fileName: string; fileSize: number; content?: Buffer; facts?: Pick<PdfFacts, 'pageCount' | 'pageSizes' | 'sha256'> },
 ) {
@@ -159,12 +162,12 @@ async function insertDocument(
     .returning(documentColumns);
   if (input.content) await trx('document_files').insert({ document_id: row.id, content: input.content });
   const document = toDocument(row);
-  await recordEvent(trx, account.id, 'document.created', documentEventData(document));
+  await events.record(trx, account.id, 'document.created', documentEventData(document));
   return document;
 }
 
 /** Uploads the PDF of a document created without content. The original is immutable once uploaded. */
-export async function uploadDocumentFile({ db, pdf }: UploadDeps, accountId: string, id: string, content: Buffer): Promise<Document> {
+export async function uploadDocumentFile({ db, events, pdf }: UploadDeps, accountId: string, id: string, content: Buffer): Promise<Document> {
   const document = await getDocument(db, accountId, id);
   if (document.status !== 'awaiting_file') throw conflict('This document already has its file; originals cannot be replaced.');
   const facts = await checkContent(pdf, content, document.fileSize);
@@ -176,7 +179,7 @@ export async function uploadDocumentFile({ db, pdf }: UploadDeps, accountId: str
     if (!row) throw conflict('This document already has its file; originals cannot be replaced.');
     await trx('document_files').insert({ document_id: id, content });
     const uploaded = toDocument(row);
-    await recordChange(trx, uploaded, 'document.updated');
+    await recordChange(trx, events, uploaded, 'document.updated');
     return uploaded;
   });
 }
@@ -214,8 +217,8 @@ export async function forgetDocumentTexts(db: Db, ids: string[]) {
 }
 
 /** The event of a change to a document, in the change's transaction: it keeps the search index in step. */
-async function recordChange(trx: Db, document: Document, type: 'document.updated' | 'document.deleted') {
-  await recordEvent(trx, document.accountId, type, { ...documentEventData(document), updatedAt: document.updatedAt.toISOString() });
+async function recordChange(trx: Db, events: EventLog, document: Document, type: 'document.updated' | 'document.deleted') {
+  await events.record(trx, document.accountId, type, { ...documentEventData(document), updatedAt: document.updatedAt.toISOString() });
 }
 
 // The API's most frequent read, prepared once per connection: no query building and no planning per
@@ -250,7 +253,7 @@ export async function getDocuments(db: Db, accountId: string, ids: string[]): Pr
   return rows.map(toDocument);
 }
 
-export async function renameDocument({ db }: DocumentDeps, accountId: string, id: string, fileName: string): Promise<Document> {
+export async function renameDocument({ db, events }: DocumentDeps, accountId: string, id: string, fileName: string): Promise<Document> {
   return unitOfWork(db, async (trx) => {
     const [row]: DocumentRow[] = await liveDocuments(trx, accountId)
       .where({ id })
@@ -258,12 +261,12 @@ export async function renameDocument({ db }: DocumentDeps, accountId: string, id
       .returning(documentColumns);
     if (!row) throw notFound('Document');
     const renamed = toDocument(row);
-    await recordChange(trx, renamed, 'document.updated');
+    await recordChange(trx, events, renamed, 'document.updated');
     return renamed;
   });
 }
 
-export async function deleteDocument({ db }: DocumentDeps, accountId: string, id: string): Promise<void> {
+export async function deleteDocument({ db, events }: DocumentDeps, accountId: string, id: string): Promise<void> {
   await unitOfWork(db, async (trx) => {
     // The row lock orders this delete with a signing request being made on the document (which locks it too).
     if (!(await lockDocument(trx, accountId, id))) throw notFound('Document');
@@ -274,7 +277,7 @@ export async function deleteDocument({ db }: DocumentDeps, accountId: string, id
       .update({ deleted_at: trx.fn.now(), updated_at: trx.fn.now() })
       .returning(documentColumns);
     if (!row) throw notFound('Document');
-    await recordChange(trx, toDocument(row), 'document.deleted');
+    await recordChange(trx, events, toDocument(row), 'document.deleted');
   });
 }
 

@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { unitOfWork } from '../db/unitOfWork';
-import { recordEvent } from '../events/service';
+import type { EventLog } from '../events/service';
 import { type EventType } from '../domain/events';
 import { mailSender, type MailMessage, type MailTransport } from '../mail';
 import { countOwedMail, openMailHour } from '../mail/allowance';
@@ -16,6 +16,7 @@ import { loadForLifecycle, type SigningRequest } from './store';
 
 export interface LifecycleDeps {
   db: Db;
+  events: EventLog;
   config: Pick<Config, 'publicUrl' | 'dataDir' | 'MAIL_FROM' | 'SIGNING_TOKEN_SECRET' | 'SEAL_P12_PATH' | 'SEAL_P12_PASSWORD' | 'RATE_LIMIT_MULTIPLIER'>;
   mail: MailTransport;
 }
@@ -43,16 +44,15 @@ const audit = (trx: Db, requestId: string, step: AuditStep) =>
     .onConflict('idempotency_key')
     .ignore();
 
-const event = (trx: Db, request: SigningRequest, type: EventType, key: string, data: Record<string, unknown>) =>
-  recordEvent(trx, request.accountId, type, { signingRequestId: request.id, ...data }, key);
-
 /**
  * The worker's commands on a signing request, one per transition. Each is one transaction that writes
  * its audit step and its event with the change, and is safe to repeat. A transition is a conditional
  * update on the request being pending: when another outcome is already recorded, it matches no row,
  * writes nothing, and returns false.
  */
-export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
+export function signingRequestLifecycle({ db, events, config, mail }: LifecycleDeps) {
+  const event = (trx: Db, request: SigningRequest, type: EventType, key: string, data: Record<string, unknown>) =>
+    events.record(trx, request.accountId, type, { signingRequestId: request.id, ...data }, key);
   const tokenSecret = loadTokenSecret(config.SIGNING_TOKEN_SECRET, config.dataDir);
   const sender = mailSender(config);
   const sendMail = (key: string, to: Recipient, rendered: RenderedMail, attachments?: MailMessage['attachments']) =>
@@ -326,7 +326,7 @@ export function signingRequestLifecycle({ db, config, mail }: LifecycleDeps) {
         const signedAt = new Date();
         if (!(await endRequest(trx, requestId, 'completed', { sealed_sha256: sha256, completed_at: signedAt }))) return false;
         await audit(trx, requestId, { action: 'completed', key: `completed:${requestId}`, data: { sealedSha256: sha256 } });
-        await recordEvent(
+        await events.record(
           trx,
           request.accountId,
           'document.signed',

@@ -22,9 +22,9 @@ const signingRequestLinks = {
   CreateSigningLink: linkTo('post', '/signatures/{id}/signers/{signerId}/link', { id: '$response.body#/id', signerId: '$response.body#/signers/0/id' }),
 };
 
-export function signingRequestRoutes({ router, db, config, rateLimit, openapi, temporal }: RouteDeps) {
+export function signingRequestRoutes({ router, db, events, config, rateLimit, openapi, temporal }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
-  const deps = { db, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, publicUrl: config.publicUrl, rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER };
+  const deps = { db, events, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, publicUrl: config.publicUrl, rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER };
   const route = routesOn(router, openapi);
 
   route(

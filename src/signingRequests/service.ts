@@ -2,6 +2,7 @@ import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@tem
 import type { Account } from '../accounts/service';
 import type { Db } from '../db';
 import { unitOfWork } from '../db/unitOfWork';
+import type { EventLog } from '../events/service';
 import { createDocumentFromCopy, lockDocument, pageSizesOf, type Document } from '../documents/service';
 import { conflict, notFound, serverBusy, validationError } from '../errors';
 import { newId } from '../ids';
@@ -21,6 +22,7 @@ const PROGRESS_QUERY_MS = 2000;
 
 export interface SigningDeps {
   db: Db;
+  events: EventLog;
   temporal: Client;
   taskQueue: string;
   publicUrl: string;
@@ -36,12 +38,16 @@ export interface SigningDeps {
  * the first signer's in sequential order) are counted in the account's e-mails this hour, or the
  * request is refused with a 429.
  */
-export async function createSigningRequest({ db, temporal, taskQueue, rateLimitMultiplier }: SigningDeps, account: Account, input: SigningRequestCreateInput) {
+export async function createSigningRequest(
+  { db, events, temporal, taskQueue, rateLimitMultiplier }: SigningDeps,
+  account: Account,
+  input: SigningRequestCreateInput,
+) {
   const requestId = newId('signingRequest');
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : new Date(Date.now() + (input.expiresInDays ?? 30) * DAY_MS);
   const signerIds = input.signers.map(() => newId('signer'));
   const request = await unitOfWork(db, async (trx) => {
-    const { document, signers } = await documentAndSigners(trx, account, input);
+    const { document, signers } = await documentAndSigners(trx, events, account, input);
     const [row] = await trx('signing_requests')
       .insert({
         id: requestId,
@@ -78,10 +84,11 @@ export async function createSigningRequest({ db, temporal, taskQueue, rateLimitM
 /** The document a request is made on and its signers, with their fields, in signing order. */
 async function documentAndSigners(
   trx: Db,
+  events: EventLog,
   account: Account,
   input: SigningRequestCreateInput,
 ): Promise<{ document: Document; signers: { name: string; email: string; fields?: SignerField[] }[] }> {
-  if (input.template_id !== undefined) return documentFromTemplate(trx, account, input.template_id, input);
+  if (input.template_id !== undefined) return documentFromTemplate(trx, events, account, input.template_id, input);
   const document = await lockDocument(trx, account.id, input.document_id ?? '');
   if (!document) throw notFound('Document');
   if (document.status !== 'ready') throw conflict('The document has no PDF yet: upload it with PUT /documents/{id}/file first.');
@@ -94,13 +101,13 @@ async function documentAndSigners(
  * A new document from the template's PDF, counted against the monthly document quota, and one signer per
  * role, in the roles' order, each with its role's fields and the values prefilled in them.
  */
-async function documentFromTemplate(trx: Db, account: Account, templateId: string, input: SigningRequestCreateInput) {
+async function documentFromTemplate(trx: Db, events: EventLog, account: Account, templateId: string, input: SigningRequestCreateInput) {
   const template = await findTemplate(trx, account.id, templateId);
   if (!template) throw notFound('Template');
   const problems = templateRequestProblems(template, input);
   if (problems.length) throw validationError(problems);
   const content = await findTemplateFile(trx, template.id);
-  const document = await createDocumentFromCopy(trx, account, {
+  const document = await createDocumentFromCopy(trx, events, account, {
     fileName: `${template.name}.pdf`,
     content,
     pageSizes: template.pageSizes,

@@ -36,10 +36,10 @@ const templateLinks = linksById({
   PreviewTemplatePage: ['get', '/templates/{id}/preview.png'],
 });
 
-export function templateRoutes({ router, db, rateLimit, openapi, textTags, pages }: RouteDeps) {
+export function templateRoutes({ router, db, events, rateLimit, openapi, textTags, pages }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
   const route = routesOn(router, openapi);
-  const deps = { db, textTags, pages };
+  const deps = { db, events, textTags, pages };
   // Before the body is read: an account at its quota costs no PDF read.
   const quota: Middleware = async (ctx, next) => {
     await assertTemplateQuota(db, account(ctx));

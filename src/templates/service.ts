@@ -5,7 +5,7 @@ import type { Db } from '../db';
 import { unitOfWork } from '../db/unitOfWork';
 import { getDocumentFile, pageSizesOf } from '../documents/service';
 import { AppError, notFound, quotaExceeded, validationError } from '../errors';
-import { recordEvent } from '../events/service';
+import type { EventLog } from '../events/service';
 import { type EventType } from '../domain/events';
 import { newId } from '../ids';
 import type { PageRenderer } from '../pdf/pageRenderer';
@@ -36,6 +36,7 @@ import { lockAccount } from '../accounts/lock';
 
 export interface TemplateDeps {
   db: Db;
+  events: EventLog;
   /** Finds text tags in PDFs, in child processes (src/pdf/textTags.ts). */
   textTags: TextTagFinder;
   /** Renders pages, in child processes (src/pdf/pageRenderer.ts). */
@@ -78,8 +79,8 @@ const templateEventData = (template: Template) => ({
   updatedAt: template.updatedAt.toISOString(),
 });
 
-const recordTemplateEvent = (trx: Db, template: Template, type: Extract<EventType, `template.${string}`>) =>
-  recordEvent(trx, template.accountId, type, templateEventData(template));
+const recordTemplateEvent = (trx: Db, events: EventLog, template: Template, type: Extract<EventType, `template.${string}`>) =>
+  events.record(trx, template.accountId, type, templateEventData(template));
 
 /** What a create request gives: all of it, or (for a body whose shape is wrong) what could be read. */
 interface TemplateSource<Layout extends LayoutDraft> {
@@ -186,7 +187,7 @@ export async function createTemplate(deps: TemplateDeps, account: Account, input
       },
       content,
     );
-    await recordTemplateEvent(trx, template, 'template.created');
+    await recordTemplateEvent(trx, deps.events, template, 'template.created');
     return template;
   });
 }
@@ -208,7 +209,12 @@ export async function getTemplate(db: Db, accountId: string, id: string): Promis
 export const listTemplates = listTemplateRows;
 
 /** Renames, describes, or replaces the roles or fields of a template; the result is checked by every rule of a new one. */
-export async function updateTemplate({ db }: Pick<TemplateDeps, 'db'>, accountId: string, id: string, input: TemplateUpdateInput): Promise<Template> {
+export async function updateTemplate(
+  { db, events }: Pick<TemplateDeps, 'db' | 'events'>,
+  accountId: string,
+  id: string,
+  input: TemplateUpdateInput,
+): Promise<Template> {
   return unitOfWork(db, async (trx) => {
     const current = await findTemplate(trx, accountId, id, { lock: true });
     if (!current) throw notFound('Template');
@@ -222,17 +228,17 @@ export async function updateTemplate({ db }: Pick<TemplateDeps, 'db'>, accountId
       fields: layout.fields,
     });
     if (!updated) throw notFound('Template');
-    await recordTemplateEvent(trx, updated, 'template.updated');
+    await recordTemplateEvent(trx, events, updated, 'template.updated');
     return updated;
   });
 }
 
 /** Deletes a template (softly: requests made from it have their own copy of everything they need). */
-export async function deleteTemplate({ db }: Pick<TemplateDeps, 'db'>, accountId: string, id: string): Promise<void> {
+export async function deleteTemplate({ db, events }: Pick<TemplateDeps, 'db' | 'events'>, accountId: string, id: string): Promise<void> {
   await unitOfWork(db, async (trx) => {
     const deleted = await markTemplateDeleted(trx, accountId, id);
     if (!deleted) throw notFound('Template');
-    await recordTemplateEvent(trx, deleted, 'template.deleted');
+    await recordTemplateEvent(trx, events, deleted, 'template.deleted');
   });
 }
 

@@ -1,9 +1,35 @@
 import { planNames, plans } from '../domain/plans';
-import type { Db } from '../db';
-import { newId } from '../ids';
+import { queryPrepared, type Db } from '../db';
+import { afterCommit } from '../db/unitOfWork';
+import type { EventConsumer } from '../events/service';
+import { newId, nthIdSql } from '../ids';
 
 // The queue of each webhook endpoint: one webhook_deliveries row per (webhook, event), due at
-// next_retry_at. Events are queued in the transaction that records them (src/events/service.ts).
+// next_retry_at. Events are queued in the transaction that records them (webhookQueue, an event
+// consumer that src/system.ts gives the event log).
+
+/**
+ * Queues each recorded event's deliveries to the webhooks subscribed to it, in the event's transaction,
+ * and once it commits hands those webhooks to `wake` (which must not throw: it tells its own failures).
+ * Without `wake`, or when the process dies first, the sweeper finds the due deliveries.
+ */
+export function webhookQueue(wake?: (webhooks: QueuedWebhook[]) => void): EventConsumer {
+  return {
+    async recorded(trx, event) {
+      // One prepared statement for every event; the deliveries' ids are made from one ($1), however many webhooks subscribe.
+      const queued = await queryPrepared<{ webhook_id: string }>(trx, 'queue_event_deliveries', queueEventSql, [
+        newId('delivery'),
+        event.id,
+        event.accountId,
+        event.type,
+        envelopeText({ id: event.id, type: event.type, created_at: event.createdAt, data: event.data }),
+      ]);
+      if (queued.length === 0 || !wake) return;
+      const webhooks = queued.map((row) => ({ webhookId: row.webhook_id, accountId: event.accountId })).sort((a, b) => a.webhookId.localeCompare(b.webhookId));
+      afterCommit(trx, () => wake(webhooks));
+    },
+  };
+}
 
 /** A webhook's envelope, {id, type, timestamp, data}, as the exact text that is sent and signed. */
 export const envelopeText = (event: { id: string; type: string; created_at: Date; data: unknown }) =>
@@ -23,9 +49,15 @@ const plansWithWebhooks = planNames.filter((plan) => plans[plan].webhooks);
  * expressions): enabled, subscribed to the type or to *, of an account on a plan with webhooks (they
  * stay with an account that leaves the Business plan, but receive nothing until it returns).
  */
-export const subscribersOf = (account: string, type: string) =>
+const subscribersOf = (account: string, type: string) =>
   `w.account_id = ${account} and w.enabled and w.events && array[${type}, '*']
    and exists (select 1 from accounts a where a.id = w.account_id and a.plan in (${plansWithWebhooks.map((plan) => `'${plan}'`).join(', ')}))`;
+
+const queueEventSql = `
+  insert into webhook_deliveries (id, webhook_id, event_id, event_type, body, next_retry_at)
+  select ${nthIdSql('$1', 's.n')}, s.id, $2, $4, $5, now()
+  from (select w.id, row_number() over (order by w.id) - 1 as n from webhooks w where ${subscribersOf('$3', '$4')}) s
+  returning webhook_id`;
 
 interface QueuedEvent {
   id: string;

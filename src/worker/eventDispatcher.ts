@@ -1,6 +1,5 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db';
-import { afterCommit as onceCommitted } from '../db/unitOfWork';
 import { wakeWebhookWorkflow } from '../temporal/client';
 import { queueDeliveries, WAKE_WINDOW_MS, type QueuedWebhook } from '../webhooks/queue';
 
@@ -22,8 +21,8 @@ export interface EventDispatcherOptions {
 
 /**
  * Wakes the workflows of the webhooks whose queues a transaction filled, once it commits (events queue
- * their deliveries in their own transaction, see recordEvent). When a process dies in between, the
- * sweeper finds the queued deliveries nobody woke.
+ * their deliveries in their own transaction: webhookQueue in src/webhooks/queue.ts). When a process
+ * dies in between, the sweeper finds the queued deliveries nobody woke.
  */
 export function createEventDispatcher({ client, taskQueue, db, retryScale, onError }: EventDispatcherOptions) {
   // One wake per webhook per WAKE_WINDOW_MS: the first at once; those asked for within the window go
@@ -73,15 +72,15 @@ export function createEventDispatcher({ client, taskQueue, db, retryScale, onErr
   }
 
   /**
-   * Wakes `webhooks` once `trx`, a unit of work (src/db/unitOfWork.ts), commits, without holding up its caller. A failure is only told: the
-   * deliveries are committed and due, which is what the sweeper looks for.
+   * Wakes `webhooks` without holding up its caller (webhookQueue calls it once an event's transaction
+   * has committed). A failure is only told: the deliveries are committed and due, which is what the
+   * sweeper looks for.
    */
-  function afterCommit(trx: Db, webhooks: QueuedWebhook[]) {
-    // Rolled back: the hook is dropped, there is nothing to deliver.
-    onceCommitted(trx, () => void wakeAll(webhooks).catch((error) => onError?.(error, webhooks)));
+  function wakeSoon(webhooks: QueuedWebhook[]) {
+    void wakeAll(webhooks).catch((error) => onError?.(error, webhooks));
   }
 
-  return { dispatch, wakeAll, afterCommit };
+  return { dispatch, wakeAll, wakeSoon };
 }
 
 export type EventDispatcher = ReturnType<typeof createEventDispatcher>;

@@ -350,7 +350,7 @@ describe('a change the database refuses for good (past validation)', function ()
     const { signingRequest } = await createSigningRequest(account.request);
     const system = await sharedSystem();
     const mail: MailTransport = { send: async () => undefined } as unknown as MailTransport;
-    const activities = createSigningActivities({ db: system.database.knex, config: system.config, mail });
+    const activities = createSigningActivities({ db: system.database.knex, events: system.events, config: system.config, mail });
     const failure = await activities.recordCancellation(signingRequest.id, 'a\ud800b').then(
       () => expect.fail('recorded'),
       (error: unknown) => error,

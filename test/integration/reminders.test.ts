@@ -156,7 +156,7 @@ describe('POST /api/v1/signatures/:id/remind: one e-mail a signer an hour', func
     // The workflow's timer runs this same activity with its next round number.
     const sent: string[] = [];
     const mail: MailTransport = { name: 'recorder', send: async (message) => (sent.push(message.idempotencyKey), { messageId: message.idempotencyKey }) };
-    const activities = createSigningActivities({ db: account.db, config: account.system.config, mail });
+    const activities = createSigningActivities({ db: account.db, events: account.system.events, config: account.system.config, mail });
     const round = await activities.sendReminders(created.body.id, signerIds, 1000);
     expect(round).to.deep.include({ remindedSignerIds: [] });
     expect(round.limitedBy).to.deep.include({ limit: 'signer', perHour: 1 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { recordEvent } from '../../src/events/service';
+import { createEventLog } from '../../src/events/service';
 import { eventCursor, oldestRunning } from '../../src/search/eventCursor';
 import { createTestAccount, databaseKind } from '../support/system';
 
@@ -7,11 +7,13 @@ import { createTestAccount, databaseKind } from '../support/system';
 // database: other tests' events pass by too, so each check looks only at the events it wrote.
 describe('the search indexer follows the events with a cursor', () => {
   let n = 0;
+  const events = createEventLog([]); // the cursor reads the events table, whatever else consumes them
   const prefix = () => `signet-test-cursor-${databaseKind}-${process.pid}-${n++}-`;
 
   async function setUp() {
     const { db, account } = await createTestAccount();
-    const write = (trx = db) => recordEvent(trx, account.id, 'document.updated', { documentId: `doc_cursor_${n}_${Math.random()}` }).then((event) => event.id);
+    const write = (trx = db) =>
+      events.record(trx, account.id, 'document.updated', { documentId: `doc_cursor_${n}_${Math.random()}` }).then((event) => event.id);
     return { db, write };
   }
 

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { recordEvent } from '../../src/events/service';
 import { unitOfWork } from '../../src/db/unitOfWork';
 import { isId } from '../../src/domain/ids';
 import { newId } from '../../src/ids';
@@ -17,9 +16,6 @@ async function receiver(respond?: Responder) {
   receivers.push(started);
   return started;
 }
-after(async () => {
-  await Promise.all(receivers.map((started) => started.stop().catch(() => undefined)));
-});
 
 async function subscribe(account: Account, url: string) {
   const created = await account.request('POST', '/api/v1/webhooks', { json: { url, events: ['*'] } });
@@ -30,7 +26,8 @@ async function subscribe(account: Account, url: string) {
 /** `count` events of the account, each committed on its own and dispatched at commit, as the api does. */
 async function emit(account: Account, count: number) {
   const ids: string[] = [];
-  for (let i = 0; i < count; i++) ids.push((await recordEvent(account.db, account.account.id, 'document.updated', { documentId: newId('document'), n: i })).id);
+  for (let i = 0; i < count; i++)
+    ids.push((await account.system.events.record(account.db, account.account.id, 'document.updated', { documentId: newId('document'), n: i })).id);
   return ids;
 }
 
@@ -45,6 +42,10 @@ async function runningWorkflows(account: Account) {
 const runSweeper = (account: Account) => account.system.client.schedule.getHandle(sweeperScheduleId(account.system.config.TEMPORAL_TASK_QUEUE)).trigger();
 
 describe('webhook delivery queues: one workflow per endpoint', () => {
+  after(async () => {
+    await Promise.all(receivers.map((started) => started.stop().catch(() => undefined)));
+  });
+
   it('a failing endpoint holds only its own queue: another account’s healthy endpoint gets every event meanwhile', async () => {
     const [slow, fast] = [await createTestAccount(), await createTestAccount()];
     const down = await receiver(() => ({ status: 503, delayMs: 400 }));
@@ -113,34 +114,36 @@ describe('webhook delivery queues: one workflow per endpoint', () => {
 
     let rolledBack = '';
     await unitOfWork(account.db, async (trx) => {
-      rolledBack = (await recordEvent(trx, account.account.id, 'document.updated', { documentId: newId('document') })).id;
+      rolledBack = (await account.system.events.record(trx, account.account.id, 'document.updated', { documentId: newId('document') })).id;
       expect(await trx('webhook_deliveries').where({ webhook_id: webhook.id, event_id: rolledBack })).to.have.length(1);
       throw new Error('the change fails after its event was recorded');
     }).catch((error) => expect(error.message).to.equal('the change fails after its event was recorded'));
     expect(await account.db('events').where({ id: rolledBack })).to.have.length(0);
     expect(await deliveriesOf(rolledBack)).to.have.length(0);
 
-    const committed = await unitOfWork(account.db, (trx) => recordEvent(trx, account.account.id, 'document.updated', { documentId: newId('document') }));
+    const committed = await unitOfWork(account.db, (trx) =>
+      account.system.events.record(trx, account.account.id, 'document.updated', { documentId: newId('document') }),
+    );
     const [event] = await account.db('events').where({ id: committed.id });
     expect(event.dispatched_at).not.to.equal(null);
     expect(await deliveriesOf(committed.id)).to.have.length(1);
     await eventually(async () => expect([...hooks.unique().keys()]).to.deep.equal([committed.id]));
     // A retried step (same idempotency key) gets the event back and queues nothing more.
     const key = `step-${newId('event')}`;
-    const first = await recordEvent(account.db, account.account.id, 'document.updated', { n: 1 }, key);
-    const again = await recordEvent(account.db, account.account.id, 'document.updated', { n: 1 }, key);
+    const first = await account.system.events.record(account.db, account.account.id, 'document.updated', { n: 1 }, key);
+    const again = await account.system.events.record(account.db, account.account.id, 'document.updated', { n: 1 }, key);
     expect(again.id).to.equal(first.id);
     expect(await deliveriesOf(first.id)).to.have.length(1);
   });
 
-  it('queues one delivery per subscribed webhook, each with an id of its own, in the statement that records the event', async () => {
+  it('queues one delivery per subscribed webhook, each with an id of its own, in the transaction that records the event', async () => {
     const account = await createTestAccount();
     const hooks = await receiver();
     const subscribed = [];
     for (let i = 0; i < 34; i++) subscribed.push(await subscribe(account, `${hooks.url}/${i}`));
     const other = await account.request('POST', '/api/v1/webhooks', { json: { url: `${hooks.url}/other`, events: ['template.created'] } });
     expect(other.status).to.equal(201);
-    const event = await recordEvent(account.db, account.account.id, 'document.updated', { documentId: newId('document') });
+    const event = await account.system.events.record(account.db, account.account.id, 'document.updated', { documentId: newId('document') });
     const deliveries = await account.db('webhook_deliveries').where({ event_id: event.id }).orderBy('id');
     expect(deliveries.map((delivery) => delivery.webhook_id).sort()).to.deep.equal(subscribed.map((webhook) => webhook.id).sort());
     expect(new Set(deliveries.map((delivery) => delivery.id)).size).to.equal(34);

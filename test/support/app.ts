@@ -22,6 +22,7 @@ export async function testApp(settings: Record<string, string> | Config = {}, op
   const app = createApp({
     config,
     db: system.database.knex,
+    events: system.events,
     logger: options.logger ?? createLogger('silent'),
     readinessChecks: {},
     temporal: system.client,
