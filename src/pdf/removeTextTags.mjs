@@ -1,3 +1,4 @@
+// @ts-check
 // Takes the text tags that placed a template's fields ({{signature:tenant}} …) out of a PDF: the glyphs of
 // each tag are deleted from its page's content stream, and the text after them on the same line is moved
 // back to where it was with a TJ adjustment, so nothing else on the page shifts. A tag that cannot be
@@ -14,6 +15,32 @@ const require = createRequire(import.meta.url);
 const { PDFDocument, PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, StandardFontEmbedder, StandardFonts, decodePDFRawStream, rgb } = require('pdf-lib');
 const { Encodings } = require('@pdf-lib/standard-fonts');
 
+/** @typedef {import('pdf-lib').PDFObject} PDFObject */
+/** @typedef {import('pdf-lib').PDFPage} Page */
+/**
+ * An operand of a content stream: a number, boolean or null; a name, a string's bytes or a keyword found inside
+ * an array or dictionary; an array; a dictionary (keyed by its names).
+ * @typedef {number | boolean | null | { name: string } | { string: Uint8Array } | { keyword: string } | OperandArray | OperandDict} Operand
+ */
+/** @typedef {Operand[]} OperandArray (named apart: a typedef cannot hold a recursive array type inline) */
+/** @typedef {{ [name: string]: Operand }} OperandDict */
+/** @typedef {{ operator: string, operands: Operand[], start: number, end: number }} Operation */
+/** @typedef {[number, number, number, number, number, number]} Matrix */
+/**
+ * How to read the strings shown in one font: the length of the code at `at`, what a code reads as, its width
+ * (glyph space, thousandths of the size); undefined where the font does not say.
+ * @typedef {{ codeLength: (bytes: Uint8Array, at: number) => number, unicodeOf: (bytes: Uint8Array) => string | undefined, widthOf: (bytes: Uint8Array) => number | undefined }} FontReader
+ */
+/** @typedef {{ ctm: Matrix, font: FontReader | undefined, size: number, charSpacing: number, wordSpacing: number, scale: number, leading: number, rise: number }} TextState */
+/**
+ * A glyph shown on the page: its operation, string (index within a TJ array, -1 for the operation's one string)
+ * and [from, to) bytes in it; its text and width, whether it is a space (word spacing applies), its origin in
+ * user space and the text state it was shown in.
+ * @typedef {{ operationIndex: number, stringIndex: number, from: number, to: number, text: string | undefined, width: number | undefined, isSpace: boolean, x: number, y: number, state: TextState }} Glyph
+ */
+/** @typedef {{ x: number, y: number, width: number, height: number }} Box */
+/** @typedef {Box & { page: number, tag: string }} Tag a tag findTextTags.mjs found: its 1-based page, its text, its box */
+
 /** Pages with more content than this (decoded) keep it as it is, and their tags are covered. */
 export const MAX_CONTENT_BYTES = 8 * 1024 * 1024;
 const WHITESPACE = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
@@ -21,9 +48,18 @@ const DELIMITERS = new Set([...'()<>[]{}/%'].map((character) => character.charCo
 
 // --- Reading a content stream: tokens, then operations with their operands and where they stand. ---
 
+/** @param {number} byte */
 const isRegular = (byte) => !WHITESPACE.has(byte) && !DELIMITERS.has(byte);
 
+/** @typedef {{ value: { string: Uint8Array }, end: number }} StringRead */
+
+/**
+ * @param {string} source
+ * @param {number} at
+ * @returns {StringRead}
+ */
 function readLiteralString(source, at) {
+  /** @type {number[]} */
   const bytes = [];
   let depth = 1;
   let i = at + 1;
@@ -31,12 +67,12 @@ function readLiteralString(source, at) {
     const byte = source.charCodeAt(i);
     if (byte === 0x5c) {
       const next = source[i + 1];
-      const simple = { n: 10, r: 13, t: 9, b: 8, f: 12, '(': 40, ')': 41, '\\': 92 }[next];
+      const simple = /** @type {Partial<Record<string, number>>} */ ({ n: 10, r: 13, t: 9, b: 8, f: 12, '(': 40, ')': 41, '\\': 92 })[next];
       if (simple !== undefined) {
         bytes.push(simple);
         i += 2;
       } else if (/[0-7]/.test(next ?? '')) {
-        const digits = /^[0-7]{1,3}/.exec(source.slice(i + 1, i + 4))[0];
+        const [digits] = /** @type {RegExpExecArray} */ (/^[0-7]{1,3}/.exec(source.slice(i + 1, i + 4))); // next is one
         bytes.push(parseInt(digits, 8) & 0xff);
         i += 1 + digits.length;
       } else if (next === '\r' || next === '\n') {
@@ -59,6 +95,11 @@ function readLiteralString(source, at) {
   throw new Error('unterminated string');
 }
 
+/**
+ * @param {string} source
+ * @param {number} at
+ * @returns {StringRead}
+ */
 function readHexString(source, at) {
   const close = source.indexOf('>', at);
   if (close === -1) throw new Error('unterminated hex string');
@@ -68,7 +109,11 @@ function readHexString(source, at) {
   return { value: { string: Uint8Array.from(Buffer.from(digits, 'hex')) }, end: close + 1 };
 }
 
-/** The end of an inline image's data: the EI that follows whitespace and is followed by whitespace. */
+/**
+ * The end of an inline image's data: the EI that follows whitespace and is followed by whitespace.
+ * @param {string} source
+ * @param {number} at
+ */
 function endOfInlineImage(source, at) {
   const match = /[\0\t\n\f\r ]EI(?=[\0\t\n\f\r ]|$)/g;
   match.lastIndex = at;
@@ -80,23 +125,36 @@ function endOfInlineImage(source, at) {
 /**
  * The operations of a content stream (a latin1 string: one character per byte): each operator with its
  * operands (numbers, names, {string: bytes}, arrays, dicts as plain objects) and its [start, end) in the source.
+ * @param {string} source
  */
 export function readOperations(source) {
+  /** @type {Operation[]} */
   const operations = [];
+  /** @type {{ kind: 'array' | 'dict', items: Operand[], start: number }[]} */
   const open = []; // arrays and dictionaries being read, innermost last
+  /** @type {Operand[]} */
   let operands = [];
   let operandsStart = -1;
+  /**
+   * @param {Operand} value
+   * @param {number} start
+   */
   const add = (value, start) => {
     if (open.length) return open[open.length - 1].items.push(value);
     if (operands.length === 0) operandsStart = start;
     operands.push(value);
   };
+  /** @param {'array' | 'dict'} kind */
   const close = (kind) => {
     const container = open.pop();
     if (container?.kind !== kind) throw new Error(`unbalanced ${kind}`);
     if (kind === 'array') return add(container.items, container.start);
+    /** @type {OperandDict} */
     const dict = {};
-    for (let k = 0; k + 1 < container.items.length; k += 2) dict[container.items[k]?.name] = container.items[k + 1];
+    for (let k = 0; k + 1 < container.items.length; k += 2) {
+      const key = nameOf(container.items[k]);
+      if (key !== undefined) dict[key] = container.items[k + 1];
+    }
     add(dict, container.start);
   };
   let i = 0;
@@ -155,31 +213,64 @@ export function readOperations(source) {
   return operations;
 }
 
+/** @param {Operand | undefined} operand the name this operand is, if it is one */
+const nameOf = (operand) => (operand instanceof Object && 'name' in operand && typeof operand.name === 'string' ? operand.name : undefined);
+/** @param {Operand | undefined} operand the bytes of this operand, if it is a string */
+const bytesOf = (operand) => (operand instanceof Object && 'string' in operand && operand.string instanceof Uint8Array ? operand.string : undefined);
+/**
+ * @param {Operand[]} operands
+ * @param {number} k
+ * @returns {number} operand k if it is a number, else 0
+ */
+const numberAt = (operands, k) => {
+  const operand = operands[k];
+  return typeof operand === 'number' ? operand : 0;
+};
+
 // --- Fonts: how a string's bytes split into character codes, what each code reads as, and its width. ---
 
-const winAnsi = Encodings.WinAnsi;
-const unicodeOfGlyphName = new Map(Object.entries(winAnsi.unicodeMappings).map(([unicode, [, name]]) => [name, String.fromCodePoint(Number(unicode))]));
-const winAnsiUnicode = new Map(Object.entries(winAnsi.unicodeMappings).map(([unicode, [code]]) => [code, String.fromCodePoint(Number(unicode))]));
+// WinAnsi's table, in ascending code points: each with its code and glyph name (a later code point wins a
+// name or code it shares with an earlier one, as 160 does 32's "space").
+const winAnsi = Encodings.WinAnsi.supportedCodePoints.map((codePoint) => ({ ...Encodings.WinAnsi.encodeUnicodeCodePoint(codePoint), codePoint }));
+const unicodeOfGlyphName = new Map(winAnsi.map(({ name, codePoint }) => [name, String.fromCodePoint(codePoint)]));
+const winAnsiUnicode = new Map(winAnsi.map(({ code, codePoint }) => [code, String.fromCodePoint(codePoint)]));
+/** @type {Set<string>} */
 const standardFontNames = new Set(Object.values(StandardFonts));
+/**
+ * @param {string} name
+ * @returns {name is import('@pdf-lib/standard-fonts').FontNames}
+ */
+const isStandardFontName = (name) => standardFontNames.has(name);
 
+/**
+ * @param {string} name
+ * @returns {string | undefined}
+ */
 function glyphNameToUnicode(name) {
   if (unicodeOfGlyphName.has(name)) return unicodeOfGlyphName.get(name);
   const hex = /^uni([0-9A-F]{4})$/.exec(name) ?? /^u([0-9A-F]{4,6})$/.exec(name);
   return hex ? String.fromCodePoint(parseInt(hex[1], 16)) : undefined;
 }
 
+/** @param {Uint8Array} bytes */
 const hexKey = (bytes) => Buffer.from(bytes).toString('hex');
+/** @param {string} hex */
 const utf16 = (hex) =>
   Buffer.from(hex.length % 4 ? `00${hex}` : hex, 'hex')
     .swap16()
     .toString('utf16le');
 
-/** A ToUnicode CMap: the text of a code (its bytes), from bfchar and bfrange entries. */
+/**
+ * A ToUnicode CMap: the text of a code (its bytes), from bfchar and bfrange entries.
+ * @param {string} text
+ */
 function readToUnicode(text) {
+  /** @type {Map<string, string>} */
   const single = new Map();
   for (const [, block] of text.matchAll(/beginbfchar([\s\S]*?)endbfchar/g)) {
     for (const [, code, unicode] of block.matchAll(/<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]*)>/g)) single.set(code.toLowerCase(), utf16(unicode));
   }
+  /** @type {{ length: number, low: number, high: number, start: string, targets: string[] | undefined }[]} */
   const ranges = [];
   for (const [, block] of text.matchAll(/beginbfrange([\s\S]*?)endbfrange/g)) {
     for (const [, low, high, start, list] of block.matchAll(/<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]+)>\s*(?:<([0-9a-fA-F]+)>|\[([^\]]*)\])/g)) {
@@ -188,6 +279,10 @@ function readToUnicode(text) {
     }
   }
   return {
+    /**
+     * @param {Uint8Array} bytes
+     * @returns {string | undefined}
+     */
     unicodeOf(bytes) {
       const key = hexKey(bytes);
       if (single.has(key)) return single.get(key);
@@ -203,18 +298,34 @@ function readToUnicode(text) {
   };
 }
 
+/**
+ * @param {import('pdf-lib').PDFDict} dict
+ * @param {string} key
+ */
 const lookupNumber = (dict, key) => {
   const value = dict.lookup(PDFName.of(key));
   return value instanceof PDFNumber ? value.asNumber() : undefined;
 };
+/**
+ * @param {import('pdf-lib').PDFDict} dict
+ * @param {string} key
+ */
 const lookupName = (dict, key) => {
   const value = dict.lookup(PDFName.of(key));
   return value instanceof PDFName ? value.decodeText() : undefined;
 };
+/** @param {PDFObject | undefined} array */
 const numbersOf = (array) => (array instanceof PDFArray ? array.asArray().map((_, index) => array.lookup(index)) : []);
+/** @param {PDFObject | undefined} value a number's value, if it is one */
+const asNumber = (value) => (value instanceof PDFNumber ? value.asNumber() : undefined);
+/** @param {PDFObject | undefined} stream */
 const streamText = (stream) => (stream instanceof PDFRawStream ? Buffer.from(decodePDFRawStream(stream).decode()).toString('latin1') : undefined);
 
-/** A composite (Type0) font: Identity-H codes of two bytes, widths from /W, text from its ToUnicode map. */
+/**
+ * A composite (Type0) font: Identity-H codes of two bytes, widths from /W, text from its ToUnicode map.
+ * @param {import('pdf-lib').PDFDict} font
+ * @returns {FontReader | undefined}
+ */
 function compositeFont(font) {
   if (lookupName(font, 'Encoding') !== 'Identity-H') return undefined;
   const toUnicodeText = streamText(font.lookup(PDFName.of('ToUnicode')));
@@ -222,16 +333,18 @@ function compositeFont(font) {
   if (!toUnicodeText || !(descendant instanceof PDFDict)) return undefined;
   const toUnicode = readToUnicode(toUnicodeText);
   const defaultWidth = lookupNumber(descendant, 'DW') ?? 1000;
+  /** @type {Map<number, number>} */
   const widths = new Map();
   const list = numbersOf(descendant.lookup(PDFName.of('W')));
   for (let i = 0; i < list.length;) {
-    const first = list[i] instanceof PDFNumber ? list[i].asNumber() : NaN;
-    if (list[i + 1] instanceof PDFArray) {
-      numbersOf(list[i + 1]).forEach((width, offset) => width instanceof PDFNumber && widths.set(first + offset, width.asNumber()));
+    const first = asNumber(list[i]) ?? NaN;
+    const next = list[i + 1];
+    if (next instanceof PDFArray) {
+      numbersOf(next).forEach((width, offset) => width instanceof PDFNumber && widths.set(first + offset, width.asNumber()));
       i += 2;
     } else {
-      const last = list[i + 1]?.asNumber?.();
-      const width = list[i + 2]?.asNumber?.();
+      const last = asNumber(next);
+      const width = asNumber(list[i + 2]);
       if (last === undefined || width === undefined || last - first > 65535) break;
       for (let cid = first; cid <= last; cid++) widths.set(cid, width);
       i += 3;
@@ -244,10 +357,15 @@ function compositeFont(font) {
   };
 }
 
-/** A simple font: one byte per code; text from ToUnicode, else its encoding; widths from /Widths, else the standard 14's metrics. */
+/**
+ * A simple font: one byte per code; text from ToUnicode, else its encoding; widths from /Widths, else the standard 14's metrics.
+ * @param {import('pdf-lib').PDFDict} font
+ * @returns {FontReader | undefined}
+ */
 function simpleFont(font) {
   const toUnicodeText = streamText(font.lookup(PDFName.of('ToUnicode')));
   const toUnicode = toUnicodeText ? readToUnicode(toUnicodeText) : undefined;
+  /** @type {Map<number, string | undefined>} */
   const differences = new Map();
   const encoding = font.lookup(PDFName.of('Encoding'));
   if (encoding instanceof PDFDict) {
@@ -257,6 +375,7 @@ function simpleFont(font) {
       else if (item instanceof PDFName) differences.set(code++, glyphNameToUnicode(item.decodeText()));
     }
   }
+  /** @param {Uint8Array} bytes */
   const unicodeOf = (bytes) => {
     const mapped = toUnicode?.unicodeOf(bytes);
     if (mapped !== undefined) return mapped;
@@ -268,10 +387,11 @@ function simpleFont(font) {
   const descriptor = font.lookup(PDFName.of('FontDescriptor'));
   const missingWidth = descriptor instanceof PDFDict ? (lookupNumber(descriptor, 'MissingWidth') ?? 0) : 0;
   const baseFont = (lookupName(font, 'BaseFont') ?? '').replace(/^[A-Z]{6}\+/, '');
+  /** @type {FontReader['widthOf']} */
   let widthOf;
   if (widthList.length) {
-    widthOf = (bytes) => widthList[bytes[0] - firstChar]?.asNumber?.() ?? missingWidth;
-  } else if (standardFontNames.has(baseFont)) {
+    widthOf = (bytes) => asNumber(widthList[bytes[0] - firstChar]) ?? missingWidth;
+  } else if (isStandardFontName(baseFont)) {
     const metrics = StandardFontEmbedder.for(baseFont);
     widthOf = (bytes) => {
       try {
@@ -284,7 +404,10 @@ function simpleFont(font) {
   return { codeLength: () => 1, unicodeOf, widthOf };
 }
 
-/** How to read strings shown in this font, or undefined for the fonts left to the white cover. */
+/**
+ * How to read strings shown in this font, or undefined for the fonts left to the white cover.
+ * @param {PDFObject | undefined} font
+ */
 function fontReader(font) {
   if (!(font instanceof PDFDict)) return undefined;
   const subtype = lookupName(font, 'Subtype');
@@ -295,6 +418,11 @@ function fontReader(font) {
 
 // --- Following the text on a page: each glyph with where it comes from, what it reads as and where it is drawn. ---
 
+/**
+ * @param {Matrix} first
+ * @param {Matrix} second
+ * @returns {Matrix}
+ */
 const multiply = ([a1, b1, c1, d1, e1, f1], [a2, b2, c2, d2, e2, f2]) => [
   a1 * a2 + b1 * c2,
   a1 * b2 + b1 * d2,
@@ -303,25 +431,51 @@ const multiply = ([a1, b1, c1, d1, e1, f1], [a2, b2, c2, d2, e2, f2]) => [
   e1 * a2 + f1 * c2 + e2,
   e1 * b2 + f1 * d2 + f2,
 ];
+/**
+ * @param {number} x
+ * @param {number} y
+ * @returns {Matrix}
+ */
 const translation = (x, y) => [1, 0, 0, 1, x, y];
+/** @type {Matrix} */
 const IDENTITY = [1, 0, 0, 1, 0, 0];
+/**
+ * @param {Operand[]} operands
+ * @returns {operands is Matrix}
+ */
+const isMatrix = (operands) => operands.length === 6 && operands.every((value) => typeof value === 'number');
 
 /**
  * Every glyph the page's content stream shows, in order: its operation, string (index within a TJ array)
  * and bytes; its text, its width in glyph space, and its origin in user space. A glyph whose font cannot be
  * read has no text.
+ * @param {Operation[]} operations
+ * @param {(name: string | undefined) => FontReader | undefined} fontsByName
  */
 function glyphsOf(operations, fontsByName) {
+  /** @type {Glyph[]} */
   const glyphs = [];
+  /** @type {TextState} */
   let state = { ctm: IDENTITY, font: undefined, size: 0, charSpacing: 0, wordSpacing: 0, scale: 1, leading: 0, rise: 0 };
+  /** @type {TextState[]} */
   const saved = [];
   let textMatrix = IDENTITY;
   let lineMatrix = IDENTITY;
+  /**
+   * @param {number} x
+   * @param {number} y
+   */
   const nextLine = (x, y) => {
     lineMatrix = multiply(translation(x, y), lineMatrix);
     textMatrix = lineMatrix;
   };
+  /**
+   * @param {number} operationIndex
+   * @param {number} stringIndex
+   * @param {Uint8Array | undefined} bytes nothing is shown when the operand is not a string
+   */
   const show = (operationIndex, stringIndex, bytes) => {
+    if (!bytes) return;
     const reader = state.font;
     for (let at = 0; at < bytes.length;) {
       const length = reader ? reader.codeLength(bytes, at) : 1;
@@ -336,7 +490,8 @@ function glyphsOf(operations, fontsByName) {
     }
   };
   operations.forEach(({ operator, operands }, index) => {
-    const number = (k) => (typeof operands[k] === 'number' ? operands[k] : 0);
+    /** @param {number} k */
+    const number = (k) => numberAt(operands, k);
     switch (operator) {
       case 'q':
         saved.push(state);
@@ -345,13 +500,13 @@ function glyphsOf(operations, fontsByName) {
         state = saved.pop() ?? state;
         break;
       case 'cm':
-        if (operands.length === 6 && operands.every((value) => typeof value === 'number')) state = { ...state, ctm: multiply(operands, state.ctm) };
+        if (isMatrix(operands)) state = { ...state, ctm: multiply(operands, state.ctm) };
         break;
       case 'BT':
         textMatrix = lineMatrix = IDENTITY;
         break;
       case 'Tf':
-        state = { ...state, font: fontsByName(operands[0]?.name), size: number(1) };
+        state = { ...state, font: fontsByName(nameOf(operands[0])), size: number(1) };
         break;
       case 'Tc':
         state = { ...state, charSpacing: number(0) };
@@ -369,7 +524,7 @@ function glyphsOf(operations, fontsByName) {
         state = { ...state, rise: number(0) };
         break;
       case 'Tm':
-        if (operands.length === 6 && operands.every((value) => typeof value === 'number')) textMatrix = lineMatrix = operands;
+        if (isMatrix(operands)) textMatrix = lineMatrix = operands;
         break;
       case 'Td':
         nextLine(number(0), number(1));
@@ -382,20 +537,21 @@ function glyphsOf(operations, fontsByName) {
         nextLine(0, -state.leading);
         break;
       case 'Tj':
-        if (operands[0]?.string) show(index, -1, operands[0].string);
+        show(index, -1, bytesOf(operands[0]));
         break;
       case "'":
         nextLine(0, -state.leading);
-        if (operands[0]?.string) show(index, -1, operands[0].string);
+        show(index, -1, bytesOf(operands[0]));
         break;
       case '"':
         state = { ...state, wordSpacing: number(0), charSpacing: number(1) };
         nextLine(0, -state.leading);
-        if (operands[2]?.string) show(index, -1, operands[2].string);
+        show(index, -1, bytesOf(operands[2]));
         break;
       case 'TJ':
         (Array.isArray(operands[0]) ? operands[0] : []).forEach((item, itemIndex) => {
-          if (item?.string) show(index, itemIndex, item.string);
+          const bytes = bytesOf(item);
+          if (bytes) show(index, itemIndex, bytes);
           else if (typeof item === 'number') textMatrix = multiply(translation((-item / 1000) * state.size * state.scale, 0), textMatrix);
         });
         break;
@@ -407,17 +563,25 @@ function glyphsOf(operations, fontsByName) {
 /**
  * The glyphs of `tag` drawn where pdf.js found it (its box, from the page's view origin), not yet claimed by
  * another tag: [first, last] indices into `glyphs`, or undefined. Whitespace inside a tag is not compared.
+ * @param {Glyph[]} glyphs
+ * @param {Set<number>} claimed
+ * @param {string} tag
+ * @param {Box} box
+ * @param {[number, number]} origin
+ * @returns {[number, number] | undefined}
  */
 function findTagGlyphs(glyphs, claimed, tag, box, origin) {
   const wanted = tag.replace(/\s+/g, '');
   const tolerance = Math.max(2, box.height / 2);
+  /** @param {Glyph} glyph */
   const near = ({ x, y }) =>
     x - origin[0] >= box.x - tolerance &&
     x - origin[0] <= box.x + box.width + tolerance &&
     y - origin[1] >= box.y - tolerance &&
     y - origin[1] <= box.y + box.height + tolerance;
   for (let first = 0; first < glyphs.length; first++) {
-    if (claimed.has(first) || !glyphs[first].text || !wanted.startsWith(glyphs[first].text) || !near(glyphs[first])) continue;
+    const firstText = glyphs[first].text;
+    if (claimed.has(first) || !firstText || !wanted.startsWith(firstText) || !near(glyphs[first])) continue;
     let read = '';
     for (let last = first; last < glyphs.length && read.length < wanted.length; last++) {
       const { text } = glyphs[last];
@@ -430,23 +594,35 @@ function findTagGlyphs(glyphs, claimed, tag, box, origin) {
   return undefined;
 }
 
-/** Whether deleting these glyphs can be made up for exactly: known widths, upright text of a non-zero size. */
+/**
+ * Whether deleting these glyphs can be made up for exactly: known widths, upright text of a non-zero size.
+ * @param {Glyph[]} glyphs
+ */
 const canDelete = (glyphs) => glyphs.every(({ width, state }) => width !== undefined && state.size !== 0);
 
 // --- Writing the operations back. ---
 
+/** @param {number} value */
 const formatNumber = (value) => String(Math.round(value * 10000) / 10000);
+/** @param {Uint8Array | number[]} bytes */
 const hexString = (bytes) => `<${Buffer.from(bytes).toString('hex')}>`;
 
-/** A TJ array without the deleted glyphs: each run of them becomes the number that moves the pen as far as they did. */
+/**
+ * A TJ array without the deleted glyphs: each run of them becomes the number that moves the pen as far as they did.
+ * @param {Operand[]} items
+ * @param {(itemIndex: number) => Map<number, Glyph>} deletedOf the deleted glyphs of an item, by the byte they start at
+ */
 function rewrittenArray(items, deletedOf) {
+  /** @type {string[]} */
   const parts = [];
   items.forEach((item, itemIndex) => {
-    if (!item?.string) {
+    const string = bytesOf(item);
+    if (!string) {
       if (typeof item === 'number') parts.push(formatNumber(item));
       return;
     }
     const deleted = deletedOf(itemIndex);
+    /** @type {number[]} */
     let kept = [];
     let shift = 0;
     const flush = () => {
@@ -455,7 +631,7 @@ function rewrittenArray(items, deletedOf) {
       kept = [];
       shift = 0;
     };
-    for (let at = 0; at < item.string.length;) {
+    for (let at = 0; at < string.length;) {
       const glyph = deleted.get(at);
       if (glyph) {
         if (kept.length) {
@@ -463,14 +639,15 @@ function rewrittenArray(items, deletedOf) {
           kept = [];
         }
         const { size, charSpacing, wordSpacing } = glyph.state;
-        shift -= glyph.width + ((charSpacing + (glyph.isSpace ? wordSpacing : 0)) * 1000) / size;
+        const width = /** @type {number} */ (glyph.width); // known: canDelete let it be deleted
+        shift -= width + ((charSpacing + (glyph.isSpace ? wordSpacing : 0)) * 1000) / size;
         at = glyph.to;
       } else {
         if (shift) {
           parts.push(formatNumber(shift));
           shift = 0;
         }
-        kept.push(item.string[at]);
+        kept.push(string[at]);
         at++;
       }
     }
@@ -479,18 +656,26 @@ function rewrittenArray(items, deletedOf) {
   return `[${parts.join(' ')}]`;
 }
 
-/** The text of one text-showing operation without its deleted glyphs. */
+/**
+ * The text of one text-showing operation without its deleted glyphs.
+ * @param {Operation} operation
+ * @param {Glyph[]} deleted
+ */
 function rewrittenOperation({ operator, operands }, deleted) {
+  /** @param {number} itemIndex */
   const deletedOf = (itemIndex) => new Map(deleted.filter((glyph) => glyph.stringIndex === itemIndex).map((glyph) => [glyph.from, glyph]));
-  if (operator === 'TJ') return `${rewrittenArray(operands[0], deletedOf)} TJ`;
+  if (operator === 'TJ') return `${rewrittenArray(Array.isArray(operands[0]) ? operands[0] : [], deletedOf)} TJ`; // an array: its glyphs were shown
   const string = operator === '"' ? operands[2] : operands[0];
   const array = rewrittenArray([string], () => deletedOf(-1));
   if (operator === 'Tj') return `${array} TJ`;
   if (operator === "'") return `T* ${array} TJ`;
-  return `${formatNumber(operands[0])} Tw ${formatNumber(operands[1])} Tc T* ${array} TJ`;
+  return `${formatNumber(numberAt(operands, 0))} Tw ${formatNumber(numberAt(operands, 1))} Tc T* ${array} TJ`;
 }
 
-/** The page's content as one string (latin1), its streams joined as the page draws them. */
+/**
+ * The page's content as one string (latin1), its streams joined as the page draws them.
+ * @param {Page} page
+ */
 function pageContent(page) {
   const contents = page.node.Contents();
   const streams = contents instanceof PDFArray ? contents.asArray().map((_, index) => contents.lookup(index)) : [contents];
@@ -503,12 +688,19 @@ function pageContent(page) {
 /**
  * Deletes from one page the glyphs of the tags found on it; answers the tags it could not delete. The page
  * is changed only at the end, in one step: a failure before it leaves the page as it was.
+ * @template {Tag} T
+ * @param {import('pdf-lib').PDFDocument} pdf
+ * @param {Page} page
+ * @param {T[]} tags
+ * @returns {T[]}
  */
 function removeTagsFromPage(pdf, page, tags) {
   const source = pageContent(page);
   if (source === undefined) return tags;
   const fontDicts = page.node.Resources()?.lookup(PDFName.of('Font'));
+  /** @type {Map<string | undefined, FontReader | undefined>} */
   const readers = new Map();
+  /** @param {string | undefined} name */
   const fontsByName = (name) => {
     if (!readers.has(name)) readers.set(name, fontDicts instanceof PDFDict && name ? fontReader(fontDicts.lookup(PDFName.of(name))) : undefined);
     return readers.get(name);
@@ -517,8 +709,11 @@ function removeTagsFromPage(pdf, page, tags) {
   const glyphs = glyphsOf(operations, fontsByName);
   const crop = page.getCropBox();
   const media = page.getMediaBox();
+  /** @type {[number, number]} */
   const origin = [Math.max(crop.x, media.x), Math.max(crop.y, media.y)]; // pdf.js measures from its view: CropBox within MediaBox
+  /** @type {Set<number>} */
   const claimed = new Set();
+  /** @type {T[]} */
   const left = [];
   for (const tag of tags) {
     const found = findTagGlyphs(glyphs, claimed, tag.tag, tag, origin);
@@ -529,11 +724,13 @@ function removeTagsFromPage(pdf, page, tags) {
     for (let index = found[0]; index <= found[1]; index++) claimed.add(index);
   }
   if (claimed.size === 0) return left;
+  /** @type {Map<number, Glyph[]>} */
   const byOperation = new Map();
   for (const index of claimed) {
     const glyph = glyphs[index];
-    if (!byOperation.has(glyph.operationIndex)) byOperation.set(glyph.operationIndex, []);
-    byOperation.get(glyph.operationIndex).push(glyph);
+    const deleted = byOperation.get(glyph.operationIndex) ?? [];
+    byOperation.set(glyph.operationIndex, deleted);
+    deleted.push(glyph);
   }
   let output = '';
   let at = 0;
@@ -547,7 +744,11 @@ function removeTagsFromPage(pdf, page, tags) {
   return left;
 }
 
-/** Paints white over a tag's box and a little beyond it (measured text is a little off). */
+/**
+ * Paints white over a tag's box and a little beyond it (measured text is a little off).
+ * @param {Page} page
+ * @param {Box} tag
+ */
 function coverTag(page, tag) {
   const origin = page.getMediaBox();
   const [across, up] = [Math.max(1, tag.height * 0.15), Math.max(1, tag.height * 0.1)];
@@ -563,15 +764,21 @@ function coverTag(page, tag) {
 /**
  * The PDF without the given tags (fields found by findTextTags.mjs: page, box, tag): deleted from their
  * pages' content, or covered in white where that cannot be done. Answers the new bytes and the tags covered.
+ * @template {Tag} T
+ * @param {Uint8Array} bytes
+ * @param {T[]} tags
+ * @returns {Promise<{ pdf: Uint8Array, covered: T[] }>}
  */
 export async function removeTextTags(bytes, tags) {
   const pdf = await PDFDocument.load(bytes, { updateMetadata: false });
   const pages = pdf.getPages();
+  /** @type {T[]} */
   const covered = [];
   for (const number of new Set(tags.map((tag) => tag.page))) {
     const page = pages[number - 1];
     const onPage = tags.filter((tag) => tag.page === number);
     if (!page) continue;
+    /** @type {T[]} */
     let left;
     try {
       left = removeTagsFromPage(pdf, page, onPage);
