@@ -13,6 +13,8 @@ export interface PageMarks {
 export interface PageRenderer {
   /** A PNG of page `page` (1-based) of `pdf`, with `marks` drawn on it. */
   renderPng(pdf: Uint8Array, page: number, marks?: PageMarks): Promise<Buffer>;
+  /** Pages handed to a child process so far. */
+  readonly jobsStarted: number;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,9 @@ export function createPageRenderer(config: Config): PageRenderer {
         if (error instanceof PdfPoolBusyError) throw serverBusy('Too many pages are being rendered at the moment; try again in a second.');
         throw error;
       }
+    },
+    get jobsStarted() {
+      return pool.jobsStarted;
     },
     close: pool.close,
   };

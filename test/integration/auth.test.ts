@@ -89,6 +89,9 @@ describe('unknown routes and methods', () => {
 
 describe('API key cache', () => {
   type Knex = import('knex').Knex;
+  // A cached key lives a minute (src/apiKeys/cache.ts): what changes well within it was PostgreSQL's
+  // notification, not the entry's age. The bound is a third of that minute, as generous as a loaded machine needs.
+  const NOTIFIED_WITHIN_MS = 20_000;
   /** How many times `work` made the system look an API key up in the database. */
   async function keyLookups(db: Knex, work: () => Promise<unknown>) {
     let lookups = 0;
@@ -115,25 +118,25 @@ describe('API key cache', () => {
     expect(lookups).to.equal(databaseKind === 'postgres' ? 1 : 4);
   });
 
-  it('refuses a key revoked by another process within moments, not at the end of the cache lifetime', async () => {
+  it('refuses a key revoked by another process once PostgreSQL notifies the change, not at the end of the cached minute', async () => {
     const { request, system, apiKeyId } = await createTestAccount();
     await getAccountTimes(request, 2)();
     const other = await otherProcessDb(system);
     try {
       await other.knex('api_keys').where({ id: apiKeyId }).update({ revoked_at: other.knex.fn.now() });
-      await eventually(async () => expect((await request('GET', '/api/v1/account')).status).to.equal(401), 2000);
+      await eventually(async () => expect((await request('GET', '/api/v1/account')).status).to.equal(401), NOTIFIED_WITHIN_MS);
     } finally {
       await other.close();
     }
   });
 
-  it('applies a plan changed by another process within moments', async () => {
+  it('applies a plan changed by another process once PostgreSQL notifies the change, not at the end of the cached minute', async () => {
     const { request, system, account } = await createTestAccount('business');
     expect((await request('GET', '/api/v1/account')).body.plan).to.equal('business');
     const other = await otherProcessDb(system);
     try {
       await other.knex('accounts').where({ id: account.id }).update({ plan: 'free' });
-      await eventually(async () => expect((await request('GET', '/api/v1/account')).body.plan).to.equal('free'), 2000);
+      await eventually(async () => expect((await request('GET', '/api/v1/account')).body.plan).to.equal('free'), NOTIFIED_WITHIN_MS);
       // The cached account is the new one: a Business-only endpoint now refuses.
       const webhook = await request('POST', '/api/v1/webhooks', { json: { url: 'https://example.com/hooks', events: ['*'] } });
       expect(webhook.status).to.equal(403);
@@ -172,14 +175,14 @@ describe('API key cache', () => {
       const other = await otherProcessDb(system);
       try {
         await other.knex.raw("select pg_terminate_backend(pid) from pg_stat_activity where query = 'listen signet_auth_changed'");
-        await eventually(async () => expect(await keyLookups(db, getAccountTimes(request, 2))).to.equal(2), 2000);
+        await eventually(async () => expect(await keyLookups(db, getAccountTimes(request, 2))).to.equal(2), NOTIFIED_WITHIN_MS);
         await other.knex('api_keys').where({ id: apiKeyId }).update({ revoked_at: other.knex.fn.now() });
-        await eventually(async () => expect((await request('GET', '/api/v1/account')).status).to.equal(401), 2000);
+        await eventually(async () => expect((await request('GET', '/api/v1/account')).status).to.equal(401), NOTIFIED_WITHIN_MS);
         // A fresh key each try: once the connection is back, its first request looks it up and the next two don't.
         await eventually(async () => {
           const { secret } = await createApiKey(db, account.id);
           expect(await keyLookups(db, getAccountTimes(client(system.url!, secret), 3))).to.equal(1);
-        }, 5000);
+        }, NOTIFIED_WITHIN_MS);
       } finally {
         await other.close();
       }

@@ -1,17 +1,21 @@
 import { expect } from 'chai';
 import { newId } from '../../src/ids';
 import { createPdfInspector } from '../../src/pdf/inspect';
-import { createPageRenderer } from '../../src/pdf/pageRenderer';
+import { createPageRenderer, type PageRenderer } from '../../src/pdf/pageRenderer';
 import { startApp } from '../support/app';
 import { client } from '../support/http';
 import { makeDoubledPageTree, makeManyObjectPdf, makeManyPagePdf, makeMemoryHungryPdf, makeObjectStreamBomb, makePdf } from '../support/pdfs';
 import { createTestAccount, testConfig } from '../support/system';
 
 // PDFs crafted to cost a parser minutes or gigabytes. Each is made here, sent as an upload, and must be a
-// 400 naming the limit it passes, answered in seconds by the pool of child processes that parses uploads,
-// while the api keeps answering and its own memory stays where it was.
+// 400 naming the limit it passes, parsed by the pool of child processes that parses uploads, while the api
+// keeps answering, and the pool serves the next upload after it. How fast each is refused, /healthz's
+// latency and the service's memory meanwhile are measured by `BENCH_ONLY=hostile npm run bench`
+// (bench/hostilePdfs.ts), not asserted against a shared machine's clock.
 
 const MB = 2 ** 20;
+/** Only against a hang: an answer that never comes fails the test here rather than at mocha's timeout. */
+const HANG_GUARD_MS = 20_000;
 
 function multipart(pdf: Buffer, fileName: string) {
   const form = new FormData();
@@ -19,24 +23,20 @@ function multipart(pdf: Buffer, fileName: string) {
   return form;
 }
 
-/**
- * Runs `work` while asking GET /healthz every 20 ms: its result and the slowest answer, in ms. The pause
- * counts too (less its 20 ms): the api under test may share this process, and a thread it holds delays the
- * probe's timer as much as its answer.
- */
-async function withHealthzTimed<T>(baseUrl: string, work: () => Promise<T>): Promise<{ result: T; slowestMs: number }> {
+const healthz = (baseUrl: string) => fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(HANG_GUARD_MS) }).then((response) => response.status);
+
+/** Runs `work` while asking GET /healthz again and again (20 ms apart, not to flood the api): its result and every status /healthz answered. */
+async function withHealthzProbed<T>(baseUrl: string, work: () => Promise<T>): Promise<{ result: T; statuses: number[] }> {
   let done = false;
-  let slowestMs = 0;
+  const statuses: number[] = [];
   const probe = (async () => {
     while (!done) {
-      const started = performance.now();
-      await fetch(`${baseUrl}/healthz`).then((response) => response.arrayBuffer());
+      statuses.push(await healthz(baseUrl));
       await new Promise((resolve) => setTimeout(resolve, 20));
-      slowestMs = Math.max(slowestMs, performance.now() - started - 20);
     }
   })();
   try {
-    return { result: await work(), slowestMs };
+    return { result: await work(), statuses };
   } finally {
     done = true;
     await probe;
@@ -67,22 +67,39 @@ const hostile: { name: string; make: () => Buffer; problem: string }[] = [
 
 describe('hostile PDFs (the default limits)', function () {
   this.timeout(60_000);
+  let api: Awaited<ReturnType<typeof startApp>>;
+  const pdf = createPdfInspector(testConfig());
+
+  before(async function () {
+    this.timeout(120_000); // the shared system may be starting for this file alone
+    // An app of its own, so that its PDF pool's jobs are this describe's alone.
+    api = await startApp({}, { deps: { pdf } });
+  });
+  after(async () => {
+    await api?.close();
+    await pdf.close();
+  });
 
   for (const { name, make, problem } of hostile) {
-    it(`400 for ${name}, naming the limit, within 15 s; /healthz answers meanwhile and the api's memory stays put`, async () => {
-      const { request, system } = await createTestAccount();
-      const pdf = make();
-      const rssBefore = process.memoryUsage().rss;
-      const started = Date.now();
-      const { result: response, slowestMs } = await withHealthzTimed(system.url!, () =>
-        request('POST', '/api/v1/documents', { body: multipart(pdf, 'hostile.pdf') }),
+    it(`400 for ${name}, naming the limit, from a child process; /healthz answers meanwhile and the pool serves the next upload`, async () => {
+      const request = client(api.url, (await createTestAccount()).apiKey);
+      const hostilePdf = make();
+      const jobsBefore = pdf.jobsStarted;
+      const { result: response, statuses } = await withHealthzProbed(api.url, () =>
+        request('POST', '/api/v1/documents', { body: multipart(hostilePdf, 'hostile.pdf') }),
       );
       expect(response.status, JSON.stringify(response.body)).to.equal(400);
       expect(response.body).to.deep.include({ error: 'validation_error', details: [problem] });
-      expect(Date.now() - started).to.be.below(15_000);
-      expect(slowestMs, 'slowest /healthz during the upload (ms)').to.be.below(1_000);
-      // The api (this process) holds the upload and no more: the parse happens in a child.
-      expect(process.memoryUsage().rss - rssBefore).to.be.below(100 * MB);
+      expect(pdf.jobsStarted, 'PDFs handed to a child process').to.equal(jobsBefore + 1);
+      expect(statuses, '/healthz during the upload').to.have.length.above(0);
+      expect(
+        statuses.every((status) => status === 200),
+        `/healthz during the upload: ${statuses}`,
+      ).to.equal(true);
+      // Whatever the limit did to the child (a kill, for time and memory), the pool parses the next upload.
+      const next = await request('POST', '/api/v1/documents', { body: multipart(await makePdf(), 'next.pdf') });
+      expect(next.status, JSON.stringify(next.body)).to.equal(201);
+      expect(pdf.jobsStarted).to.equal(jobsBefore + 2);
     });
   }
 
@@ -152,38 +169,41 @@ describe('an accepted PDF that is slow to read (99,000 objects)', function () {
     templateId = template.body.id;
   });
 
-  it('renders its template previews in child processes: they cost the api no more CPU than downloading the PDF', async () => {
-    // pdf-lib reads this PDF in a quarter of a second of CPU or more: eight previews on the api's own thread
-    // took 2.0–2.5 s more of it than eight downloads of the same file (the same read from the database,
-    // which runs in this process too on PGlite); in child processes, 0.1–0.25 s more. This process is the
-    // api and the test's client: CPU time, not wall-clock time.
-    const cpuOf = async (path: string) => {
-      const before = process.cpuUsage();
-      const responses = await Promise.all(Array.from({ length: 8 }, () => account.request('GET', path)));
-      const { user, system } = process.cpuUsage(before);
-      for (const response of responses) expect(response.status, `${path}: ${JSON.stringify(response.body)}`).to.equal(200);
-      return { ms: (user + system) / 1000, responses };
-    };
-    const downloads = await cpuOf(`/api/v1/documents/${documentId}/file`);
-    const previews = await cpuOf(`/api/v1/templates/${templateId}/preview.png`);
-    for (const preview of previews.responses) expect(preview.headers.get('content-type')).to.equal('image/png');
-    expect(previews.ms, `CPU ms of the api process: 8 previews against 8 downloads (${downloads.ms.toFixed(0)} ms)`).to.be.below(downloads.ms + 1_000);
-  });
-
-  it('400 naming PDF_TIMEOUT_MS when a page takes longer than that to render, never a 500', async () => {
-    const config = testConfig({ PDF_TIMEOUT_MS: '300' });
+  /** An app of its own with its own page renderer (its child processes), closed after `work`. */
+  async function withOwnRenderer(settings: Record<string, string>, work: (request: ReturnType<typeof client>, pages: PageRenderer) => Promise<void>) {
+    const config = testConfig(settings);
     const pages = createPageRenderer(config);
     const api = await startApp(config, { deps: { pages } });
     try {
-      const response = await client(api.url, account.apiKey)('GET', `/api/v1/templates/${templateId}/preview.png`);
+      await work(client(api.url, account.apiKey), pages);
+    } finally {
+      await api.close();
+      await pages.close();
+    }
+  }
+
+  it('renders its template previews in child processes: each preview is a page handed to the page renderer', async () => {
+    // pdf-lib takes a quarter of a second of CPU or more over this PDF, which the api's own thread must not
+    // spend. What a preview costs is for the benchmarks; the generous PDF_TIMEOUT_MS only keeps a loaded
+    // machine from failing the render.
+    await withOwnRenderer({ PDF_TIMEOUT_MS: '60000' }, async (request, pages) => {
+      for (let i = 1; i <= 2; i++) {
+        const preview = await request('GET', `/api/v1/templates/${templateId}/preview.png`);
+        expect(preview.status, JSON.stringify(preview.body)).to.equal(200);
+        expect(preview.headers.get('content-type')).to.equal('image/png');
+        expect(pages.jobsStarted, 'pages handed to a child process').to.equal(i);
+      }
+    });
+  });
+
+  it('400 naming PDF_TIMEOUT_MS when a page takes longer than that to render, never a 500', async () => {
+    await withOwnRenderer({ PDF_TIMEOUT_MS: '300' }, async (request) => {
+      const response = await request('GET', `/api/v1/templates/${templateId}/preview.png`);
       expect(response.status).to.equal(400);
       expect(response.body).to.deep.include({
         error: 'validation_error',
         details: ['page 1 could not be rendered: content exceeds the limit of 300 ms of processing (PDF_TIMEOUT_MS)'],
       });
-    } finally {
-      await api.close();
-      await pages.close();
-    }
+    });
   });
 });

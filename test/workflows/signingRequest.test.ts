@@ -9,8 +9,35 @@ import { signingRequestWorkflow } from '../../workflows/signingRequest';
 import { eventually } from '../support/signing';
 import { bundleWorkflows, startDevServer, startTimeSkippingServer } from '../support/temporal';
 
+/** Activities that record each call (its name and arguments) and answer as the real ones would. */
+function recordingActivities() {
+  const calls: [string, unknown[]][] = [];
+  const record =
+    (name: string, result?: unknown) =>
+    async (...args: unknown[]) => {
+      calls.push([name, args]);
+      return result;
+    };
+  const activities: Record<keyof SigningActivities, (...args: unknown[]) => Promise<unknown>> = {
+    sendInvitations: record('sendInvitations'),
+    sendReminders: async (...args) => {
+      calls.push(['sendReminders', args]);
+      return args[1];
+    },
+    announceRequest: record('announceRequest'),
+    recordView: record('recordView'),
+    recordSignature: record('recordSignature', true),
+    recordDecline: record('recordDecline', true),
+    recordCancellation: record('recordCancellation', true),
+    expireRequest: record('expireRequest', true),
+    completeRequest: record('completeRequest'),
+    sendClosingMails: record('sendClosingMails'),
+  };
+  return { calls, activities, names: () => calls.map(([name]) => name) };
+}
+
 // The workflow's decisions on a Temporal dev server of the test's own, with activities replaced by
-// recorders: reminder and expiry timers are made short through the workflow's input.
+// recorders. Reminders and expiry wait on timers: they are tested with time skipping, below.
 describe('signingRequestWorkflow decisions', function () {
   this.timeout(120_000);
   let env: TestWorkflowEnvironment;
@@ -22,32 +49,6 @@ describe('signingRequestWorkflow decisions', function () {
   });
 
   after(() => env?.teardown());
-
-  function recordingActivities() {
-    const calls: [string, unknown[]][] = [];
-    const record =
-      (name: string, result?: unknown) =>
-      async (...args: unknown[]) => {
-        calls.push([name, args]);
-        return result;
-      };
-    const activities: Record<keyof SigningActivities, (...args: unknown[]) => Promise<unknown>> = {
-      sendInvitations: record('sendInvitations'),
-      sendReminders: async (...args) => {
-        calls.push(['sendReminders', args]);
-        return args[1];
-      },
-      announceRequest: record('announceRequest'),
-      recordView: record('recordView'),
-      recordSignature: record('recordSignature', true),
-      recordDecline: record('recordDecline', true),
-      recordCancellation: record('recordCancellation', true),
-      expireRequest: record('expireRequest', true),
-      completeRequest: record('completeRequest'),
-      sendClosingMails: record('sendClosingMails'),
-    };
-    return { calls, activities, names: () => calls.map(([name]) => name) };
-  }
 
   async function run<T>(
     input: Partial<SigningRequestInput>,
@@ -75,18 +76,6 @@ describe('signingRequestWorkflow decisions', function () {
       return body(handle);
     });
   }
-
-  it('reminds the signers whose turn it is on every interval, then expires', async () => {
-    const recorder = recordingActivities();
-    const result = await run({ reminderEveryMs: 1000, expiresAt: new Date(Date.now() + 8000).toISOString() }, recorder.activities, (handle) => handle.result());
-    expect(result.status).to.equal('expired');
-    const names = recorder.names();
-    expect(names.slice(0, 2)).to.deep.equal(['sendInvitations', 'announceRequest']);
-    expect(names.filter((name) => name === 'sendReminders').length).to.be.within(2, 8);
-    expect(names.slice(-2)).to.deep.equal(['expireRequest', 'sendClosingMails']);
-    const reminder = recorder.calls.find(([name]) => name === 'sendReminders')!;
-    expect(reminder[1][1]).to.deep.equal(['sgr_a', 'sgr_b']);
-  });
 
   it('sequential: invites the next signer only after the previous one signed, then completes', async () => {
     const recorder = recordingActivities();
@@ -193,46 +182,27 @@ describe('signingRequestWorkflow timers, with time skipping', function () {
 
   after(() => env?.teardown());
 
-  it('reminds every 3 days and expires after 10, without waiting 10 days', async () => {
-    const calls: [string, number][] = [];
-    const started = Date.now();
-    const record =
-      (name: string) =>
-      async (...args: unknown[]) => {
-        calls.push([name, Date.now()]);
-        return name === 'sendReminders' ? args[1] : name.startsWith('record') || name === 'expireRequest' ? true : undefined;
-      };
-    const names = [
-      'sendInvitations',
-      'sendReminders',
-      'announceRequest',
-      'recordView',
-      'recordSignature',
-      'recordDecline',
-      'recordCancellation',
-      'expireRequest',
-      'completeRequest',
-      'sendClosingMails',
-    ];
-    const activities = Object.fromEntries(names.map((name) => [name, record(name)]));
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: 'time-skipping', workflowBundle: bundle, activities });
-    const result = await worker.runUntil(
+  /** Runs a request to its end; it expires `expiresInMs` after the server's clock, which earlier tests moved on. */
+  async function execute(input: Partial<SigningRequestInput> & { expiresInMs: number }, activities: object) {
+    const { expiresInMs, ...rest } = input;
+    const taskQueue = `time-skipping-${Math.random().toString(36).slice(2)}`;
+    const requestId = `sr_time_skipping_${Math.random().toString(36).slice(2)}`;
+    const expiresAt = new Date((await env.currentTimeMs()) + expiresInMs).toISOString();
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities });
+    return worker.runUntil(
       env.client.workflow.execute(signingRequestWorkflow, {
-        taskQueue: 'time-skipping',
-        workflowId: 'sr_time_skipping',
-        args: [
-          {
-            requestId: 'sr_time_skipping',
-            signingOrder: 'parallel',
-            signerIds: ['sgr_a'],
-            expiresAt: new Date(Date.now() + 10 * DAY).toISOString(),
-            reminderEveryMs: 3 * DAY,
-          },
-        ],
+        taskQueue,
+        workflowId: requestId,
+        args: [{ requestId, signingOrder: 'parallel', signerIds: ['sgr_a'], expiresAt, reminderEveryMs: 0, ...rest }],
       }),
     );
+  }
+
+  it('reminds every 3 days and expires after 10, without waiting 10 days', async () => {
+    const recorder = recordingActivities();
+    const result = await execute({ reminderEveryMs: 3 * DAY, expiresInMs: 10 * DAY }, recorder.activities);
     expect(result.status).to.equal('expired');
-    expect(calls.map(([name]) => name)).to.deep.equal([
+    expect(recorder.names()).to.deep.equal([
       'sendInvitations',
       'announceRequest',
       'sendReminders',
@@ -241,6 +211,18 @@ describe('signingRequestWorkflow timers, with time skipping', function () {
       'expireRequest',
       'sendClosingMails',
     ]);
-    expect(Date.now() - started).to.be.below(DAY); // the wall clock barely moved
+  });
+
+  it('reminds the signers whose turn it is on every interval, then expires', async () => {
+    const recorder = recordingActivities();
+    const result = await execute({ signerIds: ['sgr_a', 'sgr_b'], reminderEveryMs: DAY, expiresInMs: 3.5 * DAY }, recorder.activities);
+    expect(result.status).to.equal('expired');
+    const reminded = recorder.calls.filter(([name]) => name === 'sendReminders').map(([, args]) => args[1]);
+    expect(reminded).to.deep.equal([
+      ['sgr_a', 'sgr_b'],
+      ['sgr_a', 'sgr_b'],
+      ['sgr_a', 'sgr_b'],
+    ]);
+    expect(recorder.names().slice(-2)).to.deep.equal(['expireRequest', 'sendClosingMails']);
   });
 });
