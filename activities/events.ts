@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../src/db';
-import { createEventDispatcher } from '../src/worker/eventDispatcher';
+// The api's own dispatcher, so that a wake-up from the sweeper works as one after a commit (docs/architecture.md, "Tiers").
+import { createEventDispatcher } from '../src/temporal/eventDispatcher';
 
 /** The event dispatcher of the running activity: its worker's client and task queue. */
 export function activityEventDispatcher(db: Db, retryScale: number) {

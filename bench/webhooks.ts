@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../src/db';
-import { createEventDispatcher } from '../src/worker/eventDispatcher';
+import { createEventDispatcher } from '../src/temporal/eventDispatcher';
 import { createEventLog } from '../src/events/service';
 import { webhookQueue } from '../src/webhooks/queue';
 import { unitOfWork } from '../src/db/unitOfWork';

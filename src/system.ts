@@ -9,7 +9,7 @@ import { cachedAuthenticator, uncachedAuthenticator } from './apiKeys/cache';
 import { checkProductionSettings, type Config } from './config';
 import { migrateLatest, openDatabase, type Database } from './db';
 import { withAdvisoryLock } from './db/advisoryLock';
-import { createEventDispatcher } from './worker/eventDispatcher';
+import { createEventDispatcher } from './temporal/eventDispatcher';
 import { createEventLog, type EventLog } from './events/service';
 import type { Logger } from './logger';
 import { startMetricsServer } from './metrics';

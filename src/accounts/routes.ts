@@ -3,6 +3,8 @@ import type { RouteDeps } from '../api/routeDeps';
 import { z } from '../api/validation';
 import { hourlyLimit, plans, planNames, rateLimitedOperations } from '../domain/plans';
 import type { Account } from './service';
+// Against the folders' order on purpose: GET /account shows the usage read model, which counts
+// documents and templates, both above accounts (docs/architecture.md, "Tiers").
 import { describeUsage } from '../dashboard/usage';
 
 const quota = z.object({ used: z.number().int(), limit: z.number().int().nullable().openapi({ description: 'null = unlimited' }) });

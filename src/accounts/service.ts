@@ -2,7 +2,7 @@ import type { Db } from '../db';
 import { violatesUnique } from '../db/errors';
 import { conflict, notFound } from '../errors';
 import { newId } from '../ids';
-import { authChanged } from '../apiKeys/changes';
+import { authChanged } from './authChanges';
 import { monthWindow, type Plan } from '../domain/plans';
 
 export interface Account {

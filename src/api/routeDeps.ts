@@ -2,20 +2,18 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Client } from '@temporalio/client';
-// The one place infrastructure names what lies above it, and by type only: the route kit's bag of
-// dependencies lists the resources' services that system.ts builds and every routes.ts receives.
 import type { Config } from '../config';
 import type { Db } from '../db';
 import type { EventLog } from '../events/service';
-import type { DashboardBackend } from '../dashboard/backend';
 import type { PdfInspector } from '../pdf/inspect';
 import type { PageRenderer } from '../pdf/pageRenderer';
 import type { TextTagFinder } from '../pdf/textTags';
-import type { SearchBackend } from '../search/backend';
-import type { Webhooks } from '../webhooks/setup';
 import type { RateLimit } from './middleware/rateLimit';
 
-/** What every resource's route file is given. */
+/**
+ * What every resource's route file is given: the route kit and the services below the api. A resource
+ * above it (search, the dashboard, webhooks) adds its own to the type of its routes' deps.
+ */
 export interface RouteDeps {
   router: Router;
   db: Db;
@@ -25,11 +23,6 @@ export interface RouteDeps {
   rateLimit: RateLimit;
   openapi: OpenAPIRegistry;
   temporal: Client;
-  webhooks: Webhooks;
-  /** Search: Elasticsearch, or PostgreSQL without it. */
-  search: SearchBackend;
-  /** The dashboard's aggregations, over what search uses. */
-  dashboard: DashboardBackend;
   /** The process's one upload gate (uploadGate.ts), shared by every route that reads a large body: REST API and console. */
   uploadGate: Middleware;
   /** Checks uploaded PDFs in a pool of child processes. */

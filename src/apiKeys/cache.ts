@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
-import { onAuthChanged } from './changes';
+import { onAuthChanged } from '../accounts/authChanges';
 import { authenticateApiKey, hashKey, type Authenticated } from './service';
 
 // Authenticating a request costs a database round trip; with the cache, a key seen in the last minute

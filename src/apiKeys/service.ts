@@ -3,7 +3,7 @@ import type { Db } from '../db';
 import { notFound } from '../errors';
 import { newId } from '../ids';
 import type { Account } from '../accounts/service';
-import { authChanged } from './changes';
+import { authChanged } from '../accounts/authChanges';
 
 // Keys look like sk_live_<43 base62 chars>. The first 16 characters are a non-secret prefix used
 // to find the row; the whole key is stored only as its SHA-256 and compared in constant time.

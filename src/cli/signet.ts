@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { Command, InvalidArgumentError } from 'commander';
 import { setAccountPlan } from '../accounts/service';
-import { createAccountWithKey } from '../accounts/withKey';
+import { createAccountWithKey } from './accountWithKey';
 import { planNames, type Plan } from '../domain/plans';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
 import { loadConfig } from '../config';

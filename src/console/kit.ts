@@ -3,6 +3,9 @@ import type { Context, Middleware } from 'koa';
 import type { Account } from '../accounts/service';
 import type { RateLimit } from '../api/middleware/rateLimit';
 import type { RouteDeps } from '../api/routeDeps';
+import type { DashboardBackend } from '../dashboard/backend';
+import type { SearchBackend } from '../search/backend';
+import type { Webhooks } from '../webhooks/setup';
 import type { LoginLimits } from './loginLimits';
 import type * as pages from './pages';
 import type { User } from './people';
@@ -12,7 +15,7 @@ import type { Sessions } from './sessions';
 // webhooks…), in a file of its own so that the areas and routes.ts do not import each other.
 
 /** The REST API's dependencies, less what only the REST API has (its router and OpenAPI registry). */
-export type ConsoleDeps = Omit<RouteDeps, 'router' | 'openapi'>;
+export type ConsoleDeps = Omit<RouteDeps, 'router' | 'openapi'> & { search: SearchBackend; dashboard: DashboardBackend; webhooks: Webhooks };
 
 /** What an area of the console (requests, templates, webhooks) is given to register its pages. */
 export interface ConsoleKit {

@@ -2,13 +2,14 @@ import type { Context } from 'koa';
 import type { Account } from '../accounts/service';
 import { routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
+import type { DashboardBackend } from './backend';
 import { listActivity } from './activity';
 import { ActivityPageSchema, ActivityQuerySchema, BreakdownQuerySchema, BreakdownSchema, StatsSchema, TrendsQuerySchema, TrendsSchema } from './schema';
 import { getBreakdown, getStats, getTrends } from './service';
 
 const tag = 'Dashboard';
 
-export function dashboardRoutes({ router, db, openapi, dashboard }: RouteDeps) {
+export function dashboardRoutes({ router, db, openapi, dashboard }: RouteDeps & { dashboard: DashboardBackend }) {
   const account = (ctx: Context): Account => ctx.state.account;
   const route = routesOn(router, openapi);
   const deps = { db, dashboard };

@@ -2,10 +2,11 @@ import type { Context } from 'koa';
 import type { Account } from '../accounts/service';
 import { routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
+import type { SearchBackend } from './backend';
 import { SearchQuerySchema, SearchResultSchema } from './schema';
 import { searchAccount } from './service';
 
-export function searchRoutes({ router, db, openapi, search }: RouteDeps) {
+export function searchRoutes({ router, db, openapi, search }: RouteDeps & { search: SearchBackend }) {
   const account = (ctx: Context): Account => ctx.state.account;
   const route = routesOn(router, openapi);
 

@@ -1,7 +1,7 @@
 import { VISIBLE_CHARACTER } from '../api/validation';
 import { undrawableTextProblem } from '../pdf/drawableText';
 import { signatureImageProblem } from '../pdf/signatureImage';
-import type { SignerField } from '../signingRequests/schema';
+import type { SignerField } from '../documents/fields';
 
 /** Longest value of a text field, and of typed initials, in characters. */
 export const MAX_TEXT_VALUE = 500;

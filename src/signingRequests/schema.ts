@@ -1,42 +1,12 @@
 import { dateTime, jsonSchemaKeywords, laterThan, paginationQuery, queryDate, text, VISIBLE_CHARACTER, visibleText, z } from '../api/validation';
 
 import { drawableInSealedPdf } from '../pdf/drawableText';
-import { fieldTypes } from '../pdf/textTags';
+import { FieldSchema, MAX_FIELDS_PER_SIGNER, MAX_SIGNERS, SignerFieldSchema } from '../documents/fields';
 import { requestStatuses, signerStatuses, signingOrders } from '../domain/signingRequests';
 
-// A request's limits. A template meets them too (src/templates/layout.ts), so that every template can be sent.
-export const MAX_SIGNERS = 50;
-export const MAX_FIELDS_PER_SIGNER = 50;
 /** How far ahead a request may expire, whether given as expiresAt or as expiresInDays. */
 export const MAX_EXPIRY_DAYS = 365;
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-export const FieldSchema = z
-  .object({
-    page: z.number().int().min(1).max(100_000),
-    x: z.number().min(0),
-    y: z.number().min(0),
-    width: z.number().positive(),
-    height: z.number().positive(),
-    type: z.enum(['signature', 'initials', 'date', 'text']),
-  })
-  .openapi('SignatureField', { description: 'A place to sign, in PDF points from the bottom-left corner of a 1-based page.' });
-
-export type SignatureField = z.infer<typeof FieldSchema>;
-
-/** A signer's field as stored and shown: placed by hand (SignatureField), or by a template's role, with its label and any prefilled value. */
-export const SignerFieldSchema = FieldSchema.extend({
-  type: z.enum(fieldTypes),
-  label: z.string().nullable().optional().openapi({ description: 'The template field’s label.' }),
-  required: z.boolean().optional(),
-  value: z
-    .string()
-    .nullable()
-    .optional()
-    .openapi({ description: 'Prefilled by the sender from a template (fixed): text, a date, or "true" for a ticked checkbox.' }),
-}).openapi('SignerField');
-
-export type SignerField = z.infer<typeof SignerFieldSchema>;
 
 const SignerInputSchema = z.object({
   name: visibleText(200).superRefine(drawableInSealedPdf),

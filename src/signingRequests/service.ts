@@ -7,14 +7,17 @@ import { createDocumentFromCopy, lockDocument, pageSizesOf, type Document } from
 import { conflict, notFound, serverBusy, validationError } from '../errors';
 import { newId } from '../ids';
 import { hashToken, randomToken } from './tokens';
-import { templateRequestProblems, templateSigners } from '../templates/requests';
+import { templateRequestProblems, templateSigners } from './fromTemplate';
 import { findTemplate, findTemplateFile } from '../templates/store';
+// Against the folders' order on purpose: requests start and update their workflow through the typed
+// Temporal client, whose types name the workflow functions (docs/architecture.md, "Tiers").
 import { signingRequestHandle, startSigningRequestWorkflow } from '../temporal/client';
 import { changeRefused, refusalTypes, type SigningRequestProgress } from '../domain/signingRequests';
 import { mailHourSpent, openMailHour } from '../mail/allowance';
 import { signedFileName } from './lifecycle';
 import { invitationMailKey, remindable, remindedWithinTheHour } from './reminders';
-import type { SignatureField, SignerField, SigningRequestCreateInput } from './schema';
+import type { SignatureField, SignerField } from '../documents/fields';
+import type { SigningRequestCreateInput } from './schema';
 import { findSigningRequest, toSigningRequest, type SigningRequest, type SigningRequestWithSigners } from './store';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;

@@ -3,7 +3,7 @@ import type { Db } from '../db';
 import { toPage } from '../db/pagination';
 import { notFound } from '../errors';
 import type { RequestStatus, SignerStatus, SigningOrder } from '../domain/signingRequests';
-import type { SignerField } from './schema';
+import type { SignerField } from '../documents/fields';
 
 // Rows of signing_requests and signers, mapped once to the camelCase objects everything else uses.
 

@@ -2,7 +2,7 @@ import { idParam, listOf } from '../api/route';
 import { paginationQuery, text, visibleText, z } from '../api/validation';
 import { drawableInSealedPdf } from '../pdf/drawableText';
 import { fieldTypes } from '../pdf/textTags';
-import { FieldSchema, MAX_FIELDS_PER_SIGNER, MAX_SIGNERS } from '../signingRequests/schema';
+import { FieldSchema, MAX_FIELDS_PER_SIGNER, MAX_SIGNERS } from '../documents/fields';
 
 export { fieldTypes };
 

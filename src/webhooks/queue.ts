@@ -37,7 +37,7 @@ export const envelopeText = (event: { id: string; type: string; created_at: Date
 
 /**
  * A webhook's queue is woken at most once in this long: the first event at once, the others of the
- * window by one wake at its end (src/worker/eventDispatcher.ts). A batch goes on looking for due deliveries
+ * window by one wake at its end (src/temporal/eventDispatcher.ts). A batch goes on looking for due deliveries
  * until none has been due for as long (sendDueDeliveries), so it picks up the window's events itself.
  */
 export const WAKE_WINDOW_MS = 500;

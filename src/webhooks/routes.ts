@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { Account } from '../accounts/service';
 import { linksById, linkTo, presentPage, routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
+import type { Webhooks } from './setup';
 import { attemptDelivery, sendTestPing } from './delivery';
 import { presentDelivery, presentDeliveryDetail, presentWebhook } from './presenter';
 import {
@@ -35,7 +36,7 @@ const deliveryLinks = {
   Redeliver: linkTo('post', '/webhooks/{id}/deliveries/{deliveryId}/redeliver', deliveryIds),
 };
 
-export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: RouteDeps) {
+export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: RouteDeps & { webhooks: Webhooks }) {
   const account = (ctx: Context): Account => ctx.state.account;
   const route = routesOn(router, openapi);
   const delivery = { db, secretKey: webhooks.secretKey, poster: webhooks.poster };

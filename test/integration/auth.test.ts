@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { authChanged } from '../../src/apiKeys/changes';
+import { authChanged } from '../../src/accounts/authChanges';
 import { createApiKey, revokeApiKey } from '../../src/apiKeys/service';
 import { openDatabase } from '../../src/db';
 import type { RunningSystem } from '../../src/system';

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { createAccountWithKey } from '../../src/accounts/withKey';
+import { createAccountWithKey } from '../../src/cli/accountWithKey';
 import { client } from '../support/http';
 import { consoleClient, mailedLink, newEmail, PASSWORD, signedUp, type ConsoleClient } from '../support/consoleClient';
 import { createSigningRequest } from '../support/signing';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createSigningActivities } from '../../activities/signingRequest';
 import { planNames, plans } from '../../src/domain/plans';
-import { MAX_SIGNERS } from '../../src/signingRequests/schema';
+import { MAX_SIGNERS } from '../../src/documents/fields';
 import type { MailTransport } from '../../src/mail';
 import type { TestResponse } from '../support/http';
 import { makePdf } from '../support/pdfs';

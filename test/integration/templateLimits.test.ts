@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { MAX_EXPIRY_DAYS, MAX_FIELDS_PER_SIGNER, MAX_SIGNERS } from '../../src/signingRequests/schema';
+import { MAX_FIELDS_PER_SIGNER, MAX_SIGNERS } from '../../src/documents/fields';
+import { MAX_EXPIRY_DAYS } from '../../src/signingRequests/schema';
 import { signedUp, uploadPdf } from '../support/consoleClient';
 import type { Request } from '../support/http';
 import { makePdf } from '../support/pdfs';

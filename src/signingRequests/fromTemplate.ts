@@ -1,5 +1,5 @@
-import type { SignerField } from '../signingRequests/schema';
-import type { Template } from './store';
+import type { SignerField } from '../documents/fields';
+import type { Template } from '../templates/store';
 
 /** What a request made from a template gives for each signer, and the values it prefills by field label. */
 export interface TemplateRequestInput {

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db';
-import { wakeWebhookWorkflow } from '../temporal/client';
+import { wakeWebhookWorkflow } from './client';
 import { queueDeliveries, WAKE_WINDOW_MS, type QueuedWebhook } from '../webhooks/queue';
 
 const WAKES_AT_ONCE = 16;

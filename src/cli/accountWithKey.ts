@@ -2,7 +2,7 @@ import type { Db } from '../db';
 import { parseInput, z } from '../api/validation';
 import { createApiKey } from '../apiKeys/service';
 import type { Plan } from '../domain/plans';
-import { createAccount } from './service';
+import { createAccount } from '../accounts/service';
 
 // Composes two resources, an account and its first API key, so that neither service imports the other.
 
