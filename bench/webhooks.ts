@@ -116,7 +116,7 @@ const TYPES = {
 } satisfies Record<string, EventType | EventType[]>;
 
 /**
- * Events committed by the bench itself (recordEvent in a transaction, then dispatched as the api does
+ * Events committed by the bench itself (events.record in a transaction, then dispatched as the api does
  * once it commits), delivered by the running service's worker on `taskQueue` to a receiver here.
  */
 export async function webhookBench(options: {

@@ -86,7 +86,7 @@ export async function insertDeliveries(trx: Db, pairs: (QueuedWebhook & { event:
 }
 
 /**
- * Queues the deliveries of events recorded earlier, in the caller's transaction (recordEvent queues an
+ * Queues the deliveries of events recorded earlier, in the caller's transaction (webhookQueue queues an
  * event's own as it records it). Safe to repeat. Returns the webhooks whose queues got work.
  */
 export async function queueDeliveries(trx: Db, eventIds: string[]): Promise<QueuedWebhook[]> {

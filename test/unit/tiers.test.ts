@@ -49,8 +49,8 @@ describe('the lint rule that keeps imports going down the tiers', function () {
         [
           "import { plans } from '../domain/plans';",
           "import { newId } from '../ids';",
-          "import { recordEvent } from '../events/service';",
-          'export const all = [plans, newId, recordEvent];',
+          "import { createEventLog } from '../events/service';",
+          'export const all = [plans, newId, createEventLog];',
         ].join('\n'),
       ),
     ).to.deep.equal([]);
