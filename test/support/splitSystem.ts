@@ -35,7 +35,14 @@ export async function startSplitSystem(name: string, extraEnv: Record<string, st
   return {
     api,
     startWorker,
-    killWorker: () => worker?.kill('SIGKILL'),
+    /** SIGKILL, and resolves once the worker has exited. */
+    async killWorker() {
+      const killed = worker;
+      if (!killed || killed.exitCode !== null || killed.signalCode !== null) return;
+      const exited = new Promise((resolve) => killed.once('exit', resolve));
+      killed.kill('SIGKILL');
+      await exited;
+    },
     async stop() {
       worker?.kill('SIGKILL');
       await api.client.schedule

@@ -56,13 +56,25 @@ describe('an e-mail transport failing for a while', function () {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
+  /** Whether the request's workflow has run its sendInvitations activity to completion, with no activity left pending. */
+  async function invitationsCompleted(requestId: string) {
+    const handle = system.client.workflow.getHandle(requestId);
+    const events = (await handle.fetchHistory()).events ?? [];
+    const scheduled = events.find((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'sendInvitations');
+    const completed = events.some((event) => scheduled && String(event.activityTaskCompletedEventAttributes?.scheduledEventId) === String(scheduled.eventId));
+    const { raw } = await handle.describe();
+    return completed && (raw.pendingActivities ?? []).length === 0;
+  }
+
   it('sends every invitation once the transport recovers, and none twice', async () => {
     const account = await createAccount(system.database.knex, { email: `outage-${Math.random().toString(36).slice(2)}@example.com`, plan: 'business' });
     const { secret } = await createApiKey(system.database.knex, account.id);
-    await createSigningRequest(client(system.url!, secret));
+    const { signingRequest } = await createSigningRequest(client(system.url!, secret));
     await eventually(async () => expect(received).to.have.length(2), 60_000);
     expect(refusals).to.be.below(0);
-    await new Promise((resolve) => setTimeout(resolve, 3000)); // room for a duplicate to show up
+    // Only the sendInvitations activity sends them, retried until it succeeds: once it has completed,
+    // no retry is left to send one twice.
+    await eventually(async () => expect(await invitationsCompleted(signingRequest.id)).to.equal(true), 60_000);
     expect(received.map((mail) => mail.to).sort()).to.deep.equal(['"Ada Lovelace" <ada@example.com>', '"Alan Turing" <alan@example.com>'].sort());
     expect(new Set(received.map((mail) => mail.messageId)).size).to.equal(2);
   });

@@ -43,9 +43,8 @@ describe('webhook deliveries when the worker is killed mid-burst', function () {
         }
       })();
       await eventually(async () => expect(receiver.unique().size).to.be.at.least(30), 60_000);
-      system.killWorker();
+      await system.killWorker();
       const deliveredBeforeKill = receiver.unique().size;
-      await new Promise((resolve) => setTimeout(resolve, 1500));
       system.startWorker();
       await burst;
       expect(deliveredBeforeKill, 'killed mid-burst').to.be.below(EVENTS);

@@ -16,6 +16,12 @@ describe('a worker killed while signing requests are in flight', function () {
 
   after(() => system?.stop());
 
+  /** Updates (signatures) the request's workflow has accepted so far: its history keeps them. */
+  async function acceptedUpdates(requestId: string) {
+    const events = (await system.api.client.workflow.getHandle(requestId).fetchHistory()).events ?? [];
+    return events.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes).length;
+  }
+
   it('completes every request after a restart, with one signature per signer and each event once', async () => {
     const { api } = system;
     const db = api.database.knex;
@@ -36,9 +42,12 @@ describe('a worker killed while signing requests are in flight', function () {
     // First signers sign while the worker runs; the second signatures start and the worker dies under them.
     for (const link of links.filter((_, i) => i % 2 === 0)) expect((await sign(link.token)).status).to.equal(200);
     const second = Promise.all(links.filter((_, i) => i % 2 === 1).map((link) => sign(link.token)));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    system.killWorker();
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // The kill comes once a second signature has reached its workflow (its update accepted), the others on their way.
+    await eventually(async () => {
+      const accepted = await Promise.all(requests.map((signingRequest) => acceptedUpdates(signingRequest.id)));
+      expect(accepted.some((count) => count >= 2)).to.equal(true);
+    }, 60_000);
+    await system.killWorker();
     system.startWorker();
     const statuses = (await second).map((response) => response.status);
     expect(

@@ -6,6 +6,7 @@ import { waitAfterAttempt } from '../../src/webhooks/delivery';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { wakeSignal, webhookStatusQuery } from '../../workflows/definitions';
 import { DISABLE_FAILING_AFTER_MS, RETRY_SCHEDULE_MS, webhookWorkflow } from '../../workflows/webhook';
+import { eventually } from '../support/signing';
 import { bundleWorkflows, startTimeSkippingServer } from '../support/temporal';
 
 const HOUR = 3600e3;
@@ -145,13 +146,12 @@ describe('webhookWorkflow: one endpoint’s queue, with time skipping', function
     await run(queue, async (handle) => {
       // Let the first batch run and the workflow go to sleep for 10 hours, without skipping time.
       await env.client.workflow.getHandle(handle.workflowId).query(webhookStatusQuery);
-      for (let i = 0; i < 50 && queue.deliveries[0].at.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually(async () => expect(queue.deliveries[0].at).to.have.length(1));
       expect(await handle.query(webhookStatusQuery)).to.include({ backlog: 1, health: 'failing' });
       const before = await env.currentTimeMs();
       await queue.add('new');
       await handle.signal(wakeSignal);
-      for (let i = 0; i < 100 && queue.deliveries[1].at.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(queue.deliveries[1].at).to.have.length(1);
+      await eventually(async () => expect(queue.deliveries[1].at).to.have.length(1));
       expect(queue.deliveries[1].at[0] - before).to.be.below(HOUR);
     });
     expect(queue.deliveries[0].at[1] - queue.deliveries[0].at[0]).to.be.at.least(10 * HOUR);
