@@ -8,7 +8,8 @@ import { hourlyLimit, plans, rateLimitedOperations } from '../domain/plans';
 import type { Account } from '../accounts/service';
 import { describeUsage } from '../dashboard/usage';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
-import { contentOf, jsonOrMultipartBody } from '../api/middleware/body';
+import { jsonOrMultipartBody, receivedFileOf } from '../api/middleware/body';
+import { uploadDirOf } from '../api/receivedFile';
 import { idParam } from '../api/route';
 import { createRouter } from '../api/router';
 import { parseInput, textProblems, z } from '../api/validation';
@@ -244,14 +245,15 @@ export function consoleRoutes(deps: ConsoleDeps) {
     await assertDocumentQuota(db, account(ctx));
     await next();
   };
+  const uploadBody = jsonOrMultipartBody(config.MAX_UPLOAD_BYTES, 'file', uploadDirOf(config.dataDir));
   // The upload (console.js, with X-CSRF-Token): the REST API's rate limit, quota, upload gate, body parser and service.
-  router.post('/documents', requireLogin, rateLimit('POST /documents'), quota, gate, jsonOrMultipartBody(config.MAX_UPLOAD_BYTES, 'file'), async (ctx) => {
+  router.post('/documents', requireLogin, rateLimit('POST /documents'), quota, gate, uploadBody, async (ctx) => {
     const part = ctx.request.files?.file;
     const file = (Array.isArray(part) ? part[0] : part) as File | undefined;
     if (!file) throw validationError(['file is required']);
     const { fileName } = parseInput(DocumentUploadSchema.pick({ fileName: true }), { fileName: file.originalFilename ?? undefined });
     if (!fileName) throw validationError(['fileName is required']);
-    const document = await createDocument({ db, events, pdf }, account(ctx), { fileName, fileSize: file.size, content: contentOf(file) });
+    const document = await createDocument({ db, events, pdf }, account(ctx), { fileName, fileSize: file.size, content: receivedFileOf(file) });
     ctx.status = 201;
     ctx.body = presentDocument(document);
   });

@@ -1,7 +1,8 @@
 import type { Context, Middleware } from 'koa';
 import type { File } from 'formidable';
 import type { Account } from '../accounts/service';
-import { contentOf, jsonOrMultipartBody, readPdfBody } from '../api/middleware/body';
+import { jsonOrMultipartBody, receivedFileOf, withPdfBody } from '../api/middleware/body';
+import { receivedFromBytes, removeLeftoverFiles, uploadDirOf } from '../api/receivedFile';
 import { attachment, linksById, linkTo, presentPage, routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
 import { parseInput, z } from '../api/validation';
@@ -44,7 +45,7 @@ const documentLinks = {
 async function readCreateInput(ctx: Context) {
   if (!ctx.is('multipart/form-data')) {
     const input = parseInput(DocumentCreateSchema, ctx.request.body);
-    return { ...input, content: input.content === undefined ? undefined : Buffer.from(input.content, 'base64') };
+    return { ...input, content: input.content === undefined ? undefined : receivedFromBytes(Buffer.from(input.content, 'base64')) };
   }
   const fields = ctx.request.body as Record<string, unknown>;
   const part = ctx.request.files?.file;
@@ -52,13 +53,15 @@ async function readCreateInput(ctx: Context) {
   if (!file) throw validationError(['file is required']);
   const { fileName } = parseInput(DocumentUploadSchema.pick({ fileName: true }), { fileName: fields.fileName ?? file.originalFilename ?? undefined });
   if (!fileName) throw validationError(['fileName is required']);
-  return { fileName, fileSize: file.size, content: contentOf(file) };
+  return { fileName, fileSize: file.size, content: receivedFileOf(file) };
 }
 
 export function documentRoutes({ router, db, events, config, rateLimit, openapi, pdf, uploadGate: gate }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
   const route = routesOn(router, openapi);
   const maxBytes = config.MAX_UPLOAD_BYTES;
+  const uploadDir = uploadDirOf(config.dataDir);
+  void removeLeftoverFiles(uploadDir); // those of a process killed mid-upload
   // Before the body is read: an account over its quota costs no upload and no parse.
   const quota: Middleware = async (ctx, next) => {
     await assertDocumentQuota(db, account(ctx));
@@ -75,7 +78,7 @@ export function documentRoutes({ router, db, events, config, rateLimit, openapi,
         `JSON with optional base64 content, or multipart/form-data with a file part. At most ${maxBytes} bytes, ${config.PDF_MAX_PAGES} pages and ` +
         `${config.PDF_MAX_OBJECTS} objects. Rate limited per plan; counts against the monthly document quota. The PDF's text is searchable about a second later.`,
       before: [rateLimit('POST /documents'), quota, gate],
-      parseBody: jsonOrMultipartBody(maxBytes, 'file'),
+      parseBody: jsonOrMultipartBody(maxBytes, 'file', uploadDir),
       requestBody: {
         content: {
           'application/json': { schema: DocumentCreateSchema },
@@ -165,8 +168,8 @@ export function documentRoutes({ router, db, events, config, rateLimit, openapi,
     },
     async ({ params }, ctx) => {
       await getDocument(db, account(ctx).id, params.id); // 404 before reading a body for someone else's document
-      const content = await readPdfBody(ctx, maxBytes);
-      return presentDocument(await uploadDocumentFile({ db, events, pdf }, account(ctx).id, params.id, content));
+      const uploaded = await withPdfBody(ctx, maxBytes, uploadDir, (file) => uploadDocumentFile({ db, events, pdf }, account(ctx).id, params.id, file));
+      return presentDocument(uploaded);
     },
   );
 

@@ -1,4 +1,5 @@
 import { PDFDocument } from 'pdf-lib';
+import { bytesOf, type ReceivedFile } from '../api/receivedFile';
 import { queryPrepared, type Db } from '../db';
 import { unitOfWork } from '../db/unitOfWork';
 import { conflict, notFound, quotaExceeded, validationError } from '../errors';
@@ -68,9 +69,9 @@ const toDocument = (row: DocumentRow): Document => ({
 const liveDocuments = (db: Db, accountId: string) => db('documents').where({ account_id: accountId }).whereNull('deleted_at');
 
 /** Validates PDF bytes against the declared size; every problem found becomes a details string. */
-async function checkContent(pdf: PdfInspector, content: Uint8Array, fileSize: number): Promise<PdfFacts> {
+async function checkContent(pdf: PdfInspector, content: ReceivedFile, fileSize: number): Promise<PdfFacts> {
   const problems: string[] = [];
-  if (content.length !== fileSize) problems.push(`fileSize must equal the size of the content (${content.length} bytes)`);
+  if (content.size !== fileSize) problems.push(`fileSize must equal the size of the content (${content.size} bytes)`);
   const { facts, problem } = await pdf.inspect(content);
   if (problem) problems.push(problem);
   if (problems.length > 0 || !facts) throw validationError(problems);
@@ -119,10 +120,12 @@ const documentEventData = (document: Document) => ({
 export async function createDocument(
   { db, events, pdf }: UploadDeps,
   account: Account,
-  input: { fileName: string; fileSize: number; content?: Buffer },
+  input: { fileName: string; fileSize: number; content?: ReceivedFile },
 ): Promise<Document> {
-  const facts = input.content ? await checkContent(pdf, input.content, input.fileSize) : undefined;
-  return unitOfWork(db, (trx) => insertDocument(trx, events, account, { ...input, facts }));
+  if (!input.content) return unitOfWork(db, (trx) => insertDocument(trx, events, account, { ...input, content: undefined }));
+  const facts = await checkContent(pdf, input.content, input.fileSize);
+  const content = await bytesOf(input.content);
+  return unitOfWork(db, (trx) => insertDocument(trx, events, account, { ...input, content, facts }));
 }
 
 /**
@@ -167,10 +170,11 @@ async function insertDocument(
 }
 
 /** Uploads the PDF of a document created without content. The original is immutable once uploaded. */
-export async function uploadDocumentFile({ db, events, pdf }: UploadDeps, accountId: string, id: string, content: Buffer): Promise<Document> {
+export async function uploadDocumentFile({ db, events, pdf }: UploadDeps, accountId: string, id: string, file: ReceivedFile): Promise<Document> {
   const document = await getDocument(db, accountId, id);
   if (document.status !== 'awaiting_file') throw conflict('This document already has its file; originals cannot be replaced.');
-  const facts = await checkContent(pdf, content, document.fileSize);
+  const facts = await checkContent(pdf, file, document.fileSize);
+  const content = await bytesOf(file);
   return unitOfWork(db, async (trx) => {
     const [row]: DocumentRow[] = await liveDocuments(trx, accountId)
       .where({ id, status: 'awaiting_file' })

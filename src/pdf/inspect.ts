@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { ReceivedFile } from '../api/receivedFile';
 import type { Config } from '../config';
 import { serverBusy } from '../errors';
 import { createPdfPool, PdfLimitError, PdfPoolBusyError } from './pool';
@@ -14,7 +15,8 @@ export interface PdfFacts {
 export type PdfInspection = { facts: PdfFacts; problem?: undefined } | { facts?: undefined; problem: string };
 
 export interface PdfInspector {
-  inspect(bytes: Uint8Array): Promise<PdfInspection>;
+  /** A small file goes to the child as bytes, a large one as the path of its temporary file, which the child reads. */
+  inspect(file: ReceivedFile): Promise<PdfInspection>;
   /** PDFs handed to a child process so far. */
   readonly jobsStarted: number;
   close(): Promise<void>;
@@ -23,16 +25,18 @@ export interface PdfInspector {
 /** PDFs waiting for a child beyond this are answered 503: uploads over 1 MiB are gated before this anyway. */
 const MAX_QUEUED = 100;
 
+const NO_BYTES = new Uint8Array(0);
+
 /**
  * Checks PDFs we did not produce (uploads) for what the answer needs: a whole, unencrypted, parsable
- * PDF with at least one page, its page sizes and SHA-256. The parse runs in PDF_POOL_SIZE warm child
+ * PDF with at least one page, and its page sizes (its SHA-256 was counted as it arrived). The parse runs in PDF_POOL_SIZE warm child
  * processes (inspectPdf.mjs), never on the api's event loop, within PDF_MAX_PAGES, PDF_MAX_OBJECTS and
  * PDF_MAX_DECOMPRESSED_BYTES (counted by the parser) and PDF_TIMEOUT_MS and PDF_MAX_MEMORY_MB (enforced
  * by the pool from outside). Each limit passed is a problem naming it.
  */
 export function createPdfInspector(config: Config): PdfInspector {
   const limits = { maxPages: config.PDF_MAX_PAGES, maxObjects: config.PDF_MAX_OBJECTS, maxDecompressedBytes: config.PDF_MAX_DECOMPRESSED_BYTES };
-  const pool = createPdfPool<PdfInspection>({
+  const pool = createPdfPool<{ facts: Omit<PdfFacts, 'sha256'>; problem?: undefined } | { facts?: undefined; problem: string }>({
     script: path.join(__dirname, 'inspectPdf.mjs'),
     args: [JSON.stringify(limits)],
     size: config.PDF_POOL_SIZE,
@@ -41,9 +45,10 @@ export function createPdfInspector(config: Config): PdfInspector {
     maxMemoryMb: config.PDF_MAX_MEMORY_MB,
   });
   return {
-    async inspect(bytes) {
+    async inspect(file) {
       try {
-        return await pool.run(bytes);
+        const inspection = await pool.run(file.bytes ?? NO_BYTES, file.path);
+        return inspection.facts ? { facts: { ...inspection.facts, sha256: file.sha256 } } : inspection;
       } catch (error) {
         if (error instanceof PdfLimitError) return { problem: error.message };
         if (error instanceof PdfPoolBusyError) throw serverBusy('Too many PDFs are being checked at the moment; try again in a second.');

@@ -1,9 +1,10 @@
 // @ts-check
 // The child program of the PDF inspector (inspect.ts), run in the pool of pool.ts: is this a whole,
 // unencrypted PDF with at least one page, within the limits of argv[2] ({maxPages, maxObjects,
-// maxDecompressedBytes}), and what are its pages and hash? Answers {facts} or {problem}. Plain
-// JavaScript, so that it starts without a TypeScript loader.
-import crypto from 'node:crypto';
+// maxDecompressedBytes}), and what are its pages? Answers {facts} or {problem}. A job brings the PDF's
+// bytes, or the path of the api's temporary file holding a large one. Plain JavaScript, so that it
+// starts without a TypeScript loader.
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import zlib from 'node:zlib';
 import { serveJobs } from './serveJobs.mjs';
@@ -171,8 +172,12 @@ async function parse(bytes, { strict }) {
 /** @param {Context} context */
 const isEncrypted = (context) => context.lookup(context.trailerInfo.Encrypt) !== undefined;
 
-/** @param {Buffer} bytes */
-async function inspect(bytes) {
+/**
+ * @param {Buffer} sent
+ * @param {string | undefined} path
+ */
+async function inspect(sent, path) {
+  const bytes = path ? await fs.promises.readFile(path) : sent;
   if (!bytes.subarray(0, 1024).toString('latin1').includes('%PDF-')) return { problem: 'content must be a PDF file' };
   // A PDF ends with %%EOF; one cut short (an interrupted upload) does not, though pdf-lib would often still open it.
   if (
@@ -192,7 +197,7 @@ async function inspect(bytes) {
   if (problem) return { problem };
   const pageSizes = /** @type {[number, number][]} */ (sizes); // there when there is no problem
   if (pageSizes.length === 0) return { problem: 'content must be a PDF with at least one page' };
-  return { facts: { pageCount: pageSizes.length, pageSizes, sha256: crypto.createHash('sha256').update(bytes).digest('hex') } };
+  return { facts: { pageCount: pageSizes.length, pageSizes } };
 }
 
 serveJobs(inspect);

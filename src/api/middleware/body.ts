@@ -1,9 +1,11 @@
-import { Writable } from 'node:stream';
-import type { File } from 'formidable';
+import { once } from 'node:events';
+import type { IncomingMessage } from 'node:http';
+import { finished } from 'node:stream/promises';
+import formidable, { type File } from 'formidable';
 import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
-import getRawBody from 'raw-body';
 import { payloadTooLarge, unsupportedMediaType } from '../../errors';
+import { ReceivedFileWriter, receivedFromBytes, type ReceivedFile } from '../receivedFile';
 
 // Base64 makes a file 4/3 larger; JSON bodies may carry one file of up to maxFileBytes plus its fields.
 const jsonLimitFor = (maxFileBytes: number) => Math.ceil((maxFileBytes * 4) / 3) + 64 * 1024;
@@ -21,66 +23,97 @@ export function jsonBody(maxFileBytes = 0): Middleware {
 
 export const MAX_FORM_FIELDS = 20;
 
-const fileContents = new WeakMap<object, Buffer>();
+const receivedFiles = new WeakMap<object, ReceivedFileWriter>();
 
-/** The bytes of a file part read by jsonOrMultipartBody. */
-export const contentOf = (file: File): Buffer => fileContents.get(file) ?? Buffer.alloc(0);
+/** The file part read by jsonOrMultipartBody, as it arrived. */
+export const receivedFileOf = (file: File): ReceivedFile => receivedFiles.get(file)?.received ?? receivedFromBytes(Buffer.alloc(0));
+
+/** The fields and files of a multipart body, as koa-body gives them: one value, or an array of several. */
+const singleOrMany = <T>(values: Record<string, T[] | undefined>): Record<string, T | T[]> =>
+  Object.fromEntries(Object.entries(values).flatMap(([key, value]) => (value === undefined ? [] : [[key, value.length === 1 ? value[0] : value]])));
 
 /**
- * JSON or multipart/form-data. A file part is kept in memory (read it with `contentOf`): the service
- * needs it whole anyway, and a temporary file only added its writes, reads and removal to every upload;
- * MAX_CONCURRENT_UPLOADS bounds how many large ones are read at once. A part is a file when it has a
- * Content-Type, a filename, or the name `fileField`: not every client gives a file part its own
- * Content-Type, and formidable alone would take such a part for a text field.
+ * JSON or multipart/form-data. A file part is counted and hashed as it arrives, and kept in memory up to
+ * 1 MiB, in a temporary file in `uploadDir` beyond (read it with `receivedFileOf`): the api never holds a
+ * large body, and the temporary file is removed when the request ends, however it ends. A part is a
+ * file when it has a Content-Type, a filename, or the name `fileField`: not every client gives a file
+ * part its own Content-Type, and formidable alone would take such a part for a text field.
  */
-export function jsonOrMultipartBody(maxFileBytes: number, fileField: string): Middleware {
-  const parse = koaBody({
-    json: true,
-    text: false,
-    urlencoded: false,
-    multipart: true,
-    jsonLimit: jsonLimitFor(maxFileBytes),
-    formidable: {
-      maxFileSize: maxFileBytes,
-      maxTotalFileSize: maxFileBytes,
-      maxFiles: 1,
-      maxFields: MAX_FORM_FIELDS,
-      allowEmptyFiles: true,
-      minFileSize: 0,
-      onPart: (part, handlePart) => {
-        if (!part.mimetype && (part.originalFilename !== null || part.name === fileField)) part.mimetype = 'application/octet-stream';
-        handlePart(part);
-      },
-      fileWriteStreamHandler: (file) => {
-        const chunks: Buffer[] = [];
-        return new Writable({
-          write(chunk: Buffer, _encoding, done) {
-            chunks.push(chunk);
-            done();
-          },
-          final(done) {
-            if (file) fileContents.set(file, Buffer.concat(chunks));
-            done();
-          },
-        });
-      },
-    },
-  });
+export function jsonOrMultipartBody(maxFileBytes: number, fileField: string, uploadDir: string): Middleware {
+  const parseJson = koaBody({ json: true, text: false, urlencoded: false, multipart: false, jsonLimit: jsonLimitFor(maxFileBytes) });
+  const options = {
+    maxFileSize: maxFileBytes,
+    maxTotalFileSize: maxFileBytes,
+    maxFiles: 1,
+    maxFields: MAX_FORM_FIELDS,
+    allowEmptyFiles: true,
+    minFileSize: 0,
+  };
   return async (ctx, next) => {
     // No body at all is a missing field (400), as on every JSON endpoint; a body of another type is 415.
     if ((ctx.request.length || ctx.get('Transfer-Encoding')) && !ctx.is('application/json', 'multipart/form-data')) {
       throw unsupportedMediaType('Send JSON (application/json) or a multipart/form-data upload with a file part.');
     }
-    await parse(ctx, next);
+    if (!ctx.is('multipart/form-data')) return parseJson(ctx, next);
+    const writers: ReceivedFileWriter[] = [];
+    const form = formidable({
+      ...options,
+      multiples: true,
+      fileWriteStreamHandler: (file) => {
+        const writer = new ReceivedFileWriter(uploadDir);
+        writers.push(writer);
+        if (file) receivedFiles.set(file, writer);
+        return writer;
+      },
+    });
+    const handlePart = form._handlePart.bind(form);
+    form.onPart = (part) => {
+      if (!part.mimetype && (part.originalFilename !== null || part.name === fileField)) part.mimetype = 'application/octet-stream';
+      return handlePart(part);
+    };
+    try {
+      const [fields, files] = await form.parse(ctx.req);
+      ctx.request.body = singleOrMany(fields);
+      ctx.request.files = singleOrMany(files);
+      await next();
+    } finally {
+      await Promise.all(writers.map((writer) => writer.discard()));
+    }
   };
 }
 
-/** The whole raw body of a PDF upload, refusing anything over the limit before reading it all. */
-export async function readPdfBody(ctx: Context, maxFileBytes: number): Promise<Buffer> {
+/** A client gone before its whole body arrived: the error raw-body gives, which requestContext answers 400 request_aborted. */
+const requestAborted = () => Object.assign(new Error('request aborted'), { type: 'request.aborted' });
+
+/**
+ * The raw body of a PDF upload (Content-Type application/pdf), refusing anything over the limit (before
+ * reading it, when its Content-Length says so), received as jsonOrMultipartBody receives a file part;
+ * `use` gets it, and its temporary file is removed once `use` is done.
+ */
+export async function withPdfBody<T>(ctx: Context, maxFileBytes: number, uploadDir: string, use: (file: ReceivedFile) => Promise<T>): Promise<T> {
   if (!ctx.is('application/pdf', 'application/octet-stream')) {
     throw unsupportedMediaType('Send the PDF bytes with Content-Type: application/pdf.');
   }
   const declared = Number(ctx.get('Content-Length'));
   if (declared > maxFileBytes) throw payloadTooLarge(maxFileBytes);
-  return getRawBody(ctx.req, { length: ctx.get('Content-Length') || undefined, limit: maxFileBytes });
+  const writer = new ReceivedFileWriter(uploadDir);
+  try {
+    await receive(ctx.req, writer, maxFileBytes);
+    return await use(writer.received!);
+  } finally {
+    await writer.discard();
+  }
+}
+
+/** Reads `req` into `writer`, at most `maxBytes`, without destroying `req` on a refusal: the answer still goes out on its connection. */
+async function receive(req: IncomingMessage, writer: ReceivedFileWriter, maxBytes: number) {
+  let received = 0;
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+    received += chunk.length;
+    if (received > maxBytes) throw payloadTooLarge(maxBytes);
+    if (!writer.write(chunk)) await once(writer, 'drain');
+  }
+  if (!req.complete) throw requestAborted();
+  writer.end();
+  await finished(writer);
 }

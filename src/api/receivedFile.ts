@@ -1,0 +1,130 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+
+/** A received file up to this size stays in memory; a larger one goes to a temporary file as it arrives. */
+export const IN_MEMORY_BYTES = 1024 * 1024;
+
+/** Temporary files older than this are left over from a process that died (a live upload writes one every few seconds). */
+const LEFTOVER_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * A file from a request body, counted and hashed as it arrived: a small one in memory (`bytes`), a
+ * larger one in a temporary file (`path`) so that the api never holds a large body. The request that
+ * received it removes the temporary file when it ends, however it ends.
+ */
+export interface ReceivedFile {
+  size: number;
+  /** Hex SHA-256 of the bytes. */
+  sha256: string;
+  bytes?: Buffer;
+  path?: string;
+}
+
+/** A file already in memory (a base64 JSON field), as a ReceivedFile. */
+export const receivedFromBytes = (bytes: Buffer): ReceivedFile => ({
+  size: bytes.length,
+  sha256: crypto.createHash('sha256').update(bytes).digest('hex'),
+  bytes,
+});
+
+/** The bytes of a received file: read from its temporary file when it has one. */
+export const bytesOf = async (file: ReceivedFile): Promise<Buffer> => file.bytes ?? (await fs.promises.readFile(file.path!));
+
+/**
+ * Where a request body's file goes as it arrives: memory until it passes IN_MEMORY_BYTES, then a new
+ * file in `dir` (`<uuid>.part`, created here, never reused). `received` is there once the stream has
+ * finished. `discard()` removes the temporary file; a destroyed writer (a client gone, a limit passed)
+ * discards itself. A temporary file is only ever read by the request that wrote it, so a process
+ * killed mid-upload leaves a stray file, never a document.
+ */
+export class ReceivedFileWriter extends Writable {
+  received?: ReceivedFile;
+  private readonly hash = crypto.createHash('sha256');
+  private size = 0;
+  private chunks: Buffer[] = [];
+  private file?: fs.promises.FileHandle;
+  private filePath?: string;
+  private discarded = false;
+  /** File operations, one after another: a discard waits for a write in progress. */
+  private work: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly dir: string) {
+    super({ autoDestroy: false }); // once finished, the file stays until discard()
+  }
+
+  override _writev(chunks: { chunk: Buffer }[], done: (error?: Error | null) => void) {
+    const buffers = chunks.map(({ chunk }) => chunk);
+    for (const buffer of buffers) {
+      this.hash.update(buffer);
+      this.size += buffer.length;
+    }
+    this.inTurn(async () => {
+      if (this.file) await this.file.writev(buffers);
+      else if (this.size <= IN_MEMORY_BYTES) this.chunks.push(...buffers);
+      else await this.spill(buffers);
+    }, done);
+  }
+
+  override _final(done: (error?: Error | null) => void) {
+    this.inTurn(async () => {
+      const sha256 = this.hash.digest('hex');
+      if (!this.file) {
+        this.received = { size: this.size, sha256, bytes: Buffer.concat(this.chunks, this.size) };
+        this.chunks = [];
+        return;
+      }
+      await this.file.close();
+      this.file = undefined;
+      this.received = { size: this.size, sha256, path: this.filePath };
+    }, done);
+  }
+
+  override _destroy(error: Error | null, done: (error?: Error | null) => void) {
+    this.discard().then(
+      () => done(error),
+      () => done(error),
+    );
+  }
+
+  /** Removes the temporary file, if any (safe to call more than once, and while a write is in progress). */
+  discard(): Promise<void> {
+    this.discarded = true;
+    this.chunks = [];
+    const removed = this.work.then(async () => {
+      await this.file?.close().catch(() => undefined);
+      this.file = undefined;
+      if (this.filePath) await fs.promises.rm(this.filePath, { force: true });
+    });
+    this.work = removed.catch(() => undefined);
+    return removed;
+  }
+
+  private inTurn(step: () => Promise<void>, done: (error?: Error | null) => void) {
+    const next = this.work.then(() => (this.discarded ? undefined : step()));
+    this.work = next.catch(() => undefined);
+    next.then(() => done(), done);
+  }
+
+  private async spill(buffers: Buffer[]) {
+    await fs.promises.mkdir(this.dir, { recursive: true });
+    this.filePath = path.join(this.dir, `${crypto.randomUUID()}.part`);
+    this.file = await fs.promises.open(this.filePath, 'wx', 0o600);
+    await this.file.writev([...this.chunks, ...buffers]);
+    this.chunks = [];
+  }
+}
+
+/** Removes the temporary files that a process killed mid-upload left in `dir`; never fails. */
+export async function removeLeftoverFiles(dir: string, now = Date.now()) {
+  const names = await fs.promises.readdir(dir).catch(() => [] as string[]);
+  for (const name of names.filter((candidate) => candidate.endsWith('.part'))) {
+    const file = path.join(dir, name);
+    const stat = await fs.promises.stat(file).catch(() => undefined);
+    if (stat && now - stat.mtimeMs > LEFTOVER_AFTER_MS) await fs.promises.rm(file, { force: true }).catch(() => undefined);
+  }
+}
+
+/** Where an api process keeps the temporary files of large uploads: in DATA_DIR, next to what else it keeps. */
+export const uploadDirOf = (dataDir: string) => path.join(dataDir, 'uploads');
