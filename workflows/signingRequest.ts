@@ -4,7 +4,6 @@ import {
   ApplicationFailure,
   condition,
   proxyActivities,
-  proxyLocalActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
@@ -36,12 +35,11 @@ const transitions = proxyActivities<SigningActivities>({ startToCloseTimeout: '1
 
 // Sealing retries are the workflow's own, so that `progress` can say how many failed, why, and when
 // the next one runs: a request that cannot be sealed is visible, never a silent retry loop. Sealing is
-// a local activity, run at once in the workflow task that answers the last signature's update: that
-// signer's 200 waits for the seal (tens of ms for a contract), where a regular activity or a timer
-// would cost a trip through the Temporal server of its own (measured: about a second each). It is the
-// workflow's only local activity, and outside any update handler, so a task lost with its worker
-// simply runs it again (it is idempotent).
-const sealing = proxyLocalActivities<SigningActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 1 } });
+// a regular activity, scheduled with the answer to the last signature's update: a worker hands a
+// workflow task back only once its local activities are done, so a local one held that signer's 200
+// behind the seal. The worker that completes the task is handed the activity in the same reply (eager
+// execution), so the seal starts at once without a trip through matching.
+const sealing = proxyActivities<SigningActivities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '15 seconds', retry: { maximumAttempts: 1 } });
 const SEAL_RETRY_FIRST_MS = 1000;
 const SEAL_RETRY_MAX_MS = 30 * 60 * 1000;
 

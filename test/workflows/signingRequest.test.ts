@@ -54,6 +54,7 @@ describe('signingRequestWorkflow decisions', function () {
     input: Partial<SigningRequestInput>,
     activities: object,
     body: (handle: Awaited<ReturnType<typeof env.client.workflow.start>>) => Promise<T>,
+    options: { workflowTaskTimeout?: string } = {},
   ) {
     const taskQueue = `workflow-test-${Math.random().toString(36).slice(2)}`;
     const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities });
@@ -62,6 +63,7 @@ describe('signingRequestWorkflow decisions', function () {
       const handle = await env.client.workflow.start(signingRequestWorkflow, {
         taskQueue,
         workflowId: requestId,
+        ...options,
         args: [
           {
             requestId,
@@ -95,6 +97,42 @@ describe('signingRequestWorkflow decisions', function () {
     const invitations = recorder.calls.filter(([name]) => name === 'sendInvitations').map(([, args]) => args[1]);
     expect(invitations).to.deep.equal([['sgr_a'], ['sgr_b']]);
     expect(recorder.names().filter((name) => name === 'completeRequest')).to.have.length(1);
+  });
+
+  it('answers the last signature before sealing: the signer does not wait for the seal, and progress says sealing meanwhile', async function () {
+    // A worker hands back a task held by a local activity at 80% of the task's timeout: a long timeout
+    // keeps that from answering the update while the seal is held, within this test's time.
+    this.timeout(30_000);
+    const recorder = recordingActivities();
+    let sealStarted!: () => void;
+    const sealing = new Promise<void>((resolve) => (sealStarted = resolve));
+    let releaseSeal!: () => void;
+    const sealHeld = new Promise<void>((resolve) => (releaseSeal = resolve));
+    recorder.activities.completeRequest = async (...args) => {
+      recorder.calls.push(['completeRequest', args]);
+      sealStarted();
+      await sealHeld;
+    };
+    const result = await run(
+      { signerIds: ['sgr_a'] },
+      recorder.activities,
+      async (handle) => {
+        // A seal run inside the task that answers the update (a local activity) would hold this answer.
+        const answer = await handle.executeUpdate(signUpdate, { args: [{ signerId: 'sgr_a', signature: { type: 'typed', value: 'sgr_a' } }] });
+        expect(answer.signers).to.deep.equal([{ id: 'sgr_a', status: 'signed' }]);
+        await sealing;
+        expect(await handle.query(progressQuery)).to.deep.equal({
+          stage: 'sealing',
+          waitingFor: [],
+          sealing: { attempts: 0, lastError: null, nextAttemptAt: null },
+        });
+        releaseSeal();
+        return handle.result();
+      },
+      { workflowTaskTimeout: '1 minute' },
+    );
+    expect(result.status).to.equal('completed');
+    expect(recorder.names().slice(-2)).to.deep.equal(['completeRequest', 'sendClosingMails']);
   });
 
   it('cancel ends it at once; later updates are refused', async () => {
