@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { findTemporalCli } from '../../src/temporal/devServer';
 import { createLogger } from '../../src/logger';
+import { startOnFreePorts } from './ports';
 import { eventually } from './signing';
 
 const quiet = createLogger('silent');
@@ -17,8 +18,9 @@ const run = promisify(execFile);
  * temporalio/auto-setup image does it: the SQL tool creates and migrates the two databases, the server
  * starts, and the `default` namespace is registered. Nothing else is registered: no search attribute.
  * Binaries come from `scripts/provision.sh temporal-server` (built with Go at the compose file's version).
+ * It listens on ports free a moment before it starts (under 32768), and on others if one was taken in between.
  */
-export async function startTemporalServer(options: { databaseUrl: string; name: string; basePort: number; dir: string }) {
+export async function startTemporalServer(options: { databaseUrl: string; name: string; dir: string }) {
   const version = fs.readFileSync(path.join(root, 'scripts/provision.sh'), 'utf8').match(/^TEMPORAL_SERVER_VERSION=(\S+)/m)![1];
   const binaries = path.join(root, '.cache', `temporal-server-${version}`);
   const server = path.join(binaries, 'temporal-server');
@@ -41,8 +43,6 @@ export async function startTemporalServer(options: { databaseUrl: string; name: 
     await sqlTool(database, 'update-schema', '--schema-name', `postgresql/v12/${kind === 'default' ? 'temporal' : 'visibility'}`);
   }
 
-  const port = (offset: number) => options.basePort + offset;
-  const address = `127.0.0.1:${port(0)}`;
   const store = (database: string, maxConns: number) => ({
     sql: {
       pluginName: 'postgres12',
@@ -56,48 +56,74 @@ export async function startTemporalServer(options: { databaseUrl: string; name: 
       maxConnLifetime: '1h',
     },
   });
-  const service = (grpcPort: number, membershipPort: number) => ({ rpc: { grpcPort, membershipPort, bindOnLocalHost: true } });
-  const config = {
-    log: { stdout: true, level: 'warn' },
-    persistence: {
-      defaultStore: 'default',
-      visibilityStore: 'visibility',
-      numHistoryShards: 4,
-      datastores: { default: store(databases.default, 20), visibility: store(databases.visibility, 4) },
-    },
-    global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' } },
-    services: {
-      frontend: { rpc: { ...service(port(0), port(10)).rpc, httpPort: port(1) } },
-      history: service(port(2), port(12)),
-      matching: service(port(3), port(13)),
-      worker: service(port(4), port(14)),
-    },
-    clusterMetadata: {
-      enableGlobalNamespace: false,
-      failoverVersionIncrement: 10,
-      masterClusterName: 'active',
-      currentClusterName: 'active',
-      clusterInformation: { active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: address } },
-    },
-    dcRedirectionPolicy: { policy: 'noop' },
-    dynamicConfigClient: { filepath: path.join(options.dir, 'config/dynamicconfig.yaml'), pollInterval: '10s' },
-  };
+  const logPath = path.join(options.dir, 'temporal-server.log');
   fs.mkdirSync(path.join(options.dir, 'config'), { recursive: true });
-  // JSON is YAML: the server reads config/<env>.yaml.
-  fs.writeFileSync(path.join(options.dir, 'config/development.yaml'), JSON.stringify(config, null, 2));
   fs.copyFileSync(path.join(root, 'temporal-dynamicconfig.yaml'), path.join(options.dir, 'config/dynamicconfig.yaml')); // as docker-compose.yml mounts it
-  const log = fs.openSync(path.join(options.dir, 'temporal-server.log'), 'a');
-  const child = spawn(server, ['--root', options.dir, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'], {
-    stdio: ['ignore', log, log],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
-  const connection = await eventually(async () => {
-    if (child.exitCode !== null) throw new Error(`the Temporal server exited: see ${options.dir}/temporal-server.log`);
-    const connected = await Connection.connect({ address, connectTimeout: 1000 });
-    await connected.workflowService.getSystemInfo({});
-    return connected;
-  }, 120_000);
+  /** The server on these nine ports (each service's gRPC and membership ports, the frontend's HTTP port), once it answers. */
+  async function launch([frontend, frontendHttp, history, matching, worker, ...membership]: number[]) {
+    const address = `127.0.0.1:${frontend}`;
+    const service = (grpcPort: number, membershipPort: number) => ({ rpc: { grpcPort, membershipPort, bindOnLocalHost: true } });
+    const config = {
+      log: { stdout: true, level: 'warn' },
+      persistence: {
+        defaultStore: 'default',
+        visibilityStore: 'visibility',
+        numHistoryShards: 4,
+        datastores: { default: store(databases.default, 20), visibility: store(databases.visibility, 4) },
+      },
+      global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' } },
+      services: {
+        frontend: { rpc: { ...service(frontend, membership[0]).rpc, httpPort: frontendHttp } },
+        history: service(history, membership[1]),
+        matching: service(matching, membership[2]),
+        worker: service(worker, membership[3]),
+      },
+      clusterMetadata: {
+        enableGlobalNamespace: false,
+        failoverVersionIncrement: 10,
+        masterClusterName: 'active',
+        currentClusterName: 'active',
+        clusterInformation: { active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: address } },
+      },
+      dcRedirectionPolicy: { policy: 'noop' },
+      dynamicConfigClient: { filepath: path.join(options.dir, 'config/dynamicconfig.yaml'), pollInterval: '10s' },
+    };
+    // JSON is YAML: the server reads config/<env>.yaml.
+    fs.writeFileSync(path.join(options.dir, 'config/development.yaml'), JSON.stringify(config, null, 2));
+    const log = fs.openSync(logPath, 'w');
+    const child = spawn(server, ['--root', options.dir, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'], {
+      stdio: ['ignore', log, log],
+    });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const gone = () => child.exitCode !== null || child.signalCode !== null;
+    const failure = () => new Error(`the Temporal server exited (${logPath}):\n${fs.readFileSync(logPath, 'utf8').slice(-3000)}`);
+    // Polled until it answers; a server that exits (a port taken since it was chosen) fails at once, with its log.
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      if (gone()) {
+        fs.closeSync(log);
+        throw failure();
+      }
+      const connected = await Connection.connect({ address, connectTimeout: 1000 }).catch(() => undefined);
+      const answered = await connected?.workflowService.getSystemInfo({}).then(
+        () => true,
+        () => false,
+      );
+      if (connected && answered && !gone()) return { address, connection: connected, child, exited, log };
+      await connected?.close();
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        await exited;
+        fs.closeSync(log);
+        throw new Error(`the Temporal server did not answer within 120 s (${logPath})`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  // Temporal keeps each service's membership port in a smallint column: every port under 32768.
+  const { address, connection, child, exited, log } = await startOnFreePorts(9, launch, { below: 32_768 });
+
   // As auto-setup does, with the Temporal CLI. On a loaded machine the CLI may retry a create that went
   // through the first time, and then hear that it exists: that is the state we want.
   await run(findTemporalCli(undefined, quiet), ['operator', 'namespace', 'create', '--namespace', 'default', '--retention', '1d', '--address', address]).catch(

@@ -17,17 +17,18 @@ import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { startReceiver } from '../support/receiver';
 import { eventually } from '../support/signing';
+import { startOnFreePorts } from '../support/ports';
 import { startTemporalServer } from '../support/temporalServer';
 
 const root = path.resolve(__dirname, '../..');
 const run = promisify(execFile);
-const basePort = Number(process.env.SIGNET_TEST_TOPOLOGY_PORT ?? 27300);
 
 /** Polls /readyz; a process that exits fails at once, with the end of its log. */
 async function waitUntilReady({ name, child, log }: { name: string; child: ChildProcess; log: string }, port: number) {
   const deadline = Date.now() + 300_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${fs.readFileSync(log, 'utf8').slice(-3000)}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${name} exited with ${child.exitCode ?? child.signalCode}:\n${fs.readFileSync(log, 'utf8').slice(-3000)}`);
     const status = await fetch(`http://127.0.0.1:${port}/readyz`).then(
       (response) => response.status,
       () => 0,
@@ -51,18 +52,18 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
   let smtp: SMTPServer;
   const mails: ParsedMail[] = [];
   let env: Record<string, string>;
-  // Ports: api 1 and 2, then worker 1 and 2 (their health checks), from basePort + 20.
-  const portOf = (i: number) => basePort + 20 + i;
-  // Each container has 9464 to itself; on one machine each process needs a metrics port of its own.
-  const metricsPortOf = (i: number) => basePort + 30 + i;
+  // Ports free a moment before the processes start: api 1 and 2, then worker 1 and 2 (their health checks),
+  // then the four metrics ports (each container has 9464 to itself; on one machine each process needs its own).
+  let ports: number[] = [];
+  const portOf = (i: number) => ports[i];
+  const metricsPortOf = (i: number) => ports[4 + i];
   const apiUrl = (n: 1 | 2) => `http://127.0.0.1:${portOf(n - 1)}`;
 
   before(async () => {
     const { DATABASE_URL, ELASTICSEARCH_URL } = process.env;
     if (!DATABASE_URL || !ELASTICSEARCH_URL) throw new Error('needs DATABASE_URL and ELASTICSEARCH_URL: run with npm test');
     admin = knexFactory({ client: 'pg', connection: DATABASE_URL, pool: { min: 0, max: 1 } });
-    await admin.raw(`create database ${name}`);
-    temporalServer = await startTemporalServer({ databaseUrl: DATABASE_URL, name: `${name}_temporal`, basePort, dir });
+    temporalServer = await startTemporalServer({ databaseUrl: DATABASE_URL, name: `${name}_temporal`, dir });
 
     smtp = new SMTPServer({
       authOptional: true,
@@ -82,7 +83,6 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
       HOME: process.env.HOME ?? dir,
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
-      PUBLIC_URL: apiUrl(1), // the load balancer's address: here, api 1
       DATABASE_URL: databaseUrl.toString(),
       TEMPORAL_ADDRESS: temporalServer.address,
       TEMPORAL_TASK_QUEUE: `signet-topology-${process.pid}`,
@@ -95,11 +95,18 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
       WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
       LOG_LEVEL: 'info',
     };
-    // All four at the same moment, on the empty database.
+    await startOnFreePorts(8, startAllFour);
+  });
+
+  /** All four at the same moment, on an empty database; if one could not listen, all are stopped and the database dropped. */
+  async function startAllFour(chosen: number[]) {
+    ports = chosen;
+    env.PUBLIC_URL = apiUrl(1); // the load balancer's address: here, api 1
+    await admin.raw(`create database ${name}`);
     for (const [i, role] of (['api', 'api', 'worker', 'worker'] as const).entries()) {
       const processName = `${role}-${(i % 2) + 1}`;
       const log = path.join(dir, `${processName}.log`);
-      const out = fs.openSync(log, 'a');
+      const out = fs.openSync(log, 'w');
       const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], {
         cwd: root,
         env: {
@@ -113,8 +120,17 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
       });
       processes.push({ name: processName, child, log });
     }
-    await Promise.all(processes.map((started, i) => waitUntilReady(started, portOf(i))));
-  });
+    const ready = processes.map((started, i) => waitUntilReady(started, portOf(i)));
+    try {
+      await Promise.all(ready);
+    } catch (error) {
+      for (const { child } of processes) child.kill('SIGKILL');
+      await Promise.allSettled(ready);
+      processes.length = 0;
+      await admin.raw(`drop database if exists ${name} with (force)`);
+      throw error;
+    }
+  }
 
   after(async () => {
     for (const { child } of processes) child.kill('SIGKILL');
