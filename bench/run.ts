@@ -56,7 +56,8 @@ const E2E_ALONE_REQUESTS = 40; // signed one at a time, against (f) one at a tim
 const GOALS = {
   readOfQuery: 0.5, // (b) req/s against (a1), the bare app making one query
   readP99Ms: 25,
-  signOfUpdate: 3, // sign → HTTP 200 p99 against (f), a raw update round trip
+  signOfUpdate: 3, // one at a time, sign → HTTP 200 p99 against (f), a raw update round trip
+  signOfCpuFloor: 3, // 8 at a time, sign → HTTP 200 p99 against the CPU floor: the same work on the same cores
   completedP99Ms: 500, // last sign → signing_request.completed
   peakRssMb: 400,
   uploadRssMb: 300,
@@ -729,9 +730,13 @@ async function main() {
   const mb = (value: number) => `${value.toFixed(0)} MB`;
   const percent = (part: number, whole: number) => `${((part / whole) * 100).toFixed(0)}%`;
   const pass = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
-  // What each completed request cost in CPU, and the wait that alone imposes at a concurrency.
+  // What each completed request cost in CPU, and the wait that alone imposes at a concurrency: with
+  // `inFlight` requests in flight on a saturated machine, each spends at least this long on average
+  // (Little's law), whatever the order of the work. The baseline that does the same work as the signs.
+  const cpuTotal = (perRequest: Record<string, number>) => Object.values(perRequest).reduce((sum, used) => sum + used, 0);
+  const cpuFloorMs = (perRequest: Record<string, number>, inFlight: number) => (inFlight * cpuTotal(perRequest)) / cores();
   const cpuLines = (perRequest: Record<string, number>, inFlight: number) => {
-    const total = Object.values(perRequest).reduce((sum, used) => sum + used, 0);
+    const total = cpuTotal(perRequest);
     if (total === 0) return [];
     return [
       `- CPU per completed request, over the timed signs and their completions: ${Object.entries(perRequest)
@@ -739,7 +744,7 @@ async function main() {
         .join(', ')}; **${ms(total)} ms in all**. ` +
         `On ${cores()} cores that allows at most ${((cores() * 1000) / total).toFixed(1)} requests/s` +
         (inFlight > 1
-          ? `, so with ${inFlight} in flight a request spends at least ${ms((inFlight * total) / cores())} ms from sign to completion on average (Little's law), whatever the order of the work.`
+          ? `, so with ${inFlight} in flight a request spends at least ${ms(cpuFloorMs(perRequest, inFlight))} ms from sign to completion on average (Little's law), whatever the order of the work.`
           : '.'),
     ];
   };
@@ -786,10 +791,16 @@ async function main() {
       : []),
   ];
 
+  const signPathLine = (run: NonNullable<typeof signing>['e2e']) =>
+    `sent → the workflow task that accepts the update started ${spread(run.toAccepting)}; that task held by the worker ${spread(run.acceptingHeld)}; ` +
+    `its completion → recordSignature completed (the activity, handed to the worker with that completion) ${spread(run.recording)}; ` +
+    `→ the task that answers the update started ${spread(run.recordedToAnswering)}; that task held ${spread(run.answeringHeld)}; its completion → HTTP 200 ${spread(run.answeredToResponse)}`;
   const signingReport = (): string[] => {
     if (!signing || !d || !e) return [];
     const { echo, e2e } = signing;
     const ofEcho = (value: number) => `${(value / echo.latency.p99).toFixed(2)} of (f)`;
+    const floor = cpuFloorMs(e2e.cpuPerRequest, E2E_CONCURRENCY);
+    const ofFloor = (value: number) => (floor > 0 ? `${(value / floor).toFixed(2)} of the CPU floor` : 'n/a (no CPU readings)');
     return [
       `(d) and (e) run at ${SIGNING_CONNECTIONS} connections / starts in flight, after (a)–(c), interleaved with each other; (e) is the bench process calling client.workflow.start on the same Temporal server ` +
         `(task queue with no worker, no search attributes, execution timeout ${EMPTY_WORKFLOW_TIMEOUT}); (d) does that start too (with 3 search attributes), after its own PostgreSQL transaction, and its worker then runs each new workflow's first activities in the same process.`,
@@ -806,21 +817,23 @@ async function main() {
       `Against (f), its baseline measured just before the signs: ${E2E_REQUESTS} raw update round trips (after ${E2E_WARM_UP} untimed ones), ${E2E_CONCURRENCY} at a time, on the same Temporal server, each to its own running ` +
         `bench/workflows/echo.ts workflow, whose update handler answers at once (client.executeUpdate from the bench process; a worker in the bench process on task queue ${ECHO_TASK_QUEUE}).`,
       '',
-      `| ${E2E_CONCURRENCY} at a time | n | p50 ms | p99 ms | max ms | p99 ratio |`,
-      '|---|---:|---:|---:|---:|---:|',
-      `| (f) raw Temporal update round trip, handler answers at once (${echo.perSecond.toFixed(0)}/s) | ${echo.latency.n} | ${ms(echo.latency.p50)} | ${ms(echo.latency.p99)} | ${ms(echo.latency.max)} | 1.00 |`,
-      `| sign sent → HTTP 200 | ${e2e.signResponse.n} | ${ms(e2e.signResponse.p50)} | ${ms(e2e.signResponse.p99)} | ${ms(e2e.signResponse.max)} | ${ofEcho(e2e.signResponse.p99)} |`,
-      `| sign sent → completed event's created_at | ${e2e.completion.n} | ${ms(e2e.completion.p50)} | ${ms(e2e.completion.p99)} | ${ms(e2e.completion.max)} | ${ofEcho(e2e.completion.p99)} |`,
+      `Against the CPU floor, the baseline that does the same work: ${E2E_CONCURRENCY} in flight × the CPU each completed request cost (service, Temporal server, PostgreSQL, Elasticsearch; ` +
+        `read from /proc over the timed signs and their completions) / ${cores()} cores, the least time a request spends on average when the cores are the limit (Little's law). ` +
+        `(f) does one workflow task's work, so at ${E2E_CONCURRENCY} in flight it measures a nearly idle machine.`,
+      '',
+      `| ${E2E_CONCURRENCY} at a time | n | mean ms | p50 ms | p99 ms | max ms | p99 against (f) | p99 against the CPU floor |`,
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      `| (f) raw Temporal update round trip, handler answers at once (${echo.perSecond.toFixed(0)}/s) | ${echo.latency.n} | ${ms(echo.latency.mean)} | ${ms(echo.latency.p50)} | ${ms(echo.latency.p99)} | ${ms(echo.latency.max)} | 1.00 | |`,
+      `| CPU floor: ${E2E_CONCURRENCY} × ${ms(cpuTotal(e2e.cpuPerRequest))} ms / ${cores()} cores | | ${ms(floor)} | | | | | 1.00 |`,
+      `| sign sent → HTTP 200 | ${e2e.signResponse.n} | ${ms(e2e.signResponse.mean)} | ${ms(e2e.signResponse.p50)} | ${ms(e2e.signResponse.p99)} | ${ms(e2e.signResponse.max)} | ${ofEcho(e2e.signResponse.p99)} | ${ofFloor(e2e.signResponse.p99)} |`,
+      `| sign sent → completed event's created_at | ${e2e.completion.n} | ${ms(e2e.completion.mean)} | ${ms(e2e.completion.p50)} | ${ms(e2e.completion.p99)} | ${ms(e2e.completion.max)} | ${ofEcho(e2e.completion.p99)} | ${ofFloor(e2e.completion.p99)} |`,
       '',
       ...(echo.bad > 0 ? [`**Warning:** ${echo.bad} of the (f) updates failed; its numbers are not trustworthy.`, ''] : []),
       `- sign sent → completed event's created_at: **${spread(e2e.completion)}** (seen by polling the events table every 50 ms: ${spread(e2e.observed)})`,
-      `- sign sent → HTTP 200 (the api answers once Temporal returns the sign update's outcome): ${spread(e2e.signResponse)}`,
-      `- where the 200 goes, with the workflow task that ran the sign's update handler (from each workflow's history; the update's outcome goes back with that task's completion): ` +
-        `sent → task started by the service's worker ${spread(e2e.toTaskStarted)}; task started → signers.signed_at (recordSignature) ${spread(e2e.taskStartedToSigned)}; ` +
-        `task started → completed (held by the worker) ${spread(e2e.taskHeld)}; task completed → HTTP 200 ${spread(e2e.taskCompletedToResponse)}.`,
+      `- sign sent → HTTP 200 (the api answers once Temporal returns the sign update's outcome): ${spread(e2e.signResponse)}; mean ${ms(e2e.signResponse.mean)} ms, ${ofFloor(e2e.signResponse.mean)}`,
+      `- where the 200 goes (from each workflow's history; the update's outcome goes back with the completion of the workflow task that answers it): ${signPathLine(e2e)}.`,
       `- where the completion goes: sent → signers.signed_at ${spread(e2e.toSigned)}; signed_at → HTTP 200 ${spread(e2e.signedToResponse)}; ` +
-        `signed_at → sealed_documents.created_at (completeRequest loads and seals the PDF) ${spread(e2e.signedToSealed)}; sealed → completed event ${spread(e2e.sealedToCompleted)}; ` +
-        `completed event → the sign's task completed ${spread(e2e.completedToTaskCompleted)}.`,
+        `signed_at → sealed_documents.created_at (completeRequest, an activity scheduled with the update's answer, loads and seals the PDF) ${spread(e2e.signedToSealed)}; sealed → completed event ${spread(e2e.sealedToCompleted)}.`,
       ...cpuLines(e2e.cpuPerRequest, E2E_CONCURRENCY),
       '',
       `**One at a time** (${E2E_ALONE_REQUESTS} requests of 1 signer, each signed once the previous sign had its 200; (f) likewise, one update at a time, just before):`,
@@ -831,7 +844,8 @@ async function main() {
       `| sign sent → HTTP 200 | ${signing.e2eAlone.signResponse.n} | ${ms(signing.e2eAlone.signResponse.p50)} | ${ms(signing.e2eAlone.signResponse.p99)} | ${ms(signing.e2eAlone.signResponse.max)} | ${(signing.e2eAlone.signResponse.p99 / signing.echoAlone.latency.p99).toFixed(2)} of (f) |`,
       `| sign sent → completed event's created_at | ${signing.e2eAlone.completion.n} | ${ms(signing.e2eAlone.completion.p50)} | ${ms(signing.e2eAlone.completion.p99)} | ${ms(signing.e2eAlone.completion.max)} | ${(signing.e2eAlone.completion.p99 / signing.echoAlone.latency.p99).toFixed(2)} of (f) |`,
       '',
-      `- one at a time, where the time goes: sent → task started ${spread(signing.e2eAlone.toTaskStarted)}; task started → signers.signed_at ${spread(signing.e2eAlone.taskStartedToSigned)}; signed_at → sealed_documents.created_at ${spread(signing.e2eAlone.signedToSealed)}; task completed → HTTP 200 ${spread(signing.e2eAlone.taskCompletedToResponse)}.`,
+      `- one at a time, where the 200 goes: ${signPathLine(signing.e2eAlone)}.`,
+      `- one at a time, where the completion goes: sent → signers.signed_at ${spread(signing.e2eAlone.toSigned)}; signed_at → sealed_documents.created_at ${spread(signing.e2eAlone.signedToSealed)}; sealed → completed event ${spread(signing.e2eAlone.sealedToCompleted)}.`,
       ...cpuLines(signing.e2eAlone.cpuPerRequest, 1),
     ];
   };
@@ -904,9 +918,11 @@ async function main() {
     if (signing) {
       const { echo, e2e } = signing;
       const allSigned = e2e.signStatuses.get(200) === e2e.count;
+      const floor = cpuFloorMs(e2e.cpuPerRequest, E2E_CONCURRENCY);
       lines.push(
-        `- ${pass(allSigned && e2e.signResponse.p99 <= GOALS.signOfUpdate * echo.latency.p99)} sign → HTTP 200 p99 ≤ ${GOALS.signOfUpdate} × (f)'s p99: ${ms(e2e.signResponse.p99)} ms against ` +
-          `${GOALS.signOfUpdate} × ${ms(echo.latency.p99)} ms = ${ms(GOALS.signOfUpdate * echo.latency.p99)} ms (${(e2e.signResponse.p99 / echo.latency.p99).toFixed(1)} ×)${allSigned ? '' : ' (not every sign answered 200)'}`,
+        `- ${pass(allSigned && e2e.signResponse.p99 <= GOALS.signOfCpuFloor * floor)} ${E2E_CONCURRENCY} at a time, sign → HTTP 200 p99 ≤ ${GOALS.signOfCpuFloor} × the CPU floor: ${ms(e2e.signResponse.p99)} ms against ` +
+          `${GOALS.signOfCpuFloor} × ${ms(floor)} ms = ${ms(GOALS.signOfCpuFloor * floor)} ms (${(e2e.signResponse.p99 / floor).toFixed(1)} ×; mean ${(e2e.signResponse.mean / floor).toFixed(1)} ×)${allSigned ? '' : ' (not every sign answered 200)'}; ` +
+          `against (f), which does less work: ${(e2e.signResponse.p99 / echo.latency.p99).toFixed(1)} × its p99 of ${ms(echo.latency.p99)} ms`,
         `- ${pass(e2e.completed === e2e.count && e2e.completion.p99 < GOALS.completedP99Ms)} last sign → signing_request.completed p99 < ${GOALS.completedP99Ms} ms: ${ms(e2e.completion.p99)} ms` +
           `${e2e.completed === e2e.count ? '' : ` (only ${e2e.completed} of ${e2e.count} completed)`}`,
         `- ${pass(signing.e2eAlone.signResponse.p99 <= GOALS.signOfUpdate * signing.echoAlone.latency.p99)} one at a time, sign → HTTP 200 p99 ≤ ${GOALS.signOfUpdate} × (f)'s p99 one at a time: ` +

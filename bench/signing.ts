@@ -275,24 +275,31 @@ export async function prepareEndToEnd(options: EndToEndOptions) {
 const { EventType } = temporal.api.enums.v1;
 
 /**
- * The workflow task that answered the sign update, from the request's workflow history: when a worker
- * took it (started) and when it handed its result back (completed), in ms by the server's clock (this
- * machine's). An update's outcome goes back with the completion of the task that ran its handler.
+ * The path of the sign update through its workflow's history, in ms by the server's clock (this
+ * machine's): the workflow task that accepted the update (its handler started recordSignature), that
+ * activity, and the workflow task that completed the update, whose completion carries the update's
+ * outcome back to the api.
  */
-async function signTask(client: Client, workflowId: string) {
+async function signPath(client: Client, workflowId: string) {
   const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const first = (type: temporal.api.enums.v1.EventType, from = 0) => events.findIndex((event, i) => i >= from && event.eventType === type);
   const lastBefore = (index: number, type: temporal.api.enums.v1.EventType) => {
     for (let i = index - 1; i >= 0; i--) if (events[i].eventType === type) return i;
     return -1;
   };
-  const completed = lastBefore(
-    events.findIndex((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED),
-    EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
-  );
-  const started = lastBefore(completed, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED);
   const at = (index: number) =>
     index < 0 || !events[index].eventTime ? NaN : Number(events[index].eventTime.seconds) * 1000 + (events[index].eventTime.nanos ?? 0) / 1e6;
-  return { startedAt: at(started), completedAt: at(completed) };
+  const accepted = first(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED);
+  const answered = accepted < 0 ? -1 : first(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED, accepted);
+  const acceptingCompleted = lastBefore(accepted, EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+  const answeringCompleted = lastBefore(answered, EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+  return {
+    acceptingStartedAt: at(lastBefore(acceptingCompleted, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED)),
+    acceptingCompletedAt: at(acceptingCompleted),
+    recordedAt: at(accepted < 0 ? -1 : first(EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, accepted)),
+    answeringStartedAt: at(lastBefore(answeringCompleted, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED)),
+    answeringCompletedAt: at(answeringCompleted),
+  };
 }
 
 /** A signer's Sign, as the signing page sends it; the HTTP status, or 0 when there was no answer by `deadline`. */
@@ -315,7 +322,8 @@ function postSign(baseUrl: string, token: string, deadline: number): Promise<num
  * call to its HTTP 200, and to the signing_request.completed event's created_at (written by the
  * service with `new Date()` on this machine: one clock with the Date.now() taken here), broken down
  * with signers.signed_at (the recordSignature activity, also `new Date()` in the service),
- * sealed_documents.created_at (PostgreSQL's now(), same machine) and the sign's workflow task.
+ * sealed_documents.created_at (PostgreSQL's now(), same machine) and the sign's path through its
+ * workflow's history (signPath).
  */
 export async function endToEnd(options: EndToEndOptions, { requests, drainSeconds, pendingLeft }: Awaited<ReturnType<typeof prepareEndToEnd>>) {
   const { baseUrl, db, accountId, count, concurrency, log } = options;
@@ -392,13 +400,12 @@ export async function endToEnd(options: EndToEndOptions, { requests, drainSecond
     for (const row of await db('sealed_documents').whereIn('signing_request_id', chunk).select('signing_request_id', 'created_at'))
       sealedAt.set(row.signing_request_id, new Date(row.created_at).getTime());
   }
-  const taskStartedAt = new Map<string, number>();
-  const taskCompletedAt = new Map<string, number>();
+  const paths = new Map<string, Awaited<ReturnType<typeof signPath>>>();
   await eachLimited(done, concurrency, async (id) => {
-    const task = await signTask(options.client, id).catch(() => ({ startedAt: NaN, completedAt: NaN }));
-    taskStartedAt.set(id, task.startedAt);
-    taskCompletedAt.set(id, task.completedAt);
+    const path = await signPath(options.client, id).catch(() => undefined);
+    if (path) paths.set(id, path);
   });
+  const pathAt = (key: keyof Awaited<ReturnType<typeof signPath>>) => (id: string) => paths.get(id)?.[key];
   const over = (from: (id: string) => number | undefined, to: (id: string) => number | undefined) =>
     stats(done.map((id) => (to(id) ?? NaN) - (from(id) ?? NaN)).filter((value) => Number.isFinite(value)));
 
@@ -421,26 +428,13 @@ export async function endToEnd(options: EndToEndOptions, { requests, drainSecond
       (id) => sentAt.get(id),
       (id) => observedAt.get(id),
     ),
-    toTaskStarted: over(
-      (id) => sentAt.get(id),
-      (id) => taskStartedAt.get(id),
-    ),
-    taskStartedToSigned: over(
-      (id) => taskStartedAt.get(id),
-      (id) => signedAt.get(id),
-    ),
-    taskHeld: over(
-      (id) => taskStartedAt.get(id),
-      (id) => taskCompletedAt.get(id),
-    ),
-    completedToTaskCompleted: over(
-      (id) => completedAt.get(id),
-      (id) => taskCompletedAt.get(id),
-    ),
-    taskCompletedToResponse: over(
-      (id) => taskCompletedAt.get(id),
-      (id) => respondedAt.get(id),
-    ),
+    // Where the 200 goes: the workflow task that accepted the update, recordSignature, the task that answered it.
+    toAccepting: over((id) => sentAt.get(id), pathAt('acceptingStartedAt')),
+    acceptingHeld: over(pathAt('acceptingStartedAt'), pathAt('acceptingCompletedAt')),
+    recording: over(pathAt('acceptingCompletedAt'), pathAt('recordedAt')),
+    recordedToAnswering: over(pathAt('recordedAt'), pathAt('answeringStartedAt')),
+    answeringHeld: over(pathAt('answeringStartedAt'), pathAt('answeringCompletedAt')),
+    answeredToResponse: over(pathAt('answeringCompletedAt'), (id) => respondedAt.get(id)),
     toSigned: over(
       (id) => sentAt.get(id),
       (id) => signedAt.get(id),
