@@ -12,8 +12,6 @@ export interface SearchActivityDeps {
 }
 
 const BATCH = 500;
-/** Texts per index write: Elasticsearch answers a write once it is searchable (up to its 1 s refresh). */
-const TEXT_BATCH = 32;
 const IDLE_POLL_MS = 200;
 
 // They re-read PostgreSQL and write what they read, versioned by the time of reading: safe to repeat.
@@ -26,9 +24,9 @@ export function createSearchActivities({ db, search, pdfText }: SearchActivityDe
 
     /**
      * The search indexer's step, for `runForMs`, as two loops that each poll the database every 200 ms
-     * when idle: one extracts the text of new PDFs and indexes it, the other (Elasticsearch only) indexes
-     * the events past its cursor. A PDF's text waits neither for an index refresh of unrelated events nor
-     * they for a slow PDF. Polling here rather than in the workflow keeps a Temporal round trip (and its
+     * when idle: one extracts the text of new PDFs and indexes it (indexNewTexts), the other
+     * (Elasticsearch only) indexes the events past its cursor; both heartbeat, idle or not. A PDF's text
+     * waits neither for an index refresh of unrelated events nor they for a slow PDF. Polling here rather than in the workflow keeps a Temporal round trip (and its
      * timer) out of the time from a commit to the change being searchable.
      */
     async indexEventsFor(runForMs: number): Promise<number> {
@@ -40,6 +38,7 @@ export function createSearchActivities({ db, search, pdfText }: SearchActivityDe
       const poll = async (step: () => Promise<boolean>) => {
         try {
           while (Date.now() < until && !context.cancellationSignal.aborted && !failed) {
+            context.heartbeat(indexed);
             if (!(await step())) await context.sleep(IDLE_POLL_MS);
           }
         } catch (error) {
@@ -50,10 +49,13 @@ export function createSearchActivities({ db, search, pdfText }: SearchActivityDe
       const indexEvents = async () => {
         const taken = await indexPendingEvents(search, BATCH);
         indexed += taken;
-        context.heartbeat(indexed);
         return taken === BATCH;
       };
-      const indexTexts = async () => (await indexNewTexts(db, search, pdfText, TEXT_BATCH)) === TEXT_BATCH;
+      const indexTexts = async () => {
+        const keepGoing = () => Date.now() < until && !context.cancellationSignal.aborted && !failed;
+        const count = await indexNewTexts(db, search, pdfText, { keepGoing, onIndexed: (texts) => context.heartbeat((indexed += texts)) });
+        return count > 0;
+      };
       await Promise.all([poll(indexTexts), ...(search.events ? [poll(indexEvents)] : [])]);
       return indexed;
     },

@@ -189,30 +189,30 @@ export async function uploadDocumentFile({ db, events, pdf }: UploadDeps, accoun
 }
 
 /**
- * Extracts, for search, the text of up to `limit` documents whose file has arrived and whose text has
- * not been extracted yet (body_text null; a partial index finds them), oldest upload first, as many at
- * a time as the extractor has processes; none is started after `until`. Returns the ids of those done.
- * Runs in the worker, after the upload has committed; safe to repeat.
+ * Up to `limit` documents whose file has arrived and whose text has not been extracted yet (body_text
+ * null; a partial index finds them), oldest upload first, leaving out `except` (those being extracted).
  */
-export async function extractPendingTexts(db: Db, pdfText: PdfTextExtractor, { limit, until }: { limit: number; until: number }): Promise<string[]> {
-  const ids: string[] = await db('documents')
+export async function documentsAwaitingText(db: Db, limit: number, except: string[] = []): Promise<string[]> {
+  return db('documents')
     .where({ status: 'ready' })
     .whereNull('body_text')
     .whereNull('deleted_at')
+    .modify((builder) => {
+      if (except.length > 0) builder.whereNotIn('id', except);
+    })
     .orderBy('updated_at')
     .limit(limit)
     .pluck('id');
-  const done: string[] = [];
-  const extractNext = async () => {
-    for (let id = ids.shift(); id !== undefined && Date.now() < until; id = ids.shift()) {
-      const file = await db('document_files').where({ document_id: id }).first('content');
-      const text = file ? await pdfText.extractText(file.content) : '';
-      await db('documents').where({ id }).whereNull('body_text').update({ body_text: text });
-      done.push(id);
-    }
-  };
-  await Promise.all(Array.from({ length: pdfText.processes }, extractNext));
-  return done;
+}
+
+/**
+ * Extracts, for search, the text of one document's PDF and stores it, unless another extraction stored
+ * it first. Runs in the worker, after the upload has committed; safe to repeat.
+ */
+export async function extractDocumentText(db: Db, pdfText: PdfTextExtractor, id: string): Promise<void> {
+  const file = await db('document_files').where({ document_id: id }).first('content');
+  const text = file ? await pdfText.extractText(file.content) : '';
+  await db('documents').where({ id }).whereNull('body_text').update({ body_text: text });
 }
 
 /** Sets documents back to waiting for their text, so that it is extracted again. */

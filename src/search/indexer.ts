@@ -1,5 +1,5 @@
 import type { Db } from '../db';
-import { extractPendingTexts, forgetDocumentTexts } from '../documents/service';
+import { documentsAwaitingText, extractDocumentText, forgetDocumentTexts } from '../documents/service';
 import type { PdfTextExtractor } from '../pdf/text';
 import type { ResourceRef, SearchBackend } from './backend';
 
@@ -35,22 +35,85 @@ export async function indexPendingEvents(search: SearchBackend, limit: number): 
   return events.length;
 }
 
-/** A batch of texts starts no extraction after this, so that a few slow PDFs cannot hold the activity for minutes. */
-const TEXT_BATCH_MS = 15_000;
+/** Documents claimed at a time for extraction: a few seconds of work for the extractor's processes. */
+const CLAIM = 64;
 
 /**
- * Extracts the text of up to `limit` newly uploaded PDFs (extractPendingTexts) and indexes their
- * documents in one write. If the index cannot take them, their texts are forgotten, to be extracted and
- * indexed again on a later call, so the index never misses one. Returns how many documents got their text.
+ * Extracts the text of newly uploaded PDFs and indexes their documents, until none is left or `keepGoing`
+ * says stop. Every process of the extractor stays busy, taking the next document as soon as it is done
+ * with one, while the texts already stored go to the index in bulk, one write at a time: extraction never
+ * waits for an index write (an Elasticsearch write is answered once searchable, up to its 1 s refresh),
+ * and the writes grow with the rate. If the index cannot take them, every text stored and not yet indexed
+ * is forgotten, to be extracted and indexed again on a later call, so the index never misses one.
+ * Returns how many documents got their text.
  */
-export async function indexNewTexts(db: Db, search: SearchBackend, pdfText: PdfTextExtractor, limit: number): Promise<number> {
-  const ids = await extractPendingTexts(db, pdfText, { limit, until: Date.now() + TEXT_BATCH_MS });
-  if (ids.length === 0) return 0;
+export async function indexNewTexts(
+  db: Db,
+  search: SearchBackend,
+  pdfText: PdfTextExtractor,
+  { keepGoing, onIndexed }: { keepGoing: () => boolean; onIndexed?: (count: number) => void },
+): Promise<number> {
+  const extracting = new Set<string>();
+  let claimed: string[] = [];
+  let claiming: Promise<void> | undefined;
+  let stop = false;
+  const stored: string[] = []; // extracted and stored, not yet indexed
+  let wakeWriter = () => {};
+
+  const claimMore = () =>
+    (claiming ??= documentsAwaitingText(db, CLAIM, [...extracting])
+      .then((ids) => void (claimed = ids))
+      .finally(() => (claiming = undefined)));
+  const extractNext = async () => {
+    while (!stop && keepGoing()) {
+      if (claimed.length === 0) await claimMore();
+      const id = claimed.shift();
+      if (id === undefined) return;
+      extracting.add(id);
+      try {
+        await extractDocumentText(db, pdfText, id);
+        stored.push(id);
+        wakeWriter();
+      } catch (error) {
+        stop = true; // the other processes finish the document they have, and the writer indexes what is stored
+        throw error;
+      } finally {
+        extracting.delete(id);
+      }
+    }
+  };
+  const extraction = Promise.allSettled(Array.from({ length: pdfText.processes }, extractNext));
+  let extracted = false;
+  void extraction.then(() => {
+    extracted = true;
+    wakeWriter();
+  });
+
+  let indexed = 0;
   try {
-    await search.index(ids.map((id) => ({ type: 'document', id })));
+    for (;;) {
+      if (stored.length === 0) {
+        if (extracted) break;
+        await new Promise<void>((resolve) => (wakeWriter = resolve));
+        continue;
+      }
+      const ids = stored.splice(0);
+      try {
+        await search.index(ids.map((id) => ({ type: 'document', id })));
+      } catch (error) {
+        stored.push(...ids);
+        throw error;
+      }
+      indexed += ids.length;
+      onIndexed?.(ids.length);
+    }
   } catch (error) {
-    await forgetDocumentTexts(db, ids);
+    stop = true;
+    await extraction;
+    if (stored.length > 0) await forgetDocumentTexts(db, stored);
     throw error;
   }
-  return ids.length;
+  const failure = (await extraction).find((outcome) => outcome.status === 'rejected');
+  if (failure) throw failure.reason;
+  return indexed;
 }

@@ -1,0 +1,130 @@
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { createAccount } from '../../src/accounts/service';
+import { migrateLatest } from '../../src/db';
+import { newId } from '../../src/ids';
+import type { PdfTextExtractor } from '../../src/pdf/text';
+import type { ResourceRef, SearchBackend } from '../../src/search/backend';
+import { indexNewTexts } from '../../src/search/indexer';
+import { openScratchDatabase } from '../support/scratchDatabase';
+
+// The search indexer's text step (indexNewTexts) on a database of its own, with an extractor and an index
+// that the test controls: which documents are extracted, how many at once, and what the index receives.
+
+/** An extractor of `processes` processes whose every PDF takes `ms`; it notes the most PDFs it had at once. */
+function fakeExtractor(processes: number, ms: number) {
+  let running = 0;
+  const extracted: string[] = [];
+  const extractor: PdfTextExtractor & { extracted: string[]; mostAtOnce: number } = {
+    processes,
+    extracted,
+    mostAtOnce: 0,
+    async extractText(bytes) {
+      running++;
+      extractor.mostAtOnce = Math.max(extractor.mostAtOnce, running);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      running--;
+      const text = `the text of ${Buffer.from(bytes).toString()}`;
+      extracted.push(text);
+      return text;
+    },
+    close: async () => undefined,
+  };
+  return extractor;
+}
+
+/** An index that takes `ms` per write, and refuses the writes `refuse` says to. */
+function fakeIndex(ms: number, refuse: (write: number) => boolean = () => false) {
+  const writes: string[][] = [];
+  const index: SearchBackend & { writes: string[][] } = {
+    kind: 'postgres',
+    writes,
+    search: () => Promise.reject(new Error('not searched here')),
+    async index(refs: ResourceRef[]) {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      if (refuse(writes.length + 1)) {
+        writes.push([]);
+        throw new Error('index unavailable');
+      }
+      writes.push(refs.map((ref) => ref.id));
+    },
+    health: async () => undefined,
+    close: async () => undefined,
+  };
+  return index;
+}
+
+describe('the search indexer extracts the text of new PDFs and indexes it (indexNewTexts)', function () {
+  this.timeout(60_000);
+  let database: { knex: Knex; close(): Promise<void> };
+  let db: Knex;
+
+  before(async () => {
+    database = await openScratchDatabase('text-indexer');
+    db = database.knex;
+    await migrateLatest(db);
+  });
+  after(() => database?.close());
+  beforeEach(async () => {
+    await db('document_files').del();
+    await db('documents').del();
+  });
+
+  /** `count` uploaded documents whose PDF is the bytes of their name, waiting for their text. */
+  async function upload(count: number) {
+    const account = await createAccount(db, { email: `texts-${newId('account')}@example.com`, plan: 'business' });
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const id = newId('document');
+      const name = `pdf-${i}`;
+      await db('documents').insert({ id, account_id: account.id, file_name: `${name}.pdf`, file_size: name.length, status: 'ready', page_count: 1 });
+      await db('document_files').insert({ document_id: id, content: Buffer.from(name) });
+      ids.push(id);
+    }
+    return ids;
+  }
+  const textsOf = async (ids: string[]) =>
+    Object.fromEntries((await db('documents').whereIn('id', ids).select('id', 'body_text')).map((row) => [row.id, row.body_text]));
+
+  it('extracts each waiting PDF once, as many at once as the extractor has processes, and indexes every one in fewer writes', async () => {
+    const ids = await upload(40);
+    const extractor = fakeExtractor(3, 20);
+    const index = fakeIndex(150); // slower than extraction: the writes grow instead of holding it up
+    expect(await indexNewTexts(db, index, extractor, { keepGoing: () => true })).to.equal(40);
+
+    expect(extractor.extracted).to.have.length(40);
+    expect(extractor.mostAtOnce).to.equal(3);
+    expect(index.writes.flat()).to.have.members(ids);
+    expect(index.writes.length).to.be.below(40);
+    const texts = await textsOf(ids);
+    expect(ids.map((id) => texts[id])).to.deep.equal(ids.map((_, i) => `the text of pdf-${i}`));
+    expect(await indexNewTexts(db, index, extractor, { keepGoing: () => true })).to.equal(0);
+  });
+
+  it('when the index refuses a write, fails and leaves every text not indexed to be extracted again, and the next call indexes them', async () => {
+    const ids = await upload(12);
+    const extractor = fakeExtractor(2, 10);
+    const index = fakeIndex(30, (write) => write === 2);
+    let failure: unknown;
+    await indexNewTexts(db, index, extractor, { keepGoing: () => true }).catch((error) => (failure = error));
+    expect(String(failure)).to.contain('index unavailable');
+    const indexed = index.writes.flat();
+    const texts = await textsOf(ids);
+    for (const id of ids) expect(texts[id] === null, id).to.equal(!indexed.includes(id));
+
+    expect(await indexNewTexts(db, index, extractor, { keepGoing: () => true })).to.equal(ids.length - indexed.length);
+    expect(index.writes.flat()).to.have.members(ids);
+    expect(Object.values(await textsOf(ids))).to.not.include(null);
+  });
+
+  it('stops taking PDFs once told to, and indexes every text it has stored', async () => {
+    const ids = await upload(20);
+    const extractor = fakeExtractor(2, 10);
+    const index = fakeIndex(10);
+    const done = await indexNewTexts(db, index, extractor, { keepGoing: () => extractor.extracted.length < 5 });
+    expect(done).to.be.within(5, 6);
+    const texts = await textsOf(ids);
+    const stored = ids.filter((id) => texts[id] !== null);
+    expect(index.writes.flat()).to.have.members(stored);
+  });
+});
