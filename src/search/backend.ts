@@ -19,7 +19,9 @@ export interface SearchHitRef extends ResourceRef {
 export interface SearchPage {
   hits: SearchHitRef[];
   hasMore: boolean;
+  /** Hits over all pages, counted up to TOTAL_COUNTED_UP_TO (exact when totalIsExact). */
   total: number;
+  totalIsExact: boolean;
 }
 
 /**

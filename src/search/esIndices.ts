@@ -8,8 +8,9 @@ import type { SearchType } from './schema';
 
 const keyword = { type: 'keyword' } as const;
 const date = { type: 'date' } as const;
-// No index_prefixes: the highlighter marks a prefix match only when the prefix query runs on the field itself.
-const text = { type: 'text', analyzer: 'standard' } as const;
+// index_prefixes: a word's first 2–5 letters are indexed as terms of their own, so the prefix being typed
+// is one term to look up, not every word that starts with it (esSearch.ts marks those words by a wildcard).
+const text = { type: 'text', analyzer: 'standard', index_prefixes: { min_chars: 2, max_chars: 5 } } as const;
 // Offsets let the highlighter find matches in a long PDF text without analysing it again.
 const longText = { ...text, index_options: 'offsets' } as const;
 

@@ -3,31 +3,30 @@ import type { SearchHitRef, SearchPage } from './backend';
 import { SEARCH_REQUEST_OPTIONS } from './elasticsearch';
 import { aliasOf } from './esIndices';
 import { typesOf } from './postgres';
-import type { SearchQuery, SearchType } from './schema';
+import { TOTAL_COUNTED_UP_TO, type SearchQuery, type SearchType } from './schema';
 import type { SearchText } from './text';
 
 // The same weights as the tsvector columns: names and titles first, then signers, then the rest.
 const FIELDS = ['fileName^3', 'title^3', 'name^3', 'signers^2', 'message', 'text'];
-const FIELD_NAMES = FIELDS.map((field) => field.split('^')[0]);
+const boosted = FIELDS.map((field) => ({ name: field.split('^')[0], boost: Number(field.split('^')[1] ?? 1) }));
+const FIELD_NAMES = boosted.map(({ name }) => name);
+
+/** The prefix in any field: one term of the field's index_prefixes (2–5 letters), else the words starting with it. */
+const prefixInAnyField = (prefix: string) => ({
+  bool: { should: boosted.map(({ name, boost }) => ({ prefix: { [name]: { value: prefix, boost } } })), minimum_should_match: 1 },
+});
+
+/** The same words for the highlighter, which does not look into index_prefixes: a wildcard expands them per hit. */
+const wordsStartingWith = (prefix: string) => ({
+  bool: { should: boosted.map(({ name }) => ({ wildcard: { [name]: { value: `${prefix.replace(/[\\*?]/g, '\\$&')}*` } } })), minimum_should_match: 1 },
+});
 
 /** Every word and phrase must match in some field; the last word typed matches as a prefix. */
-function textClauses({ words, phrases, prefix }: SearchText) {
+function textClauses({ words, phrases, prefix }: SearchText, prefixMatch: (prefix: string) => object) {
   return [
     ...words.map((word) => ({ multi_match: { query: word, fields: FIELDS, operator: 'and' } })),
     ...phrases.map((phrase) => ({ multi_match: { query: phrase.join(' '), fields: FIELDS, type: 'phrase' } })),
-    ...(prefix
-      ? [
-          {
-            bool: {
-              should: FIELDS.map((field) => {
-                const [name, boost] = field.split('^');
-                return { prefix: { [name]: { value: prefix, boost: Number(boost ?? 1) } } };
-              }),
-              minimum_should_match: 1,
-            },
-          },
-        ]
-      : []),
+    ...(prefix ? [prefixMatch(prefix)] : []),
   ];
 }
 
@@ -52,19 +51,19 @@ const highlight = {
 
 export async function searchElasticsearch(client: Client, prefix: string, accountId: string, query: SearchQuery): Promise<SearchPage> {
   const types = typesOf(query);
-  if (types.length === 0) return { hits: [], hasMore: false, total: 0 };
+  if (types.length === 0) return { hits: [], hasMore: false, total: 0, totalIsExact: true };
   const relevance = query.sort === 'relevance';
   const order = query.sort === 'createdAt' ? 'asc' : 'desc';
   const response = await client.search(
     {
       index: types.map((type) => aliasOf(prefix, type)),
-      query: { bool: { must: query.text ? textClauses(query.text) : [], filter: filters(accountId, query) } },
+      query: { bool: { must: query.text ? textClauses(query.text, prefixInAnyField) : [], filter: filters(accountId, query) } },
       sort: relevance ? [{ _score: 'desc' }, { id: 'desc' }] : [{ createdAt: order }, { id: order }],
       search_after: query.cursor ? [query.cursor.value, query.cursor.id] : undefined,
       size: query.limit + 1,
-      track_total_hits: true,
+      track_total_hits: TOTAL_COUNTED_UP_TO,
       _source: false,
-      highlight: query.text ? highlight : undefined,
+      highlight: query.text ? { ...highlight, highlight_query: { bool: { must: textClauses(query.text, wordsStartingWith) } } } : undefined,
     } as never,
     SEARCH_REQUEST_OPTIONS,
   );
@@ -77,6 +76,6 @@ export async function searchElasticsearch(client: Client, prefix: string, accoun
     sortValue: Number(hit.sort![0]),
     highlight: Object.fromEntries(Object.entries(hit.highlight ?? {}).map(([field, fragments]) => [field, fragments.join(' … ')])),
   }));
-  const total = typeof response.hits.total === 'number' ? response.hits.total : (response.hits.total?.value ?? 0);
-  return { hits, hasMore: response.hits.hits.length > query.limit, total };
+  const total = typeof response.hits.total === 'number' ? { value: response.hits.total, relation: 'eq' } : response.hits.total;
+  return { hits, hasMore: response.hits.hits.length > query.limit, total: total?.value ?? 0, totalIsExact: total?.relation !== 'gte' };
 }

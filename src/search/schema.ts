@@ -12,6 +12,12 @@ export type SearchType = (typeof searchTypes)[number];
 
 export const MAX_QUERY_LENGTH = 500;
 
+/**
+ * Hits are counted up to this many: past it, `total` says "at least this many". An exact count of a word
+ * found in most of 100,000 documents costs as much as ranking them, on every page.
+ */
+export const TOTAL_COUNTED_UP_TO = 1000;
+
 export const SearchQuerySchema = z
   .object({
     q: text(MAX_QUERY_LENGTH).optional().openapi({
@@ -69,5 +75,13 @@ export const SearchHitSchema = z
   .openapi('SearchHit');
 
 export const SearchResultSchema = listOf(SearchHitSchema)
-  .extend({ total: z.number().int().openapi({ description: 'Hits over all pages.' }) })
+  .extend({
+    total: z
+      .number()
+      .int()
+      .openapi({
+        description: `Hits over all pages, counted up to ${TOTAL_COUNTED_UP_TO}: when there are more, ${TOTAL_COUNTED_UP_TO} and totalIsExact false.`,
+      }),
+    totalIsExact: z.boolean().openapi({ description: `False when there are more than ${TOTAL_COUNTED_UP_TO} hits (total is then a lower bound).` }),
+  })
   .openapi('SearchResult');

@@ -32,5 +32,5 @@ export async function searchAccount({ db, search }: { db: Db; search: SearchBack
   });
   const last: SearchHitRef | undefined = page.hits[page.hits.length - 1];
   const nextCursor = page.hasMore && last ? encodeCursor({ sort: query.sort, value: last.sortValue, id: last.id }) : null;
-  return { data, pagination: { limit: query.limit, hasMore: page.hasMore, nextCursor }, total: page.total };
+  return { data, pagination: { limit: query.limit, hasMore: page.hasMore, nextCursor }, total: page.total, totalIsExact: page.totalIsExact };
 }

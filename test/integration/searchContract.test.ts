@@ -4,6 +4,7 @@ import type { SearchBackend } from '../../src/search/backend';
 import { createElasticsearchClient } from '../../src/search/elasticsearch';
 import { createElasticsearchSearch } from '../../src/search/elasticsearchBackend';
 import { createPostgresSearch } from '../../src/search/postgres';
+import { TOTAL_COUNTED_UP_TO } from '../../src/search/schema';
 import { startApp } from '../support/app';
 import { client, type Request } from '../support/http';
 import { percentileCont, PEOPLE, seedAccount, uploadKnownPdfs, VOCABULARY, wordsOf, type FixtureDocument, type FixtureRequest } from '../support/searchFixture';
@@ -22,6 +23,8 @@ interface Fixture {
   known: Awaited<ReturnType<typeof uploadKnownPdfs>>;
   otherIds: Set<string>;
   request: Record<Kind, Request>;
+  /** An account with more hits than are counted. */
+  plenty: { documents: FixtureDocument[]; request: Record<Kind, Request> };
 }
 
 let fixture: Fixture;
@@ -120,6 +123,8 @@ describe('search and dashboard contract', () => {
     const known = await uploadKnownPdfs(account.request, db);
     const seeded = await seedAccount(db, account.account.id, { seed: 5, documents: 320, requests: 160, now: NOW, extraWord: 'common' });
     const foreign = await seedAccount(db, other.account.id, { seed: 9, documents: 30, requests: 20, now: NOW, extraWord: 'common zephyrine xylograph' });
+    const plenty = await createTestAccount();
+    const plentyDocuments = (await seedAccount(db, plenty.account.id, { seed: 13, documents: 1200, requests: 0, now: NOW })).documents;
     const prefix = `signet-test-contract-${databaseKind}-${process.pid}-`;
     const elastic = createElasticsearchClient(url);
     const es = createElasticsearchSearch({ db, client: elastic, prefix, logger: createLogger('silent') });
@@ -134,6 +139,10 @@ describe('search and dashboard contract', () => {
       known,
       otherIds: new Set([...foreign.documents, ...foreign.requests].map((resource) => resource.id)),
       request: { postgres: await serve(createPostgresSearch(db), account.apiKey), elasticsearch: await serve(es, account.apiKey) },
+      plenty: {
+        documents: plentyDocuments,
+        request: { postgres: await serve(createPostgresSearch(db), plenty.apiKey), elasticsearch: await serve(es, plenty.apiKey) },
+      },
     };
   });
 
@@ -255,6 +264,17 @@ describe('search and dashboard contract', () => {
           ).to.deep.equal([]);
         }
         expect((await get('q=xylograph')).body.total).to.equal(0);
+      });
+
+      it(`counts hits exactly up to ${TOTAL_COUNTED_UP_TO}, and past that says there are at least as many`, async () => {
+        const search = (query: string) => fixture.plenty.request[kind]('GET', `/api/v1/search?${query}`);
+        const found = fixture.plenty.documents.filter((document) => !document.deleted && document.status === 'ready');
+        expect(found.length).to.be.greaterThan(TOTAL_COUNTED_UP_TO);
+        expect((await search('q=fixture+')).body).to.include({ total: TOTAL_COUNTED_UP_TO, totalIsExact: false });
+        const since = new Date(NOW.getTime() - 150 * 86_400_000);
+        const recent = found.filter((document) => document.createdAt >= since).length;
+        expect(recent).to.be.within(1, TOTAL_COUNTED_UP_TO);
+        expect((await search(`q=fixture+&createdAfter=${since.toISOString()}`)).body).to.include({ total: recent, totalIsExact: true });
       });
 
       it('reads engine query syntax as plain words', async () => {
