@@ -11,7 +11,7 @@ import { signedUp } from '../support/consoleClient';
 import { client, type TestResponse } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { createSigningRequest, tokenOf } from '../support/signing';
-import { createTestAccount, sharedSystem } from '../support/system';
+import { createTestAccount, sharedSystem, useSharedSystem } from '../support/system';
 
 // Text an attacker types: NUL, unpaired surrogates (either half), noncharacters, controls, astral
 // characters, anything. Every endpoint answers 2xx or 400, never a 500 or nothing, and what it
@@ -74,12 +74,9 @@ const signerLink = async (account: Account, body: Record<string, unknown> = {}) 
   return { signingRequest, token: tokenOf(link.body.url), anonymous: client(account.system.url!) };
 };
 
-before(async function () {
-  this.timeout(120_000);
-  await sharedSystem();
-});
-
 describe('hostile text: the issue’s reproductions are 400s naming the field', function () {
+  useSharedSystem();
+
   this.timeout(60_000);
   const surrogate = 'must be well-formed Unicode (it has an unpaired UTF-16 surrogate)';
 
@@ -146,6 +143,8 @@ describe('hostile text: the issue’s reproductions are 400s naming the field', 
 });
 
 describe('hostile text: random Unicode on representative endpoints (fast-check)', function () {
+  useSharedSystem();
+
   this.timeout(180_000);
 
   it('document names, webhook descriptions, template roles and labels', async () => {
@@ -265,6 +264,8 @@ describe('hostile text: random Unicode on representative endpoints (fast-check)'
 });
 
 describe('hostile nesting: deep JSON on every JSON endpoint is one 400', function () {
+  useSharedSystem();
+
   this.timeout(120_000);
   const tooDeep = `body must be nested at most ${MAX_NESTING} levels deep`;
   /** `{"a":[[…]]}`, `depth` levels deep in all. */
@@ -343,6 +344,8 @@ describe('hostile nesting: deep JSON on every JSON endpoint is one 400', functio
 });
 
 describe('a change the database refuses for good (past validation)', function () {
+  useSharedSystem();
+
   this.timeout(60_000);
 
   it('the activity fails at once, not retried: recordCancellation of "a\\ud800b" is a non-retryable failure and writes nothing', async () => {

@@ -5,7 +5,7 @@ import { MAX_EXPIRY_DAYS } from '../../src/signingRequests/schema';
 import { signedUp, uploadPdf } from '../support/consoleClient';
 import type { Request } from '../support/http';
 import { makePdf } from '../support/pdfs';
-import { createTestAccount, sharedSystem } from '../support/system';
+import { createTestAccount, sharedSystem, useSharedSystem } from '../support/system';
 
 // Every way into a template meets a request's limits (a template that can never be sent is refused),
 // and a template's body is reported whole: its shape and its rules in one 400.
@@ -32,12 +32,9 @@ async function makeTaggedPdf(tags: string[]) {
   return Buffer.from(await pdf.save());
 }
 
-before(async function () {
-  this.timeout(120_000);
-  await sharedSystem();
-});
-
 describe('POST /api/v1/templates: the shape and the rules in one 400', () => {
+  useSharedSystem();
+
   it('a field with width −1, an unknown role and page 9 gets three details, not one', async () => {
     const { request } = await createTestAccount();
     const documentId = await uploadDocument(request);
@@ -111,6 +108,8 @@ describe('POST /api/v1/templates: the shape and the rules in one 400', () => {
 });
 
 describe('templates meet a request’s limits, however they are made', function () {
+  useSharedSystem();
+
   this.timeout(120_000);
 
   it('10,000 text tags naming 10,000 roles: 400 naming the limit of roles; the dry run warns of it', async () => {
@@ -175,6 +174,8 @@ describe('templates meet a request’s limits, however they are made', function 
 });
 
 describe('expiresAt and expiresInDays: one limit', () => {
+  useSharedSystem();
+
   const DAY = 24 * 60 * 60 * 1000;
   const days = (count: number) => new Date(Date.now() + count * DAY).toISOString().replace(/\.\d+Z$/, 'Z');
 

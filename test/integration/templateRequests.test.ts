@@ -7,12 +7,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { PNG } from 'pngjs';
 import { client, type Request } from '../support/http';
 import { drawnSignature, eventually, tokenOf, signingLinkOf } from '../support/signing';
-import { createTestAccount, sharedSystem } from '../support/system';
-
-before(async function () {
-  this.timeout(120_000);
-  await sharedSystem();
-});
+import { createTestAccount, useSharedSystem } from '../support/system';
 
 /**
  * A 2-page lease with text tags drawn by pdf-lib: the tenant's signature and rent on page 1, the
@@ -61,6 +56,8 @@ const fromTemplate = (templateId: string, changes: Record<string, unknown> = {})
 });
 
 describe('POST /api/v1/signatures with template_id', () => {
+  useSharedSystem();
+
   it('400 for every rule of a request from a template, at once', async () => {
     const { request } = await createTestAccount();
     const template = await createLeaseTemplate(request);
@@ -106,6 +103,8 @@ describe('POST /api/v1/signatures with template_id', () => {
 });
 
 describe('POST /api/v1/signatures with template_id: who may use which template', () => {
+  useSharedSystem();
+
   it('404 for another account’s template or a deleted one', async () => {
     const { request } = await createTestAccount();
     const other = await createTestAccount();
@@ -130,6 +129,8 @@ describe('POST /api/v1/signatures with template_id: who may use which template',
 });
 
 describe('a request made from a template, signed in order and sealed', () => {
+  useSharedSystem();
+
   const linkFor = async (request: Request, requestId: string, signerId: string) => tokenOf(await signingLinkOf(request, requestId, signerId));
   const sign = async (url: string, token: string, name: string, fieldValues?: Record<string, string>) =>
     client(url)('POST', `/sign/${token}/sign`, { json: { consent: true, signature: { type: 'typed', value: name }, fieldValues } });
@@ -248,6 +249,8 @@ describe('a request made from a template, signed in order and sealed', () => {
 });
 
 describe('POST /sign/{token}/sign on a request made from a template: the signer’s field values', function () {
+  useSharedSystem();
+
   this.timeout(90_000);
 
   // The tenant's fields, by position: what fieldValues keys them by.

@@ -6,7 +6,7 @@ import { startApp } from '../support/app';
 import { client, type Request } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { eventually } from '../support/signing';
-import { createTestAccount, sharedSystem } from '../support/system';
+import { createTestAccount, sharedSystem, useSharedSystem } from '../support/system';
 
 /** A ready document of this PDF (two A4 pages unless given), through the public API. */
 async function uploadDocument(request: Request, pdf?: Buffer): Promise<string> {
@@ -67,13 +67,9 @@ async function makeTaggedPdf() {
   return { pdf: Buffer.from(await pdf.save()), font };
 }
 
-// The shared system may be starting for this file alone.
-before(async function () {
-  this.timeout(120_000);
-  await sharedSystem();
-});
-
 describe('POST /api/v1/templates', () => {
+  useSharedSystem();
+
   it('401 without an API key', async () => {
     const request = client((await sharedSystem()).url!);
     const response = await request('POST', '/api/v1/templates', { json: { name: 'x' } });
@@ -272,6 +268,8 @@ describe('POST /api/v1/templates', () => {
 });
 
 describe('GET /api/v1/templates', () => {
+  useSharedSystem();
+
   it('401 without an API key', async () => {
     const response = await client((await sharedSystem()).url!)('GET', '/api/v1/templates');
     expect(response.status).to.equal(401);
@@ -327,6 +325,8 @@ describe('GET /api/v1/templates', () => {
 });
 
 describe('GET /api/v1/templates/:id', () => {
+  useSharedSystem();
+
   it('404 for another account’s template, an unknown id, a malformed id and a deleted template', async () => {
     const { request } = await createTestAccount();
     const other = await createTestAccount();
@@ -350,6 +350,8 @@ describe('GET /api/v1/templates/:id', () => {
 });
 
 describe('PATCH /api/v1/templates/:id', () => {
+  useSharedSystem();
+
   it('400 for an empty change, and for a change that breaks a rule (revalidated as a whole)', async () => {
     const { request } = await createTestAccount();
     const template = await createTemplate(request);
@@ -405,6 +407,8 @@ describe('PATCH /api/v1/templates/:id', () => {
 });
 
 describe('DELETE /api/v1/templates/:id', () => {
+  useSharedSystem();
+
   it('204, then 404; records template.deleted; another account’s template is 404', async () => {
     const { request, db, account } = await createTestAccount();
     const other = await createTestAccount();
@@ -420,6 +424,8 @@ describe('DELETE /api/v1/templates/:id', () => {
 });
 
 describe('POST /api/v1/documents/:id/detect-fields', () => {
+  useSharedSystem();
+
   it('401 without a key, 404 for another account’s document, 409 for a document without its PDF', async () => {
     const { request } = await createTestAccount();
     const other = await createTestAccount();
@@ -471,6 +477,8 @@ describe('POST /api/v1/documents/:id/detect-fields', () => {
 });
 
 describe('POST /api/v1/templates with detectFields', () => {
+  useSharedSystem();
+
   it('uses the fields of the text tags, adding the roles they name in order of first appearance', async () => {
     const { request } = await createTestAccount();
     const documentId = await uploadDocument(request, (await makeTaggedPdf()).pdf);
@@ -511,6 +519,8 @@ describe('POST /api/v1/templates with detectFields', () => {
 });
 
 describe('GET /api/v1/templates/:id/preview.png', () => {
+  useSharedSystem();
+
   /** The colour of a pixel at PDF point (x, y) of a page `height` points tall, rendered at 72 dpi. */
   const pixelAt = (png: PNG, x: number, y: number, height: number) => {
     const offset = (png.width * Math.round(height - y) + Math.round(x)) * 4;
@@ -551,6 +561,8 @@ describe('GET /api/v1/templates/:id/preview.png', () => {
 });
 
 describe('GET /api/v1/search finds templates by name', () => {
+  useSharedSystem();
+
   /** The API of the shared system with PostgreSQL search, whatever backend the shared system has. */
   async function withPostgresSearch(apiKey: string, run: (request: Request) => Promise<void>) {
     const system = await sharedSystem();

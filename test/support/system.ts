@@ -52,6 +52,18 @@ export function sharedSystem(): Promise<RunningSystem> {
   return shared;
 }
 
+/**
+ * In a describe: start the shared system before its tests, with the time a first start may take on a
+ * loaded machine (the run's first file to need it waits for it). Not at a file's top level: there a hook
+ * is a root hook, run for every file of the run.
+ */
+export function useSharedSystem() {
+  before(async function () {
+    this.timeout(120_000);
+    await sharedSystem();
+  });
+}
+
 export async function stopSharedSystem() {
   if (!shared) return;
   const system = await shared;
