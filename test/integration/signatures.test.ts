@@ -256,7 +256,7 @@ describe('sequential order, declines, cancellation', function () {
     const declined = (await eventsOf(account)).filter((row) => row.type === 'signer.declined');
     expect(declined).to.have.length(1);
     expect(declined[0].data).to.include({ signerId: second.id, reason: 'The fee is wrong' });
-    // The request's own event too, once, in the same transaction as its status.
+    // The request's own event too, once.
     const requestDeclined = (await eventsOf(account)).filter((row) => row.type === 'signing_request.declined');
     expect(requestDeclined).to.have.length(1);
     expect(requestDeclined[0].data).to.include({ signingRequestId: signingRequest.id, signerId: second.id, reason: 'The fee is wrong' });

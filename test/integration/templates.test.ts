@@ -248,7 +248,12 @@ describe('POST /api/v1/templates', () => {
     const events = await db('events').where({ account_id: account.id, type: 'template.created' });
     expect(events).to.have.length(1);
     expect(events[0].data).to.include({ templateId: template.id, name: 'Residential lease', fieldCount: 3 });
-    expect(events[0].created_at.getTime()).to.be.closeTo(new Date(template.createdAt).getTime(), 1000);
+    // The event's xid is the transaction that wrote it; the template row's xmin is the one that inserted it.
+    const { rows } = await db.raw(
+      'select (select xmin::text from templates where id = ?) as template, (select (xid::text::bigint % 4294967296)::text from events where id = ?) as event',
+      [template.id, events[0].id],
+    );
+    expect(rows[0].event, 'the transaction that wrote the event').to.equal(rows[0].template);
     // The template keeps working after its document is deleted.
     expect((await request('DELETE', `/api/v1/documents/${documentId}`)).status).to.equal(204);
     expect((await request('GET', `/api/v1/templates/${template.id}`)).status).to.equal(200);
