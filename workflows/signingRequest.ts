@@ -3,7 +3,9 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
@@ -40,6 +42,9 @@ const transitions = proxyActivities<SigningActivities>({ startToCloseTimeout: '1
 // behind the seal. The worker that completes the task is handed the activity in the same reply (eager
 // execution), so the seal starts at once without a trip through matching.
 const sealing = proxyActivities<SigningActivities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '15 seconds', retry: { maximumAttempts: 1 } });
+// Requests whose history already sealed (or tried to) with a local activity replay it as one; remove
+// with the patch once no request begun before 2026-11-26 can be running (test/workflows/replay.test.ts).
+const sealingBefore20261126 = proxyLocalActivities<SigningActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 1 } });
 const SEAL_RETRY_FIRST_MS = 1000;
 const SEAL_RETRY_MAX_MS = 30 * 60 * 1000;
 
@@ -249,7 +254,7 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
     seal = { attempts: 0, lastError: null, nextAttemptAt: null };
     for (;;) {
       try {
-        await sealing.completeRequest(requestId);
+        await (patched('seal-as-activity') ? sealing : sealingBefore20261126).completeRequest(requestId);
         return;
       } catch (error) {
         const cause = (error as { cause?: Error }).cause ?? (error as Error);
