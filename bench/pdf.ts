@@ -36,8 +36,8 @@ export async function makeBigPdf(maxBytes: number): Promise<Buffer> {
   return bytes;
 }
 
-/** A PDF of `pages` pages of text, `lines` lines each, of random hexadecimal words (they compress about 2:1). */
-async function textPdf(pages: number, lines: number): Promise<Buffer> {
+/** A PDF of `pages` pages of text, `lines` lines each, of random hexadecimal words (they compress about 2:1), `lastWord` last. */
+async function textPdf(pages: number, lines: number, lastWord: string): Promise<Buffer> {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Helvetica);
   for (let number = 1; number <= pages; number++) {
@@ -46,14 +46,15 @@ async function textPdf(pages: number, lines: number): Promise<Buffer> {
       const words = Array.from({ length: 8 }, () => crypto.randomBytes(5).toString('hex')).join(' ');
       page.drawText(`${number}.${line + 1} The parties agree: ${words}`, { x: 40, y: 810 - (line % 110) * 7, size: 6, font });
     }
+    if (number === pages && lastWord) page.drawText(lastWord, { x: 40, y: 20, size: 6, font });
   }
   return Buffer.from(await pdf.save());
 }
 
-/** A 5-page text PDF of about 40 KB (at least 40,000 bytes), the upload of the upload scenario. */
-export async function makeUploadPdf(): Promise<Buffer> {
+/** A 5-page text PDF of about 40 KB (at least 40,000 bytes), the upload of the upload scenario; `lastWord` ends its last page. */
+export async function makeUploadPdf(lastWord = ''): Promise<Buffer> {
   for (let lines = 40; ; lines += 5) {
-    const pdf = await textPdf(5, lines);
+    const pdf = await textPdf(5, lines, lastWord);
     if (pdf.length >= 40_000) return pdf;
   }
 }

@@ -33,6 +33,7 @@ import {
 import { webhookBench, type Round, type WebhookBenchResult } from './webhooks';
 import { searchBench } from './search';
 
+import { countTexts, drainTexts, textSearchLag, type TextDrain, type TextLag } from './textSearch';
 const REPO = path.resolve(__dirname, '..');
 const CONNECTIONS = 32;
 const WARMUP_SECONDS = 2;
@@ -63,6 +64,7 @@ const GOALS = {
   uploadRssMb: 300,
   uploadOfCreate: 0.5, // (c2) req/s against (c)
   hostileHealthzMs: 100, // slowest /healthz while a hostile PDF is uploaded
+  foundByTextMs: 5000, // an upload at (c2)'s rate, from its 201 to being found by its text
   hostileGrowthMb: 300, // growth of service + children RSS meanwhile
   hostileAnswerSeconds: 15,
   webhookOfPlain: 0.3, // deliveries/s of a burst against the plain loop POSTing the same bodies
@@ -74,6 +76,7 @@ const TEXT_DRAIN_DEADLINE_MS = 10 * 60_000;
 const WEBHOOK_EVENTS = 1000;
 const WEBHOOK_FAN_OUT_ENDPOINTS = 10;
 const WEBHOOK_FAN_OUT_EVENTS = 200; // per endpoint
+const TEXT_LAG_SECONDS = 15;
 const WEBHOOK_DOWN_PENDING = 1000;
 const WEBHOOK_PACED_EVENTS = 200;
 const WEBHOOK_PACED_RATE = 10; // events per second, well below what the pipeline sustains
@@ -469,20 +472,23 @@ async function main() {
   const wholeRunPeak = peaks.wholeRun();
 
   // The worker extracts the uploads' text after they commit, in the background: the scenarios after this
-  // one get a quiet service only once it has caught up.
-  let textDrain: { documents: number; seconds: number; left: number } | null = null;
+  // one get a quiet service only once it has caught up. Then uploads at (c2)'s rate, and how soon each
+  // is found by its text.
+  let textDrain: (TextDrain & { extractedDuringRounds: number }) | null = null;
+  let textLag: TextLag | null = null;
   if (uploadPdf) {
-    const awaitingText = async () =>
-      Number((await db('documents').where({ account_id: account.id, status: 'ready' }).whereNull('body_text').count({ n: '*' }))[0].n);
-    const documents = await awaitingText();
-    log(`waiting for the worker to extract the text of ${documents} uploads`);
-    const drainStarted = performance.now();
-    let left = documents;
-    while (left > 0 && performance.now() - drainStarted < TEXT_DRAIN_DEADLINE_MS) {
-      await sleep(500);
-      left = await awaitingText();
-    }
-    textDrain = { documents, seconds: (performance.now() - drainStarted) / 1000, left };
+    const { extracted, waiting } = await countTexts(db, account.id);
+    log(`waiting for the worker to extract the text of ${waiting} uploads (${extracted} extracted during the rounds)`);
+    const drainCpu = cpuMeter({
+      service: service.pid, // with its PDF processes
+      PostgreSQL: pidListeningOn(Number(new URL(serviceEnv.DATABASE_URL!).port || 5432)),
+      ...(serviceEnv.ELASTICSEARCH_URL ? { Elasticsearch: pidListeningOn(Number(new URL(serviceEnv.ELASTICSEARCH_URL).port || 9200)) } : {}),
+    });
+    textDrain = { ...(await drainTexts(db, account.id, TEXT_DRAIN_DEADLINE_MS, drainCpu)), extractedDuringRounds: extracted };
+    const c2Rate = median(samples.get(scenarios.find((scenario) => scenario.name.startsWith('(c2)'))!)!.map((sample) => sample.rps));
+    log(`uploads at (c2)'s rate, ${c2Rate.toFixed(0)}/s for ${TEXT_LAG_SECONDS} s, each tracer among them searched for until found`);
+    textLag = await textSearchLag({ baseUrl: service.url, auth, uploadPdf, rate: Math.round(c2Rate), seconds: TEXT_LAG_SECONDS, connections: CONNECTIONS });
+    await drainTexts(db, account.id, TEXT_DRAIN_DEADLINE_MS, drainCpu);
   }
 
   let hostile: Awaited<ReturnType<typeof hostileUploads>> | null = null;
@@ -770,7 +776,13 @@ async function main() {
             `p99 ${c2.p99.toFixed(1)} ms against ${c.p99.toFixed(1)} ms. Each upload is parsed (structure, pages, SHA-256) by the api's pool of PDF processes before its 201; ` +
             `its text is extracted afterwards by the worker's pool.` +
             (textDrain
-              ? ` The worker had the text of ${textDrain.documents} uploads left to extract after the last round and took ${textDrain.seconds.toFixed(0)} s to catch up${textDrain.left > 0 ? ` (${textDrain.left} still left when given up)` : ''}.`
+              ? ` The worker extracted the text of ${textDrain.extractedDuringRounds} uploads during the rounds, had ${textDrain.documents} left after the last one and took ${textDrain.seconds.toFixed(0)} s to catch up` +
+                `${textDrain.left > 0 ? ` (${textDrain.left} still left when given up)` : ''}: **${textDrain.perSecond.toFixed(0)} texts/s against (c2)'s ${c2.rps.toFixed(0)} uploads/s**. ` +
+                `CPU per text meanwhile: ${Object.entries(textDrain.cpuPerText)
+                  .map(([name, used]) => `${name} ${used.toFixed(1)} ms`)
+                  .join(
+                    ', ',
+                  )} (${textCpu.toFixed(1)} ms in all: at most ${((cores() * 1000) / textCpu).toFixed(0)} texts/s on ${cores()} cores doing nothing else).`
               : ''),
           '',
         ]
@@ -787,6 +799,7 @@ async function main() {
               `| ${one.name} | ${(one.bytes / 1024).toFixed(0)} KB | ${one.status} ${one.problem} | ${one.seconds.toFixed(2)} | ${one.healthz.p50.toFixed(1)} | ${one.healthz.p99.toFixed(1)} | ${one.healthz.max.toFixed(1)} | +${mb(one.memoryGrowthMb)} |`,
           ),
           '',
+  const textCpu = Object.values(textDrain?.cpuPerText ?? {}).reduce((sum, used) => sum + used, 0);
         ]
       : []),
   ];
@@ -796,6 +809,14 @@ async function main() {
     `its completion → recordSignature completed (the activity, handed to the worker with that completion) ${spread(run.recording)}; ` +
     `→ the task that answers the update started ${spread(run.recordedToAnswering)}; that task held ${spread(run.answeringHeld)}; its completion → HTTP 200 ${spread(run.answeredToResponse)}`;
   const signingReport = (): string[] => {
+          ...(textLag
+            ? [
+                '',
+                `**Found by its text** (search backend: ${serviceEnv.ELASTICSEARCH_URL ? 'Elasticsearch' : 'PostgreSQL'}): uploads at (c2)'s rate (${textLag.rate}/s asked, ${textLag.uploaded.toFixed(0)}/s answered 201) for ${textLag.seconds.toFixed(0)} s, ` +
+                  `with ${textLag.found.n + textLag.notFound} tracers among them, each a word of its own on its last page: from the 201 to the first GET /api/v1/search that finds it, ` +
+                  `**p50 ${ms(textLag.found.p50)} ms, p99 ${ms(textLag.found.p99)} ms** (max ${ms(textLag.found.max)} ms)${textLag.notFound > 0 ? `; ${textLag.notFound} never found` : ''}.`,
+              ]
+            : []),
     if (!signing || !d || !e) return [];
     const { echo, e2e } = signing;
     const ofEcho = (value: number) => `${(value / echo.latency.p99).toFixed(2)} of (f)`;
@@ -959,6 +980,15 @@ async function main() {
       );
     }
     if (uploads) {
+      if (textDrain)
+        lines.push(
+          `- ${pass(textDrain.perSecond >= c2.rps)} texts extracted ≥ (c2)'s uploads/s: ${textDrain.perSecond.toFixed(0)} against ${c2.rps.toFixed(0)}`,
+        );
+      if (textLag)
+        lines.push(
+          `- ${pass(textLag.notFound === 0 && textLag.found.p99 <= GOALS.foundByTextMs)} at (c2)'s rate, 201 → found by its text p99 ≤ ${GOALS.foundByTextMs / 1000} s: ${ms(textLag.found.p99)} ms` +
+            `${textLag.notFound > 0 ? ` (${textLag.notFound} never found)` : ''}`,
+        );
       const uploadsOk = uploads.statuses.every((status) => status === 201);
       const growth = uploads.peak - uploads.before;
       lines.push(

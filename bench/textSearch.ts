@@ -1,0 +1,138 @@
+// The text of uploads for search (issue #26), in the write group of `npm run bench`: how fast the worker
+// extracts the text of the uploads (c2) left behind, against the rate at which (c2) uploaded them, and
+// the time from an upload's 201 to its being found by a word of its text, while uploads arrive at (c2)'s
+// rate. The tracers carry a word of their own on their last page, so their whole text must be read.
+import crypto from 'node:crypto';
+import autocannon from 'autocannon';
+import type { Db } from '../src/db';
+import { cpuBetween } from './cpu';
+import { makeUploadPdf, multipartBody } from './pdf';
+import { stats, type Stats } from './stats';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const POLL_MS = 100;
+const TRACERS_PER_SECOND = 4;
+const FOUND_DEADLINE_MS = 120_000;
+
+/** Documents of the account whose PDF has arrived and whose text has (or has not yet) been extracted. */
+export async function countTexts(db: Db, accountId: string) {
+  const [row] = await db('documents')
+    .where({ account_id: accountId, status: 'ready' })
+    .select(db.raw('count(body_text) as extracted'), db.raw('count(*) - count(body_text) as waiting'));
+  return { extracted: Number(row.extracted), waiting: Number(row.waiting) };
+}
+
+export interface TextDrain {
+  documents: number;
+  seconds: number;
+  left: number;
+  perSecond: number;
+  /** CPU ms per text of each process `cpu` reads (the service with its PDF processes, PostgreSQL, Elasticsearch). */
+  cpuPerText: Record<string, number>;
+}
+
+/** Waits until the worker has extracted the text of every upload of the account (or the deadline). */
+export async function drainTexts(db: Db, accountId: string, deadlineMs: number, cpu: () => Record<string, number>): Promise<TextDrain> {
+  const documents = (await countTexts(db, accountId)).waiting;
+  const cpuBefore = cpu();
+  const started = performance.now();
+  let left = documents;
+  while (left > 0 && performance.now() - started < deadlineMs) {
+    await sleep(POLL_MS);
+    left = (await countTexts(db, accountId)).waiting;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const used = cpuBetween(cpuBefore, cpu());
+  const cpuPerText = Object.fromEntries(Object.entries(used).map(([name, ms]) => [name, ms / Math.max(1, documents - left)]));
+  return { documents, seconds, left, perSecond: seconds > 0 ? (documents - left) / seconds : NaN, cpuPerText };
+}
+
+export interface TextLag {
+  /** Uploads per second asked for, and answered 201 per second. */
+  rate: number;
+  uploaded: number;
+  seconds: number;
+  /** From each tracer's 201 to the first search that finds it by its word, ms. */
+  found: Stats;
+  notFound: number;
+}
+
+/**
+ * Uploads the (c2) PDF at `rate` a second for `seconds` (autocannon's overall rate), and meanwhile
+ * TRACERS_PER_SECOND tracer PDFs of the same shape, each found afterwards by its own word through
+ * GET /api/v1/search (every pending tracer asked every POLL_MS).
+ */
+export async function textSearchLag(options: {
+  baseUrl: string;
+  auth: Record<string, string>;
+  uploadPdf: Buffer;
+  rate: number;
+  seconds: number;
+  connections: number;
+}): Promise<TextLag> {
+  const { baseUrl, auth, rate, seconds } = options;
+  const tracerCount = Math.round(seconds * TRACERS_PER_SECOND);
+  const tracers = await Promise.all(
+    Array.from({ length: tracerCount }, async () => {
+      const word = `tracer${crypto.randomBytes(6).toString('hex')}`;
+      return { word, pdf: await makeUploadPdf(word) };
+    }),
+  );
+  const upload = multipartBody(options.uploadPdf, 'bench-paced.pdf');
+  let uploaded = 0;
+  const paced = new Promise<void>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: `${baseUrl}/api/v1/documents`,
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': upload.contentType },
+        body: upload.body,
+        connections: options.connections,
+        overallRate: rate,
+        duration: seconds,
+      },
+      (error) => (error ? reject(error) : resolve()),
+    );
+    instance.on('response', (_client, status) => {
+      if (status === 201) uploaded++;
+    });
+  });
+
+  const answered = new Map<string, number>(); // word → time of its 201
+  const found = new Map<string, number>();
+  let polling = true;
+  let pollDeadline = Number.POSITIVE_INFINITY;
+  const poller = (async () => {
+    while (polling || found.size < answered.size) {
+      const pending = [...answered.keys()].filter((word) => !found.has(word));
+      await Promise.all(
+        pending.map(async (word) => {
+          const response = await fetch(`${baseUrl}/api/v1/search?type=document&q=${word}`, { headers: auth });
+          const body = (await response.json()) as { data?: unknown[] };
+          if (response.ok && (body.data?.length ?? 0) > 0) found.set(word, performance.now());
+        }),
+      );
+      if (!polling && performance.now() > pollDeadline) break;
+      await sleep(POLL_MS);
+    }
+  })();
+
+  const started = performance.now();
+  await Promise.all(
+    tracers.map(async ({ word, pdf }, i) => {
+      await sleep(started + (i * 1000) / TRACERS_PER_SECOND - performance.now());
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), `${word}.pdf`);
+      const response = await fetch(`${baseUrl}/api/v1/documents`, { method: 'POST', headers: auth, body: form });
+      await response.arrayBuffer();
+      if (response.status === 201) answered.set(word, performance.now());
+    }),
+  );
+  await paced;
+  const elapsed = (performance.now() - started) / 1000;
+  pollDeadline = performance.now() + FOUND_DEADLINE_MS;
+  polling = false;
+  await poller;
+  const lags = [...found].map(([word, at]) => at - answered.get(word)!);
+  return { rate, uploaded: uploaded / elapsed, seconds: elapsed, found: stats(lags), notFound: answered.size - found.size };
+}
