@@ -29,9 +29,6 @@ export const receivedFromBytes = (bytes: Buffer): ReceivedFile => ({
   bytes,
 });
 
-/** The bytes of a received file: read from its temporary file when it has one. */
-export const bytesOf = async (file: ReceivedFile): Promise<Buffer> => file.bytes ?? (await fs.promises.readFile(file.path!));
-
 /**
  * Where a request body's file goes as it arrives: memory until it passes IN_MEMORY_BYTES, then a new
  * file in `dir` (`<uuid>.part`, created here, never reused). `received` is there once the stream has

@@ -59,6 +59,16 @@ describe('uploads over 1 MiB (multipart, raw PDF)', function () {
     expect(leftovers()).to.deep.equal([]);
   });
 
+  it('a 20 MB upload, stored in pieces, is stored byte for byte with the SHA-256 of what was sent', async () => {
+    const large = await createTestAccount(); // on the shared app: MAX_UPLOAD_BYTES is 25 MiB there
+    const pdf = await makeLargePdf(20 * 1024 * 1024);
+    const created = await large.request('POST', '/api/v1/documents', multipart(pdf));
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    expect(created.body).to.include({ fileSize: pdf.length, sha256: sha256(pdf) });
+    const stored = await large.request('GET', `/api/v1/documents/${created.body.id}/file`);
+    expect(stored.bytes.equals(pdf)).to.equal(true);
+  });
+
   it('a raw PDF body (PUT /documents/:id/file) likewise', async () => {
     const pdf = await makeLargePdf(3 * 1024 * 1024);
     const created = await request('POST', '/api/v1/documents', { json: { fileName: 'later.pdf', fileSize: pdf.length } });
