@@ -7,6 +7,7 @@ import { webhookStatusQuery, webhookWorkflowId } from '../../workflows/definitio
 import { startReceiver, type Receiver, type Responder } from '../support/receiver';
 import { eventually } from '../support/signing';
 import { createTestAccount } from '../support/system';
+import { webhooksSettled } from '../support/webhooks';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 
@@ -83,6 +84,7 @@ describe('webhook delivery queues: one workflow per endpoint', () => {
     const emitted = emit(account, 60);
     const seen = new Set<string>();
     let most = 0;
+    // Samples the running workflows four times a second while the burst is delivered (the pause is the sampling, not a wait for something).
     for (let i = 0; i < 40 && slowReceivers.some((each) => each.unique().size < 60); i++) {
       const running = await runningWorkflows(account);
       most = Math.max(most, running.length);
@@ -254,7 +256,7 @@ describe('webhook delivery queues: one workflow per endpoint', () => {
       [inFlight]: ['succeeded', 2],
       [finished]: ['succeeded', 1],
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await webhooksSettled(account);
     expect(hooks.received).to.have.length(2);
   });
 });

@@ -7,6 +7,7 @@ import { makePdf } from '../support/pdfs';
 import { startEndlessReceiver, startReceiver, type Receiver, type Responder } from '../support/receiver';
 import { createSigningRequest, eventually, tokenOf } from '../support/signing';
 import { createTestAccount, sharedSystem } from '../support/system';
+import { webhooksSettled } from '../support/webhooks';
 import { decryptSecret } from '../../src/webhooks/secrets';
 import { setAccountPlan } from '../../src/accounts/service';
 import { newId } from '../../src/ids';
@@ -305,7 +306,8 @@ describe('webhooks', () => {
       const last = await createDocument(account, 'last.pdf');
 
       await eventually(async () => expect(hooks.received.map((entry) => JSON.parse(entry.body).data.documentId)).to.include(last.id));
-      await new Promise((resolve) => setTimeout(resolve, 500)); // let anything wrongly sent arrive too
+      await webhooksSettled(account); // anything wrongly sent has arrived by now
+      await webhooksSettled(other);
       const paths = hooks.received.map((entry) => JSON.parse(entry.body).data.fileName);
       expect(paths.sort()).to.deep.equal(['first.pdf', 'last.pdf']);
       expect(await deliveriesOf(account, onlySigned.id)).to.have.length(0);
@@ -439,7 +441,7 @@ describe('webhooks', () => {
         expect(mail[0].text).to.contain(webhook.id);
       });
       await createDocument(account);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await webhooksSettled(account);
       expect(hooks.received).to.have.length(1);
 
       const enabled = await account.request('PATCH', `/api/v1/webhooks/${webhook.id}`, { json: { enabled: true } });
