@@ -32,8 +32,8 @@ import {
 } from './signing';
 import { webhookBench, type Round, type WebhookBenchResult } from './webhooks';
 import { searchBench } from './search';
-
 import { countTexts, drainTexts, textSearchLag, type TextDrain, type TextLag } from './textSearch';
+
 const REPO = path.resolve(__dirname, '..');
 const CONNECTIONS = 32;
 const WARMUP_SECONDS = 2;
@@ -63,8 +63,8 @@ const GOALS = {
   peakRssMb: 400,
   uploadRssMb: 300,
   uploadOfCreate: 0.5, // (c2) req/s against (c)
-  hostileHealthzMs: 100, // slowest /healthz while a hostile PDF is uploaded
   foundByTextMs: 5000, // an upload at (c2)'s rate, from its 201 to being found by its text
+  hostileHealthzMs: 100, // slowest /healthz while a hostile PDF is uploaded
   hostileGrowthMb: 300, // growth of service + children RSS meanwhile
   hostileAnswerSeconds: 15,
   webhookOfPlain: 0.3, // deliveries/s of a burst against the plain loop POSTing the same bodies
@@ -73,10 +73,10 @@ const GOALS = {
   webhookBesideDownOfPaced: 1.5, // a healthy endpoint's paced lag p99 beside a failing one, against alone ("within noise")
 };
 const TEXT_DRAIN_DEADLINE_MS = 10 * 60_000;
+const TEXT_LAG_SECONDS = 15;
 const WEBHOOK_EVENTS = 1000;
 const WEBHOOK_FAN_OUT_ENDPOINTS = 10;
 const WEBHOOK_FAN_OUT_EVENTS = 200; // per endpoint
-const TEXT_LAG_SECONDS = 15;
 const WEBHOOK_DOWN_PENDING = 1000;
 const WEBHOOK_PACED_EVENTS = 200;
 const WEBHOOK_PACED_RATE = 10; // events per second, well below what the pipeline sustains
@@ -769,6 +769,7 @@ async function main() {
 
   const c = row('(c)');
   const c2 = row('(c2)');
+  const textCpu = Object.values(textDrain?.cpuPerText ?? {}).reduce((sum, used) => sum + used, 0);
   const uploadReport = (): string[] => [
     ...(c && c2 && uploadPdf
       ? [
@@ -784,6 +785,14 @@ async function main() {
                     ', ',
                   )} (${textCpu.toFixed(1)} ms in all: at most ${((cores() * 1000) / textCpu).toFixed(0)} texts/s on ${cores()} cores doing nothing else).`
               : ''),
+          ...(textLag
+            ? [
+                '',
+                `**Found by its text** (search backend: ${serviceEnv.ELASTICSEARCH_URL ? 'Elasticsearch' : 'PostgreSQL'}): uploads at (c2)'s rate (${textLag.rate}/s asked, ${textLag.uploaded.toFixed(0)}/s answered 201) for ${textLag.seconds.toFixed(0)} s, ` +
+                  `with ${textLag.found.n + textLag.notFound} tracers among them, each a word of its own on its last page: from the 201 to the first GET /api/v1/search that finds it, ` +
+                  `**p50 ${ms(textLag.found.p50)} ms, p99 ${ms(textLag.found.p99)} ms** (max ${ms(textLag.found.max)} ms)${textLag.notFound > 0 ? `; ${textLag.notFound} never found` : ''}.`,
+              ]
+            : []),
           '',
         ]
       : []),
@@ -799,7 +808,6 @@ async function main() {
               `| ${one.name} | ${(one.bytes / 1024).toFixed(0)} KB | ${one.status} ${one.problem} | ${one.seconds.toFixed(2)} | ${one.healthz.p50.toFixed(1)} | ${one.healthz.p99.toFixed(1)} | ${one.healthz.max.toFixed(1)} | +${mb(one.memoryGrowthMb)} |`,
           ),
           '',
-  const textCpu = Object.values(textDrain?.cpuPerText ?? {}).reduce((sum, used) => sum + used, 0);
         ]
       : []),
   ];
@@ -809,14 +817,6 @@ async function main() {
     `its completion → recordSignature completed (the activity, handed to the worker with that completion) ${spread(run.recording)}; ` +
     `→ the task that answers the update started ${spread(run.recordedToAnswering)}; that task held ${spread(run.answeringHeld)}; its completion → HTTP 200 ${spread(run.answeredToResponse)}`;
   const signingReport = (): string[] => {
-          ...(textLag
-            ? [
-                '',
-                `**Found by its text** (search backend: ${serviceEnv.ELASTICSEARCH_URL ? 'Elasticsearch' : 'PostgreSQL'}): uploads at (c2)'s rate (${textLag.rate}/s asked, ${textLag.uploaded.toFixed(0)}/s answered 201) for ${textLag.seconds.toFixed(0)} s, ` +
-                  `with ${textLag.found.n + textLag.notFound} tracers among them, each a word of its own on its last page: from the 201 to the first GET /api/v1/search that finds it, ` +
-                  `**p50 ${ms(textLag.found.p50)} ms, p99 ${ms(textLag.found.p99)} ms** (max ${ms(textLag.found.max)} ms)${textLag.notFound > 0 ? `; ${textLag.notFound} never found` : ''}.`,
-              ]
-            : []),
     if (!signing || !d || !e) return [];
     const { echo, e2e } = signing;
     const ofEcho = (value: number) => `${(value / echo.latency.p99).toFixed(2)} of (f)`;
@@ -955,6 +955,15 @@ async function main() {
       lines.push(
         `- ${pass(c2.rps / c.rps >= GOALS.uploadOfCreate)} (c2) a 40 KB PDF upload ≥ ${GOALS.uploadOfCreate * 100}% of (c) req/s: ${percent(c2.rps, c.rps)} (p99 ${c2.p99.toFixed(0)} ms)`,
       );
+      if (textDrain)
+        lines.push(
+          `- ${pass(textDrain.perSecond >= c2.rps)} texts extracted ≥ (c2)'s uploads/s: ${textDrain.perSecond.toFixed(0)} against ${c2.rps.toFixed(0)}`,
+        );
+      if (textLag)
+        lines.push(
+          `- ${pass(textLag.notFound === 0 && textLag.found.p99 <= GOALS.foundByTextMs)} at (c2)'s rate, 201 → found by its text p99 ≤ ${GOALS.foundByTextMs / 1000} s: ${ms(textLag.found.p99)} ms` +
+            `${textLag.notFound > 0 ? ` (${textLag.notFound} never found)` : ''}`,
+        );
     }
     if (hostile) {
       const slowest = Math.max(...hostile.map((one) => one.healthz.max));
@@ -980,15 +989,6 @@ async function main() {
       );
     }
     if (uploads) {
-      if (textDrain)
-        lines.push(
-          `- ${pass(textDrain.perSecond >= c2.rps)} texts extracted ≥ (c2)'s uploads/s: ${textDrain.perSecond.toFixed(0)} against ${c2.rps.toFixed(0)}`,
-        );
-      if (textLag)
-        lines.push(
-          `- ${pass(textLag.notFound === 0 && textLag.found.p99 <= GOALS.foundByTextMs)} at (c2)'s rate, 201 → found by its text p99 ≤ ${GOALS.foundByTextMs / 1000} s: ${ms(textLag.found.p99)} ms` +
-            `${textLag.notFound > 0 ? ` (${textLag.notFound} never found)` : ''}`,
-        );
       const uploadsOk = uploads.statuses.every((status) => status === 201);
       const growth = uploads.peak - uploads.before;
       lines.push(
