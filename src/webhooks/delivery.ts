@@ -150,7 +150,9 @@ type BatchWebhook = Pick<
 >;
 const batchWebhookSql = `select id, url, enabled, failing_since, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at from webhooks where id = $1`;
 
-const dueDeliveriesSql = `select id, event_id, body, attempts, next_retry_at from webhook_deliveries where webhook_id = $1 and status = 'pending' and next_retry_at <= now() order by next_retry_at, id limit $2`;
+// Due deliveries but those in $3: sent, their attempts still being recorded.
+const dueDeliveriesSql = `select id, event_id, body, attempts, next_retry_at from webhook_deliveries
+  where webhook_id = $1 and status = 'pending' and next_retry_at <= now() and id <> all($3::text[]) order by next_retry_at, id limit $2`;
 
 /** While deliveries keep coming due, one batch goes on sending them, for this long at most. */
 const BATCH_MS = 10_000;
@@ -162,9 +164,14 @@ const POLL_MS = 25;
  * wait before attempt 1, 2, …; Retry-After when longer). Goes on while more come due, up to `limit`
  * deliveries or BATCH_MS, and ends once none has been due for WAKE_WINDOW_MS: the dispatcher wakes a
  * queue at most once a window, so the events of a window are picked up here, and a burst is one batch.
- * Safe to repeat: every attempt is recorded before its delivery is due again, so a repeat sends only
+ * Safe to repeat: every attempt is recorded before its delivery can be sent again, so a repeat sends only
  * what was not recorded (again, with the same webhook-id). A disabled webhook's pending deliveries are
  * cancelled. `heartbeat` is called as it goes.
+ *
+ * Each statement may wait its turn behind other transactions (on the embedded database, behind every
+ * open one: PGlite has one session), so a round of a burst waits once, not once per group: a group's
+ * attempts are recorded while the next group is sent, and the next round's due deliveries (but those
+ * not recorded yet) are read while the last group's are recorded, beside the webhook.
  */
 export async function sendDueDeliveries(
   deps: DeliveryDeps,
@@ -188,39 +195,74 @@ export async function sendDueDeliveries(
       .update({ status: 'cancelled', next_retry_at: null, updated_at: db.fn.now() });
   } else {
     const results: Attempt[] = [];
+    // Attempts sent and being recorded, each group in one statement; at most a round's are under way.
+    const recording = new Set<string>();
+    const records: Promise<void>[] = [];
+    let recordFailure: { error: unknown } | null = null;
+    const recordGroup = (group: Attempt[]) => {
+      for (const attempt of group) recording.add(attempt.id);
+      records.push(
+        record(db, group).then(
+          () => {
+            for (const attempt of group) {
+              recording.delete(attempt.id);
+              onOutcome(attempt.outcome);
+            }
+          },
+          (error) => void (recordFailure ??= { error }),
+        ),
+      );
+    };
+    const recorded = async () => {
+      await Promise.all(records.splice(0));
+      if (recordFailure) throw recordFailure.error;
+    };
     const started = Date.now();
     let lastDue = started;
-    while (!gone && results.length < input.limit && Date.now() - started < BATCH_MS) {
-      const due = await queryPrepared<DueDelivery>(db, 'due_deliveries', dueDeliveriesSql, [
-        webhook.id,
-        Math.min(input.concurrency * 4, input.limit - results.length),
-      ]);
-      if (due.length === 0) {
-        if (Date.now() - lastDue >= WAKE_WINDOW_MS) break;
-      } else {
-        if (results.length > 0) {
+    let inBurst = false;
+    try {
+      while (!gone && results.length < input.limit && Date.now() - started < BATCH_MS) {
+        // In a burst (the last round found some due), the webhook is read beside the due deliveries.
+        const reading: Promise<BatchWebhook> | null = inBurst ? readWebhook() : null;
+        const [due]: [DueDelivery[], unknown] = await Promise.all([
+          queryPrepared<DueDelivery>(db, 'due_deliveries_not_recording', dueDeliveriesSql, [
+            webhook.id,
+            Math.min(input.concurrency * 4, input.limit - results.length),
+            [...recording],
+          ]),
+          reading,
+        ]);
+        await recorded(); // the last round's, before anything more is sent
+        inBurst = due.length > 0;
+        if (due.length > 0 && results.length > 0) {
           // A batch outlives edits to its webhook: each round sends to the URL, with the secrets, of now.
-          webhook = await readWebhook();
+          webhook = await (reading ?? readWebhook());
           if (!webhook) return null; // deleted, and its deliveries with it
           if (!webhook.enabled) break; // the next batch cancels what is left
         }
-        const { url } = webhook;
-        const secrets = signingSecrets(webhook, secretKey);
-        // `concurrency` at a time, each group recorded in one statement before the next is sent.
-        for (let i = 0; i < due.length && !gone; i += input.concurrency) {
-          const group = await Promise.all(
-            due.slice(i, i + input.concurrency).map((row) => send(deps, url, secrets, row, waitAfterAttempt(row.attempts + 1, input.retryScheduleMs))),
-          );
-          await record(db, group);
-          for (const result of group) onOutcome(result.outcome);
-          results.push(...group);
-          gone = group.some((result) => result.outcome === 'gone');
-          lastDue = Date.now();
+        if (due.length === 0) {
+          if (Date.now() - lastDue >= WAKE_WINDOW_MS) break;
+        } else {
+          const { url } = webhook;
+          const secrets = signingSecrets(webhook, secretKey);
+          // `concurrency` at a time, each group recorded (in one statement) while the next is sent.
+          for (let i = 0; i < due.length && !gone; i += input.concurrency) {
+            const group = await Promise.all(
+              due.slice(i, i + input.concurrency).map((row) => send(deps, url, secrets, row, waitAfterAttempt(row.attempts + 1, input.retryScheduleMs))),
+            );
+            recordGroup(group);
+            results.push(...group);
+            gone = group.some((result) => result.outcome === 'gone');
+            lastDue = Date.now();
+          }
         }
+        heartbeat();
+        if (due.length < input.concurrency) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
-      heartbeat();
-      if (due.length < input.concurrency) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    } finally {
+      await Promise.all(records); // nothing left running on a way out by an error
     }
+    await recorded();
     attempted = results.length;
     lastError = results.reduce<string | null>((last, result) => result.error ?? last, null);
     // One streak per batch: any success ends it, failures alone start it.
