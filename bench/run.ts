@@ -31,6 +31,7 @@ import {
   type StartSample,
 } from './signing';
 import { webhookBench, type Round, type WebhookBenchResult } from './webhooks';
+import { embeddedWebhookBench, type EmbeddedWebhookResult } from './embeddedWebhooks';
 import { searchBench } from './search';
 import { countTexts, drainTexts, textSearchLag, type TextDrain, type TextLag } from './textSearch';
 
@@ -71,6 +72,8 @@ const GOALS = {
   webhookBurstLagP99Ms: 2000,
   webhookPacedLagP99Ms: 100,
   webhookBesideDownOfPaced: 1.5, // a healthy endpoint's paced lag p99 beside a failing one, against alone ("within noise")
+  embeddedDrainSeconds: 3, // embedded default, busy machine: last document created through the api → last delivery
+  embeddedOfPlain: 0.3, // embedded default, busy machine: a burst committed at once against the plain loop
 };
 const TEXT_DRAIN_DEADLINE_MS = 10 * 60_000;
 const TEXT_LAG_SECONDS = 15;
@@ -82,6 +85,8 @@ const WEBHOOK_PACED_EVENTS = 200;
 const WEBHOOK_PACED_RATE = 10; // events per second, well below what the pipeline sustains
 const WEBHOOK_CONCURRENCY = 16;
 const WEBHOOK_DEADLINE_MS = 180_000;
+const EMBEDDED_CREATED = 300; // documents created through the api on the embedded default
+const EMBEDDED_AT_ONCE = 1000; // events committed at once there
 const TASK_QUEUE = 'signet-bench';
 
 /**
@@ -673,6 +678,20 @@ async function main() {
   }
 
   // ---------------------------------------------------------------- webhooks
+  function embeddedReport(result: EmbeddedWebhookResult) {
+    const { created, atOnce } = result;
+    return [
+      '',
+      `**Webhooks on the embedded default** (\`npm start\` with nothing configured: PGlite and the Temporal dev server, a service of its own in a temporary DATA_DIR), ` +
+        `beside ${result.burners} CPU-bound processes (one per core; load average ${result.loadAverage.toFixed(1)} at the start):`,
+      '',
+      '| scenario | deliveries/s | from the last creation (or the commit) to the last arrival, s | ratio to the plain loop |',
+      '|---|---:|---:|---:|',
+      `| ${created.delivered} of ${created.events} documents created through the api, 16 at a time (${created.createdPerSecond.toFixed(0)} created/s) | ${created.perSecond.toFixed(0)} | ${created.drainSeconds.toFixed(2)} | |`,
+      `| burst: ${atOnce.delivered} of ${atOnce.events} events committed at once | ${atOnce.perSecond.toFixed(0)} | ${atOnce.drainSeconds.toFixed(2)} | ${percent(atOnce.perSecond, result.plainPerSecond)} |`,
+      `| baseline: plain loop POSTing as many bodies, 16 at a time, same HTTP client, same busy machine | ${result.plainPerSecond.toFixed(0)} | | |`,
+    ];
+  }
   /** CPU per process: the bench's own (the source of events, the receiver, the plain loop) read apart from the service it started. */
   function webhookCpu() {
     const others = cpuMeter({
@@ -708,6 +727,11 @@ async function main() {
         cpu: webhookCpu(),
         log,
       })
+    : null;
+
+  // The embedded default (PGlite and the Temporal dev server, a service of its own), beside a CPU burner per core.
+  const embedded = only.has('webhooks')
+    ? await embeddedWebhookBench({ created: EMBEDDED_CREATED, atOnce: EMBEDDED_AT_ONCE, busy: true, deadlineMs: WEBHOOK_DEADLINE_MS, log })
     : null;
 
   // ---------------------------------------------------------------- search and dashboard (bench/search.ts)
@@ -899,6 +923,7 @@ async function main() {
       .filter((row) => row.bad > 0)
       .map((row) => `**Warning:** ${row.name} had ${row.bad} responses with an unexpected status or connection errors; its numbers are not trustworthy.`),
     ...(webhooks ? webhookReport(webhooks) : []),
+    ...(embedded ? embeddedReport(embedded) : []),
     ...(only.has('search') ? ['', search ? search.markdown : '**Search and dashboard:** not measured: ELASTICSEARCH_URL is not set.'] : []),
     ...(limiter
       ? [
@@ -986,6 +1011,13 @@ async function main() {
         `- ${pass(paced.lag.p99 < GOALS.webhookPacedLagP99Ms)} paced ${WEBHOOK_PACED_RATE}/s lag p99 < ${GOALS.webhookPacedLagP99Ms} ms: ${ms(paced.lag.p99)} ms`,
         `- ${pass(besideDown.lag.p99 <= GOALS.webhookBesideDownOfPaced * paced.lag.p99)} beside a failing endpoint with ${besideDown.downPending} pending, the healthy one's lag p99 within noise (≤ ${GOALS.webhookBesideDownOfPaced} × alone): ${ms(besideDown.lag.p99)} ms against ${ms(paced.lag.p99)} ms`,
         `- ${pass(webhooks.mostWorkflows <= WEBHOOK_FAN_OUT_ENDPOINTS + 2)} running webhook workflows: at most ${webhooks.mostWorkflows} for ${WEBHOOK_FAN_OUT_ENDPOINTS + 2} endpoints with work`,
+      );
+    }
+    if (embedded) {
+      const { created, atOnce, plainPerSecond } = embedded;
+      lines.push(
+        `- ${pass(created.delivered === created.events && created.drainSeconds < GOALS.embeddedDrainSeconds)} embedded default, busy machine: ${created.events} documents created through the api delivered within ${GOALS.embeddedDrainSeconds} s of the last: ${created.drainSeconds.toFixed(2)} s`,
+        `- ${pass(atOnce.delivered === atOnce.events && atOnce.perSecond >= GOALS.embeddedOfPlain * plainPerSecond)} embedded default, busy machine: a burst of ${atOnce.events} ≥ ${GOALS.embeddedOfPlain * 100}% of the plain loop: ${percent(atOnce.perSecond, plainPerSecond)}`,
       );
     }
     if (uploads) {

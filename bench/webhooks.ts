@@ -25,7 +25,7 @@ import { stats, type Stats } from './stats';
  * A receiver on loopback that notes when each event id first arrived. Each path is an endpoint of its
  * own: `/ok/…` answers 204 at once, `/down/…` answers 503 after `downDelayMs` (an endpoint in trouble).
  */
-async function startReceiver(downDelayMs: number) {
+export async function startReceiver(downDelayMs: number) {
   const arrivals = new Map<string, number>();
   let requests = 0;
   const server = http.createServer((req, res) => {
