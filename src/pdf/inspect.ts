@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { ReceivedFile } from '../api/receivedFile';
 import type { Config } from '../config';
 import { serverBusy } from '../errors';
 import { createPdfPool, PdfLimitError, PdfPoolBusyError } from './pool';
@@ -14,9 +13,16 @@ export interface PdfFacts {
 /** The facts of a PDF, or the one problem that refuses it (a validation message). */
 export type PdfInspection = { facts: PdfFacts; problem?: undefined } | { facts?: undefined; problem: string };
 
+/** A file to inspect, hashed as it arrived (the api's ReceivedFile): in memory (`bytes`) or in a file (`path`). */
+export interface PdfFile {
+  sha256: string;
+  bytes?: Buffer;
+  path?: string;
+}
+
 export interface PdfInspector {
   /** A small file goes to the child as bytes, a large one as the path of its temporary file, which the child reads. */
-  inspect(file: ReceivedFile): Promise<PdfInspection>;
+  inspect(file: PdfFile): Promise<PdfInspection>;
   /** PDFs handed to a child process so far. */
   readonly jobsStarted: number;
   close(): Promise<void>;
