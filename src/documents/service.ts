@@ -1,6 +1,8 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
-import type { ReceivedFile } from '../api/receivedFile';
+import { IN_MEMORY_BYTES, type ReceivedFile } from '../api/receivedFile';
 import { queryPrepared, type Db } from '../db';
 import { unitOfWork } from '../db/unitOfWork';
 import { conflict, notFound, quotaExceeded, validationError } from '../errors';
@@ -240,9 +242,47 @@ export async function documentsAwaitingText(db: Db, limit: number, except: strin
  * it first. Runs in the worker, after the upload has committed; safe to repeat.
  */
 export async function extractDocumentText(db: Db, pdfText: PdfTextExtractor, id: string): Promise<void> {
-  const file = await db('document_files').where({ document_id: id }).first('content');
-  const text = file ? await pdfText.extractText(file.content) : '';
+  const text = await textOfDocumentFile(db, pdfText, id);
   await db('documents').where({ id }).whereNull('body_text').update({ body_text: text });
+}
+
+/**
+ * The text of a document's PDF: a small one read whole, a large one copied piece by piece into a
+ * temporary file that the extractor's child reads, so that the worker never holds a large file (nor
+ * its hex on the wire). The temporary file is gone when this returns, however the extraction ended.
+ */
+async function textOfDocumentFile(db: Db, pdfText: PdfTextExtractor, id: string): Promise<string> {
+  const file: { size: number; content: Buffer | null } | undefined = await db('document_files')
+    .where({ document_id: id })
+    .first(db.raw('octet_length(content) as size'), db.raw('case when octet_length(content) <= ? then content end as content', [IN_MEMORY_BYTES]));
+  if (!file) return '';
+  if (file.content) return pdfText.extractText({ bytes: file.content });
+  await fs.promises.mkdir(pdfText.fileDir, { recursive: true });
+  const filePath = path.join(pdfText.fileDir, `${crypto.randomUUID()}.part`);
+  try {
+    await copyDocumentFile(db, id, file.size, filePath);
+    return await pdfText.extractText({ path: filePath });
+  } finally {
+    await fs.promises.rm(filePath, { force: true });
+  }
+}
+
+/** Copies a document's PDF of `size` bytes into a new file, FILE_PIECE_BYTES at a time. */
+async function copyDocumentFile(db: Db, id: string, size: number, filePath: string) {
+  const handle = await fs.promises.open(filePath, 'wx', 0o600);
+  try {
+    for (let offset = 0; offset < size; offset += FILE_PIECE_BYTES) {
+      const length = Math.min(FILE_PIECE_BYTES, size - offset);
+      const row: { piece: Uint8Array } | undefined = await db('document_files')
+        .where({ document_id: id })
+        .first(db.raw('substring(content from ? for ?) as piece', [offset + 1, length]));
+      if (row?.piece.length !== length) throw new Error(`The file of document ${id} ended after ${offset + (row?.piece.length ?? 0)} of ${size} bytes.`);
+      const { bytesWritten } = await handle.write(row.piece, 0, length, offset);
+      if (bytesWritten !== length) throw new Error(`Only ${offset + bytesWritten} of ${size} bytes of document ${id} were written to ${filePath}.`);
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Sets documents back to waiting for their text, so that it is extracted again. */

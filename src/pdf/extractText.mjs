@@ -1,10 +1,12 @@
 // @ts-check
 // The child program of the text extractor (text.ts), run in the pool of pool.ts: the text of a PDF,
-// page after page, at most argv[2] characters. Plain JavaScript, so that it starts without a
+// page after page, at most argv[2] characters. A job brings the PDF's bytes, or the path of the worker's
+// temporary file holding a large one. Plain JavaScript, so that it starts without a
 // TypeScript loader. A PDF pdf.js cannot read yields what was read so far, usually nothing.
 // pdf.js's modern build, not its legacy one: the legacy build replaces Array.prototype.push and the
 // like with core-js versions on every Node, which costs its text extraction about a quarter of its
 // CPU. Text needs nothing of the legacy polyfills but Promise.withResolvers (Node 22) on Node 20.
+import fs from 'node:fs';
 import { serveJobs } from './serveJobs.mjs';
 
 const promises = /** @type {{ withResolvers?: () => unknown }} */ (/** @type {unknown} */ (Promise));
@@ -22,9 +24,15 @@ const { getDocument } = await import('pdfjs-dist');
 
 const maxChars = Number(process.argv[2]);
 
-/** @param {Buffer} bytes */
-async function extractText(bytes) {
-  const task = getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 });
+/**
+ * @param {Buffer} sent
+ * @param {string | undefined} path
+ */
+async function extractText(sent, path) {
+  // pdf.js takes a Uint8Array, not a Buffer: a view of the file read, a copy of what was sent (its buffer is the message's).
+  const read = path ? await fs.promises.readFile(path) : undefined;
+  const data = read ? new Uint8Array(read.buffer, read.byteOffset, read.byteLength) : new Uint8Array(sent);
+  const task = getDocument({ data, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 });
   const pages = [];
   let length = 0;
   try {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { removeLeftoverFiles, uploadDirOf } from '../api/receivedFile';
 import type { Config } from '../config';
 import { createPdfPool } from './pool';
 
@@ -8,8 +9,18 @@ const MAX_TEXT_CHARS = 200_000;
 /** The background work yields the CPU to the api sharing the machine. */
 const NICENESS = 10;
 
+/** A PDF to read: in memory (`bytes`), or, when large, in a temporary file (`path`) that its child reads. */
+export interface PdfTextFile {
+  bytes?: Uint8Array;
+  path?: string;
+}
+
+const NO_BYTES = new Uint8Array(0);
+
 export interface PdfTextExtractor {
-  extractText(bytes: Uint8Array): Promise<string>;
+  extractText(file: PdfTextFile): Promise<string>;
+  /** Where a caller puts a large PDF's temporary file (`<uuid>.part`) for the children to read, and removes it. */
+  readonly fileDir: string;
   /** Child processes at most: how many PDFs are worth handing over at once. */
   readonly processes: number;
   close(): Promise<void>;
@@ -32,11 +43,14 @@ export function createPdfTextExtractor(config: Config): PdfTextExtractor {
     niceness: NICENESS,
   });
   let closed = false;
+  const fileDir = uploadDirOf(config.dataDir);
+  void removeLeftoverFiles(fileDir); // those of a worker killed mid-extraction
   return {
     processes: config.PDF_POOL_SIZE,
-    async extractText(bytes) {
+    fileDir,
+    async extractText(file) {
       try {
-        return await pool.run(bytes);
+        return await pool.run(file.bytes ?? NO_BYTES, file.path);
       } catch (error) {
         if (closed) throw error; // shutting down says nothing about the PDF
         return '';

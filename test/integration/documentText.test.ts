@@ -1,11 +1,13 @@
+import fs from 'node:fs';
 import { expect } from 'chai';
+import { uploadDirOf } from '../../src/api/receivedFile';
 import { createAccount } from '../../src/accounts/service';
 import { createApiKey } from '../../src/apiKeys/service';
 import { createLogger } from '../../src/logger';
 import { startSystem, type RunningSystem } from '../../src/system';
 import { searchIndexerWorkflowId, sweeperScheduleId } from '../../src/temporal/client';
 import { client, type Request } from '../support/http';
-import { makePdf } from '../support/pdfs';
+import { makeLargePdf, makePdf } from '../support/pdfs';
 import { eventually } from '../support/signing';
 import { createTestAccount, databaseKind, testConfig } from '../support/system';
 
@@ -42,6 +44,18 @@ describe('the text of an uploaded PDF, extracted by the worker after the upload'
   it(`becomes searchable by a word of its text on the running system's backend${process.env.ELASTICSEARCH_URL ? ' (Elasticsearch)' : ''}`, async () => {
     const { request } = await createTestAccount();
     await expectSearchableByItsText(request);
+  });
+
+  it('a PDF over 1 MiB, which the worker reads through a temporary file, is found by its text and leaves no file', async () => {
+    const { request, system } = await createTestAccount();
+    const word = uniqueWord();
+    const pdf = await makeLargePdf(3 * 1024 * 1024, ['Cover page', `The ${word} clause applies`]);
+    const created = await request('POST', '/api/v1/documents', { json: { fileName: 'large-agreement.pdf', fileSize: pdf.length } });
+    const uploaded = await request('PUT', `/api/v1/documents/${created.body.id}/file`, { body: pdf, headers: { 'Content-Type': 'application/pdf' } });
+    expect(uploaded.status, JSON.stringify(uploaded.body)).to.equal(200);
+    await eventually(async () => expect(await hitIds(request, word)).to.deep.equal([created.body.id]), 30_000);
+    const uploadDir = uploadDirOf(system.config.dataDir);
+    expect(fs.existsSync(uploadDir) ? fs.readdirSync(uploadDir) : []).to.deep.equal([]);
   });
 
   it('a scanned PDF (no text) is found by its name, and its text stays empty', async () => {

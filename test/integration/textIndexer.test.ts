@@ -1,3 +1,7 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { createAccount } from '../../src/accounts/service';
@@ -8,23 +12,29 @@ import type { ResourceRef, SearchBackend } from '../../src/search/backend';
 import { indexNewTexts } from '../../src/search/indexer';
 import { openScratchDatabase } from '../support/scratchDatabase';
 
+const sha256 = (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).digest('hex');
+
 // The search indexer's text step (indexNewTexts) on a database of its own, with an extractor and an index
 // that the test controls: which documents are extracted, how many at once, and what the index receives.
 
-/** An extractor of `processes` processes whose every PDF takes `ms`; it notes the most PDFs it had at once. */
-function fakeExtractor(processes: number, ms: number) {
+/**
+ * An extractor of `processes` processes whose every PDF takes `ms`; it notes the most PDFs it had at once.
+ * The text of a small PDF is its bytes; of a large one, the SHA-256 of its temporary file (in `fileDir`).
+ */
+function fakeExtractor(processes: number, ms: number, fileDir = '/nonexistent') {
   let running = 0;
   const extracted: string[] = [];
   const extractor: PdfTextExtractor & { extracted: string[]; mostAtOnce: number } = {
     processes,
+    fileDir,
     extracted,
     mostAtOnce: 0,
-    async extractText(bytes) {
+    async extractText({ bytes, path: filePath }) {
       running++;
       extractor.mostAtOnce = Math.max(extractor.mostAtOnce, running);
       await new Promise((resolve) => setTimeout(resolve, ms));
       running--;
-      const text = `the text of ${Buffer.from(bytes).toString()}`;
+      const text = filePath ? `the file of sha256 ${sha256(fs.readFileSync(filePath))}` : `the text of ${Buffer.from(bytes!).toString()}`;
       extracted.push(text);
       return text;
     },
@@ -115,6 +125,39 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
     expect(await indexNewTexts(db, index, extractor, { keepGoing: () => true })).to.equal(ids.length - indexed.length);
     expect(index.writes.flat()).to.have.members(ids);
     expect(Object.values(await textsOf(ids))).to.not.include(null);
+  });
+
+  it('hands a PDF over 1 MiB to the extractor as a temporary file copied in pieces, and removes the file', async () => {
+    const [id] = await upload(1);
+    const pdf = crypto.randomBytes(17 * 1024 * 1024 + 5); // three pieces, the last one short
+    await db('document_files').where({ document_id: id }).update({ content: pdf });
+    const fileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-texts-'));
+    try {
+      const extractor = fakeExtractor(1, 0, path.join(fileDir, 'uploads'));
+      expect(await indexNewTexts(db, fakeIndex(0), extractor, { keepGoing: () => true })).to.equal(1);
+      expect(await textsOf([id])).to.deep.equal({ [id]: `the file of sha256 ${sha256(pdf)}` });
+      expect(fs.readdirSync(path.join(fileDir, 'uploads'))).to.deep.equal([]);
+    } finally {
+      fs.rmSync(fileDir, { recursive: true, force: true });
+    }
+  });
+
+  it('removes the temporary file of a PDF whose extraction fails, and leaves its text to be extracted again', async () => {
+    const [id] = await upload(1);
+    await db('document_files')
+      .where({ document_id: id })
+      .update({ content: crypto.randomBytes(2 * 1024 * 1024) });
+    const fileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-texts-'));
+    try {
+      const extractor: PdfTextExtractor = { ...fakeExtractor(1, 0, fileDir), extractText: () => Promise.reject(new Error('the pool is closed')) };
+      let failure: unknown;
+      await indexNewTexts(db, fakeIndex(0), extractor, { keepGoing: () => true }).catch((error) => (failure = error));
+      expect(String(failure)).to.contain('the pool is closed');
+      expect(fs.readdirSync(fileDir)).to.deep.equal([]);
+      expect(await textsOf([id])).to.deep.equal({ [id]: null });
+    } finally {
+      fs.rmSync(fileDir, { recursive: true, force: true });
+    }
   });
 
   it('stops taking PDFs once told to, and indexes every text it has stored', async () => {

@@ -17,9 +17,9 @@ export async function makePdf(pages: string[] = ['Signet test document']): Promi
   return Buffer.from(await pdf.save());
 }
 
-/** A valid PDF of about `bytes` bytes (an incompressible attachment pads it). */
-export async function makeLargePdf(bytes: number): Promise<Buffer> {
-  const pdf = await PDFDocument.load(await makePdf(['a large contract']));
+/** A valid PDF of these pages and about `bytes` bytes (an incompressible attachment pads it). */
+export async function makeLargePdf(bytes: number, pages = ['a large contract']): Promise<Buffer> {
+  const pdf = await PDFDocument.load(await makePdf(pages));
   await pdf.attach(crypto.randomBytes(bytes), 'padding.bin', { mimeType: 'application/octet-stream' });
   return Buffer.from(await pdf.save());
 }
