@@ -129,7 +129,7 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
 
   it('hands a PDF over 1 MiB to the extractor as a temporary file copied in pieces, and removes the file', async () => {
     const [id] = await upload(1);
-    const pdf = crypto.randomBytes(17 * 1024 * 1024 + 5); // three pieces, the last one short
+    const pdf = crypto.randomBytes(17 * 1024 * 1024 + 5); // many pieces, the last one short
     await db('document_files').where({ document_id: id }).update({ content: pdf });
     const fileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-texts-'));
     try {
