@@ -119,7 +119,7 @@ const documentEventData = (document: Document) => ({
   createdAt: document.createdAt.toISOString(),
 });
 
-/** A document, with its PDF or waiting for it. Its text is extracted for search later, by the worker (extractPendingTexts). */
+/** A document, with its PDF or waiting for it. Its text is extracted for search later, by the worker (extractDocumentText). */
 export async function createDocument(
   { db, events, pdf }: UploadDeps,
   account: Account,
