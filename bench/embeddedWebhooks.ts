@@ -186,12 +186,13 @@ export async function embeddedWebhookBench(options: {
     const start = Date.now();
     const lastCreated = await createDocuments(options.created, 'burst');
     const lastArrival = await waitForArrivals(before + options.created);
-    const createdDelivered = receiver.arrivals.size - before;
+    // A burst's numbers: how long its deliveries took after `drainFrom`, and their rate since `since`.
+    const drained = (events: number, arrivedBefore: number, drainFrom: number, last: number, since: number) => {
+      const delivered = receiver.arrivals.size - arrivedBefore;
+      return { events, delivered, drainSeconds: (last - drainFrom) / 1000, perSecond: delivered / ((last - since) / 1000) };
+    };
     const createdResult = {
-      events: options.created,
-      delivered: createdDelivered,
-      drainSeconds: (lastArrival - lastCreated) / 1000,
-      perSecond: createdDelivered / ((lastArrival - start) / 1000),
+      ...drained(options.created, before, lastCreated, lastArrival, start),
       createdPerSecond: options.created / ((lastCreated - start) / 1000),
     };
 
@@ -204,13 +205,7 @@ export async function embeddedWebhookBench(options: {
     });
     const committed = Date.now();
     const atOnceLast = await waitForArrivals(before + options.atOnce);
-    const atOnceDelivered = receiver.arrivals.size - before;
-    const atOnce = {
-      events: options.atOnce,
-      delivered: atOnceDelivered,
-      drainSeconds: (atOnceLast - committed) / 1000,
-      perSecond: atOnceDelivered / ((atOnceLast - committed) / 1000),
-    };
+    const atOnce = drained(options.atOnce, before, committed, atOnceLast, committed);
 
     // The plain loop: as many bodies POSTed with the same client, on the same busy machine.
     const poster = await createWebhookPoster(parseAllowList(['127.0.0.1']), 15_000);
