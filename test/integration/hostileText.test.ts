@@ -9,9 +9,9 @@ import { signingRequestHandle } from '../../src/temporal/client';
 import { databaseRefusal } from '../../src/domain/signingRequests';
 import { signedUp } from '../support/consoleClient';
 import { client, type TestResponse } from '../support/http';
-import { makePdf } from '../support/pdfs';
 import { createSigningRequest, tokenOf } from '../support/signing';
 import { createTestAccount, sharedSystem, useSharedSystem } from '../support/system';
+import { templateField, uploadDocument } from '../support/templates';
 
 // Text an attacker types: NUL, unpaired surrogates (either half), noncharacters, controls, astral
 // characters, anything. Every endpoint answers 2xx or 400, never a 500 or nothing, and what it
@@ -50,24 +50,6 @@ async function expectStoredOrRefused(response: TestResponse, field: string, valu
   }
 }
 
-const uploadDocument = async ({ request }: Account) => {
-  const pdf = await makePdf(['Lease agreement', 'Signatures']);
-  const response = await request('POST', '/api/v1/documents', { json: { fileName: 'lease.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
-  expect(response.status).to.equal(201);
-  return response.body.id as string;
-};
-
-const signatureField = (role: string, place: Record<string, unknown> = {}) => ({
-  role,
-  type: 'signature',
-  page: 1,
-  x: 50,
-  y: 100,
-  width: 150,
-  height: 40,
-  ...place,
-});
-
 const signerLink = async (account: Account, body: Record<string, unknown> = {}) => {
   const { signingRequest } = await createSigningRequest(account.request, body);
   const link = await account.request('POST', `/api/v1/signatures/${signingRequest.id}/signers/${signingRequest.signers[0].id}/link`);
@@ -97,14 +79,14 @@ describe('hostile text: the issue’s reproductions are 400s naming the field', 
 
   it('a lone surrogate in a prefill value, a template role or a label: 400 naming it', async () => {
     const account = await createTestAccount();
-    const documentId = await uploadDocument(account);
+    const documentId = await uploadDocument(account.request);
     const role = await account.request('POST', '/api/v1/templates', {
-      json: { name: 'T', documentId, roles: [{ name: 'ten\udc00ant' }], fields: [signatureField('tenant')] },
+      json: { name: 'T', documentId, roles: [{ name: 'ten\udc00ant' }], fields: [templateField('tenant', 'signature')] },
     });
     expect(role.status).to.equal(400);
     expect(role.body.details).to.deep.equal([`roles.0.name ${surrogate}`]);
     const label = await account.request('POST', '/api/v1/templates', {
-      json: { name: 'T', documentId, roles: [{ name: 'tenant' }], fields: [signatureField('tenant', { label: '\ud800' })] },
+      json: { name: 'T', documentId, roles: [{ name: 'tenant' }], fields: [templateField('tenant', 'signature', { label: '\ud800' })] },
     });
     expect(label.body.details).to.deep.equal([`fields.0.label ${surrogate}`]);
     const template = await account.request('POST', '/api/v1/templates', {
@@ -112,7 +94,7 @@ describe('hostile text: the issue’s reproductions are 400s naming the field', 
         name: 'T',
         documentId,
         roles: [{ name: 'tenant' }],
-        fields: [signatureField('tenant'), { ...signatureField('tenant', { y: 200 }), type: 'text', label: 'rent' }],
+        fields: [templateField('tenant', 'signature'), { ...templateField('tenant', 'signature', { y: 200 }), type: 'text', label: 'rent' }],
       },
     });
     expect(template.status).to.equal(201);
@@ -149,7 +131,7 @@ describe('hostile text: random Unicode on representative endpoints (fast-check)'
 
   it('document names, webhook descriptions, template roles and labels', async () => {
     const account = await createTestAccount();
-    const documentId = await uploadDocument(account);
+    const documentId = await uploadDocument(account.request);
     await fc.assert(
       fc.asyncProperty(hostileText, async (name) => {
         const created = await account.request('POST', '/api/v1/documents', { json: { fileName: name, fileSize: 10 } });
@@ -179,7 +161,7 @@ describe('hostile text: random Unicode on representative endpoints (fast-check)'
     await fc.assert(
       fc.asyncProperty(hostileText, hostileText, async (role, label) => {
         const created = await account.request('POST', '/api/v1/templates', {
-          json: { name: 'Random', documentId, roles: [{ name: role }], fields: [signatureField(role, { label })] },
+          json: { name: 'Random', documentId, roles: [{ name: role }], fields: [templateField(role, 'signature', { label })] },
         });
         const why = `${JSON.stringify({ role, label })}: ${created.status} ${JSON.stringify(created.body)}`;
         expect(created.status, why).to.be.oneOf([201, 400]);
@@ -210,13 +192,13 @@ describe('hostile text: random Unicode on representative endpoints (fast-check)'
 
   it('prefill values, cancel reasons, decline reasons and typed signatures', async () => {
     const account = await createTestAccount();
-    const documentId = await uploadDocument(account);
+    const documentId = await uploadDocument(account.request);
     const template = await account.request('POST', '/api/v1/templates', {
       json: {
         name: 'Note',
         documentId,
         roles: [{ name: 'tenant' }],
-        fields: [signatureField('tenant'), { ...signatureField('tenant', { y: 200 }), type: 'text', label: 'note' }],
+        fields: [templateField('tenant', 'signature'), { ...templateField('tenant', 'signature', { y: 200 }), type: 'text', label: 'note' }],
       },
     });
     await fc.assert(

@@ -3,23 +3,12 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { MAX_FIELDS_PER_SIGNER, MAX_SIGNERS } from '../../src/documents/fields';
 import { MAX_EXPIRY_DAYS } from '../../src/signingRequests/schema';
 import { signedUp, uploadPdf } from '../support/consoleClient';
-import type { Request } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { createTestAccount, sharedSystem, useSharedSystem } from '../support/system';
+import { templateField, uploadDocument } from '../support/templates';
 
 // Every way into a template meets a request's limits (a template that can never be sent is refused),
 // and a template's body is reported whole: its shape and its rules in one 400.
-
-async function uploadDocument(request: Request, pdf?: Buffer): Promise<string> {
-  const content = pdf ?? (await makePdf(['Lease agreement', 'Signatures']));
-  const response = await request('POST', '/api/v1/documents', {
-    json: { fileName: 'lease.pdf', fileSize: content.length, content: content.toString('base64') },
-  });
-  expect(response.status, JSON.stringify(response.body)).to.equal(201);
-  return response.body.id;
-}
-
-const field = (role: string, type: string, place: Record<string, unknown> = {}) => ({ role, type, page: 1, x: 50, y: 100, width: 150, height: 40, ...place });
 
 /** A PDF whose pages print these tags, 100 lines to a page in a small font. */
 async function makeTaggedPdf(tags: string[]) {
@@ -39,7 +28,12 @@ describe('POST /api/v1/templates: the shape and the rules in one 400', () => {
     const { request } = await createTestAccount();
     const documentId = await uploadDocument(request);
     const response = await request('POST', '/api/v1/templates', {
-      json: { name: 'Lease', documentId, roles: [{ name: 'tenant' }], fields: [field('tenant', 'signature'), field('ghost', 'text', { page: 9, width: -1 })] },
+      json: {
+        name: 'Lease',
+        documentId,
+        roles: [{ name: 'tenant' }],
+        fields: [templateField('tenant', 'signature'), templateField('ghost', 'text', { page: 9, width: -1 })],
+      },
     });
     expect(response.status).to.equal(400);
     expect(response.body.details).to.have.members([
@@ -59,7 +53,7 @@ describe('POST /api/v1/templates: the shape and the rules in one 400', () => {
         name: 'Lease',
         documentId,
         roles: [{ name: 'tenant' }, { order: 2 }],
-        fields: [field('tenant', 'stamp'), field('landlord', 'signature', { x: 590 })],
+        fields: [templateField('tenant', 'stamp'), templateField('landlord', 'signature', { x: 590 })],
       },
     });
     expect(response.status).to.equal(400);
@@ -74,11 +68,11 @@ describe('POST /api/v1/templates: the shape and the rules in one 400', () => {
     const { request } = await createTestAccount();
     const documentId = await uploadDocument(request);
     const created = await request('POST', '/api/v1/templates', {
-      json: { name: 'Lease', documentId, roles: [{ name: 'tenant' }], fields: [field('tenant', 'signature')] },
+      json: { name: 'Lease', documentId, roles: [{ name: 'tenant' }], fields: [templateField('tenant', 'signature')] },
     });
     expect(created.status).to.equal(201);
     const response = await request('PATCH', `/api/v1/templates/${created.body.id}`, {
-      json: { fields: [field('tenant', 'signature'), field('ghost', 'text', { page: 9, width: -1 })] },
+      json: { fields: [templateField('tenant', 'signature'), templateField('ghost', 'text', { page: 9, width: -1 })] },
     });
     expect(response.status).to.equal(400);
     expect(response.body.details).to.have.members([
@@ -96,7 +90,7 @@ describe('POST /api/v1/templates: the shape and the rules in one 400', () => {
       name: 'Lease',
       documentId: document.id,
       roles: [{ name: 'tenant' }],
-      fields: [field('tenant', 'signature'), field('ghost', 'text', { page: 9, width: -1 })],
+      fields: [templateField('tenant', 'signature'), templateField('ghost', 'text', { page: 9, width: -1 })],
     });
     expect(response.status).to.equal(400);
     expect(response.json.details).to.have.members([
@@ -143,7 +137,7 @@ describe('templates meet a request’s limits, however they are made', function 
 
     const documentId = await uploadDocument(request);
     const many = Array.from({ length: MAX_FIELDS_PER_SIGNER + 1 }, (_, index) =>
-      field('tenant', index === 0 ? 'signature' : 'checkbox', { y: 10 + index * 10, height: 8 }),
+      templateField('tenant', index === 0 ? 'signature' : 'checkbox', { y: 10 + index * 10, height: 8 }),
     );
     const given = await request('POST', '/api/v1/templates', { json: { name: 'Long', documentId, roles: [{ name: 'tenant' }], fields: many } });
     expect(given.status).to.equal(400);

@@ -7,27 +7,7 @@ import { client, type Request } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { eventually } from '../support/signing';
 import { createTestAccount, sharedSystem, useSharedSystem } from '../support/system';
-
-/** A ready document of this PDF (two A4 pages unless given), through the public API. */
-async function uploadDocument(request: Request, pdf?: Buffer): Promise<string> {
-  const content = pdf ?? (await makePdf(['Lease agreement', 'Signatures']));
-  const response = await request('POST', '/api/v1/documents', {
-    json: { fileName: 'lease.pdf', fileSize: content.length, content: content.toString('base64') },
-  });
-  expect(response.status, JSON.stringify(response.body)).to.equal(201);
-  return response.body.id;
-}
-
-const field = (role: string, type: string, place: Partial<{ page: number; x: number; y: number; width: number; height: number; label: string }> = {}) => ({
-  role,
-  type,
-  page: 1,
-  x: 50,
-  y: 100,
-  width: 150,
-  height: 40,
-  ...place,
-});
+import { templateField, uploadDocument } from '../support/templates';
 
 /** A valid template body: a tenant and a landlord, each with a signature field, and a labelled text field. */
 const leaseTemplate = (documentId: string, changes: Record<string, unknown> = {}) => ({
@@ -35,7 +15,11 @@ const leaseTemplate = (documentId: string, changes: Record<string, unknown> = {}
   description: 'Twelve months, furnished',
   documentId,
   roles: [{ name: 'tenant' }, { name: 'landlord' }],
-  fields: [field('tenant', 'signature'), field('tenant', 'text', { label: 'rent', y: 200 }), field('landlord', 'signature', { page: 2, x: 300 })],
+  fields: [
+    templateField('tenant', 'signature'),
+    templateField('tenant', 'text', { label: 'rent', y: 200 }),
+    templateField('landlord', 'signature', { page: 2, x: 300 }),
+  ],
   ...changes,
 });
 
@@ -112,27 +96,27 @@ describe('POST /api/v1/templates', () => {
       ],
       [
         'every field names an existing role',
-        () => ({ fields: [field('tenant', 'signature'), field('landlord', 'signature'), field('ghost', 'date')] }),
+        () => ({ fields: [templateField('tenant', 'signature'), templateField('landlord', 'signature'), templateField('ghost', 'date')] }),
         'fields.2.role must be one of the roles (tenant, landlord): "ghost" is not',
       ],
       [
         'the page within the page count',
-        () => ({ fields: [field('tenant', 'signature'), field('landlord', 'signature', { page: 3 })] }),
+        () => ({ fields: [templateField('tenant', 'signature'), templateField('landlord', 'signature', { page: 3 })] }),
         'fields.1.page must be at most 2: the PDF has 2 page(s)',
       ],
       [
         'the rectangle inside the page box',
-        () => ({ fields: [field('tenant', 'signature', { x: 500, width: 100 }), field('landlord', 'signature')] }),
+        () => ({ fields: [templateField('tenant', 'signature', { x: 500, width: 100 }), templateField('landlord', 'signature')] }),
         'fields.0 must lie inside page 1 (595 × 842 points)',
       ],
       [
         'at least one signature field per role',
-        () => ({ fields: [field('tenant', 'signature'), field('landlord', 'initials')] }),
+        () => ({ fields: [templateField('tenant', 'signature'), templateField('landlord', 'initials')] }),
         'roles.1 ("landlord") must have at least one signature field',
       ],
       [
         'labels unique within the template',
-        () => ({ fields: [field('tenant', 'signature', { label: 'sig' }), field('landlord', 'signature', { label: 'sig', page: 2 })] }),
+        () => ({ fields: [templateField('tenant', 'signature', { label: 'sig' }), templateField('landlord', 'signature', { label: 'sig', page: 2 })] }),
         'fields.1.label must be unique within the template: "sig" is also fields.0.label',
       ],
     ];
@@ -169,7 +153,11 @@ describe('POST /api/v1/templates', () => {
       const response = await request('POST', '/api/v1/templates', {
         json: leaseTemplate(documentId, {
           roles: [{ name: 'tenant' }, { name: 'tenant' }, { name: 'witness' }],
-          fields: [field('tenant', 'signature', { label: 'x' }), field('ghost', 'text', { label: 'x', page: 9 }), field('witness', 'date', { y: 830 })],
+          fields: [
+            templateField('tenant', 'signature', { label: 'x' }),
+            templateField('ghost', 'text', { label: 'x', page: 9 }),
+            templateField('witness', 'date', { y: 830 }),
+          ],
         }),
       });
       expect(response.status).to.equal(400);
@@ -367,7 +355,7 @@ describe('PATCH /api/v1/templates/:id', () => {
     expect(withoutLandlord.status).to.equal(400);
     expect(withoutLandlord.body.details).to.deep.equal(['fields.2.role must be one of the roles (tenant): "landlord" is not']);
     const offPage = await request('PATCH', `/api/v1/templates/${template.id}`, {
-      json: { fields: [field('tenant', 'signature', { page: 2, y: 820 }), field('landlord', 'signature')] },
+      json: { fields: [templateField('tenant', 'signature', { page: 2, y: 820 }), templateField('landlord', 'signature')] },
     });
     expect(offPage.body.details).to.deep.equal(['fields.0 must lie inside page 2 (595 × 842 points)']);
     expect((await request('GET', `/api/v1/templates/${template.id}`)).body).to.deep.equal(template);
@@ -390,7 +378,7 @@ describe('PATCH /api/v1/templates/:id', () => {
         name: 'Lease 2027',
         description: null,
         roles: [{ name: 'tenant' }, { name: 'guarantor' }],
-        fields: [field('tenant', 'signature'), field('guarantor', 'signature', { label: 'guarantee' })],
+        fields: [templateField('tenant', 'signature'), templateField('guarantor', 'signature', { label: 'guarantee' })],
       },
     });
     expect(response.status, JSON.stringify(response.body)).to.equal(200);
@@ -488,7 +476,13 @@ describe('POST /api/v1/templates with detectFields', () => {
     const { request } = await createTestAccount();
     const documentId = await uploadDocument(request, (await makeTaggedPdf()).pdf);
     const response = await request('POST', '/api/v1/templates', {
-      json: { name: 'Tagged lease', documentId, detectFields: true, roles: [{ name: 'witness' }], fields: [field('witness', 'signature', { page: 2, y: 50 })] },
+      json: {
+        name: 'Tagged lease',
+        documentId,
+        detectFields: true,
+        roles: [{ name: 'witness' }],
+        fields: [templateField('witness', 'signature', { page: 2, y: 50 })],
+      },
     });
     expect(response.status, JSON.stringify(response.body)).to.equal(201);
     expect(response.body.roles).to.deep.equal([
@@ -513,7 +507,7 @@ describe('POST /api/v1/templates with detectFields', () => {
     pdf.addPage([595, 842]).drawText('{{initials:buyer}} {{text:buyer:price}}', { x: 60, y: 400, size: 12, font });
     const documentId = await uploadDocument(request, Buffer.from(await pdf.save()));
     const response = await request('POST', '/api/v1/templates', {
-      json: { name: 'Sale', documentId, detectFields: true, fields: [field('buyer', 'text', { label: 'price' })] },
+      json: { name: 'Sale', documentId, detectFields: true, fields: [templateField('buyer', 'text', { label: 'price' })] },
     });
     expect(response.status).to.equal(400);
     expect(response.body.details).to.deep.equal([
