@@ -122,7 +122,8 @@ export async function textSearchLag(options: {
     tracers.map(async ({ word, pdf }, i) => {
       await sleep(started + (i * 1000) / TRACERS_PER_SECOND - performance.now());
       const form = new FormData();
-      form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), `${word}.pdf`);
+      // Not named after its word: the search must find it by its text, not by its file name.
+      form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'bench-tracer.pdf');
       const response = await fetch(`${baseUrl}/api/v1/documents`, { method: 'POST', headers: auth, body: form });
       await response.arrayBuffer();
       if (response.status === 201) answered.set(word, performance.now());
