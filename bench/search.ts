@@ -68,6 +68,11 @@ async function seed(db: Db, accountId: string, run: string, log: (message: strin
     [accountId, words],
   );
   await db.raw(
+    `insert into signing_request_documents (signing_request_id, position, document_id, original_sha256)
+     select id, 1, document_id, original_sha256 from signing_requests where account_id = ?`,
+    [accountId],
+  );
+  await db.raw(
     `insert into signers (id, signing_request_id, name, email, "order", status, decline_reason)
      select ${id('sgr', 'i * 2 + j')}, ${id('sr', 'i')}, 'Signer ' || j, 's' || ((i * 7 + j) % 500) || '@example.com', j,
             case i % 5 when 0 then (array['pending', 'notified', 'viewed', 'signed'])[1 + (i + j) % 4] when 1 then 'signed'

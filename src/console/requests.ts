@@ -7,7 +7,7 @@ import { SearchQuerySchema } from '../search/schema';
 import { searchAccount } from '../search/service';
 import { presentSigningRequest } from '../signingRequests/presenter';
 import { CancelSchema, SigningRequestCreateSchema, SigningRequestListQuerySchema } from '../signingRequests/schema';
-import { cancelSigningRequest, createSigningRequest, getSealedDocument, getSigningRequest, remindSigners } from '../signingRequests/service';
+import { cancelSigningRequest, createSigningRequest, getSealedDocuments, getSigningRequest, remindSigners, signingDepsFrom } from '../signingRequests/service';
 import { findAuditTrail, listSigningRequests } from '../signingRequests/store';
 import { getTemplate, listTemplates } from '../templates/service';
 import type { Template } from '../templates/store';
@@ -36,14 +36,7 @@ const fieldLabels: Record<string, string> = {
 export function requestPages({ router, deps, rateLimit, requireLogin, frame, page, account, form, seeOther }: ConsoleKit) {
   const { db, events, config, search, temporal } = deps;
   // Read at request time: with PORT=0 the public URL is settled only once the server listens.
-  const signingDeps = () => ({
-    db,
-    events,
-    temporal,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    publicUrl: config.publicUrl,
-    rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
-  });
+  const signingDeps = () => signingDepsFrom({ db, events, temporal, config });
 
   // A path id that cannot exist is a 404, before any query (as on the REST API).
   const requestId = (ctx: Context) => parsePathParams(IdParams, ctx.params).id;
@@ -136,8 +129,8 @@ export function requestPages({ router, deps, rateLimit, requireLogin, frame, pag
   });
 
   router.get('/requests/:id/document', requireLogin, async (ctx) => {
-    const { content, fileName } = await getSealedDocument(db, account(ctx).id, requestId(ctx));
-    ctx.type = 'application/pdf';
+    const { content, fileName, type } = await getSealedDocuments(db, account(ctx).id, requestId(ctx));
+    ctx.type = type;
     ctx.set('Content-Disposition', attachment(fileName));
     ctx.body = content;
   });

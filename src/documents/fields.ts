@@ -20,8 +20,31 @@ export const FieldSchema = z
 
 export type SignatureField = z.infer<typeof FieldSchema>;
 
+// A field's document is document_id, as the request's own (documentId is accepted too, as it is there).
+const withDocumentIdAlias = (field: unknown) =>
+  field && typeof field === 'object' && !Array.isArray(field) && (field as Record<string, unknown>).document_id === undefined
+    ? { ...field, document_id: (field as Record<string, unknown>).documentId }
+    : field;
+
+/** A field placed by hand in a request: on a page of one of its documents. */
+export const RequestFieldSchema = z
+  .preprocess(
+    withDocumentIdAlias,
+    FieldSchema.extend({
+      document_id: z.string().min(1).optional().openapi({
+        description: 'The document of the request the field is on (documentId is accepted too); may be left out when the request has one document.',
+      }),
+    }),
+  )
+  .openapi('RequestField', { description: 'A place to sign on one of the request’s documents, in PDF points from the bottom-left corner of a 1-based page.' });
+
+export type RequestField = z.infer<typeof RequestFieldSchema>;
+
 /** A signer's field as stored and shown: placed by hand (SignatureField), or by a template's role, with its label and any prefilled value. */
 export const SignerFieldSchema = FieldSchema.extend({
+  documentId: z.string().optional().openapi({
+    description: 'The document of the request the field is on; absent on requests made before requests had several documents (their one document).',
+  }),
   type: z.enum(fieldTypes),
   label: z.string().nullable().optional().openapi({ description: 'The template field’s label.' }),
   required: z.boolean().optional(),

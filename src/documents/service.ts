@@ -351,7 +351,10 @@ export async function deleteDocument({ db, events }: DocumentDeps, accountId: st
   await unitOfWork(db, async (trx) => {
     // The row lock orders this delete with a signing request being made on the document (which locks it too).
     if (!(await lockDocument(trx, accountId, id))) throw notFound('Document');
-    const active = await trx('signing_requests').where({ document_id: id, status: 'pending' }).first('id');
+    const active = await trx('signing_request_documents as rd')
+      .join('signing_requests as r', 'r.id', 'rd.signing_request_id')
+      .where({ 'rd.document_id': id, 'r.status': 'pending' })
+      .first('r.id');
     if (active) throw conflict(`The document is out for signature (${active.id}); cancel that request first.`);
     const [row]: DocumentRow[] = await liveDocuments(trx, accountId)
       .where({ id })

@@ -18,11 +18,20 @@ export interface CertificateEvent {
   actor?: string;
 }
 
+export interface CertificateDocument {
+  name: string;
+  /** SHA-256 of the document as it was sent. */
+  sha256: string;
+  pageCount?: number;
+}
+
 export interface CertificateInfo {
   requestId: string;
   title: string;
-  documentName: string;
-  originalSha256: string;
+  /** The document this certificate is appended to. */
+  document: CertificateDocument;
+  /** Every document of the request, in order (this one among them). */
+  documents: CertificateDocument[];
   events: CertificateEvent[];
   signers: CertificateSigner[];
 }
@@ -32,8 +41,18 @@ export async function appendCertificatePage(pdf: PDFDocument, info: CertificateI
   const writer = await PageWriter.start(pdf, 'Certificate of completion');
   await writer.field('Request', info.requestId);
   await writer.field('Title', info.title);
-  await writer.field('Document', info.documentName);
-  await writer.field('Original SHA-256', info.originalSha256);
+  await writer.field('Document', info.document.name);
+  await writer.field('Original SHA-256', info.document.sha256);
+  if (info.documents.length > 1) {
+    writer.space(12);
+    await writer.line(`Documents of this request (${info.documents.length})`, { size: 13, face: 'bold' });
+    for (const [index, document] of info.documents.entries()) {
+      await writer.keepTogether(40);
+      writer.space(6);
+      await writer.field(`${index + 1}.`, `${document.name}${document.pageCount ? ` (${document.pageCount} page${document.pageCount === 1 ? '' : 's'})` : ''}`);
+      await writer.field('SHA-256', document.sha256);
+    }
+  }
 
   writer.space(12);
   await writer.line('Signers', { size: 13, face: 'bold' });

@@ -13,7 +13,8 @@ const SIGNATURE_LENGTH = 16384;
 export interface SealDocumentInput {
   original: Uint8Array;
   signatures: SignatureStamp[];
-  certificate: Omit<CertificateInfo, 'originalSha256'>;
+  /** The certificate of completion; this document's SHA-256 is computed from `original`. */
+  certificate: Omit<CertificateInfo, 'document'> & { document: Omit<CertificateInfo['document'], 'sha256'> };
   sealCertificate: SealCertificate;
 }
 
@@ -25,7 +26,8 @@ export function sha256Of(bytes: Uint8Array): string {
 export async function sealDocument(input: SealDocumentInput): Promise<{ pdf: Buffer; sha256: string }> {
   const pdf = await PDFDocument.load(input.original, { updateMetadata: false });
   await stampSignaturesInto(pdf, input.signatures);
-  await appendCertificatePage(pdf, { ...input.certificate, originalSha256: sha256Of(input.original) });
+  const document = { ...input.certificate.document, sha256: sha256Of(input.original) };
+  await appendCertificatePage(pdf, { ...input.certificate, document });
   const sealed = await sealPdf(await pdf.save({ useObjectStreams: false }), input.sealCertificate);
   return { pdf: sealed, sha256: sha256Of(sealed) };
 }

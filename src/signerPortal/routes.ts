@@ -7,7 +7,7 @@ import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { jsonBody } from '../api/middleware/body';
-import { routesOn } from '../api/route';
+import { idParam, routesOn } from '../api/route';
 import { storableText, z } from '../api/validation';
 import { runUpdate } from '../signingRequests/service';
 import { signatureImageProblem } from '../pdf/signatureImage';
@@ -22,6 +22,7 @@ import { linkNotValidPage, setSigningPageHeaders, signingAssetPath, signingAsset
 const TokenParams = z.object({
   token: z.string().regex(SIGNING_TOKEN, { error: 'Signing link' }).openapi({ description: 'The token of the signing link.' }),
 });
+const DocumentParams = TokenParams.extend({ documentId: idParam('document', 'Document') });
 const SignerStatusSchema = z.object({ signerId: z.string(), status: z.string() }).openapi('SignerStatus');
 
 /**
@@ -84,7 +85,26 @@ export function signerPortalRoutes({
       assertCanAct(context);
       ctx.type = 'application/pdf';
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = await getOriginalPdf(db, context.request.documentId);
+      ctx.body = await getOriginalPdf(db, context);
+    },
+  );
+
+  route(
+    {
+      ...signerSide,
+      method: 'get',
+      path: '/sign/{token}/documents/{documentId}',
+      summary: 'One of the PDFs to sign, when the request has several',
+      params: DocumentParams,
+      response: { description: 'The PDF', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } },
+      errors: [404, 409],
+    },
+    async ({ params }, ctx) => {
+      const context = await resolveSigningToken(db, params.token);
+      assertCanAct(context);
+      ctx.type = 'application/pdf';
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = await getOriginalPdf(db, context, params.documentId);
     },
   );
 

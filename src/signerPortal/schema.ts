@@ -54,7 +54,10 @@ export const SignerViewSchema = z
       sender: z.object({ name: z.string().nullable(), email: z.string() }),
     }),
     signer: z.object({ id: z.string(), name: z.string(), email: z.string(), status: z.string(), fields: z.any() }),
-    document: z.object({ fileName: z.string(), pageCount: z.number().nullable() }),
+    document: z.object({ fileName: z.string(), pageCount: z.number().nullable() }).openapi({ description: 'The first document.' }),
+    documents: z
+      .array(z.object({ id: z.string(), fileName: z.string(), pageCount: z.number().nullable() }))
+      .openapi({ description: 'Every document of the request, in the order the signer reads them (GET /sign/{token}/documents/{id}).' }),
     yourTurn: z.boolean(),
   })
   .openapi('SignerView');

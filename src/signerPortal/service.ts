@@ -1,6 +1,6 @@
 import type { Db } from '../db';
 import { AppError, conflict, notFound } from '../errors';
-import { toSigner, toSigningRequest } from '../signingRequests/store';
+import { requestDocuments, toSigner, toSigningRequest } from '../signingRequests/store';
 import { hashToken, SIGNING_TOKEN } from '../signingRequests/tokens';
 
 /** The signer a link token belongs to, with their request; 404 for an unknown token. */
@@ -13,10 +13,10 @@ export async function resolveSigningToken(db: Db, token: string) {
   const signer = toSigner(await db('signers').where({ id: link.signer_id }).first());
   const row = await db('signing_requests as r')
     .join('accounts as a', 'a.id', 'r.account_id')
-    .join('documents as d', 'd.id', 'r.document_id')
     .where('r.id', signer.signingRequestId)
-    .first('r.*', 'a.name as sender_name', 'a.email as sender_email', 'd.file_name', 'd.page_count');
+    .first('r.*', 'a.name as sender_name', 'a.email as sender_email');
   const request = toSigningRequest(row);
+  const documents = (await requestDocuments(db, [request.id])).get(request.id) ?? [];
   const earlier = await db('signers')
     .where({ signing_request_id: request.id })
     .andWhere('order', '<', signer.order)
@@ -26,7 +26,7 @@ export async function resolveSigningToken(db: Db, token: string) {
     signer,
     request,
     sender: { name: row.sender_name as string | null, email: row.sender_email as string },
-    document: { fileName: row.file_name as string, pageCount: row.page_count as number | null },
+    documents,
     linkExpiresAt: link.expires_at as Date,
     waitingOnOthers: request.signingOrder === 'sequential' && Number(earlier[0].count) > 0,
   };
@@ -42,7 +42,7 @@ export function assertCanAct({ request, linkExpiresAt }: SigningContext) {
   if (request.status !== 'pending') throw conflict(`This signing request is ${request.status}.`);
 }
 
-export function presentSignerView({ signer, request, sender, document, waitingOnOthers }: SigningContext) {
+export function presentSignerView({ signer, request, sender, documents, waitingOnOthers }: SigningContext) {
   return {
     request: {
       id: request.id,
@@ -54,12 +54,16 @@ export function presentSignerView({ signer, request, sender, document, waitingOn
       sender,
     },
     signer: { id: signer.id, name: signer.name, email: signer.email, status: signer.status, fields: signer.fields },
-    document,
+    // The first document as before, and every document in the order the signer reads them.
+    document: { fileName: documents[0].fileName, pageCount: documents[0].pageCount },
+    documents: documents.map((document) => ({ id: document.documentId, fileName: document.fileName, pageCount: document.pageCount })),
     yourTurn: request.status === 'pending' && !waitingOnOthers && !['signed', 'declined'].includes(signer.status),
   };
 }
 
-export async function getOriginalPdf(db: Db, documentId: string): Promise<Buffer> {
+/** One document of the signer's request as it was sent; 404 for any other. */
+export async function getOriginalPdf(db: Db, { documents }: SigningContext, documentId = documents[0].documentId): Promise<Buffer> {
+  if (!documents.some((document) => document.documentId === documentId)) throw notFound('Document');
   const file = await db('document_files').where({ document_id: documentId }).first('content');
   return file.content;
 }

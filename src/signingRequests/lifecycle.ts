@@ -8,11 +8,15 @@ import { countOwedMail, openMailHour } from '../mail/allowance';
 import { countSigningRequestEnd } from '../metrics';
 import { cancelledMail, completedMail, declinedMail, invitationMail, reminderMail, type RenderedMail } from '../mail/templates';
 import { sealDocumentOnThread } from '../pdf/sealThread';
+import type { SignatureMark, SignatureStamp } from '../pdf/stamp';
 import { loadSealCertificate } from '../pdf/sealCertificate';
 import { emailLinkToken, hashToken, loadTokenSecret } from './tokens';
 import type { ClientInfo, DeclineInput, RemindOutcome, SignInput } from '../domain/signingRequests';
 import { invitationMailKey, reminderMailKey, remindable } from './reminders';
-import { loadForLifecycle, type SigningRequest } from './store';
+import { loadForLifecycle, type RequestDocument, type SigningRequest } from './store';
+
+type Loaded = Awaited<ReturnType<typeof loadForLifecycle>>;
+const presentDocument = (document: RequestDocument) => ({ documentId: document.documentId, fileName: document.fileName });
 
 export interface LifecycleDeps {
   db: Db;
@@ -23,6 +27,43 @@ export interface LifecycleDeps {
 
 /** The file name of the sealed PDF: "<name> (signed).pdf". */
 export const signedFileName = (fileName: string) => `${fileName.replace(/\.pdf$/i, '')} (signed).pdf`;
+
+/** The sealed files' names, in the documents' order, made distinct where two documents share a name ("… (signed) (2).pdf"). */
+export function signedFileNames(documents: { fileName: string }[]): string[] {
+  const taken = new Set<string>();
+  return documents.map(({ fileName }) => {
+    const base = signedFileName(fileName);
+    let name = base;
+    for (let n = 2; taken.has(name.toLowerCase()); n++) name = base.replace(/\.pdf$/, ` (${n}).pdf`);
+    taken.add(name.toLowerCase());
+    return name;
+  });
+}
+
+const certificateDocument = (document: RequestDocument) => ({
+  name: document.fileName,
+  sha256: document.originalSha256,
+  pageCount: document.pageCount ?? undefined,
+});
+
+/**
+ * What is stamped on one document of the request: each signer's fields on it. A signer who was given no
+ * fields signs on the signatures page of every document; one whose fields are all on other documents
+ * leaves no mark on this one (the certificate of completion lists every signer on every document).
+ */
+function stampsOn(document: RequestDocument, { signers, documents }: Loaded): SignatureStamp[] {
+  const firstDocumentId = documents[0].documentId;
+  return signers.flatMap((signer) => {
+    const signature = signer.signature!;
+    // A field's value is the sender's prefill (fixed), else what the signer entered, keyed by the field's position in the signer's list.
+    const fields = signer.fields
+      ?.map((field, index) => ({ ...field, value: field.value ?? signature.fieldValues?.[String(index)] }))
+      .filter((field) => (field.documentId ?? firstDocumentId) === document.documentId);
+    if (signer.fields?.length && !fields?.length) return [];
+    const mark: SignatureMark = signature.type === 'drawn' ? { type: 'drawn', pngDataUrl: signature.value } : { type: 'typed', value: signature.value };
+    return [{ signerName: signer.name, signerEmail: signer.email, signedAt: signer.signedAt!, signature: mark, fields }];
+  });
+}
 
 type Recipient = { email: string; name?: string | null };
 
@@ -51,12 +92,23 @@ const audit = (trx: Db, requestId: string, step: AuditStep) =>
  * writes nothing, and returns false.
  */
 export function signingRequestLifecycle({ db, events, config, mail }: LifecycleDeps) {
-  const event = (trx: Db, request: SigningRequest, type: EventType, key: string, data: Record<string, unknown>) =>
-    events.record(trx, request.accountId, type, { signingRequestId: request.id, ...data }, key);
+  // Every event of a request names it and its documents.
+  const event = (trx: Db, { request, documents }: Loaded, type: EventType, key: string, data: Record<string, unknown>) =>
+    events.record(trx, request.accountId, type, { signingRequestId: request.id, ...data, documents: documents.map(presentDocument) }, key);
   const tokenSecret = loadTokenSecret(config.SIGNING_TOKEN_SECRET, config.dataDir);
   const sender = mailSender(config);
   const sendMail = (key: string, to: Recipient, rendered: RenderedMail, attachments?: MailMessage['attachments']) =>
     mail.send({ idempotencyKey: key, to: to.email, toName: to.name ?? undefined, ...sender, ...rendered, attachments });
+  // The sealed PDFs of a completed request, as attachments, in the documents' order.
+  const sealedAttachments = async (requestId: string, documents: RequestDocument[]): Promise<NonNullable<MailMessage['attachments']>> => {
+    const rows = await db('sealed_documents').where({ signing_request_id: requestId }).select('document_id', 'content');
+    const names = signedFileNames(documents);
+    return documents.map((document, index) => ({
+      filename: names[index],
+      contentType: 'application/pdf',
+      content: rows.find((row) => row.document_id === document.documentId).content,
+    }));
+  };
   const signingUrl = (signerId: string) => `${config.publicUrl}/sign/${emailLinkToken(tokenSecret, signerId)}`;
   // Changes the request from pending to `status`; false (and nothing written) when it is no longer pending.
   const endRequest = async (trx: Db, requestId: string, status: string, extra: Record<string, unknown> = {}) =>
@@ -82,7 +134,8 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
   return {
     /** Invites signers whose turn it is. Owed, never refused: the request paid for its first invitations when it was made. */
     async sendInvitations(requestId: string, signerIds: string[]) {
-      const { request, signers, owner } = await loadForLifecycle(db, requestId);
+      const loaded = await loadForLifecycle(db, requestId);
+      const { request, signers, owner } = loaded;
       for (const signer of signers.filter((candidate) => signerIds.includes(candidate.id) && !['signed', 'declined'].includes(candidate.status))) {
         const key = invitationMailKey(signer.id);
         await unitOfWork(db, async (trx) => {
@@ -93,7 +146,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
           await audit(trx, requestId, { action: 'invitation_sent', key, signerId: signer.id, data: { email: signer.email } });
           await countOwedMail(trx, request.accountId, key);
           if (notified > 0) {
-            await event(trx, request, 'signer.notified', `${signer.id}:notified`, {
+            await event(trx, loaded, 'signer.notified', `${signer.id}:notified`, {
               signerId: signer.id,
               name: signer.name,
               email: signer.email,
@@ -113,7 +166,8 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
      * of a round reminds again whom it chose before (the same e-mails, sent once) and no one else.
      */
     async sendReminders(requestId: string, signerIds: string[], round: number): Promise<RemindOutcome> {
-      const { request, signers, owner, plan } = await loadForLifecycle(db, requestId);
+      const loaded = await loadForLifecycle(db, requestId);
+      const { request, signers, owner, plan } = loaded;
       const keyOf = (signerId: string) => reminderMailKey(signerId, round);
       const outcome = await unitOfWork(db, async (trx): Promise<RemindOutcome> => {
         const hour = await openMailHour(trx, { id: request.accountId, plan }, config.RATE_LIMIT_MULTIPLIER);
@@ -158,9 +212,10 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
     },
 
     async announceRequest(requestId: string) {
-      const { request, signers } = await loadForLifecycle(db, requestId);
+      const loaded = await loadForLifecycle(db, requestId);
+      const { request, signers } = loaded;
       await unitOfWork(db, (trx) =>
-        event(trx, request, 'signing_request.created', `${requestId}:created`, {
+        event(trx, loaded, 'signing_request.created', `${requestId}:created`, {
           documentId: request.documentId,
           title: request.title,
           signingOrder: request.signingOrder,
@@ -171,7 +226,8 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
     },
 
     async recordView(requestId: string, view: { signerId: string } & ClientInfo) {
-      const { request, signers } = await loadForLifecycle(db, requestId);
+      const loaded = await loadForLifecycle(db, requestId);
+      const { signers } = loaded;
       const signer = signers.find((candidate) => candidate.id === view.signerId);
       if (!signer) return;
       await unitOfWork(db, async (trx) => {
@@ -181,13 +237,14 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
           .update({ status: 'viewed', viewed_at: trx.fn.now() });
         if (viewed === 0) return;
         await audit(trx, requestId, { action: 'viewed', key: `viewed:${signer.id}`, signerId: signer.id, actor: signer.email, client: view });
-        await event(trx, request, 'signer.viewed', `${signer.id}:viewed`, { signerId: signer.id, email: signer.email, viewedAt: new Date().toISOString() });
+        await event(trx, loaded, 'signer.viewed', `${signer.id}:viewed`, { signerId: signer.id, email: signer.email, viewedAt: new Date().toISOString() });
       });
     },
 
     /** True when the signature is recorded (now or by an earlier try); false when the request has ended. */
     async recordSignature(requestId: string, sign: SignInput): Promise<boolean> {
-      const { request, signers } = await loadForLifecycle(db, requestId);
+      const loaded = await loadForLifecycle(db, requestId);
+      const { request, signers } = loaded;
       const signer = signers.find((candidate) => candidate.id === sign.signerId)!;
       if (signer.status === 'signed') return true; // a retry: already recorded
       return unitOfWork(db, async (trx) => {
@@ -212,7 +269,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
           client: sign,
           data: { signatureType: sign.signature.type },
         });
-        await event(trx, request, 'signer.signed', `${signer.id}:signed`, {
+        await event(trx, loaded, 'signer.signed', `${signer.id}:signed`, {
           documentId: request.documentId,
           signerId: signer.id,
           name: signer.name,
@@ -225,7 +282,8 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
 
     /** One decline ends the request for everyone. */
     async recordDecline(requestId: string, decline: DeclineInput): Promise<boolean> {
-      const { request, signers } = await loadForLifecycle(db, requestId);
+      const loaded = await loadForLifecycle(db, requestId);
+      const { request, signers } = loaded;
       const signer = signers.find((candidate) => candidate.id === decline.signerId)!;
       if (signer.status === 'declined' && request.status === 'declined') return true; // a retry
       return unitOfWork(db, async (trx) => {
@@ -250,19 +308,20 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
           data: { reason: decline.reason },
         });
         const data = { documentId: request.documentId, signerId: signer.id, reason: decline.reason, declinedAt: declinedAt.toISOString() };
-        await event(trx, request, 'signer.declined', `${signer.id}:declined`, { ...data, name: signer.name, email: signer.email });
-        await event(trx, request, 'signing_request.declined', `${requestId}:declined`, data);
+        await event(trx, loaded, 'signer.declined', `${signer.id}:declined`, { ...data, name: signer.name, email: signer.email });
+        await event(trx, loaded, 'signing_request.declined', `${requestId}:declined`, data);
         return true;
       }).then(countSigningRequestEnd('declined'));
     },
 
     async recordCancellation(requestId: string, reason: string | null): Promise<boolean> {
-      const { request, owner } = await loadForLifecycle(db, requestId);
+      const loaded = await loadForLifecycle(db, requestId);
+      const { request, owner } = loaded;
       if (request.status === 'cancelled') return true; // a retry
       return unitOfWork(db, async (trx) => {
         if (!(await endRequest(trx, requestId, 'cancelled', { cancel_reason: reason }))) return false;
         await audit(trx, requestId, { action: 'cancelled', key: `cancelled:${requestId}`, actor: owner.email, data: { reason } });
-        await event(trx, request, 'signing_request.cancelled', `${requestId}:cancelled`, {
+        await event(trx, loaded, 'signing_request.cancelled', `${requestId}:cancelled`, {
           documentId: request.documentId,
           reason,
           cancelledAt: new Date().toISOString(),
@@ -272,68 +331,96 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
     },
 
     async expireRequest(requestId: string): Promise<boolean> {
-      const { request } = await loadForLifecycle(db, requestId);
+      const loaded = await loadForLifecycle(db, requestId);
+      const { request } = loaded;
       if (request.status === 'expired') return true; // a retry
       return unitOfWork(db, async (trx) => {
         if (!(await endRequest(trx, requestId, 'expired'))) return false;
         await audit(trx, requestId, { action: 'expired', key: `expired:${requestId}` });
-        await event(trx, request, 'signing_request.expired', `${requestId}:expired`, { documentId: request.documentId, expiredAt: new Date().toISOString() });
+        await event(trx, loaded, 'signing_request.expired', `${requestId}:expired`, { documentId: request.documentId, expiredAt: new Date().toISOString() });
         return true;
       }).then(countSigningRequestEnd('expired'));
     },
 
-    /** Seals the PDF (once), then marks the request completed with its two events, in one transaction. */
+    /**
+     * Seals each document (once each: a retry seals only what is missing), then marks the request
+     * completed with its events, in one transaction.
+     */
     async completeRequest(requestId: string) {
-      const { request, signers, fileName } = await loadForLifecycle(db, requestId);
+      const loaded = await loadForLifecycle(db, requestId);
+      const { request, signers, documents } = loaded;
       if (request.status === 'completed') return;
-      if (!(await db('sealed_documents').where({ signing_request_id: requestId }).first('sha256'))) {
-        const original = await db('document_files').where({ document_id: request.documentId }).first('content');
+      const sealedBefore = new Set<string>(
+        (await db('sealed_documents').where({ signing_request_id: requestId }).select('document_id')).map((row) => row.document_id),
+      );
+      const toSeal = documents.filter((document) => !sealedBefore.has(document.documentId));
+      if (toSeal.length > 0) {
         const steps = await db('audit_trail').where({ signing_request_id: requestId }).orderBy('id');
-        const sealed = await sealDocumentOnThread({
-          original: original.content,
-          signatures: signers.map((signer) => ({
-            signerName: signer.name,
-            signerEmail: signer.email,
-            signedAt: signer.signedAt!,
-            signature:
-              signer.signature!.type === 'drawn' ? { type: 'drawn', pngDataUrl: signer.signature!.value } : { type: 'typed', value: signer.signature!.value },
-            // A field's value is the sender's prefill (fixed), else what the signer entered, keyed by the field's position in the list.
-            fields: signer.fields?.map((field, index) => ({ ...field, value: field.value ?? signer.signature!.fieldValues?.[String(index)] })),
-          })),
-          certificate: {
-            requestId,
-            title: request.title,
-            documentName: fileName,
-            events: steps.map((step) => ({ at: step.created_at, type: step.action, actor: step.actor ?? undefined })),
-            signers: signers.map((signer) => ({
-              name: signer.name,
-              email: signer.email,
-              ipAddress: signer.ipAddress ?? undefined,
-              userAgent: signer.userAgent ?? undefined,
-              viewedAt: signer.viewedAt ?? undefined,
-              signedAt: signer.signedAt ?? undefined,
-            })),
-          },
-          sealCertificate: await loadSealCertificate({ p12Path: config.SEAL_P12_PATH, p12Password: config.SEAL_P12_PASSWORD, dataDir: config.dataDir }),
-        });
-        await db('sealed_documents')
-          .insert({ signing_request_id: requestId, content: sealed.pdf, sha256: sealed.sha256 })
-          .onConflict('signing_request_id')
-          .ignore();
+        const sealCertificate = await loadSealCertificate({ p12Path: config.SEAL_P12_PATH, p12Password: config.SEAL_P12_PASSWORD, dataDir: config.dataDir });
+        for (const document of toSeal) {
+          const original = await db('document_files').where({ document_id: document.documentId }).first('content');
+          const sealed = await sealDocumentOnThread({
+            original: original.content,
+            signatures: stampsOn(document, loaded),
+            certificate: {
+              requestId,
+              title: request.title,
+              document: certificateDocument(document),
+              documents: documents.map(certificateDocument),
+              events: steps.map((step) => ({ at: step.created_at, type: step.action, actor: step.actor ?? undefined })),
+              signers: signers.map((signer) => ({
+                name: signer.name,
+                email: signer.email,
+                ipAddress: signer.ipAddress ?? undefined,
+                userAgent: signer.userAgent ?? undefined,
+                viewedAt: signer.viewedAt ?? undefined,
+                signedAt: signer.signedAt ?? undefined,
+              })),
+            },
+            sealCertificate,
+          });
+          await db('sealed_documents')
+            .insert({ signing_request_id: requestId, document_id: document.documentId, content: sealed.pdf, sha256: sealed.sha256 })
+            .onConflict(['signing_request_id', 'document_id'])
+            .ignore();
+        }
       }
-      const { sha256 } = await db('sealed_documents').where({ signing_request_id: requestId }).first('sha256');
+      const sealedHashes = new Map<string, string>(
+        (await db('sealed_documents').where({ signing_request_id: requestId }).select('document_id', 'sha256')).map((row) => [row.document_id, row.sha256]),
+      );
+      const sealedDocuments = documents.map((document) => ({ ...document, sealedSha256: sealedHashes.get(document.documentId)! }));
+      const sha256 = sealedDocuments[0].sealedSha256;
       await unitOfWork(db, async (trx) => {
         const signedAt = new Date();
         if (!(await endRequest(trx, requestId, 'completed', { sealed_sha256: sha256, completed_at: signedAt }))) return false;
-        await audit(trx, requestId, { action: 'completed', key: `completed:${requestId}`, data: { sealedSha256: sha256 } });
-        await events.record(
-          trx,
-          request.accountId,
-          'document.signed',
-          { documentId: request.documentId, fileName, signedAt: signedAt.toISOString(), signatureCount: signers.length },
-          `${requestId}:document.signed`,
-        );
-        await event(trx, request, 'signing_request.completed', `${requestId}:completed`, {
+        for (const document of sealedDocuments) {
+          await trx('signing_request_documents')
+            .where({ signing_request_id: requestId, document_id: document.documentId })
+            .update({ sealed_sha256: document.sealedSha256 });
+        }
+        await audit(trx, requestId, {
+          action: 'completed',
+          key: `completed:${requestId}`,
+          data: { sealedSha256: sha256, documents: sealedDocuments.map(({ documentId, sealedSha256 }) => ({ documentId, sealedSha256 })) },
+        });
+        for (const document of sealedDocuments) {
+          // One per document; the first keeps the key it had when a request had one document.
+          const key = document.position === 1 ? `${requestId}:document.signed` : `${requestId}:${document.documentId}:document.signed`;
+          await events.record(
+            trx,
+            request.accountId,
+            'document.signed',
+            {
+              documentId: document.documentId,
+              fileName: document.fileName,
+              signedAt: signedAt.toISOString(),
+              signatureCount: signers.length,
+              signingRequestId: requestId,
+            },
+            key,
+          );
+        }
+        await event(trx, { ...loaded, documents: sealedDocuments }, 'signing_request.completed', `${requestId}:completed`, {
           documentId: request.documentId,
           title: request.title,
           completedAt: signedAt.toISOString(),
@@ -349,19 +436,22 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
      * Owed, so counted in the account's hour but never refused.
      */
     async sendClosingMails(requestId: string) {
-      const { request, signers, owner, fileName } = await loadForLifecycle(db, requestId);
+      const loaded = await loadForLifecycle(db, requestId);
+      const { request, signers, owner, documents } = loaded;
       const send = async (key: string, to: Recipient, rendered: RenderedMail, attachments?: MailMessage['attachments']) => {
         await countOwedMail(db, request.accountId, key);
         await sendMail(key, to, rendered, attachments);
       };
       const everyone = [...signers, { id: 'owner', ...owner }];
       if (request.status === 'completed') {
-        const { content } = await db('sealed_documents').where({ signing_request_id: requestId }).first('content');
-        const attachment = { filename: signedFileName(fileName), contentType: 'application/pdf', content };
+        const attachments = await sealedAttachments(requestId, documents);
         for (const person of everyone) {
-          await send(`completed:${requestId}:${person.email}`, person, completedMail({ recipientName: person.name ?? person.email, title: request.title }), [
-            attachment,
-          ]);
+          await send(
+            `completed:${requestId}:${person.email}`,
+            person,
+            completedMail({ recipientName: person.name ?? person.email, title: request.title }),
+            attachments,
+          );
         }
       } else if (request.status === 'declined') {
         const decliner = signers.find((signer) => signer.status === 'declined');

@@ -6,10 +6,17 @@ const iso = (value: Date | null) => (value ? value.toISOString() : null);
 
 /** Exactly the fields of a signing request, and of its signers, that leave the service. */
 export function presentSigningRequest(found: SigningRequestWithSigners & { progress?: SigningRequestProgress }) {
-  const { request, signers } = found;
+  const { request, signers, documents } = found;
   return {
     id: request.id,
     documentId: request.documentId,
+    documents: documents.map(({ documentId, fileName, pageCount, originalSha256, sealedSha256 }) => ({
+      documentId,
+      fileName,
+      pageCount,
+      originalSha256,
+      sealedSha256,
+    })),
     title: request.title,
     message: request.message,
     status: request.status,

@@ -5,11 +5,21 @@ import { attachment, idParam, linksById, linkTo, listOf, presentPage, routesOn }
 import { z } from '../api/validation';
 import { presentSigningRequest } from './presenter';
 import { AuditStepSchema, CancelSchema, SigningRequestCreateSchema, SigningRequestListQuerySchema, SigningRequestSchema } from './schema';
-import { cancelSigningRequest, createSigningLink, createSigningRequest, getSealedDocument, getSigningRequest, remindSigners } from './service';
+import {
+  cancelSigningRequest,
+  createSigningLink,
+  createSigningRequest,
+  getSealedDocument,
+  getSealedDocuments,
+  getSigningRequest,
+  remindSigners,
+  signingDepsFrom,
+} from './service';
 import { findAuditTrail, listSigningRequests } from './store';
 
 const IdParams = z.object({ id: idParam('signingRequest', 'Signing request') });
 const SignerParams = IdParams.extend({ signerId: idParam('signer', 'Signer') });
+const DocumentParams = IdParams.extend({ documentId: idParam('document', 'Document') });
 const tag = 'Signing requests';
 const signingRequestLinks = {
   ...linksById({
@@ -24,7 +34,7 @@ const signingRequestLinks = {
 
 export function signingRequestRoutes({ router, db, events, config, rateLimit, openapi, temporal }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
-  const deps = { db, events, temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, publicUrl: config.publicUrl, rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER };
+  const deps = signingDepsFrom({ db, events, temporal, config });
   const route = routesOn(router, openapi);
 
   route(
@@ -127,13 +137,37 @@ export function signingRequestRoutes({ router, db, events, config, rateLimit, op
       method: 'get',
       path: '/signatures/{id}/document',
       tag,
-      summary: 'The sealed PDF, once every signer has signed',
+      summary: 'The sealed PDF, once every signer has signed; a ZIP of every sealed PDF when the request has several documents',
       params: IdParams,
+      response: {
+        description: 'The sealed PDF, or a ZIP archive of the sealed PDFs in the documents’ order',
+        content: {
+          'application/pdf': { schema: z.string().openapi({ format: 'binary' }) },
+          'application/zip': { schema: z.string().openapi({ format: 'binary' }) },
+        },
+      },
+      errors: [401, 404, 409],
+    },
+    async ({ params }, ctx) => {
+      const { content, fileName, type } = await getSealedDocuments(db, account(ctx).id, params.id);
+      ctx.type = type;
+      ctx.set('Content-Disposition', attachment(fileName));
+      ctx.body = content;
+    },
+  );
+
+  route(
+    {
+      method: 'get',
+      path: '/signatures/{id}/documents/{documentId}',
+      tag,
+      summary: 'One document’s sealed PDF, once every signer has signed',
+      params: DocumentParams,
       response: { description: 'The sealed PDF', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } },
       errors: [401, 404, 409],
     },
     async ({ params }, ctx) => {
-      const { content, fileName } = await getSealedDocument(db, account(ctx).id, params.id);
+      const { content, fileName } = await getSealedDocument(db, account(ctx).id, params.id, params.documentId);
       ctx.type = 'application/pdf';
       ctx.set('Content-Disposition', attachment(fileName));
       ctx.body = content;

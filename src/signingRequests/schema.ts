@@ -1,7 +1,7 @@
 import { dateTime, jsonSchemaKeywords, laterThan, paginationQuery, queryDate, text, VISIBLE_CHARACTER, visibleText, z } from '../api/validation';
 
 import { drawableInSealedPdf } from '../pdf/drawableText';
-import { FieldSchema, MAX_FIELDS_PER_SIGNER, MAX_SIGNERS, SignerFieldSchema } from '../documents/fields';
+import { MAX_FIELDS_PER_SIGNER, MAX_SIGNERS, RequestFieldSchema, SignerFieldSchema } from '../documents/fields';
 import { requestStatuses, signerStatuses, signingOrders } from '../domain/signingRequests';
 
 /** How far ahead a request may expire, whether given as expiresAt or as expiresInDays. */
@@ -16,13 +16,27 @@ const SignerInputSchema = z.object({
     .max(320)
     .regex(z.regexes.email, { error: 'must be a valid e-mail address' })
     .openapi({ description: 'An e-mail address. Each signer needs their own (compared without letter case).' }),
-  fields: z
-    .array(FieldSchema)
-    .max(MAX_FIELDS_PER_SIGNER)
-    .optional()
-    .openapi({ description: 'Each on a page the document has and inside that page (400 otherwise). Not with template_id.' }),
+  fields: z.array(RequestFieldSchema).max(MAX_FIELDS_PER_SIGNER).optional().openapi({
+    description:
+      'Each on a page its document has and inside that page (400 otherwise); with several documents, each names its document_id. Not with template_id.',
+  }),
   role: visibleText(100).optional().openapi({ description: 'With template_id (and only then): the template role this signer fills, one signer per role.' }),
 });
+
+/** The most documents a request may have, whatever REQUEST_MAX_DOCUMENTS says (its default is lower). */
+export const MAX_DOCUMENTS = 100;
+
+const RequestDocumentInputSchema = z
+  .preprocess(
+    (entry) =>
+      entry && typeof entry === 'object' && !Array.isArray(entry) && (entry as Record<string, unknown>).document_id === undefined
+        ? { ...entry, document_id: (entry as Record<string, unknown>).documentId }
+        : entry,
+    z.object({
+      document_id: z.string().min(1, { error: 'is required' }).openapi({ description: 'A document of the account with its PDF (documentId is accepted too).' }),
+    }),
+  )
+  .openapi('SigningRequestDocumentInput');
 
 const prefillValue = z.union([text(500).superRefine(drawableInSealedPdf), z.boolean()]);
 
@@ -45,7 +59,11 @@ export const SigningRequestCreateSchema = z
           .string()
           .min(1, { error: 'is required' })
           .optional()
-          .openapi({ description: 'The document to sign (documentId is accepted too); or template_id.' }),
+          .openapi({ description: 'The document to sign (documentId is accepted too); or documents, or template_id.' }),
+        documents: z.array(RequestDocumentInputSchema).min(1).max(MAX_DOCUMENTS).optional().openapi({
+          description:
+            'Instead of document_id: the documents to sign, in the order signers see them, each once (at most REQUEST_MAX_DOCUMENTS, 20 by default, and REQUEST_MAX_PAGES pages in all).',
+        }),
         template_id: z.string().min(1, { error: 'is required' }).optional().openapi({
           description:
             'Instead of document_id: a template (templateId is accepted too). Its PDF becomes a new document, counted against the monthly quota; each signer names a role.',
@@ -87,7 +105,7 @@ export const SigningRequestCreateSchema = z
         sourceIssues(input).forEach(([path, message]) => ctx.addIssue({ code: 'custom', path, message }));
       })
       // Reported with every other problem of the body, even when those stop the checks above.
-      .refine((input) => input.document_id !== undefined || input.template_id !== undefined, {
+      .refine((input) => input.document_id !== undefined || input.documents !== undefined || input.template_id !== undefined, {
         path: ['document_id'],
         error: 'is required',
         when: ({ value }) => typeof value === 'object' && value !== null && !Array.isArray(value),
@@ -95,7 +113,7 @@ export const SigningRequestCreateSchema = z
   )
   .openapi('SigningRequestCreate', {
     not: { required: ['expiresAt', 'expiresInDays'] },
-    oneOf: [{ required: ['document_id'] }, { required: ['template_id'] }],
+    oneOf: [{ required: ['document_id'] }, { required: ['documents'] }, { required: ['template_id'] }],
     // The rules of sourceIssues, as JSON Schema: with a template each signer names a role and places no field; without one, no role and no prefill.
     ...jsonSchemaKeywords({
       if: { required: ['template_id'] },
@@ -116,12 +134,27 @@ function expiryProblem(expiresAt: string | undefined) {
 /** The rules of a request's source: a document or a template, not both; roles and prefill with a template, fields without. */
 function sourceIssues(input: {
   document_id?: string;
+  documents?: { document_id: string }[];
   template_id?: string;
   prefill?: object;
-  signers: { role?: string; fields?: unknown[] }[];
+  signers: { role?: string; fields?: { document_id?: string }[] }[];
 }): [(string | number)[], string][] {
   const issues: [(string | number)[], string][] = [];
   if (input.document_id !== undefined && input.template_id !== undefined) issues.push([['template_id'], 'cannot be combined with document_id']);
+  if (input.documents !== undefined && input.template_id !== undefined) issues.push([['template_id'], 'cannot be combined with documents']);
+  if (input.documents !== undefined && input.document_id !== undefined) issues.push([['documents'], 'cannot be combined with document_id']);
+  const documentIds = input.documents?.map((entry) => entry.document_id) ?? (input.document_id !== undefined ? [input.document_id] : []);
+  documentIds.forEach((id, index) => {
+    if (documentIds.indexOf(id) < index) issues.push([['documents', index, 'document_id'], 'is a duplicate: each document is sent once']);
+  });
+  input.signers.forEach((signer, s) =>
+    signer.fields?.forEach((field, f) => {
+      if (field.document_id === undefined && documentIds.length > 1)
+        issues.push([['signers', s, 'fields', f, 'document_id'], 'is required when the request has several documents']);
+      if (field.document_id !== undefined && documentIds.length > 0 && !documentIds.includes(field.document_id))
+        issues.push([['signers', s, 'fields', f, 'document_id'], 'must be one of the request’s documents']);
+    }),
+  );
   const fromTemplate = input.template_id !== undefined;
   input.signers.forEach((signer, index) => {
     if (fromTemplate && signer.role === undefined) issues.push([['signers', index, 'role'], 'is required with template_id']);
@@ -183,18 +216,29 @@ export const ProgressSchema = z
     description: 'Where the request stands, read from its workflow while it runs, from the database once it has finished.',
   });
 
+export const SigningRequestDocumentSchema = z
+  .object({
+    documentId: z.string(),
+    fileName: z.string(),
+    pageCount: z.number().int().nullable(),
+    originalSha256: z.string().openapi({ description: 'SHA-256 of the document when the request was made.' }),
+    sealedSha256: z.string().nullable().openapi({ description: 'SHA-256 of its sealed PDF, once the request is completed.' }),
+  })
+  .openapi('SigningRequestDocument');
+
 export const SigningRequestSchema = z
   .object({
     id: z.string().openapi({ example: 'sr_01jd8x3c6hf1z8k3q2v5n7m9pt' }),
-    documentId: z.string(),
+    documentId: z.string().openapi({ description: 'The first document (the only one of a request made with document_id).' }),
+    documents: z.array(SigningRequestDocumentSchema).openapi({ description: 'Every document of the request, in the order signers see them.' }),
     title: z.string(),
     message: z.string().nullable(),
     status: z.enum(requestStatuses),
     signingOrder: z.enum(signingOrders),
     expiresAt: z.string(),
     reminderEveryDays: z.number().int(),
-    originalSha256: z.string(),
-    sealedSha256: z.string().nullable(),
+    originalSha256: z.string().openapi({ description: 'Of the first document.' }),
+    sealedSha256: z.string().nullable().openapi({ description: 'Of the first document’s sealed PDF.' }),
     signers: z.array(SignerSchema),
     progress: ProgressSchema,
     createdAt: z.string(),

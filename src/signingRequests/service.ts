@@ -1,5 +1,6 @@
 import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { Account } from '../accounts/service';
+import type { Config } from '../config';
 import type { Db } from '../db';
 import { unitOfWork } from '../db/unitOfWork';
 import type { EventLog } from '../events/service';
@@ -14,13 +15,25 @@ import { findTemplate, findTemplateFile } from '../templates/store';
 import { signingRequestHandle, startSigningRequestWorkflow } from '../temporal/client';
 import { changeRefused, refusalTypes, type SigningRequestProgress } from '../domain/signingRequests';
 import { mailHourSpent, openMailHour } from '../mail/allowance';
-import { signedFileName } from './lifecycle';
+import { signedFileNames } from './lifecycle';
+import { zipSync } from 'fflate';
 import { invitationMailKey, remindable, remindedWithinTheHour } from './reminders';
-import type { SignatureField, SignerField } from '../documents/fields';
+import type { RequestField, SignerField } from '../documents/fields';
 import type { SigningRequestCreateInput } from './schema';
 import { findSigningRequest, toSigningRequest, type SigningRequest, type SigningRequestWithSigners } from './store';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What the request services need, from the process's settings. */
+export const signingDepsFrom = ({ db, events, temporal, config }: { db: Db; events: EventLog; temporal: Client; config: Config }): SigningDeps => ({
+  db,
+  events,
+  temporal,
+  taskQueue: config.TEMPORAL_TASK_QUEUE,
+  publicUrl: config.publicUrl,
+  rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
+  requestLimits: { maxDocuments: config.REQUEST_MAX_DOCUMENTS, maxPages: config.REQUEST_MAX_PAGES },
+});
 const PROGRESS_QUERY_MS = 2000;
 
 export interface SigningDeps {
@@ -31,6 +44,8 @@ export interface SigningDeps {
   publicUrl: string;
   /** RATE_LIMIT_MULTIPLIER, which raises the plans' e-mails an hour too. */
   rateLimitMultiplier: number;
+  /** REQUEST_MAX_DOCUMENTS and REQUEST_MAX_PAGES: how many documents a request may send, and pages across them. */
+  requestLimits: { maxDocuments: number; maxPages: number };
 }
 
 /**
@@ -42,7 +57,7 @@ export interface SigningDeps {
  * request is refused with a 429.
  */
 export async function createSigningRequest(
-  { db, events, temporal, taskQueue, rateLimitMultiplier }: SigningDeps,
+  { db, events, temporal, taskQueue, rateLimitMultiplier, requestLimits }: SigningDeps,
   account: Account,
   input: SigningRequestCreateInput,
 ) {
@@ -50,7 +65,8 @@ export async function createSigningRequest(
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : new Date(Date.now() + (input.expiresInDays ?? 30) * DAY_MS);
   const signerIds = input.signers.map(() => newId('signer'));
   const request = await unitOfWork(db, async (trx) => {
-    const { document, signers } = await documentAndSigners(trx, events, account, input);
+    const { documents, signers } = await documentsAndSigners(trx, events, account, input, requestLimits);
+    const [document] = documents;
     const [row] = await trx('signing_requests')
       .insert({
         id: requestId,
@@ -65,6 +81,9 @@ export async function createSigningRequest(
         signer_text: signers.map((signer) => `${signer.name} ${signer.email}`).join(' '),
       })
       .returning('*');
+    await trx('signing_request_documents').insert(
+      documents.map((each, index) => ({ signing_request_id: requestId, position: index + 1, document_id: each.id, original_sha256: each.sha256 })),
+    );
     await trx('signers').insert(
       signers.map((signer, index) => ({
         id: signerIds[index],
@@ -84,20 +103,46 @@ export async function createSigningRequest(
   return findSigningRequest(db, account.id, requestId);
 }
 
-/** The document a request is made on and its signers, with their fields, in signing order. */
-async function documentAndSigners(
+/**
+ * The documents a request is made on, in order, and its signers, with their fields, in signing order.
+ * Each document is locked for the transaction (in id order, so that two requests on the same documents
+ * cannot deadlock), so none can be deleted while the request is being made; every field is checked
+ * against the pages of its document.
+ */
+async function documentsAndSigners(
   trx: Db,
   events: EventLog,
   account: Account,
   input: SigningRequestCreateInput,
-): Promise<{ document: Document; signers: { name: string; email: string; fields?: SignerField[] }[] }> {
-  if (input.template_id !== undefined) return documentFromTemplate(trx, events, account, input.template_id, input);
-  const document = await lockDocument(trx, account.id, input.document_id ?? '');
-  if (!document) throw notFound('Document');
-  if (document.status !== 'ready') throw conflict('The document has no PDF yet: upload it with PUT /documents/{id}/file first.');
-  const problems = fieldProblems(input.signers, await pageSizesOf(trx, document.id, undefined, { remember: true }));
+  limits: SigningDeps['requestLimits'],
+): Promise<{ documents: Document[]; signers: { name: string; email: string; fields?: SignerField[] }[] }> {
+  if (input.template_id !== undefined) {
+    const { document, signers } = await documentFromTemplate(trx, events, account, input.template_id, input);
+    return { documents: [document], signers };
+  }
+  const ids = input.documents?.map((entry) => entry.document_id) ?? [input.document_id ?? ''];
+  if (ids.length > limits.maxDocuments)
+    throw validationError([`documents must list at most ${limits.maxDocuments} documents (REQUEST_MAX_DOCUMENTS); it lists ${ids.length}`]);
+  const locked = new Map<string, Document>();
+  for (const id of [...ids].sort()) {
+    const document = await lockDocument(trx, account.id, id);
+    if (!document) throw notFound('Document');
+    if (document.status !== 'ready') throw conflict(`The document ${id} has no PDF yet: upload it with PUT /documents/{id}/file first.`);
+    locked.set(id, document);
+  }
+  const documents = ids.map((id) => locked.get(id)!);
+  const pages = documents.reduce((sum, document) => sum + (document.pageCount ?? 0), 0);
+  if (pages > limits.maxPages) throw validationError([`documents must have at most ${limits.maxPages} pages in all (REQUEST_MAX_PAGES); these have ${pages}`]);
+  const pageSizes = new Map<string, [number, number][]>();
+  for (const document of documents) pageSizes.set(document.id, await pageSizesOf(trx, document.id, undefined, { remember: true }));
+  const problems = fieldProblems(input.signers, ids, pageSizes);
   if (problems.length) throw validationError(problems);
-  return { document, signers: input.signers };
+  const signers = input.signers.map(({ fields, ...signer }) => ({
+    ...signer,
+    // Stored with the id of their document, given or not.
+    fields: fields?.map(({ document_id, ...field }) => ({ ...field, documentId: document_id ?? ids[0] })),
+  }));
+  return { documents, signers };
 }
 
 /**
@@ -139,12 +184,14 @@ export async function startSigningRequest(db: Db, temporal: Client, taskQueue: s
   await db('signing_requests').where({ id: request.id }).whereNull('workflow_started_at').update({ workflow_started_at: db.fn.now() });
 }
 
-/** Every field must lie on a page that exists, inside its box: sealing draws it there. */
-function fieldProblems(signers: { fields?: SignatureField[] }[], pageSizes: [number, number][]): string[] {
+/** Every field must lie on a page that exists in its document, inside its box: sealing draws it there. */
+function fieldProblems(signers: { fields?: RequestField[] }[], documentIds: string[], sizesOf: Map<string, [number, number][]>): string[] {
   const problems: string[] = [];
   signers.forEach((signer, s) =>
     signer.fields?.forEach((field, f) => {
       const at = `signers.${s}.fields.${f}`;
+      const pageSizes = sizesOf.get(field.document_id ?? documentIds[0]);
+      if (!pageSizes) return; // not one of the request's documents: refused by the schema
       const size = pageSizes[field.page - 1];
       if (!size) return void problems.push(`${at}.page must be at most ${pageSizes.length}: the document has ${pageSizes.length} page(s)`);
       const [width, height] = size;
@@ -241,13 +288,35 @@ export async function remindSigners({ db, temporal, rateLimitMultiplier }: Signi
   return { remindedSignerIds };
 }
 
-export async function getSealedDocument(db: Db, accountId: string, id: string) {
-  const { request } = await findSigningRequest(db, accountId, id);
-  const sealed = await db('sealed_documents').where({ signing_request_id: id }).first('content');
-  if (!sealed) throw conflict(`The sealed PDF exists once every signer has signed; this request is ${request.status}.`);
-  const document = await db('documents').where({ id: request.documentId }).first('file_name');
-  return { content: sealed.content as Buffer, fileName: signedFileName(document.file_name) };
+/** One document's sealed PDF; 404 for a document not in the request, 409 before the request is completed. */
+export async function getSealedDocument(db: Db, accountId: string, id: string, documentId: string) {
+  const { request, documents } = await findSigningRequest(db, accountId, id);
+  const index = documents.findIndex((document) => document.documentId === documentId);
+  if (index < 0) throw notFound('Document');
+  const sealed = await db('sealed_documents').where({ signing_request_id: id, document_id: documentId }).first('content');
+  if (!sealed || request.status !== 'completed') throw notSealedYet(request.status);
+  return { content: sealed.content as Buffer, fileName: signedFileNames(documents)[index] };
 }
+
+/** The sealed PDF of a request with one document; a ZIP of every sealed PDF, in order, when it has several. */
+export async function getSealedDocuments(db: Db, accountId: string, id: string) {
+  const { request, documents } = await findSigningRequest(db, accountId, id);
+  if (request.status !== 'completed') throw notSealedYet(request.status);
+  const rows = await db('sealed_documents').where({ signing_request_id: id }).select('document_id', 'content');
+  const names = signedFileNames(documents);
+  const contents = documents.map((document) => rows.find((row) => row.document_id === document.documentId)?.content as Buffer | undefined);
+  if (contents.some((content) => !content)) throw notSealedYet(request.status);
+  if (documents.length === 1) return { content: contents[0]!, fileName: names[0], type: 'application/pdf' };
+  // Stored, not deflated: sealed PDFs are compressed already, and a signature covers their exact bytes.
+  const zip = zipSync(Object.fromEntries(names.map((name, index) => [name, [contents[index]!, { level: 0 }]])), { mtime: request.completedAt ?? new Date() });
+  return {
+    content: Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength),
+    fileName: `${request.title.replace(/[\\/:*?"<>|\u0000-\u001f]/g, '_')} (signed).zip`,
+    type: 'application/zip',
+  };
+}
+
+const notSealedYet = (status: string) => conflict(`The sealed PDFs exist once every signer has signed; this request is ${status}.`);
 
 /** A fresh signing link for one signer, for apps that show the signing page themselves. */
 export async function createSigningLink({ db, publicUrl }: SigningDeps, accountId: string, requestId: string, signerId: string) {

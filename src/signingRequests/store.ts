@@ -45,9 +45,20 @@ export interface SigningRequest {
   completedAt: Date | null;
 }
 
+/** One document of a request's packet, in the order signers see them. */
+export interface RequestDocument {
+  documentId: string;
+  position: number;
+  fileName: string;
+  pageCount: number | null;
+  originalSha256: string;
+  sealedSha256: string | null;
+}
+
 export interface SigningRequestWithSigners {
   request: SigningRequest;
   signers: Signer[];
+  documents: RequestDocument[];
 }
 
 export const toSigner = (row: Record<string, any>): Signer => ({
@@ -89,15 +100,36 @@ export const toSigningRequest = (row: Record<string, any>): SigningRequest => ({
 
 async function withSigners(db: Db, rows: Record<string, any>[]): Promise<SigningRequestWithSigners[]> {
   if (rows.length === 0) return [];
-  const signers = (
-    await db('signers')
-      .whereIn(
-        'signing_request_id',
-        rows.map((row) => row.id),
-      )
-      .orderBy('order')
-  ).map(toSigner);
-  return rows.map((row) => ({ request: toSigningRequest(row), signers: signers.filter((signer) => signer.signingRequestId === row.id) }));
+  const ids = rows.map((row) => row.id as string);
+  const [signers, documents] = await Promise.all([db('signers').whereIn('signing_request_id', ids).orderBy('order'), requestDocuments(db, ids)]);
+  return rows.map((row) => ({
+    request: toSigningRequest(row),
+    signers: signers.filter((signer) => signer.signing_request_id === row.id).map(toSigner),
+    documents: documents.get(row.id) ?? [],
+  }));
+}
+
+/** The documents of each request, in their order. */
+export async function requestDocuments(db: Db, requestIds: string[]): Promise<Map<string, RequestDocument[]>> {
+  const rows = await db('signing_request_documents as rd')
+    .join('documents as d', 'd.id', 'rd.document_id')
+    .whereIn('rd.signing_request_id', requestIds)
+    .orderBy(['rd.signing_request_id', 'rd.position'])
+    .select('rd.signing_request_id', 'rd.position', 'rd.document_id', 'rd.original_sha256', 'rd.sealed_sha256', 'd.file_name', 'd.page_count');
+  const byRequest = new Map<string, RequestDocument[]>();
+  for (const row of rows) {
+    const list = byRequest.get(row.signing_request_id) ?? [];
+    list.push({
+      documentId: row.document_id,
+      position: row.position,
+      fileName: row.file_name,
+      pageCount: row.page_count,
+      originalSha256: row.original_sha256,
+      sealedSha256: row.sealed_sha256,
+    });
+    byRequest.set(row.signing_request_id, list);
+  }
+  return byRequest;
 }
 
 /** One request of an account with its signers; 404 for another account's. */
@@ -129,7 +161,7 @@ export async function listSigningRequests(db: Db, accountId: string, query: Sign
     .modify((builder) => {
       if (query.cursor) builder.where('id', '<', query.cursor);
       if (query.status) builder.where('status', query.status);
-      if (query.documentId) builder.where('document_id', query.documentId);
+      if (query.documentId) builder.whereIn('id', db('signing_request_documents').select('signing_request_id').where('document_id', query.documentId));
       if (query.createdAfter) builder.where('created_at', '>=', query.createdAfter);
       if (query.createdBefore) builder.where('created_at', '<', query.createdBefore);
       if (query.signerEmail) {
@@ -142,21 +174,20 @@ export async function listSigningRequests(db: Db, accountId: string, query: Sign
   return { ...page, data: await withSigners(db, page.data) };
 }
 
-/** What the lifecycle's commands work from: the request, its signers, its owner, its account's plan and its document's name. */
+/** What the lifecycle's commands work from: the request, its signers and documents, its owner and its account's plan. */
 export async function loadForLifecycle(db: Db, requestId: string) {
   const row = await db('signing_requests as r')
     .join('accounts as a', 'a.id', 'r.account_id')
-    .join('documents as d', 'd.id', 'r.document_id')
     .where('r.id', requestId)
-    .first('r.*', 'a.email as account_email', 'a.name as account_name', 'a.plan as account_plan', 'd.file_name');
+    .first('r.*', 'a.email as account_email', 'a.name as account_name', 'a.plan as account_plan');
   if (!row) throw new Error(`signing request ${requestId} not found`);
-  const [{ request, signers }] = await withSigners(db, [row]);
+  const [{ request, signers, documents }] = await withSigners(db, [row]);
   return {
     request,
     signers,
+    documents,
     owner: { email: row.account_email as string, name: row.account_name as string | null },
     plan: row.account_plan as Plan,
-    fileName: row.file_name as string,
   };
 }
 

@@ -157,8 +157,8 @@ describe('signing a request end to end (parallel)', function () {
     expect(count('document.signed')).to.equal(1);
     expect(count('signing_request.completed')).to.equal(1);
     const signed = events.find((row) => row.type === 'document.signed')!;
-    expect(Object.keys(signed.data).sort()).to.deep.equal(['documentId', 'fileName', 'signatureCount', 'signedAt']);
-    expect(signed.data).to.include({ documentId: document.id, fileName: 'agreement.pdf', signatureCount: 2 });
+    expect(Object.keys(signed.data).sort()).to.deep.equal(['documentId', 'fileName', 'signatureCount', 'signedAt', 'signingRequestId']);
+    expect(signed.data).to.include({ documentId: document.id, fileName: 'agreement.pdf', signatureCount: 2, signingRequestId: signingRequest.id });
     expect(signed.data.signedAt).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
     const trail = await account.request('GET', `/api/v1/signatures/${signingRequest.id}/audit-trail`);
@@ -184,7 +184,7 @@ describe('signing a request end to end (parallel)', function () {
       { page: 1, x: 50, y: 540, width: 300, height: 20, type: 'text' },
     ];
     const { signingRequest } = await createSigningRequest(account.request, { signers: [{ name: 'Grace Hopper', email: 'grace@example.com', fields }] });
-    expect(signingRequest.signers[0].fields).to.deep.equal(fields);
+    expect(signingRequest.signers[0].fields).to.deep.equal(fields.map((field) => ({ ...field, documentId: signingRequest.documentId })));
     const grace = signer(account, await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id));
     const bad = await grace.sign({ consent: true, signature: { type: 'typed', value: 'Grace Hopper' }, fieldValues: { company: 'x' } });
     expect(bad.status).to.equal(400);

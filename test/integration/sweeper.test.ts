@@ -55,6 +55,9 @@ describe('the sweeper', () => {
       original_sha256: document.body.sha256,
       created_at: TWO_MINUTES_AGO(),
     });
+    await account
+      .db('signing_request_documents')
+      .insert({ signing_request_id: requestId, position: 1, document_id: document.body.id, original_sha256: document.body.sha256 });
     await account.db('signers').insert({ id: signerId, signing_request_id: requestId, name: 'Orphan Signer', email: orphanEmail, order: 1 });
 
     await runSweeper(account);

@@ -149,6 +149,11 @@ export async function seedAccount(db: Db, accountId: string, options: { seed: nu
     200,
   );
   await db.batchInsert(
+    'signing_request_documents',
+    requests.map((request) => ({ signing_request_id: request.id, position: 1, document_id: request.documentId, original_sha256: 'f'.repeat(64) })),
+    500,
+  );
+  await db.batchInsert(
     'signers',
     requests.flatMap((request) =>
       request.signers.map((signer, index) => ({

@@ -81,7 +81,11 @@ function input(original: Buffer, sealCertificate: SealCertificate, overrides: Pa
     certificate: {
       requestId: 'req_01jabcdefghjkmnpqrstvwxyz0',
       title: 'Engine contract',
-      documentName: 'contract.pdf',
+      document: { name: 'contract.pdf', pageCount: 2 },
+      documents: [
+        { name: 'contract.pdf', sha256: '0'.repeat(64), pageCount: 2 },
+        { name: 'annex.pdf', sha256: 'a'.repeat(64), pageCount: 1 },
+      ],
       events: [
         { at: new Date('2026-03-04T09:00:00Z'), type: 'request.sent', actor: 'owner@example.com' },
         { at: signedAt, type: 'request.completed', actor: 'system' },
@@ -155,6 +159,14 @@ describe('sealing a completed signing request', () => {
     expect(text).to.include(sha256Of(original));
     expect(text).to.include('grace@example.com');
     expect(text).to.include('203.0.113.7');
+  });
+
+  it('lists every document of the request, with its SHA-256 and pages, on the certificate', () => {
+    const text = execFileSync('pdftotext', ['-f', '4', '-l', '4', '-layout', sealedFile, '-'], { encoding: 'utf8' });
+    expect(text).to.include('Documents of this request (2)');
+    expect(text).to.match(/1\.\s+contract\.pdf \(2 pages\)/);
+    expect(text).to.match(/2\.\s+annex\.pdf \(1 page\)/);
+    expect(text).to.include('a'.repeat(64));
   });
 
   it('stamps typed signatures into their fields and lists signers without fields on the signatures page', () => {

@@ -267,33 +267,64 @@ function createSigningForm(view, onChange) {
 
 // --- The document, with the signer's fields marked on its pages ---
 
-/** Each page as a canvas in a sheet that also holds the marks of the fields on it (positioned in % of the page). */
+/**
+ * Each page as a canvas in a sheet that also holds the marks of the fields on it (positioned in % of the
+ * page). A request of several documents shows them one after another, each with its heading and link.
+ */
 async function renderDocument(view, marks) {
-  $('file-name').textContent = view.document.fileName;
-  $('download').href = `${api}/document`;
+  const documents = view.documents?.length ? view.documents : [{ id: null, ...view.document }];
   $('document').hidden = false;
-  const response = await fetch(`${api}/document`, { cache: 'no-store' });
+  if (documents.length === 1) {
+    $('file-name').textContent = documents[0].fileName;
+    $('download').href = `${api}/document`;
+    const rendered = await renderPdf(`${api}/document`, documents[0].id, $('pages'), marks);
+    if (rendered !== undefined) $('pages').dataset.rendered = String(rendered);
+    return;
+  }
+  $('document-heading').textContent = `Documents (${documents.length})`;
+  $('download').parentElement.hidden = true;
+  let total = 0;
+  for (const [index, document] of documents.entries()) {
+    const url = `${api}/documents/${encodeURIComponent(document.id)}`;
+    const pages = element('div', { className: 'pages' });
+    const heading = element('h3', { textContent: `${index + 1} of ${documents.length}: ${document.fileName}` });
+    const download = element('a', { className: 'download', href: url, download: document.fileName, textContent: `Download ${document.fileName}` });
+    const part = element('section', { className: 'packet-document' }, [heading, pages, element('p', {}, [download])]);
+    part.dataset.document = document.id;
+    $('pages').append(part);
+    const rendered = await renderPdf(url, document.id, pages, marks);
+    if (rendered === undefined) return;
+    total += rendered;
+  }
+  $('pages').dataset.rendered = String(total);
+}
+
+/** Fetches one PDF and draws its pages into `container`; the number of pages drawn, or undefined when it could not be fetched. */
+async function renderPdf(url, documentId, container, marks) {
+  const response = await fetch(url, { cache: 'no-store' });
   if (!response.ok) {
     const data = await response.json().catch(() => ({}));
-    return handleFailure({ status: response.status, data });
+    handleFailure({ status: response.status, data });
+    return undefined;
   }
   const bytes = new Uint8Array(await response.arrayBuffer());
   try {
     const pdfjs = await import('/sign-assets/pdf.min.mjs');
     pdfjs.GlobalWorkerOptions.workerSrc = '/sign-assets/pdf.worker.min.mjs';
     const pdf = await pdfjs.getDocument({ data: bytes, isEvalSupported: false, enableXfa: false }).promise;
-    for (let number = 1; number <= pdf.numPages; number++) await renderPage(pdf, number, marks);
-    $('pages').dataset.rendered = String(pdf.numPages);
+    for (let number = 1; number <= pdf.numPages; number++) await renderPage(pdf, number, marks, container, documentId);
+    return pdf.numPages;
   } catch (error) {
     console.error(error);
-    const note = element('p', { textContent: 'The document cannot be shown here. Use "Download the PDF" to read it before you sign.' });
-    $('pages').replaceChildren(note);
+    const note = element('p', { textContent: 'The document cannot be shown here. Use its download link to read it before you sign.' });
+    container.replaceChildren(note);
+    return 0;
   }
 }
 
-async function renderPage(pdf, number, marks) {
+async function renderPage(pdf, number, marks, container, documentId) {
   const page = await pdf.getPage(number);
-  const width = $('pages').clientWidth || 320;
+  const width = container.clientWidth || $('pages').clientWidth || 320;
   const ratio = window.devicePixelRatio || 1;
   const natural = page.getViewport({ scale: 1 });
   const viewport = page.getViewport({ scale: (width / natural.width) * ratio });
@@ -302,10 +333,10 @@ async function renderPage(pdf, number, marks) {
   canvas.setAttribute('aria-label', `Page ${number} of ${pdf.numPages}`);
   const sheet = element('div', { className: 'sheet' }, [canvas]);
   sheet.dataset.page = String(number);
-  $('pages').append(sheet);
+  container.append(sheet);
   // Fields count in PDF points from the page's bottom-left corner, as the page's text tags were measured.
   const [left, bottom] = page.view;
-  for (const field of marks.fieldsOn(number)) {
+  for (const field of marks.fieldsOn(documentId, number)) {
     const corners = natural.convertToViewportRectangle([left + field.x, bottom + field.y, left + field.x + field.width, bottom + field.y + field.height]);
     const box = {
       left: Math.min(corners[0], corners[2]) / natural.width,
@@ -320,7 +351,7 @@ async function renderPage(pdf, number, marks) {
 }
 
 /** The marks of a signer's fields on the pages: placed once, their content kept up to date with the form. */
-function createMarks(form, canAct) {
+function createMarks(form, canAct, firstDocumentId) {
   const placed = [];
   const emptyText = (field) => ({ signature: 'Sign here', initials: 'Initials', text: field.label || 'Text' })[field.type] || '';
   function paint({ field, mark }) {
@@ -332,7 +363,9 @@ function createMarks(form, canAct) {
     else mark.textContent = shown || emptyText(field);
   }
   return {
-    fieldsOn: (page) => form?.fields.filter((field) => field.page === page) ?? [],
+    // A field without a document is on the first (requests made before requests had several documents).
+    fieldsOn: (documentId, page) =>
+      form?.fields.filter((field) => field.page === page && (documentId === null || (field.documentId ?? firstDocumentId) === documentId)) ?? [],
     create(field, box) {
       const fixed = isPrefilled(field) || field.type === 'date' || !canAct;
       const mark = element(fixed ? 'span' : 'button', { className: `mark ${field.type}${fixed ? ' fixed' : ''}` });
@@ -373,7 +406,7 @@ function setUpSigning(view) {
     marks?.refresh();
   };
   const form = createSigningForm(view, () => update());
-  marks = createMarks(form, true);
+  marks = createMarks(form, true, view.documents?.[0]?.id ?? null);
 
   $('typed-name').placeholder = view.signer.name;
   $('consent').addEventListener('change', update);
@@ -434,7 +467,7 @@ async function start() {
   const state = stateOf(view);
   if (state) showOutcome(state);
   if (state && state !== 'waiting') return;
-  const marks = state ? createMarks(null, false) : setUpSigning(view);
+  const marks = state ? createMarks(null, false, null) : setUpSigning(view);
   await renderDocument(view, marks);
 }
 
