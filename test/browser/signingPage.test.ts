@@ -3,6 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
+import { makePdf } from '../support/pdfs';
 import { createSigningRequest, eventually, tokenOf, signingLinkOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
 
@@ -124,6 +125,55 @@ describe('GET /sign/:token (the signing page, in headless Chromium on a phone)',
     await typeSignatureAndConsent(page);
     await page.getByRole('button', { name: 'Sign', exact: true }).click();
     await outcome(page).getByText('You have signed.').waitFor();
+  });
+
+  it('several documents: shows each after the other with its fields marked on it, and signs them all', async () => {
+    const account = await createTestAccount();
+    const upload = async (fileName: string, pages: string[]) => {
+      const pdf = await makePdf(pages);
+      const response = await account.request('POST', '/api/v1/documents', { json: { fileName, fileSize: pdf.length, content: pdf.toString('base64') } });
+      return response.body.id as string;
+    };
+    const contract = await upload('contract.pdf', ['Contract']);
+    const annex = await upload('annex.pdf', ['Annex one', 'Annex two']);
+    const created = await account.request('POST', '/api/v1/signatures', {
+      json: {
+        documents: [{ document_id: contract }, { document_id: annex }],
+        title: 'Contract with annex',
+        signers: [
+          {
+            name: 'Ada Lovelace',
+            email: 'ada@example.com',
+            fields: [
+              { document_id: contract, page: 1, x: 50, y: 600, width: 200, height: 40, type: 'signature' },
+              { document_id: annex, page: 2, x: 50, y: 500, width: 200, height: 30, type: 'text' },
+            ],
+          },
+        ],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const { page } = await openPage(await linkFor(account, created.body.id, created.body.signers[0].id));
+    await page.locator('#pages[data-rendered="3"]').waitFor();
+    expect(await page.getByRole('heading', { name: 'Documents (2)' }).isVisible()).to.equal(true);
+    expect(await page.getByRole('heading', { name: '1 of 2: contract.pdf' }).isVisible()).to.equal(true);
+    expect(await page.getByRole('heading', { name: '2 of 2: annex.pdf' }).isVisible()).to.equal(true);
+    // Each field's mark is on its own document's page, and nowhere else.
+    const marksOn = (documentId: string, pageNumber: number) => page.locator(`[data-document="${documentId}"] .sheet[data-page="${pageNumber}"] .mark`).count();
+    expect([await marksOn(contract, 1), await marksOn(annex, 1), await marksOn(annex, 2)]).to.deep.equal([1, 0, 1]);
+    await page.screenshot({ path: path.join(screenshots, 'several-documents.png'), fullPage: true });
+
+    await page.getByRole('textbox', { name: 'Text (page 2 of annex.pdf)' }).fill('Chief Engineer');
+    await typeSignatureAndConsent(page);
+    await page.getByRole('button', { name: 'Sign', exact: true }).click();
+    await outcome(page)
+      .getByRole('heading', { name: /You have signed|Everyone has signed/ })
+      .waitFor();
+    await eventually(async () => {
+      const response = await account.request('GET', `/api/v1/signatures/${created.body.id}`);
+      expect(response.body.status).to.equal('completed');
+      expect(response.body.documents.map((document: { sealedSha256: string | null }) => typeof document.sealedSha256)).to.deep.equal(['string', 'string']);
+    }, 60_000);
   });
 
   it('sequential: the second signer sees "not your turn" until the first has signed', async () => {

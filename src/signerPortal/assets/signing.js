@@ -104,7 +104,10 @@ async function handleFailure(result) {
 // --- The signer's fields ---
 
 const isPrefilled = (field) => field.value !== undefined && field.value !== null;
-const nameOf = (field) => `${field.label ? field.label.charAt(0).toUpperCase() + field.label.slice(1) : typeNames[field.type]} (page ${field.page})`;
+// With several documents, a field's page is named with its document ("page 2 of annex.pdf").
+let documentNames = null;
+const whereOf = (field) => (documentNames ? `page ${field.page} of ${documentNames.get(field.documentId) ?? documentNames.first}` : `page ${field.page}`);
+const nameOf = (field) => `${field.label ? field.label.charAt(0).toUpperCase() + field.label.slice(1) : typeNames[field.type]} (${whereOf(field)})`;
 const initialsOf = (name) =>
   name
     .split(/\s+/)
@@ -464,6 +467,10 @@ async function start() {
   }
   $('summary').hidden = false;
 
+  if (view.documents?.length > 1) {
+    documentNames = new Map(view.documents.map((each) => [each.id, each.fileName]));
+    documentNames.first = view.documents[0].fileName;
+  }
   const state = stateOf(view);
   if (state) showOutcome(state);
   if (state && state !== 'waiting') return;
