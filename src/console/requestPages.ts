@@ -79,6 +79,8 @@ export interface SendView {
 }
 
 const DEFAULT_SIGNER_ROWS = 3;
+/** Documents the send form offers beside the first; the API takes up to REQUEST_MAX_DOCUMENTS. */
+const EXTRA_DOCUMENT_ROWS = 4;
 
 function signerRow(values: Record<string, string>, index: number, role?: string) {
   const value = (field: string) => values[`signers-${index}-${field}`] ?? '';
@@ -119,7 +121,21 @@ export function sendPage(frame: Frame, { documents, templates, template, values,
         <option value="">Choose a document</option>
         ${documents.map((document) => html`<option value="${document.id}"${chosen('document_id', document.id)}>${document.fileName}</option>`)}
       </select>
-      ${documents.length ? '' : html`<p class="hint">No document with its PDF yet: <a href="/app/documents">upload one</a> first.</p>`}`;
+      ${documents.length ? '' : html`<p class="hint">No document with its PDF yet: <a href="/app/documents">upload one</a> first.</p>`}
+      ${
+        documents.length > 1
+          ? html`<fieldset class="more-documents"><legend>More documents in the same request (optional), in the order signers read them</legend>
+        ${Array.from({ length: EXTRA_DOCUMENT_ROWS }, (_, index) => {
+          const name = `documents-${index + 1}`;
+          return html`<label for="${name}">Document ${index + 2}</label>
+          <select id="${name}" name="${name}">
+            <option value="">None</option>
+            ${documents.map((document) => html`<option value="${document.id}"${chosen(name, document.id)}>${document.fileName}</option>`)}
+          </select>`;
+        })}
+      </fieldset>`
+          : ''
+      }`;
 
   const templatePicker =
     !template && templates.length
@@ -196,7 +212,11 @@ function actions(frame: Frame, request: RequestView) {
   return html`<section class="card" aria-labelledby="actions-heading">
     <h2 id="actions-heading">Actions</h2>
     <div class="actions">
-      ${request.sealedSha256 ? html`<a class="button primary" href="/app/requests/${request.id}/document" download>Download sealed PDF</a>` : ''}
+      ${
+        request.sealedSha256
+          ? html`<a class="button primary" href="/app/requests/${request.id}/document" download>${request.documents.length > 1 ? 'Download sealed PDFs (ZIP)' : 'Download sealed PDF'}</a>`
+          : ''
+      }
       <a class="button" href="/app/requests/${request.id}/audit-trail.json" download>Download audit trail (JSON)</a>
       ${
         pending
@@ -250,12 +270,22 @@ function auditTrail(steps: AuditStep[]) {
 
 export interface DetailView {
   request: RequestView;
-  documentName: string;
   steps: AuditStep[];
   notice?: string;
 }
 
-export function requestPage(frame: Frame, { request, documentName, steps, notice }: DetailView) {
+/** The request's documents: one by name; several as a list, each with its sealed PDF once there is one. */
+function documentsFact(request: RequestView) {
+  if (request.documents.length === 1) return html`<dt>Document</dt><dd>${request.documents[0].fileName}</dd>`;
+  return html`<dt>Documents</dt><dd><ol class="documents">${request.documents.map(
+    (document) =>
+      html`<li>${document.fileName} <span class="hint">(${plural(document.pageCount ?? 0, 'page')})</span>${
+        document.sealedSha256 ? html` <a href="/app/requests/${request.id}/documents/${document.documentId}" download>sealed PDF</a>` : ''
+      }</li>`,
+  )}</ol></dd>`;
+}
+
+export function requestPage(frame: Frame, { request, steps, notice }: DetailView) {
   return layout(
     frame,
     request.title,
@@ -264,7 +294,7 @@ export function requestPage(frame: Frame, { request, documentName, steps, notice
     ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
     <dl class="card facts">
       <dt>Status</dt><dd id="request-status">${statusBadge(request.status)}</dd>
-      <dt>Document</dt><dd>${documentName}</dd>
+      ${documentsFact(request)}
       <dt>Signing order</dt><dd>${request.signingOrder === 'sequential' ? 'one after another' : 'everyone at once'}</dd>
       <dt>Sent</dt><dd>${dateTime(request.createdAt)}</dd>
       <dt>${request.completedAt ? 'Completed' : 'Expires'}</dt><dd>${dateTime(request.completedAt ?? request.expiresAt)}</dd>

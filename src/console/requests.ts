@@ -1,13 +1,21 @@
 import type { Context } from 'koa';
 import { attachment, idParam, parsePathParams } from '../api/route';
 import { parseInput, z } from '../api/validation';
-import { getDocuments, listDocuments } from '../documents/service';
+import { listDocuments } from '../documents/service';
 import { AppError } from '../errors';
 import { SearchQuerySchema } from '../search/schema';
 import { searchAccount } from '../search/service';
 import { presentSigningRequest } from '../signingRequests/presenter';
 import { CancelSchema, SigningRequestCreateSchema, SigningRequestListQuerySchema } from '../signingRequests/schema';
-import { cancelSigningRequest, createSigningRequest, getSealedDocuments, getSigningRequest, remindSigners, signingDepsFrom } from '../signingRequests/service';
+import {
+  cancelSigningRequest,
+  createSigningRequest,
+  getSealedDocument,
+  getSealedDocuments,
+  getSigningRequest,
+  remindSigners,
+  signingDepsFrom,
+} from '../signingRequests/service';
 import { findAuditTrail, listSigningRequests } from '../signingRequests/store';
 import { getTemplate, listTemplates } from '../templates/service';
 import type { Template } from '../templates/store';
@@ -16,6 +24,7 @@ import type { ConsoleKit } from './kit';
 
 const IdParams = z.object({ id: idParam('signingRequest', 'Signing request') });
 const TemplateIdParams = z.object({ id: idParam('template', 'Template') });
+const DocumentIdParams = z.object({ documentId: idParam('document', 'Document') });
 const LIST_LIMIT = 100;
 
 // The form's field names, as the person reads them in a problem ("signers.1.email …" → "Signer 2 e-mail …").
@@ -107,12 +116,12 @@ export function requestPages({ router, deps, rateLimit, requireLogin, frame, pag
   router.get('/requests/:id', requireLogin, async (ctx) => {
     const id = requestId(ctx);
     const found = await getSigningRequest(signingDeps(), account(ctx).id, id);
-    const [steps, [document]] = await Promise.all([findAuditTrail(db, account(ctx).id, id), getDocuments(db, account(ctx).id, [found.request.documentId])]);
+    const steps = await findAuditTrail(db, account(ctx).id, id);
     const reminded = Number(ctx.query.reminded);
     const notice =
       Number.isInteger(reminded) && reminded >= 0 && ctx.query.reminded !== undefined ? `Reminded ${reminded} signer${reminded === 1 ? '' : 's'}.` : undefined;
     const request = presentSigningRequest(found);
-    page(ctx, pages.requestPage(frame(ctx, '/app/requests'), { request, documentName: document?.fileName ?? request.documentId, steps, notice }));
+    page(ctx, pages.requestPage(frame(ctx, '/app/requests'), { request, steps, notice }));
   });
 
   router.post('/requests/:id/remind', requireLogin, async (ctx) => {
@@ -131,6 +140,14 @@ export function requestPages({ router, deps, rateLimit, requireLogin, frame, pag
   router.get('/requests/:id/document', requireLogin, async (ctx) => {
     const { content, fileName, type } = await getSealedDocuments(db, account(ctx).id, requestId(ctx));
     ctx.type = type;
+    ctx.set('Content-Disposition', attachment(fileName));
+    ctx.body = content;
+  });
+
+  router.get('/requests/:id/documents/:documentId', requireLogin, async (ctx) => {
+    const documentId = parsePathParams(DocumentIdParams, { documentId: ctx.params.documentId }).documentId;
+    const { content, fileName } = await getSealedDocument(db, account(ctx).id, requestId(ctx), documentId);
+    ctx.type = 'application/pdf';
     ctx.set('Content-Disposition', attachment(fileName));
     ctx.body = content;
   });
@@ -164,7 +181,18 @@ function requestInput(values: Record<string, string>, template?: Template) {
     }),
   );
   const number = (value: string | undefined) => (value?.trim() ? (Number.isFinite(Number(value)) ? Number(value) : value) : undefined);
-  const source = values.template_id ? { template_id: values.template_id } : { document_id: values.document_id || undefined };
+  // More documents than the first make a request of several: documents, in the form's order, with empty rows skipped.
+  const more = Object.keys(values)
+    .flatMap((key) => /^documents-(\d{1,2})$/.exec(key)?.[1] ?? [])
+    .map(Number)
+    .sort((a, b) => a - b)
+    .map((index) => values[`documents-${index}`])
+    .filter(Boolean);
+  const source = values.template_id
+    ? { template_id: values.template_id }
+    : more.length
+      ? { documents: [values.document_id, ...more].map((id) => ({ document_id: id })) }
+      : { document_id: values.document_id || undefined };
   return {
     input: {
       ...source,
@@ -183,6 +211,8 @@ function requestInput(values: Record<string, string>, template?: Template) {
 /** A problem of the API's body in the form's words: "signers.0.email must …" → "Signer 1 e-mail must …". */
 function readable(problem: string, rows: number[]) {
   return problem
+    .replace(/^documents\.(\d+)\.document_id/, (_, index: string) => `Document ${Number(index) + 1}`)
+    .replace(/^documents /, 'Documents ')
     .replace(
       /^signers\.(\d+)\.(\w+)/,
       (_, index: string, field: string) => `Signer ${(rows[Number(index)] ?? Number(index)) + 1} ${fieldLabels[field] ?? field}`,

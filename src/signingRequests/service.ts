@@ -316,7 +316,7 @@ export async function getSealedDocuments(db: Db, accountId: string, id: string) 
   };
 }
 
-const notSealedYet = (status: string) => conflict(`The sealed PDFs exist once every signer has signed; this request is ${status}.`);
+const notSealedYet = (status: string) => conflict(`The sealed PDF exists once every signer has signed; this request is ${status}.`);
 
 /** A fresh signing link for one signer, for apps that show the signing page themselves. */
 export async function createSigningLink({ db, publicUrl }: SigningDeps, accountId: string, requestId: string, signerId: string) {

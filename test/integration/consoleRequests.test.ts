@@ -86,6 +86,40 @@ describe('the console’s signing requests (/app/requests)', function () {
       expect(detail.text, 'no sealed PDF yet').not.to.contain('Download sealed PDF');
     });
 
+    it('sends several documents in the order chosen; the detail page lists each, then its sealed PDF and the ZIP', async () => {
+      const { browser, api } = await signedUp();
+      const contract = await uploaded(browser, 'contract.pdf');
+      const annex = await uploaded(browser, 'annex.pdf');
+      const form = await browser.request('GET', '/app/requests/new');
+      expect(form.text).to.contain('More documents in the same request').and.contain('<label for="documents-1">Document 2</label>');
+
+      const duplicate = await browser.post('/app/requests', { document_id: contract, 'documents-1': contract, title: 'T', ...twoSigners });
+      expect(duplicate.status).to.equal(400);
+      expect(duplicate.text).to.contain('Document 2 is a duplicate: each document is sent once');
+
+      const id = await sent(browser, contract, { 'documents-1': '', 'documents-2': annex, 'signers-1-name': '', 'signers-1-email': '' });
+      const viaApi = await api('GET', `/api/v1/signatures/${id}`);
+      expect(viaApi.body.documents.map((document: { documentId: string }) => document.documentId)).to.deep.equal([contract, annex]);
+      const detail = await browser.request('GET', `/app/requests/${id}`);
+      expect(detail.text)
+        .to.contain('<dt>Documents</dt>')
+        .and.match(/<li>contract\.pdf <span class="hint">\(2 pages\)<\/span><\/li>/);
+
+      const link = await api('POST', `/api/v1/signatures/${id}/signers/${viaApi.body.signers[0].id}/link`);
+      const token = new URL(link.body.url).pathname.split('/').pop();
+      const signed = await client(baseUrl)('POST', `/sign/${token}/sign`, { json: { consent: true, signature: { type: 'typed', value: 'Ada Lovelace' } } });
+      expect(signed.status).to.equal(200);
+      await eventually(async () => expect((await api('GET', `/api/v1/signatures/${id}`)).body.status).to.equal('completed'), 60_000);
+      const done = await browser.request('GET', `/app/requests/${id}`);
+      expect(done.text).to.contain('Download sealed PDFs (ZIP)').and.contain(`href="/app/requests/${id}/documents/${annex}" download>sealed PDF</a>`);
+      const sealedAnnex = await browser.request('GET', `/app/requests/${id}/documents/${annex}`);
+      expect(sealedAnnex.status).to.equal(200);
+      expect(sealedAnnex.headers.get('content-type')).to.equal('application/pdf');
+      const zip = await browser.request('GET', `/app/requests/${id}/document`);
+      expect(zip.headers.get('content-type')).to.equal('application/zip');
+      expect((await browser.request('GET', `/app/requests/${id}/documents/doc_nonsense`)).status).to.equal(404);
+    });
+
     it('re-renders the form with the person’s values and every problem (400), and creates nothing', async () => {
       const { browser, accountId } = await signedUp();
       const documentId = await uploaded(browser);
