@@ -3,10 +3,13 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 // What Temporal needs to talk to the workflows: updates, signals, queries, search attributes, workflow ids.
 // The vocabulary they carry (statuses, inputs, refusal types) lives in src/domain.
-import type { ClientInfo, DeclineInput, RemindOutcome, SignInput, SigningRequestProgress, SigningRequestState } from '../src/domain/signingRequests';
+import type { ActInput, ClientInfo, DeclineInput, RemindOutcome, SignInput, SigningRequestProgress, SigningRequestState } from '../src/domain/signingRequests';
 import type { WebhookQueueStatus } from '../src/domain/webhooks';
 
 export const signUpdate = defineUpdate<SigningRequestState, [SignInput]>('sign');
+export const approveUpdate = defineUpdate<SigningRequestState, [ActInput]>('approve');
+/** A viewer's page has shown the documents: the viewer's step is done. */
+export const viewDoneUpdate = defineUpdate<SigningRequestState, [ActInput]>('viewDone');
 export const declineUpdate = defineUpdate<SigningRequestState, [DeclineInput]>('decline');
 export const cancelUpdate = defineUpdate<SigningRequestState, [{ reason?: string }]>('cancel');
 export const remindUpdate = defineUpdate<RemindOutcome, []>('remind');

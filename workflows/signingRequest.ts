@@ -6,16 +6,30 @@ import {
   patched,
   proxyActivities,
   proxyLocalActivities,
+  setCurrentDetails,
   setHandler,
   sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { SigningActivities } from '../activities/signingRequest';
-import { cancelUpdate, declineUpdate, progressQuery, remindUpdate, searchAttributes, signUpdate, stateQuery, viewedSignal } from './definitions';
+import {
+  approveUpdate,
+  cancelUpdate,
+  declineUpdate,
+  progressQuery,
+  remindUpdate,
+  searchAttributes,
+  signUpdate,
+  stateQuery,
+  viewDoneUpdate,
+  viewedSignal,
+} from './definitions';
 import {
   changeRefused,
   databaseRefusal,
+  type RecipientType,
   type RequestStatus,
+  routedRecipients,
   type SignerStatus,
   type SigningRequestInput,
   type SigningRequestProgress,
@@ -26,7 +40,8 @@ const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInter
 
 // E-mails: retried with backoff for days; every activity is idempotent and heartbeats, so one lost
 // with its worker is retried within the heartbeat timeout.
-const activities = proxyActivities<SigningActivities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: '15 seconds', retry });
+const emailOptions = { startToCloseTimeout: '2 minutes', heartbeatTimeout: '15 seconds', retry } as const;
+const activities = proxyActivities<SigningActivities>(emailOptions);
 
 // Transitions (one short database transaction each) are regular activities, scheduled once the update
 // that asks for them is accepted into the history: a local activity in an update handler commits before
@@ -48,6 +63,14 @@ const sealingBefore20261126 = proxyLocalActivities<SigningActivities>({ startToC
 const SEAL_RETRY_FIRST_MS = 1000;
 const SEAL_RETRY_MAX_MS = 30 * 60 * 1000;
 
+// What each kind of recipient does; a recipient asked to do another's part is refused (NotYourPart).
+type Act = 'signing' | 'approving' | 'viewing' | 'declining';
+const mayDo: Record<RecipientType, Act[]> = { signer: ['signing', 'declining'], approver: ['approving', 'declining'], viewer: ['viewing'], cc: [] };
+const pastOf: Record<RecipientType, string> = { signer: 'signed', approver: 'approved', viewer: 'viewed the documents', cc: 'nothing to do' };
+const verbOf: Record<Act, string> = { signing: 'sign', approving: 'approve', viewing: 'view', declining: 'decline' };
+const article = (type: RecipientType) => (type === 'approver' ? 'an approver' : `a ${type}`);
+type Recipient = { type: RecipientType; status: SignerStatus };
+
 // A change the database refused for good (its data: activities/signingRequest.ts) did not happen: the
 // update that asked for it fails with nothing changed, and the caller hears why.
 const refusedForGood = (error: unknown) =>
@@ -67,7 +90,9 @@ const refusedForGood = (error: unknown) =>
  */
 export async function signingRequestWorkflow(input: SigningRequestInput): Promise<SigningRequestState> {
   const { requestId } = input;
-  const signers = input.signerIds.map((id) => ({ id, status: 'pending' as SignerStatus, busy: null as null | 'signing' | 'declining' }));
+  // Every recipient, cc included (it blocks nothing, and is never invited: it gets the sealed documents).
+  const recipients = routedRecipients(input).map((recipient) => ({ ...recipient, status: 'pending' as SignerStatus, busy: null as null | Act }));
+  const acting = recipients.filter((recipient) => recipient.type !== 'cc');
   let status: RequestStatus = 'pending';
   // The terminal change decided and being recorded: what the request is to everyone until it is recorded or taken back.
   let ending: RequestStatus | null = null;
@@ -78,25 +103,42 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
   let nextReminderAt = input.reminderEveryMs > 0 ? Date.now() + input.reminderEveryMs : Infinity;
   let seal: SigningRequestProgress['sealing'] = null;
 
-  const state = (): SigningRequestState => ({ status: shown(), signers: signers.map(({ id, status }) => ({ id, status })) });
-  const acted = (signer: (typeof signers)[number]) => signer.status === 'signed' || signer.status === 'declined';
-  // Whose turn it is: everyone who has not acted when parallel; the first of them when sequential.
+  const state = (): SigningRequestState => ({ status: shown(), signers: recipients.map(({ id, status }) => ({ id, status })) });
+  // Done: a signer signed, an approver approved, a viewer viewed. Acted: done, or declined.
+  const done = (recipient: Recipient) =>
+    recipient.status === 'signed' || recipient.status === 'approved' || (recipient.type === 'viewer' && recipient.status === 'viewed');
+  const acted = (recipient: Recipient) => done(recipient) || recipient.status === 'declined';
+  // Whose turn it is: the recipients of the first step with anyone who has not acted.
   const due = () => {
-    const open = signers.filter((signer) => !acted(signer));
-    return input.signingOrder === 'sequential' ? open.slice(0, 1) : open;
+    const open = acting.filter((recipient) => !acted(recipient));
+    const step = Math.min(...open.map((recipient) => recipient.routingOrder));
+    return open.filter((recipient) => recipient.routingOrder === step);
   };
-  const completing = () => signers.every((signer) => signer.status === 'signed' || signer.busy === 'signing');
-  const signaturesInFlight = () => signers.some((signer) => signer.busy === 'signing');
+  const completing = () => acting.every((recipient) => done(recipient) || (recipient.busy !== null && recipient.busy !== 'declining'));
+  const signaturesInFlight = () => acting.some((recipient) => recipient.busy !== null && recipient.busy !== 'declining');
   const progress = (): SigningRequestProgress => ({
     stage: shown() !== 'pending' ? 'finished' : seal ? 'sealing' : 'awaiting_signers',
     waitingFor:
       shown() === 'pending' && !seal
         ? due()
-            .filter((signer) => !signer.busy)
-            .map((signer) => signer.id)
+            .filter((recipient) => !recipient.busy)
+            .map((recipient) => recipient.id)
         : [],
     sealing: shown() === 'pending' ? seal : null,
   });
+  // What the Temporal UI shows of a running request: its step and whom it waits for, by id and type (no personal data).
+  const steps = [...new Set(acting.map((recipient) => recipient.routingOrder))].sort((a, b) => a - b);
+  const describe = () => {
+    const waiting = progress().waitingFor.map((id) => `${id} (${recipients.find((recipient) => recipient.id === id)!.type})`);
+    const step = waiting.length ? `Step ${steps.indexOf(due()[0].routingOrder) + 1} of ${steps.length}` : '';
+    setCurrentDetails(
+      shown() !== 'pending'
+        ? `Finished: ${shown()}`
+        : seal
+          ? `Sealing (${seal.attempts} failed attempts)`
+          : `${step}, waiting for ${waiting.join(', ') || 'nobody'}`,
+    );
+  };
   const setStatus = (next: RequestStatus) => {
     status = next;
     changed = true;
@@ -106,19 +148,35 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
     if (shown() !== 'pending') throw ApplicationFailure.nonRetryable(`This signing request is ${shown()}.`, 'RequestEnded');
     if (completing()) throw ApplicationFailure.nonRetryable('Every signer has signed: this signing request is being completed.', 'Completing');
   };
-  const refuseUnlessDue = (signerId: string) => {
+  const refuseUnlessDue = (signerId: string, act: Act) => {
     if (shown() !== 'pending') throw ApplicationFailure.nonRetryable(`This signing request is ${shown()}.`, 'RequestEnded');
-    const signer = signers.find((candidate) => candidate.id === signerId);
-    if (!signer) throw ApplicationFailure.nonRetryable('No such signer in this request.', 'UnknownSigner');
-    if (acted(signer) || signer.busy)
+    const recipient = recipients.find((candidate) => candidate.id === signerId);
+    if (!recipient) throw ApplicationFailure.nonRetryable('No such signer in this request.', 'UnknownSigner');
+    if (!mayDo[recipient.type].includes(act))
+      throw ApplicationFailure.nonRetryable(`This recipient is ${article(recipient.type)}: it does not ${verbOf[act]}.`, 'NotYourPart');
+    if (acted(recipient) || recipient.busy)
       throw ApplicationFailure.nonRetryable(
-        `This signer has already ${signer.status === 'declined' || signer.busy === 'declining' ? 'declined' : 'signed'}.`,
+        `This ${recipient.type === 'signer' ? 'signer' : 'recipient'} has already ${recipient.status === 'declined' || recipient.busy === 'declining' ? 'declined' : pastOf[recipient.type]}.`,
         'AlreadyActed',
       );
-    if (!due().includes(signer)) throw ApplicationFailure.nonRetryable('It is not this signer’s turn yet.', 'NotYourTurn');
-    return signer;
+    if (!due().includes(recipient)) throw ApplicationFailure.nonRetryable('It is not this signer’s turn yet.', 'NotYourTurn');
+    return recipient;
   };
   const refused = () => ApplicationFailure.nonRetryable('This signing request has ended.', 'RequestEnded');
+  // A recipient's part (sign, approve, view): accepted while due, recorded, then counted; false from the
+  // recording means the request had ended in the database.
+  const act = async (signerId: string, doing: Act, result: SignerStatus, record: () => Promise<boolean>) => {
+    const recipient = refuseUnlessDue(signerId, doing);
+    recipient.busy = doing;
+    try {
+      if (!(await record().catch((error) => Promise.reject(refusedForGood(error))))) throw refused();
+      recipient.status = result;
+    } finally {
+      recipient.busy = null;
+      changed = true;
+    }
+    return state();
+  };
   // signing_request.created, once, before any outcome: a cancel can arrive before the first invitation.
   let announcing: Promise<void> | undefined;
   const announce = () => (announcing ??= transitions.announceRequest(requestId));
@@ -145,27 +203,20 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
 
   setHandler(stateQuery, state);
   setHandler(progressQuery, progress);
-  setHandler(
-    signUpdate,
-    async (sign) => {
-      const signer = refuseUnlessDue(sign.signerId);
-      signer.busy = 'signing';
-      try {
-        if (!(await transitions.recordSignature(requestId, sign).catch((error) => Promise.reject(refusedForGood(error))))) throw refused();
-        signer.status = 'signed';
-      } finally {
-        signer.busy = null;
-        changed = true;
-      }
-      return state();
-    },
-    { validator: (sign) => void refuseUnlessDue(sign.signerId) },
-  );
+  setHandler(signUpdate, (sign) => act(sign.signerId, 'signing', 'signed', () => transitions.recordSignature(requestId, sign)), {
+    validator: (sign) => void refuseUnlessDue(sign.signerId, 'signing'),
+  });
+  setHandler(approveUpdate, (approval) => act(approval.signerId, 'approving', 'approved', () => transitions.recordApproval(requestId, approval)), {
+    validator: (approval) => void refuseUnlessDue(approval.signerId, 'approving'),
+  });
+  setHandler(viewDoneUpdate, (view) => act(view.signerId, 'viewing', 'viewed', () => transitions.recordViewStep(requestId, view)), {
+    validator: (view) => void refuseUnlessDue(view.signerId, 'viewing'),
+  });
   setHandler(
     declineUpdate,
     async (decline) => {
       refuseUnlessOpen();
-      const signer = refuseUnlessDue(decline.signerId);
+      const signer = refuseUnlessDue(decline.signerId, 'declining');
       signer.busy = 'declining';
       try {
         if (!(await end('declined', () => transitions.recordDecline(requestId, decline)))) throw refused();
@@ -175,7 +226,7 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
       }
       return state();
     },
-    { validator: (decline) => (refuseUnlessOpen(), void refuseUnlessDue(decline.signerId)) },
+    { validator: (decline) => (refuseUnlessOpen(), void refuseUnlessDue(decline.signerId, 'declining')) },
   );
   setHandler(
     cancelUpdate,
@@ -199,8 +250,9 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
     { validator: () => refuseUnlessOpen() },
   );
   setHandler(viewedSignal, async (view) => {
-    const signer = signers.find((candidate) => candidate.id === view.signerId);
-    if (!signer || status !== 'pending' || signer.status !== 'notified') return;
+    const signer = recipients.find((candidate) => candidate.id === view.signerId);
+    // A viewer's view is its step, recorded by viewDoneUpdate once its page has shown the documents.
+    if (!signer || signer.type === 'viewer' || status !== 'pending' || signer.status !== 'notified') return;
     signer.status = 'viewed';
     // A view that cannot be recorded is not one: a signal handler's failure would fail the whole workflow.
     await transitions.recordView(requestId, view).catch(() => {
@@ -214,20 +266,23 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
     if (status !== 'pending') break;
     const toInvite = due().filter((signer) => signer.status === 'pending');
     if (toInvite.length > 0) {
-      await activities.sendInvitations(
+      await activities.sendInvitations.executeWithOptions({ ...emailOptions, summary: `invitations, step ${steps.indexOf(toInvite[0].routingOrder) + 1}` }, [
         requestId,
         toInvite.map((signer) => signer.id),
-      );
+      ]);
       for (const signer of toInvite) if (signer.status === 'pending') signer.status = 'notified';
     }
     await announce();
-    if (signers.every((signer) => signer.status === 'signed')) {
+    if (acting.every(done)) {
       await sealAndComplete();
       setStatus('completed');
       break;
     }
     const wakeAt = Math.min(expiresAt, nextReminderAt);
-    const woken = await condition(() => changed || status !== 'pending', Math.max(1, wakeAt - Date.now()));
+    describe();
+    const woken = await condition(() => changed || status !== 'pending', Math.max(1, wakeAt - Date.now()), {
+      summary: wakeAt === expiresAt ? 'expiry' : 'reminder',
+    });
     changed = false;
     if (woken || status !== 'pending' || ending !== null) continue;
     if (Date.now() >= expiresAt) {
@@ -253,6 +308,7 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
   async function sealAndComplete() {
     seal = { attempts: 0, lastError: null, nextAttemptAt: null };
     for (;;) {
+      describe();
       try {
         await (patched('seal-as-activity') ? sealing : sealingBefore20261126).completeRequest(requestId);
         return;

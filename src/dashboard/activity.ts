@@ -22,6 +22,7 @@ const summaries: Record<EventType, (data: Data) => string> = {
   'signer.declined': (data) => `${person(data)} declined${data.reason ? `: ${data.reason}` : ''}`,
   'signer.notified': (data) => `${person(data)} was sent the signing link`,
   'signer.viewed': (data) => `${person(data)} opened the signing page`,
+  'signer.approved': (data) => `${person(data)} approved`,
   'template.created': (data) => `Template ${quoted(data.name)} created`,
   'template.updated': (data) => `Template ${quoted(data.name)} updated`,
   'template.deleted': (data) => `Template ${quoted(data.name)} deleted`,

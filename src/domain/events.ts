@@ -10,6 +10,7 @@ export const eventTypes = [
   'signer.declined',
   'signer.notified',
   'signer.viewed',
+  'signer.approved',
   'signing_request.cancelled',
   'signing_request.declined',
   'signing_request.expired',

@@ -2,16 +2,34 @@
 // workflow use these. Pure data and types: no I/O, nothing from Temporal.
 export const signingOrders = ['parallel', 'sequential'] as const;
 export const requestStatuses = ['pending', 'completed', 'declined', 'cancelled', 'expired'] as const;
-export const signerStatuses = ['pending', 'notified', 'viewed', 'signed', 'declined'] as const;
+export const signerStatuses = ['pending', 'notified', 'viewed', 'signed', 'approved', 'declined'] as const;
+/**
+ * Who a recipient is: a signer signs (its fields, or on the signatures page); an approver approves or
+ * declines; a viewer must open the documents; a cc gets the sealed documents and blocks nothing.
+ */
+export const recipientTypes = ['signer', 'approver', 'viewer', 'cc'] as const;
+export type RecipientType = (typeof recipientTypes)[number];
 export type SigningOrder = (typeof signingOrders)[number];
 export type RequestStatus = (typeof requestStatuses)[number];
 export type SignerStatus = (typeof signerStatuses)[number];
+
+/** A recipient as its request's workflow knows it: recipients with the same routingOrder are one step. */
+export interface RoutedRecipient {
+  id: string;
+  type: RecipientType;
+  routingOrder: number;
+}
 
 export interface SigningRequestInput {
   requestId: string;
   signingOrder: SigningOrder;
   /** In signing order. */
   signerIds: string[];
+  /**
+   * Every recipient with its type and step, in signerIds' order. Absent from the input of requests begun
+   * before recipients had types: those are all signers, in one step (parallel) or one step each (sequential).
+   */
+  recipients?: RoutedRecipient[];
   expiresAt: string;
   /** 0 = no reminders. */
   reminderEveryMs: number;
@@ -32,6 +50,10 @@ export interface SignInput extends ClientInfo {
   signerId: string;
   signature: Signature;
   fieldValues?: Record<string, string>;
+}
+
+export interface ActInput extends ClientInfo {
+  signerId: string;
 }
 
 export interface DeclineInput extends ClientInfo {
@@ -63,7 +85,14 @@ export interface SigningRequestProgress {
 }
 
 /** Why an update was refused; the api answers 409 conflict with the failure's message. */
-export const refusalTypes = ['RequestEnded', 'Completing', 'UnknownSigner', 'AlreadyActed', 'NotYourTurn'] as const;
+export const refusalTypes = ['RequestEnded', 'Completing', 'UnknownSigner', 'AlreadyActed', 'NotYourTurn', 'NotYourPart'] as const;
+
+/** The recipients of a request and their steps, from its input (requests begun before recipients had types have none). */
+export function routedRecipients(input: Pick<SigningRequestInput, 'signerIds' | 'signingOrder' | 'recipients'>): RoutedRecipient[] {
+  return (
+    input.recipients ?? input.signerIds.map((id, index) => ({ id, type: 'signer' as const, routingOrder: input.signingOrder === 'sequential' ? index + 1 : 1 }))
+  );
+}
 
 /** The failure type of an activity whose change the database refused for good (activities/signingRequest.ts). */
 export const databaseRefusal = 'DatabaseRefused';

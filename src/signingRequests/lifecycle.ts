@@ -11,7 +11,7 @@ import { sealDocumentOnThread } from '../pdf/sealThread';
 import type { SignatureMark, SignatureStamp } from '../pdf/stamp';
 import { loadSealCertificate } from '../pdf/sealCertificate';
 import { emailLinkToken, hashToken, loadTokenSecret } from './tokens';
-import type { ClientInfo, DeclineInput, RemindOutcome, SignInput } from '../domain/signingRequests';
+import type { ActInput, ClientInfo, DeclineInput, RemindOutcome, SignInput } from '../domain/signingRequests';
 import { invitationMailKey, reminderMailKey, remindable } from './reminders';
 import { loadForLifecycle, type RequestDocument, type SigningRequest } from './store';
 
@@ -276,6 +276,51 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
           email: signer.email,
           signedAt: signedAt.toISOString(),
         });
+        return true;
+      });
+    },
+
+    /** An approver's approval; true when recorded (now or by an earlier try), false when the request has ended. */
+    async recordApproval(requestId: string, approval: ActInput): Promise<boolean> {
+      const loaded = await loadForLifecycle(db, requestId);
+      const signer = loaded.signers.find((candidate) => candidate.id === approval.signerId)!;
+      if (signer.status === 'approved') return true; // a retry: already recorded
+      return unitOfWork(db, async (trx) => {
+        const approvedAt = new Date();
+        const updated = await trx('signers')
+          .where({ id: signer.id })
+          .whereNotIn('status', ['approved', 'declined'])
+          .whereExists(trx('signing_requests').where({ id: requestId, status: 'pending' }).select(trx.raw('1')))
+          .update({ status: 'approved', approved_at: approvedAt, ip_address: approval.ipAddress ?? null, user_agent: approval.userAgent ?? null });
+        if (updated === 0) return false;
+        await audit(trx, requestId, { action: 'approved', key: `approved:${signer.id}`, signerId: signer.id, actor: signer.email, client: approval });
+        await event(trx, loaded, 'signer.approved', `${signer.id}:approved`, {
+          signerId: signer.id,
+          name: signer.name,
+          email: signer.email,
+          approvedAt: approvedAt.toISOString(),
+        });
+        return true;
+      });
+    },
+
+    /**
+     * A viewer's step: its page has shown the documents. Written as a view (audit step and signer.viewed
+     * event) unless the opening of the page wrote one already; true once recorded, false when the request has ended.
+     */
+    async recordViewStep(requestId: string, view: ActInput): Promise<boolean> {
+      const loaded = await loadForLifecycle(db, requestId);
+      const signer = loaded.signers.find((candidate) => candidate.id === view.signerId)!;
+      if (signer.status === 'viewed') return true; // a retry: already recorded
+      return unitOfWork(db, async (trx) => {
+        const updated = await trx('signers')
+          .where({ id: signer.id })
+          .whereIn('status', ['pending', 'notified'])
+          .whereExists(trx('signing_requests').where({ id: requestId, status: 'pending' }).select(trx.raw('1')))
+          .update({ status: 'viewed', viewed_at: trx.fn.now(), ip_address: view.ipAddress ?? null, user_agent: view.userAgent ?? null });
+        if (updated === 0) return false;
+        await audit(trx, requestId, { action: 'viewed', key: `viewed:${signer.id}`, signerId: signer.id, actor: signer.email, client: view });
+        await event(trx, loaded, 'signer.viewed', `${signer.id}:viewed`, { signerId: signer.id, email: signer.email, viewedAt: new Date().toISOString() });
         return true;
       });
     },

@@ -3,7 +3,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { SigningActivities } from '../../activities/signingRequest';
 import { ApplicationFailure, WorkflowUpdateFailedError } from '@temporalio/client';
-import { cancelUpdate, declineUpdate, progressQuery, signUpdate, stateQuery } from '../../workflows/definitions';
+import { approveUpdate, cancelUpdate, declineUpdate, progressQuery, signUpdate, stateQuery, viewDoneUpdate, viewedSignal } from '../../workflows/definitions';
 import { changeRefused, databaseRefusal, type SigningRequestInput } from '../../src/domain/signingRequests';
 import { signingRequestWorkflow } from '../../workflows/signingRequest';
 import { eventually } from '../support/signing';
@@ -26,7 +26,9 @@ function recordingActivities() {
     },
     announceRequest: record('announceRequest'),
     recordView: record('recordView'),
+    recordViewStep: record('recordViewStep', true),
     recordSignature: record('recordSignature', true),
+    recordApproval: record('recordApproval', true),
     recordDecline: record('recordDecline', true),
     recordCancellation: record('recordCancellation', true),
     expireRequest: record('expireRequest', true),
@@ -97,6 +99,78 @@ describe('signingRequestWorkflow decisions', function () {
     const invitations = recorder.calls.filter(([name]) => name === 'sendInvitations').map(([, args]) => args[1]);
     expect(invitations).to.deep.equal([['sgr_a'], ['sgr_b']]);
     expect(recorder.names().filter((name) => name === 'completeRequest')).to.have.length(1);
+  });
+
+  it('routes by step: approver and signer at once, then a viewer; cc is never invited and blocks nothing', async () => {
+    const recorder = recordingActivities();
+    const recipients = [
+      { id: 'sgr_approver', type: 'approver', routingOrder: 1 },
+      { id: 'sgr_signer', type: 'signer', routingOrder: 1 },
+      { id: 'sgr_viewer', type: 'viewer', routingOrder: 2 },
+      { id: 'sgr_cc', type: 'cc', routingOrder: 1 },
+    ] as const;
+    const result = await run({ signerIds: recipients.map((each) => each.id), recipients: [...recipients] }, recorder.activities, async (handle) => {
+      const refusal = (promise: Promise<unknown>) =>
+        promise.then(
+          () => 'accepted',
+          (error: Error) => String((error.cause as Error | undefined)?.message ?? error.message),
+        );
+      const who = { signerId: 'sgr_signer', signature: { type: 'typed' as const, value: 'S' } };
+      expect(await refusal(handle.executeUpdate(signUpdate, { args: [{ ...who, signerId: 'sgr_approver' }] }))).to.equal(
+        'This recipient is an approver: it does not sign.',
+      );
+      expect(await refusal(handle.executeUpdate(approveUpdate, { args: [{ signerId: 'sgr_signer' }] }))).to.equal(
+        'This recipient is a signer: it does not approve.',
+      );
+      expect(await refusal(handle.executeUpdate(viewDoneUpdate, { args: [{ signerId: 'sgr_viewer' }] }))).to.match(/turn/);
+      expect(await refusal(handle.executeUpdate(declineUpdate, { args: [{ signerId: 'sgr_cc', reason: 'no' }] }))).to.equal(
+        'This recipient is a cc: it does not decline.',
+      );
+      expect((await handle.query(progressQuery)).waitingFor).to.deep.equal(['sgr_approver', 'sgr_signer']);
+      await handle.executeUpdate(approveUpdate, { args: [{ signerId: 'sgr_approver' }] });
+      await handle.executeUpdate(signUpdate, { args: [who] });
+      await eventually(async () => expect((await handle.query(progressQuery)).waitingFor).to.deep.equal(['sgr_viewer']));
+      // Opening the page is not a viewer's step: its page says when the documents have been shown.
+      await handle.signal(viewedSignal, { signerId: 'sgr_viewer' });
+      expect((await handle.query(progressQuery)).waitingFor).to.deep.equal(['sgr_viewer']);
+      await handle.executeUpdate(viewDoneUpdate, { args: [{ signerId: 'sgr_viewer' }] });
+      return handle.result();
+    });
+    expect(result.status).to.equal('completed');
+    expect(result.signers).to.deep.equal([
+      { id: 'sgr_approver', status: 'approved' },
+      { id: 'sgr_signer', status: 'signed' },
+      { id: 'sgr_viewer', status: 'viewed' },
+      { id: 'sgr_cc', status: 'pending' },
+    ]);
+    const invitations = recorder.calls.filter(([name]) => name === 'sendInvitations').map(([, args]) => args[1]);
+    expect(invitations).to.deep.equal([['sgr_approver', 'sgr_signer'], ['sgr_viewer']]);
+    expect(recorder.names().filter((name) => name === 'completeRequest')).to.have.length(1);
+  });
+
+  it('an approver’s decline ends the request; the signer of the same step is refused after it', async () => {
+    const recorder = recordingActivities();
+    const result = await run(
+      {
+        signerIds: ['sgr_a', 'sgr_b'],
+        recipients: [
+          { id: 'sgr_a', type: 'approver', routingOrder: 1 },
+          { id: 'sgr_b', type: 'signer', routingOrder: 1 },
+        ],
+      },
+      recorder.activities,
+      async (handle) => {
+        await handle.executeUpdate(declineUpdate, { args: [{ signerId: 'sgr_a', reason: 'Wrong amount' }] });
+        const late = await handle.executeUpdate(signUpdate, { args: [{ signerId: 'sgr_b', signature: { type: 'typed', value: 'B' } }] }).then(
+          () => 'accepted',
+          (error: Error) => String((error.cause as Error | undefined)?.message ?? error.message),
+        );
+        expect(late).to.equal('This signing request is declined.');
+        return handle.result();
+      },
+    );
+    expect(result.status).to.equal('declined');
+    expect(recorder.names()).to.not.include('recordSignature');
   });
 
   it('answers the last signature before sealing: the signer does not wait for the seal, and progress says sealing meanwhile', async function () {
