@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { Config } from '../src/config';
 import type { Db } from '../src/db';
 import { startSigningRequest } from '../src/signingRequests/service';
+import type { RecipientType } from '../src/domain/signingRequests';
 import { toSigningRequest } from '../src/signingRequests/store';
 import { adoptLegacyDeliveries } from '../src/webhooks/legacy';
 import { activityEventDispatcher } from './events';
@@ -61,8 +62,11 @@ export function createSweeperActivities({ db, config }: SweeperActivityDeps) {
         .orderBy('created_at')
         .limit(input.limit);
       for (const request of orphans) {
-        const signerIds: string[] = await db('signers').where({ signing_request_id: request.id }).orderBy('order').pluck('id');
-        await startSigningRequest(db, context.client, context.info.taskQueue, toSigningRequest(request), signerIds);
+        const recipients = (await db('signers').where({ signing_request_id: request.id }).orderBy('order').select('id', 'recipient_type', 'routing_order')).map(
+          (row) => ({ id: row.id as string, type: row.recipient_type as RecipientType, routingOrder: row.routing_order as number }),
+        );
+        const [{ count }] = await db('signing_request_documents').where({ signing_request_id: request.id }).count({ count: '*' });
+        await startSigningRequest(db, context.client, context.info.taskQueue, toSigningRequest(request), recipients, Number(count));
       }
       return orphans.length;
     },

@@ -98,3 +98,10 @@ export function routedRecipients(input: Pick<SigningRequestInput, 'signerIds' | 
 export const databaseRefusal = 'DatabaseRefused';
 /** An update whose change the database refused for good: nothing changed, the request stays as it was; the api answers 400. */
 export const changeRefused = 'ChangeRefused';
+
+/** A recipient's part is done, or it declined: a viewer's view is its part, a signer's only opens the page. */
+export const hasActed = (recipient: { recipientType: RecipientType; status: SignerStatus }) =>
+  recipient.status === 'signed' ||
+  recipient.status === 'approved' ||
+  recipient.status === 'declined' ||
+  (recipient.recipientType === 'viewer' && recipient.status === 'viewed');

@@ -88,7 +88,16 @@ export interface InvitationInput {
   message?: string | null;
   signingUrl: string;
   expiresAt: Date;
+  /** What the recipient is asked to do: sign (the default), approve, or read the documents. */
+  part?: 'signer' | 'approver' | 'viewer';
 }
+
+// How each kind of recipient is asked: the verb of the invitation, the reminder's noun, the button.
+const asks = {
+  signer: { verb: 'sign', waiting: 'your signature', button: 'Review and sign' },
+  approver: { verb: 'approve', waiting: 'your approval', button: 'Review and approve' },
+  viewer: { verb: 'read', waiting: 'you to read it', button: 'Read the documents' },
+};
 
 // Invitations and reminders differ only in their wording: one template serves both.
 function signingLinkMail(input: InvitationInput, wording: { subject: string; heading: string; lead: string }): RenderedMail {
@@ -101,7 +110,7 @@ function signingLinkMail(input: InvitationInput, wording: { subject: string; hea
       '',
       `${from} ${wording.lead} "${input.title}".`,
       input.message ? `\nTheir message:\n${input.message}\n` : '',
-      `Review and sign: ${input.signingUrl}`,
+      `${asks[input.part ?? 'signer'].button}: ${input.signingUrl}`,
       `The link expires on ${expires}.`,
       '',
       sentBySignet,
@@ -110,27 +119,29 @@ function signingLinkMail(input: InvitationInput, wording: { subject: string; hea
       heading: wording.heading,
       paragraphs: [html`Hello ${input.signerName},`, html`<strong>${from}</strong> ${wording.lead} <strong>${input.title}</strong>.`],
       quote: input.message ?? undefined,
-      button: { label: 'Review and sign', url: input.signingUrl },
+      button: { label: asks[input.part ?? 'signer'].button, url: input.signingUrl },
       footer: `The link expires on ${expires}. ${sentBySignet}`,
     }),
   };
 }
 
 export function invitationMail(input: InvitationInput): RenderedMail {
+  const { verb } = asks[input.part ?? 'signer'];
   return signingLinkMail(input, {
-    subject: `${input.sender.name || input.sender.email} asks you to sign: ${input.title}`,
-    heading: `Please sign: ${input.title}`,
-    lead: 'asks you to sign',
+    subject: `${input.sender.name || input.sender.email} asks you to ${verb}: ${input.title}`,
+    heading: `Please ${verb}: ${input.title}`,
+    lead: `asks you to ${verb}`,
   });
 }
 
 export type ReminderInput = InvitationInput;
 
 export function reminderMail(input: ReminderInput): RenderedMail {
+  const { waiting } = asks[input.part ?? 'signer'];
   return signingLinkMail(input, {
-    subject: `Reminder: ${input.title} is waiting for your signature`,
+    subject: `Reminder: ${input.title} is waiting for ${waiting}`,
     heading: `Reminder: ${input.title}`,
-    lead: 'is still waiting for your signature on',
+    lead: `is still waiting for ${waiting} on`,
   });
 }
 

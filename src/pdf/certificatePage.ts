@@ -5,6 +5,9 @@ import { formatTimestamp } from './stamp';
 export interface CertificateSigner {
   name: string;
   email: string;
+  /** signer (the default), approver, viewer or cc. */
+  recipientType?: string;
+  approvedAt?: Date;
   ipAddress?: string;
   userAgent?: string;
   viewedAt?: Date;
@@ -55,16 +58,20 @@ export async function appendCertificatePage(pdf: PDFDocument, info: CertificateI
   }
 
   writer.space(12);
-  await writer.line('Signers', { size: 13, face: 'bold' });
+  const onlySigners = info.signers.every((signer) => (signer.recipientType ?? 'signer') === 'signer');
+  await writer.line(onlySigners ? 'Signers' : 'Recipients', { size: 13, face: 'bold' });
   for (const signer of info.signers) {
     await writer.keepTogether(80);
     writer.space(6);
     await writer.field('Name', signer.name);
     await writer.field('E-mail', signer.email);
+    if (!onlySigners) await writer.field('Recipient', signer.recipientType ?? 'signer');
     await writer.field('IP address', signer.ipAddress ?? '');
     await writer.field('User agent', signer.userAgent ?? '');
     await writer.field('Viewed at', signer.viewedAt ? formatTimestamp(signer.viewedAt) : '');
-    await writer.field('Signed at', signer.signedAt ? formatTimestamp(signer.signedAt) : '');
+    if (signer.approvedAt) await writer.field('Approved at', formatTimestamp(signer.approvedAt));
+    else if (signer.recipientType !== 'viewer' && signer.recipientType !== 'cc')
+      await writer.field('Signed at', signer.signedAt ? formatTimestamp(signer.signedAt) : '');
   }
 
   writer.space(12);

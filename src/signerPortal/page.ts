@@ -89,17 +89,17 @@ export const signingPage = shell(
         <div id="field-list" class="field-list"></div>
       </div>
       <h2 id="sign-heading">Your signature</h2>
-      <p id="signature-places" class="hint"></p>
-      <fieldset class="modes">
+      <p id="signature-places" class="hint signature-part"></p>
+      <fieldset class="modes signature-part">
         <legend>How do you want to sign?</legend>
         <label><input type="radio" name="mode" value="drawn" checked> Draw</label>
         <label><input type="radio" name="mode" value="typed"> Type</label>
       </fieldset>
-      <div id="drawn" class="drawn">
+      <div id="drawn" class="drawn signature-part">
         <canvas id="pad" class="pad" role="img" aria-label="Signature pad: draw your signature with a finger, pen or mouse"></canvas>
         <button type="button" id="clear" class="secondary">Clear</button>
       </div>
-      <div id="typed" class="typed" hidden>
+      <div id="typed" class="typed signature-part" hidden>
         <label for="typed-name">Your full name</label>
         <input id="typed-name" type="text" autocomplete="name" maxlength="200">
         <p id="typed-preview" class="typed-preview" aria-hidden="true"></p>
@@ -115,7 +115,7 @@ export const signingPage = shell(
           <input id="typed-initials" type="text" autocomplete="off" maxlength="20">
         </div>
       </div>
-      <label class="consent"><input type="checkbox" id="consent"> I agree to sign this document electronically</label>
+      <label class="consent signature-part"><input type="checkbox" id="consent"> I agree to sign this document electronically</label>
       <p id="missing" class="missing" aria-live="polite" hidden></p>
       <div class="actions">
         <button type="button" id="sign-button" class="primary" disabled>Sign</button>

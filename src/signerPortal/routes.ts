@@ -160,6 +160,42 @@ export function signerPortalRoutes({
     },
   );
 
+  route(
+    {
+      ...signerSide,
+      method: 'post',
+      path: '/sign/{token}/approve',
+      summary: 'Approve, as an approver (who places nothing and may decline instead)',
+      response: SignerStatusSchema,
+      responseDescription: 'Approved',
+      errors: [404, 409],
+    },
+    async ({ params }, ctx) => {
+      const context = await resolveSigningToken(db, params.token);
+      assertCanAct(context);
+      await runUpdate(() => signingRequestHandle(temporal, context.request.id).approve({ signerId: context.signer.id, ...client(ctx) }));
+      return { signerId: context.signer.id, status: 'approved' };
+    },
+  );
+
+  route(
+    {
+      ...signerSide,
+      method: 'post',
+      path: '/sign/{token}/viewed',
+      summary: 'A viewer’s page has shown the documents: the viewer’s step is done',
+      response: SignerStatusSchema,
+      responseDescription: 'Viewed',
+      errors: [404, 409],
+    },
+    async ({ params }, ctx) => {
+      const context = await resolveSigningToken(db, params.token);
+      assertCanAct(context);
+      await runUpdate(() => signingRequestHandle(temporal, context.request.id).viewDone({ signerId: context.signer.id, ...client(ctx) }));
+      return { signerId: context.signer.id, status: 'viewed' };
+    },
+  );
+
   // --- The signing page (HTML) and its assets. ---
   router.get('/sign/:token', async (ctx) => {
     setSigningPageHeaders(ctx);

@@ -1,4 +1,5 @@
 import { jsonSchemaKeywords, visibleText, z } from '../api/validation';
+import { recipientTypes } from '../domain/signingRequests';
 import { drawableInSealedPdf } from '../pdf/drawableText';
 import { MAX_DRAWN_INITIALS_BYTES, MAX_TEXT_VALUE, MAX_TYPED_INITIALS } from './fieldValues';
 
@@ -53,7 +54,16 @@ export const SignerViewSchema = z
       expiresAt: z.string(),
       sender: z.object({ name: z.string().nullable(), email: z.string() }),
     }),
-    signer: z.object({ id: z.string(), name: z.string(), email: z.string(), status: z.string(), fields: z.any() }),
+    signer: z.object({
+      id: z.string(),
+      name: z.string(),
+      email: z.string(),
+      recipientType: z
+        .enum(recipientTypes)
+        .openapi({ description: 'signer: signs; approver: approves or declines; viewer: reads (POST /sign/{token}/viewed once shown).' }),
+      status: z.string(),
+      fields: z.any(),
+    }),
     document: z.object({ fileName: z.string(), pageCount: z.number().nullable() }).openapi({ description: 'The first document.' }),
     documents: z
       .array(z.object({ id: z.string(), fileName: z.string(), pageCount: z.number().nullable() }))

@@ -1,34 +1,42 @@
 import type { Db } from '../db';
 import { AppError, conflict, notFound } from '../errors';
 import { requestDocuments, toSigner, toSigningRequest } from '../signingRequests/store';
+import { hasActed } from '../domain/signingRequests';
 import { hashToken, SIGNING_TOKEN } from '../signingRequests/tokens';
 
 /** The signer a link token belongs to, with their request; 404 for an unknown token. */
 export async function resolveSigningToken(db: Db, token: string) {
   if (!SIGNING_TOKEN.test(token)) throw notFound('Signing link');
-  const link = await db('signer_tokens')
-    .where({ token_hash: hashToken(token) })
-    .first('signer_id', 'expires_at');
+  // Two round trips: the sign path waits for them before its update is even sent.
+  const link = await db('signer_tokens as t')
+    .join('signers as s', 's.id', 't.signer_id')
+    .where('t.token_hash', hashToken(token))
+    .first('s.*', 't.expires_at as link_expires_at');
   if (!link) throw notFound('Signing link');
-  const signer = toSigner(await db('signers').where({ id: link.signer_id }).first());
-  const row = await db('signing_requests as r')
-    .join('accounts as a', 'a.id', 'r.account_id')
-    .where('r.id', signer.signingRequestId)
-    .first('r.*', 'a.name as sender_name', 'a.email as sender_email');
+  const signer = toSigner(link);
+  const [row, documents, earlier] = await Promise.all([
+    db('signing_requests as r')
+      .join('accounts as a', 'a.id', 'r.account_id')
+      .where('r.id', signer.signingRequestId)
+      .first('r.*', 'a.name as sender_name', 'a.email as sender_email'),
+    requestDocuments(db, [signer.signingRequestId]).then((byRequest) => byRequest.get(signer.signingRequestId) ?? []),
+    // Recipients of an earlier step who have not done their part.
+    db('signers')
+      .where({ signing_request_id: signer.signingRequestId })
+      .andWhere('routing_order', '<', signer.routingOrder)
+      .whereNot('recipient_type', 'cc')
+      .whereNotIn('status', ['signed', 'approved'])
+      .whereNot((done) => done.where({ recipient_type: 'viewer', status: 'viewed' }))
+      .count({ count: '*' }),
+  ]);
   const request = toSigningRequest(row);
-  const documents = (await requestDocuments(db, [request.id])).get(request.id) ?? [];
-  const earlier = await db('signers')
-    .where({ signing_request_id: request.id })
-    .andWhere('order', '<', signer.order)
-    .whereNot('status', 'signed')
-    .count({ count: '*' });
   return {
     signer,
     request,
     sender: { name: row.sender_name as string | null, email: row.sender_email as string },
     documents,
-    linkExpiresAt: link.expires_at as Date,
-    waitingOnOthers: request.signingOrder === 'sequential' && Number(earlier[0].count) > 0,
+    linkExpiresAt: link.link_expires_at as Date,
+    waitingOnOthers: Number(earlier[0].count) > 0,
   };
 }
 
@@ -53,11 +61,11 @@ export function presentSignerView({ signer, request, sender, documents, waitingO
       expiresAt: request.expiresAt.toISOString(),
       sender,
     },
-    signer: { id: signer.id, name: signer.name, email: signer.email, status: signer.status, fields: signer.fields },
+    signer: { id: signer.id, name: signer.name, email: signer.email, recipientType: signer.recipientType, status: signer.status, fields: signer.fields },
     // The first document as before, and every document in the order the signer reads them.
     document: { fileName: documents[0].fileName, pageCount: documents[0].pageCount },
     documents: documents.map((document) => ({ id: document.documentId, fileName: document.fileName, pageCount: document.pageCount })),
-    yourTurn: request.status === 'pending' && !waitingOnOthers && !['signed', 'declined'].includes(signer.status),
+    yourTurn: request.status === 'pending' && !waitingOnOthers && signer.recipientType !== 'cc' && !hasActed(signer),
   };
 }
 

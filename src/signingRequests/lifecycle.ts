@@ -11,7 +11,7 @@ import { sealDocumentOnThread } from '../pdf/sealThread';
 import type { SignatureMark, SignatureStamp } from '../pdf/stamp';
 import { loadSealCertificate } from '../pdf/sealCertificate';
 import { emailLinkToken, hashToken, loadTokenSecret } from './tokens';
-import type { ActInput, ClientInfo, DeclineInput, RemindOutcome, SignInput } from '../domain/signingRequests';
+import type { ActInput, ClientInfo, DeclineInput, RecipientType, RemindOutcome, SignInput } from '../domain/signingRequests';
 import { invitationMailKey, reminderMailKey, remindable } from './reminders';
 import { loadForLifecycle, type RequestDocument, type SigningRequest } from './store';
 
@@ -54,6 +54,7 @@ const certificateDocument = (document: RequestDocument) => ({
 function stampsOn(document: RequestDocument, { signers, documents }: Loaded): SignatureStamp[] {
   const firstDocumentId = documents[0].documentId;
   return signers.flatMap((signer) => {
+    if (signer.recipientType !== 'signer') return [];
     const signature = signer.signature!;
     // A field's value is the sender's prefill (fixed), else what the signer entered, keyed by the field's position in the signer's list.
     const fields = signer.fields
@@ -117,7 +118,12 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
       .update({ status, completed_at: trx.fn.now(), updated_at: trx.fn.now(), ...extra })) > 0;
 
   // What an e-mail with a signer's link says, and the link's token, which the signing page looks up.
-  const linkMail = (request: SigningRequest, owner: { email: string; name: string | null }, signer: { id: string; name: string }) => ({
+  const linkMail = (
+    request: SigningRequest,
+    owner: { email: string; name: string | null },
+    signer: { id: string; name: string; recipientType: RecipientType },
+  ) => ({
+    part: signer.recipientType === 'cc' ? undefined : signer.recipientType,
     signerName: signer.name,
     sender: owner,
     title: request.title,
@@ -416,6 +422,8 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
               signers: signers.map((signer) => ({
                 name: signer.name,
                 email: signer.email,
+                recipientType: signer.recipientType,
+                approvedAt: signer.approvedAt ?? undefined,
                 ipAddress: signer.ipAddress ?? undefined,
                 userAgent: signer.userAgent ?? undefined,
                 viewedAt: signer.viewedAt ?? undefined,
@@ -459,7 +467,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
               documentId: document.documentId,
               fileName: document.fileName,
               signedAt: signedAt.toISOString(),
-              signatureCount: signers.length,
+              signatureCount: signers.filter((signer) => signer.recipientType === 'signer').length,
               signingRequestId: requestId,
             },
             key,
@@ -500,7 +508,10 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
         }
       } else if (request.status === 'declined') {
         const decliner = signers.find((signer) => signer.status === 'declined');
-        for (const person of everyone.filter((candidate) => candidate.id !== decliner?.id)) {
+        // A cc hears only of a completed request.
+        for (const person of everyone.filter(
+          (candidate) => candidate.id !== decliner?.id && !('recipientType' in candidate && candidate.recipientType === 'cc'),
+        )) {
           await send(
             `declined:${requestId}:${person.email}`,
             person,

@@ -2,7 +2,7 @@ import { dateTime, jsonSchemaKeywords, laterThan, paginationQuery, queryDate, te
 
 import { drawableInSealedPdf } from '../pdf/drawableText';
 import { MAX_FIELDS_PER_SIGNER, MAX_SIGNERS, RequestFieldSchema, SignerFieldSchema } from '../documents/fields';
-import { requestStatuses, signerStatuses, signingOrders } from '../domain/signingRequests';
+import { recipientTypes, requestStatuses, signerStatuses, signingOrders } from '../domain/signingRequests';
 
 /** How far ahead a request may expire, whether given as expiresAt or as expiresInDays. */
 export const MAX_EXPIRY_DAYS = 365;
@@ -21,6 +21,25 @@ const SignerInputSchema = z.object({
       'Each on a page its document has and inside that page (400 otherwise); with several documents, each names its document_id. Not with template_id.',
   }),
   role: visibleText(100).optional().openapi({ description: 'With template_id (and only then): the template role this signer fills, one signer per role.' }),
+  recipientType: z
+    .enum(recipientTypes)
+    .default('signer')
+    .openapi({
+      description:
+        'signer: signs its fields, or on the signatures page when it has none; approver: approves or declines, places nothing; viewer: must open the documents; ' +
+        'cc: gets the sealed documents when the request completes, never a link, blocks nothing. Only a signer has fields.',
+    }),
+  routingOrder: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_SIGNERS)
+    .optional()
+    .openapi({
+      description:
+        'The step this recipient acts in: recipients with the same number act in parallel, and the next step starts when all of the step have acted. ' +
+        'Given on one recipient, needed on every one but cc; without it, signingOrder decides (parallel: one step; sequential: one step each).',
+    }),
 });
 
 /** The most documents a request may have, whatever REQUEST_MAX_DOCUMENTS says (its default is lower). */
@@ -137,7 +156,8 @@ function sourceIssues(input: {
   documents?: { document_id: string }[];
   template_id?: string;
   prefill?: object;
-  signers: { role?: string; fields?: { document_id?: string }[] }[];
+  signingOrder: string;
+  signers: { role?: string; recipientType: string; routingOrder?: number; fields?: { document_id?: string }[] }[];
 }): [(string | number)[], string][] {
   const issues: [(string | number)[], string][] = [];
   if (input.document_id !== undefined && input.template_id !== undefined) issues.push([['template_id'], 'cannot be combined with document_id']);
@@ -147,6 +167,22 @@ function sourceIssues(input: {
   documentIds.forEach((id, index) => {
     if (documentIds.indexOf(id) < index) issues.push([['documents', index, 'document_id'], 'is a duplicate: each document is sent once']);
   });
+  input.signers.forEach((signer, s) => {
+    if (signer.recipientType !== 'signer' && signer.fields !== undefined)
+      issues.push([
+        ['signers', s, 'fields'],
+        `cannot be given to ${signer.recipientType === 'approver' ? 'an' : 'a'} ${signer.recipientType}: only a signer has fields`,
+      ]);
+  });
+  if (input.signers.length > 0 && input.signers.every((signer) => signer.recipientType === 'cc'))
+    issues.push([['signers'], 'must have at least one recipient who is not cc']);
+  const routed = input.signers.some((signer) => signer.routingOrder !== undefined);
+  input.signers.forEach((signer, s) => {
+    if (routed && signer.routingOrder === undefined && signer.recipientType !== 'cc')
+      issues.push([['signers', s, 'routingOrder'], 'is required once another recipient has one']);
+  });
+  if (routed && input.signingOrder === 'sequential')
+    issues.push([['signingOrder'], 'cannot be sequential with routingOrder: the routing orders are the steps']);
   input.signers.forEach((signer, s) =>
     signer.fields?.forEach((field, f) => {
       if (field.document_id === undefined && documentIds.length > 1)
@@ -184,11 +220,16 @@ export const SignerSchema = z
     name: z.string(),
     email: z.string(),
     order: z.number().int(),
-    status: z.enum(signerStatuses),
+    recipientType: z.enum(recipientTypes),
+    routingOrder: z.number().int().openapi({ description: 'The step this recipient acts in.' }),
+    status: z.enum(signerStatuses).openapi({
+      description: 'A signer is done when signed, an approver when approved, a viewer when viewed; declined ends the request. A cc stays pending.',
+    }),
     fields: z.array(SignerFieldSchema).nullable(),
     notifiedAt: z.string().nullable(),
     viewedAt: z.string().nullable(),
     signedAt: z.string().nullable(),
+    approvedAt: z.string().nullable(),
     declinedAt: z.string().nullable(),
     declineReason: z.string().nullable(),
   })

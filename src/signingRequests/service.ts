@@ -13,7 +13,7 @@ import { findTemplate, findTemplateFile } from '../templates/store';
 // Against the folders' order on purpose: requests start and update their workflow through the typed
 // Temporal client, whose types name the workflow functions (docs/architecture.md, "Tiers").
 import { signingRequestHandle, startSigningRequestWorkflow } from '../temporal/client';
-import { changeRefused, refusalTypes, type SigningRequestProgress } from '../domain/signingRequests';
+import { changeRefused, hasActed, refusalTypes, type RoutedRecipient, type SigningRequestProgress } from '../domain/signingRequests';
 import { mailHourSpent, openMailHour } from '../mail/allowance';
 import { signedFileNames } from './lifecycle';
 import { zipSync } from 'fflate';
@@ -64,6 +64,12 @@ export async function createSigningRequest(
   const requestId = newId('signingRequest');
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : new Date(Date.now() + (input.expiresInDays ?? 30) * DAY_MS);
   const signerIds = input.signers.map(() => newId('signer'));
+  // Each recipient's step: its routingOrder, or the signing order's (parallel: one step; sequential: one each).
+  const recipients: RoutedRecipient[] = input.signers.map((signer, index) => ({
+    id: signerIds[index],
+    type: signer.recipientType,
+    routingOrder: signer.routingOrder ?? (input.signingOrder === 'sequential' ? index + 1 : 1),
+  }));
   const request = await unitOfWork(db, async (trx) => {
     const { documents, signers } = await documentsAndSigners(trx, events, account, input, requestLimits);
     const [document] = documents;
@@ -91,15 +97,17 @@ export async function createSigningRequest(
         name: signer.name,
         email: signer.email,
         order: index + 1,
+        recipient_type: recipients[index].type,
+        routing_order: recipients[index].routingOrder,
         fields: signer.fields ? JSON.stringify(signer.fields) : null,
       })),
     );
     await trx('audit_trail').insert({ signing_request_id: requestId, action: 'created', actor: account.email, idempotency_key: `created:${requestId}` });
-    const invitedFirst = input.signingOrder === 'sequential' ? signerIds.slice(0, 1) : signerIds;
+    const invitedFirst = firstStep(recipients).map((recipient) => recipient.id);
     await (await openMailHour(trx, account, rateLimitMultiplier)).takeAll(invitedFirst.map(invitationMailKey), 'This request');
-    return toSigningRequest(row);
+    return { request: toSigningRequest(row), documentCount: documents.length };
   });
-  await startSigningRequest(db, temporal, taskQueue, request, signerIds);
+  await startSigningRequest(db, temporal, taskQueue, request.request, recipients, request.documentCount);
   return findSigningRequest(db, account.id, requestId);
 }
 
@@ -168,18 +176,26 @@ async function documentFromTemplate(trx: Db, events: EventLog, account: Account,
  * Starts the workflow of a committed request and notes that it did. Safe to repeat: a second start
  * finds the first. The sweeper calls it for requests whose api process died before the start.
  */
-export async function startSigningRequest(db: Db, temporal: Client, taskQueue: string, request: SigningRequest, signerIds: string[]) {
+export async function startSigningRequest(
+  db: Db,
+  temporal: Client,
+  taskQueue: string,
+  request: SigningRequest,
+  recipients: RoutedRecipient[],
+  documentCount: number,
+) {
   await startSigningRequestWorkflow(
     temporal,
     taskQueue,
     {
       requestId: request.id,
       signingOrder: request.signingOrder,
-      signerIds,
+      signerIds: recipients.map((recipient) => recipient.id),
+      recipients,
       expiresAt: request.expiresAt.toISOString(),
       reminderEveryMs: request.reminderEveryDays * DAY_MS,
     },
-    { accountId: request.accountId, documentId: request.documentId },
+    { accountId: request.accountId, documentId: request.documentId, title: request.title, documentCount },
   );
   await db('signing_requests').where({ id: request.id }).whereNull('workflow_started_at').update({ workflow_started_at: db.fn.now() });
 }
@@ -220,10 +236,18 @@ export async function getSigningRequest({ db, temporal }: SigningDeps, accountId
 /** What the database alone tells: enough for lists, and for a request whose workflow has finished. */
 export function progressFromDatabase({ request, signers }: SigningRequestWithSigners): SigningRequestProgress {
   if (request.status !== 'pending') return { stage: 'finished', waitingFor: [], sealing: null };
-  const open = signers.filter((signer) => signer.status !== 'signed' && signer.status !== 'declined');
+  const open = signers.filter((signer) => signer.recipientType !== 'cc' && !hasActed(signer));
   if (open.length === 0) return { stage: 'sealing', waitingFor: [], sealing: null };
-  return { stage: 'awaiting_signers', waitingFor: (request.signingOrder === 'sequential' ? open.slice(0, 1) : open).map((signer) => signer.id), sealing: null };
+  const step = Math.min(...open.map((signer) => signer.routingOrder));
+  return { stage: 'awaiting_signers', waitingFor: open.filter((signer) => signer.routingOrder === step).map((signer) => signer.id), sealing: null };
 }
+
+/** The recipients of a request's first step, who are invited when it is made. */
+const firstStep = (recipients: RoutedRecipient[]) => {
+  const acting = recipients.filter((recipient) => recipient.type !== 'cc');
+  const step = Math.min(...acting.map((recipient) => recipient.routingOrder));
+  return acting.filter((recipient) => recipient.routingOrder === step);
+};
 
 /**
  * Runs a workflow update, turning the workflow's refusals (already acted, not your turn, ended, completing)
@@ -323,7 +347,8 @@ export async function createSigningLink({ db, publicUrl }: SigningDeps, accountI
   const { request, signers } = await assertPending(db, accountId, requestId);
   const signer = signers.find((candidate) => candidate.id === signerId);
   if (!signer) throw notFound('Signer');
-  if (signer.status === 'signed' || signer.status === 'declined') throw conflict(`This signer has already ${signer.status}.`);
+  if (signer.recipientType === 'cc') throw conflict('A cc recipient gets the sealed documents by e-mail, never a signing link.');
+  if (hasActed(signer)) throw conflict(`This signer has already ${signer.status}.`);
   const token = randomToken();
   await db('signer_tokens').insert({ token_hash: hashToken(token), signer_id: signer.id, expires_at: request.expiresAt });
   return { url: `${publicUrl}/sign/${token}`, expiresAt: request.expiresAt.toISOString() };

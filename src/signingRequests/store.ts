@@ -2,7 +2,7 @@ import type { Plan } from '../domain/plans';
 import type { Db } from '../db';
 import { toPage } from '../db/pagination';
 import { notFound } from '../errors';
-import type { RequestStatus, SignerStatus, SigningOrder } from '../domain/signingRequests';
+import type { RecipientType, RequestStatus, SignerStatus, SigningOrder } from '../domain/signingRequests';
 import type { SignerField } from '../documents/fields';
 
 // Rows of signing_requests and signers, mapped once to the camelCase objects everything else uses.
@@ -13,6 +13,9 @@ export interface Signer {
   name: string;
   email: string;
   order: number;
+  recipientType: RecipientType;
+  /** The step: recipients with the same number act in parallel. */
+  routingOrder: number;
   status: SignerStatus;
   fields: SignerField[] | null;
   notifiedAt: Date | null;
@@ -20,6 +23,7 @@ export interface Signer {
   lastMailedAt: Date | null;
   viewedAt: Date | null;
   signedAt: Date | null;
+  approvedAt: Date | null;
   declinedAt: Date | null;
   declineReason: string | null;
   signature: { type: 'typed' | 'drawn'; value: string; fieldValues?: Record<string, string> } | null;
@@ -67,12 +71,15 @@ export const toSigner = (row: Record<string, any>): Signer => ({
   name: row.name,
   email: row.email,
   order: row.order,
+  recipientType: row.recipient_type,
+  routingOrder: row.routing_order,
   status: row.status,
   fields: row.fields,
   notifiedAt: row.notified_at,
   lastMailedAt: row.last_mailed_at,
   viewedAt: row.viewed_at,
   signedAt: row.signed_at,
+  approvedAt: row.approved_at,
   declinedAt: row.declined_at,
   declineReason: row.decline_reason,
   signature: row.signature,

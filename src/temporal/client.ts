@@ -7,17 +7,27 @@ import type { searchIndexerWorkflow } from '../../workflows/searchIndexer';
 import type { signingRequestWorkflow } from '../../workflows/signingRequest';
 import type { webhookWorkflow } from '../../workflows/webhook';
 import {
+  approveUpdate,
   cancelUpdate,
   declineUpdate,
   progressQuery,
   remindUpdate,
   searchAttributes,
   signUpdate,
+  viewDoneUpdate,
   viewedSignal,
   wakeSignal,
   webhookWorkflowId,
 } from '../../workflows/definitions';
-import { type ClientInfo, type DeclineInput, type SigningRequestInput, type SignInput } from '../domain/signingRequests';
+import {
+  recipientTypes,
+  routedRecipients,
+  type ActInput,
+  type ClientInfo,
+  type DeclineInput,
+  type SigningRequestInput,
+  type SignInput,
+} from '../domain/signingRequests';
 
 // Every conversation with Temporal goes through here: workflow ids, typed starts, updates, queries and
 // signals. Nothing else starts a workflow or names one by string.
@@ -34,13 +44,22 @@ export async function startSigningRequestWorkflow(
   client: Client,
   taskQueue: string,
   input: SigningRequestInput,
-  labels: { accountId: string; documentId: string },
+  labels: { accountId: string; documentId: string; title: string; documentCount: number },
 ) {
+  // What the Temporal UI lists for operators, without opening the input: no e-mail addresses, no document text.
+  const recipients = routedRecipients(input);
+  const counts = recipientTypes
+    .map((type) => [type, recipients.filter((recipient) => recipient.type === type).length] as const)
+    .filter(([, count]) => count > 0)
+    .map(([type, count]) => `${count} ${type}${count === 1 ? '' : 's'}`);
+  const steps = new Set(recipients.filter((recipient) => recipient.type !== 'cc').map((recipient) => recipient.routingOrder)).size;
   await client.workflow
     .start<typeof signingRequestWorkflow>('signingRequestWorkflow', {
       workflowId: input.requestId,
       taskQueue,
       args: [input],
+      staticSummary: `${labels.title.slice(0, 80)} · ${labels.accountId} · ${labels.documentCount} document${labels.documentCount === 1 ? '' : 's'}, ${recipients.length} recipient${recipients.length === 1 ? '' : 's'}`,
+      staticDetails: `Account ${labels.accountId}; ${labels.documentCount} document(s); recipients: ${counts.join(', ')}; ${steps} step(s); expires ${input.expiresAt}.`,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       typedSearchAttributes: [
         { key: searchAttributes.accountId, value: labels.accountId },
@@ -56,6 +75,8 @@ export function signingRequestHandle(client: Client, requestId: string) {
   const handle = client.workflow.getHandle<typeof signingRequestWorkflow>(requestId);
   return {
     sign: (input: SignInput) => handle.executeUpdate(signUpdate, { args: [input] }),
+    approve: (input: ActInput) => handle.executeUpdate(approveUpdate, { args: [input] }),
+    viewDone: (input: ActInput) => handle.executeUpdate(viewDoneUpdate, { args: [input] }),
     decline: (input: DeclineInput) => handle.executeUpdate(declineUpdate, { args: [input] }),
     cancel: (reason?: string) => handle.executeUpdate(cancelUpdate, { args: [{ reason }] }),
     remind: () => handle.executeUpdate(remindUpdate),

@@ -6,16 +6,10 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex) {
   await knex.schema.alterTable('signers', (table) => {
     table.text('recipient_type').notNullable().defaultTo('signer').comment('signer | approver | viewer | cc');
-    table.integer('routing_order').comment('the step: recipients with the same number act in parallel, steps in increasing order');
+    table.integer('routing_order').notNullable().defaultTo(1).comment('the step: recipients with the same number act in parallel, steps in increasing order');
     table.timestamp('approved_at', { useTz: true, precision: 3 });
   });
-  await knex.raw(
-    `update signers s set routing_order = case r.signing_order when 'sequential' then s."order" else 1 end
-     from signing_requests r where r.id = s.signing_request_id`,
-  );
-  await knex.schema.alterTable('signers', (table) => {
-    table.dropNullable('routing_order');
-  });
+  await knex.raw(`update signers s set routing_order = s."order" from signing_requests r where r.id = s.signing_request_id and r.signing_order = 'sequential'`);
 }
 
 export async function down(knex: Knex) {

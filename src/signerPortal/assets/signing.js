@@ -16,6 +16,8 @@ const endStates = {
   cancelled: ['This request was cancelled', 'The sender cancelled this signing request. There is nothing to sign.'],
   expired: ['This signing link has expired', 'This signing link has expired. Ask the sender for a new one.'],
   waiting: ['It is not your turn yet', 'Other people must sign before you. You will receive an e-mail when it is your turn.'],
+  approved: ['You have approved', 'You approved the documents. Everyone will receive the sealed documents by e-mail once the request is complete.'],
+  viewed: ['You have read the documents', 'Your reading is recorded. Everyone will receive the sealed documents by e-mail once the request is complete.'],
   invalid: ['This signing link is not valid', 'Check that you opened the whole link from your e-mail, or ask the sender for a new one.'],
 };
 
@@ -84,7 +86,9 @@ function stateOf(view) {
   if (request === 'completed') return 'completed';
   if (request === 'declined') return signer === 'declined' ? 'declined' : 'declinedByOther';
   if (signer === 'signed') return 'signed';
+  if (signer === 'approved') return 'approved';
   if (signer === 'declined') return 'declined';
+  if (signer === 'viewed' && view.signer.recipientType === 'viewer') return 'viewed';
   if (!view.yourTurn) return 'waiting';
   return null;
 }
@@ -282,7 +286,7 @@ async function renderDocument(view, marks) {
     $('download').href = `${api}/document`;
     const rendered = await renderPdf(`${api}/document`, documents[0].id, $('pages'), marks);
     if (rendered !== undefined) $('pages').dataset.rendered = String(rendered);
-    return;
+    return rendered !== undefined;
   }
   $('document-heading').textContent = `Documents (${documents.length})`;
   $('download').parentElement.hidden = true;
@@ -296,10 +300,21 @@ async function renderDocument(view, marks) {
     part.dataset.document = document.id;
     $('pages').append(part);
     const rendered = await renderPdf(url, document.id, pages, marks);
-    if (rendered === undefined) return;
+    if (rendered === undefined) return false;
     total += rendered;
   }
   $('pages').dataset.rendered = String(total);
+  return true;
+}
+
+/** A viewer's outcome, shown above the documents, which stay for reading. */
+function showViewed() {
+  const [title, text] = endStates.viewed;
+  $('outcome').className = 'outcome viewed';
+  $('outcome').dataset.state = 'viewed';
+  $('outcome-title').textContent = title;
+  $('outcome-text').textContent = text;
+  $('outcome').hidden = false;
 }
 
 /** Fetches one PDF and draws its pages into `container`; the number of pages drawn, or undefined when it could not be fetched. */
@@ -438,7 +453,14 @@ function setUpSigning(view) {
     }
   }
 
-  signButton.addEventListener('click', () => send('/sign', form.body(), 'signed'));
+  if (view.signer.recipientType === 'approver') {
+    // An approver places nothing: Approve or Decline, nothing to draw or type.
+    for (const part of document.querySelectorAll('#sign .signature-part')) part.hidden = true;
+    $('sign-heading').textContent = 'Your approval';
+    signButton.textContent = 'Approve';
+    $('consent').checked = true;
+    signButton.addEventListener('click', () => send('/approve', undefined, 'approved'));
+  } else signButton.addEventListener('click', () => send('/sign', form.body(), 'signed'));
   $('decline-confirm').addEventListener('click', () => send('/decline', { reason: $('reason').value.trim() }, 'declined'));
 
   $('sign').hidden = false;
@@ -474,6 +496,13 @@ async function start() {
   const state = stateOf(view);
   if (state) showOutcome(state);
   if (state && state !== 'waiting') return;
+  if (view.signer.recipientType === 'viewer') {
+    // A viewer's step is done once the documents have been shown: the page says so after drawing them.
+    const shown = await renderDocument(view, createMarks(null, false, null));
+    if (!shown || state) return;
+    const result = await call('POST', '/viewed');
+    return result.ok ? showViewed() : handleFailure(result);
+  }
   const marks = state ? createMarks(null, false, null) : setUpSigning(view);
   await renderDocument(view, marks);
 }
