@@ -255,3 +255,136 @@ describe('signing requests with several documents', () => {
     ]);
   });
 });
+
+describe('signing requests with approvers, viewers and cc, in steps', () => {
+  it('step 1: an approver and a signer at once; step 2: a viewer; cc gets the sealed documents only', async () => {
+    const account = await createTestAccount();
+    const contract = await upload(account.request, 'contract.pdf', ['Contract']);
+    const created = await account.request('POST', '/api/v1/signatures', {
+      json: {
+        document_id: contract.id,
+        title: 'Approved contract',
+        signers: [
+          { name: 'Ann Approver', email: 'ann@example.com', recipientType: 'approver', routingOrder: 1 },
+          { name: 'Sam Signer', email: 'sam@example.com', routingOrder: 1 },
+          { name: 'Vic Viewer', email: 'vic@example.com', recipientType: 'viewer', routingOrder: 2 },
+          { name: 'Cai Copy', email: 'cai@example.com', recipientType: 'cc' },
+        ],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const [ann, sam, vic, cai] = created.body.signers;
+    expect(created.body.signers.map((each: { recipientType: string; routingOrder: number }) => [each.recipientType, each.routingOrder])).to.deep.equal([
+      ['approver', 1],
+      ['signer', 1],
+      ['viewer', 2],
+      ['cc', 1],
+    ]);
+    expect(created.body.progress.waitingFor).to.deep.equal([ann.id, sam.id]);
+    const linkOfCc = await account.request('POST', `/api/v1/signatures/${created.body.id}/signers/${cai.id}/link`);
+    expect(linkOfCc.status).to.equal(409);
+
+    // Invitations ask each for its part; the viewer waits for step 1, the cc gets none.
+    const invitations = await eventually(async () => {
+      const rows = await account
+        .db('mail_outbox')
+        .where('idempotency_key', 'like', 'invitation:%')
+        .whereIn('to_address', [
+          '"Ann Approver" <ann@example.com>',
+          '"Sam Signer" <sam@example.com>',
+          '"Vic Viewer" <vic@example.com>',
+          '"Cai Copy" <cai@example.com>',
+        ]);
+      expect(rows).to.have.length(2);
+      return rows;
+    });
+    expect(invitations.map((row) => row.subject).sort()).to.deep.equal([
+      `${account.account.email} asks you to approve: Approved contract`,
+      `${account.account.email} asks you to sign: Approved contract`,
+    ]);
+
+    const annPage = signerOf(account, await signingLinkOf(account.request, created.body.id, ann.id));
+    const samPage = signerOf(account, await signingLinkOf(account.request, created.body.id, sam.id));
+    const vicPage = signerOf(account, await signingLinkOf(account.request, created.body.id, vic.id));
+    const vicView = await vicPage.view();
+    expect(vicView.body.signer.recipientType).to.equal('viewer');
+    expect(vicView.body.yourTurn).to.equal(false);
+    const client_ = client(account.system.url!);
+    const tokenOfPage = async (id: string) => tokenOf(await signingLinkOf(account.request, created.body.id, id));
+    const annToken = await tokenOfPage(ann.id);
+    const vicToken = await tokenOfPage(vic.id);
+    // Each recipient does its own part only.
+    expect((await annPage.sign({ consent: true, signature: { type: 'typed', value: 'Ann' } })).status).to.equal(409);
+    expect((await client_('POST', `/sign/${vicToken}/viewed`)).status).to.equal(409); // not its turn
+    expect((await client_('POST', `/sign/${annToken}/approve`)).status).to.equal(200);
+    expect((await client_('POST', `/sign/${annToken}/approve`)).status).to.equal(409);
+    expect((await samPage.sign({ consent: true, signature: { type: 'typed', value: 'Sam Signer' } })).status).to.equal(200);
+    await eventually(async () =>
+      expect((await account.request('GET', `/api/v1/signatures/${created.body.id}`)).body.progress.waitingFor).to.deep.equal([vic.id]),
+    );
+    expect((await vicPage.view()).body.yourTurn).to.equal(true);
+    expect((await client_('POST', `/sign/${vicToken}/viewed`)).status).to.equal(200);
+
+    const completed = await eventually(async () => {
+      const got = await account.request('GET', `/api/v1/signatures/${created.body.id}`);
+      expect(got.body.status).to.equal('completed');
+      return got.body;
+    }, 60_000);
+    expect(completed.signers.map((each: { status: string }) => each.status)).to.deep.equal(['approved', 'signed', 'viewed', 'pending']);
+    expect(completed.signers[0].approvedAt).to.be.a('string');
+
+    const sealed = await account.request('GET', `/api/v1/signatures/${created.body.id}/document`);
+    const { out, text } = pdfsigOf(sealed.bytes);
+    expect(out).to.include('Signature is Valid');
+    expect(text).to.include('Recipients').and.include('approver').and.include('Approved at').and.include('viewer').and.include('cc');
+
+    const events = await account.db('events').where({ account_id: account.account.id }).orderBy('id');
+    expect(events.filter((row) => row.type === 'signer.approved').map((row) => row.data.signerId)).to.deep.equal([ann.id]);
+    expect(events.filter((row) => row.type === 'signer.viewed').map((row) => row.data.signerId)).to.include(vic.id);
+    expect(events.find((row) => row.type === 'document.signed')!.data.signatureCount).to.equal(1);
+    const trail = await account.request('GET', `/api/v1/signatures/${created.body.id}/audit-trail`);
+    const steps = trail.body.data.map((step: { action: string; signerId: string | null }) => `${step.action}:${step.signerId ?? ''}`);
+    expect(steps).to.include(`approved:${ann.id}`).and.include(`viewed:${vic.id}`).and.include(`signed:${sam.id}`);
+
+    // The cc hears of completion with the sealed PDF, like everyone else.
+    const closing = await eventually(async () => {
+      const rows = await account.db('mail_outbox').where('idempotency_key', 'like', `completed:${created.body.id}:%`);
+      expect(rows).to.have.length(5);
+      return rows;
+    });
+    expect(closing.map((row) => row.to_address)).to.include('"Cai Copy" <cai@example.com>');
+  });
+
+  it('refuses recipient shapes that cannot work, each with its reason', async () => {
+    const account = await createTestAccount();
+    const document = await upload(account.request, 'a.pdf', ['A']);
+    const field = { page: 1, x: 10, y: 10, width: 100, height: 30, type: 'signature' };
+    const cases: [unknown[], Record<string, unknown>, string][] = [
+      [
+        [{ name: 'A', email: 'a@example.com', recipientType: 'approver', fields: [field] }],
+        {},
+        'signers.0.fields cannot be given to an approver: only a signer has fields',
+      ],
+      [[{ name: 'A', email: 'a@example.com', recipientType: 'cc' }], {}, 'signers must have at least one recipient who is not cc'],
+      [
+        [
+          { name: 'A', email: 'a@example.com', routingOrder: 1 },
+          { name: 'B', email: 'b@example.com' },
+        ],
+        {},
+        'signers.1.routingOrder is required once another recipient has one',
+      ],
+      [
+        [{ name: 'A', email: 'a@example.com', routingOrder: 1 }],
+        { signingOrder: 'sequential' },
+        'signingOrder cannot be sequential with routingOrder: the routing orders are the steps',
+      ],
+      [[{ name: 'A', email: 'a@example.com', recipientType: 'witness' }], {}, 'signers.0.recipientType must be one of: signer, approver, viewer, cc'],
+    ];
+    for (const [signers, extra, detail] of cases) {
+      const response = await account.request('POST', '/api/v1/signatures', { json: { document_id: document.id, title: 'T', signers, ...extra } });
+      expect(response.status, detail).to.equal(400);
+      expect(response.body.details, JSON.stringify(response.body)).to.include(detail);
+    }
+  });
+});
