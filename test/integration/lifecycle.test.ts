@@ -43,6 +43,12 @@ async function outcomeOf(account: Account, id: string) {
   const audit = (await account.request('GET', `/api/v1/signatures/${id}/audit-trail`)).body.data.map((step: { action: string }) => step.action);
   const sealed = await account.request('GET', `/api/v1/signatures/${id}/document`);
   const signed = final.signers.filter((signer: { status: string }) => signer.status === 'signed').length;
+  // A recipient's part done: signed, approved, or (a viewer) viewed; cc has none.
+  const acting = final.signers.filter((signer: { recipientType: string }) => signer.recipientType !== 'cc');
+  const done = acting.filter(
+    (signer: { status: string; recipientType: string }) =>
+      signer.status === 'signed' || signer.status === 'approved' || (signer.recipientType === 'viewer' && signer.status === 'viewed'),
+  ).length;
 
   expect(
     events.filter((type) => terminalTypes.includes(type)),
@@ -63,13 +69,14 @@ async function outcomeOf(account: Account, id: string) {
   expect(audit.filter((action: string) => action === 'declined')).to.have.length(final.status === 'declined' ? 1 : 0);
   expect(events.filter((type) => type === 'signer.signed')).to.have.length(signed);
   expect(audit.filter((action: string) => action === 'signed')).to.have.length(signed);
+  expect(events.filter((type) => type === 'signer.approved')).to.have.length(audit.filter((action: string) => action === 'approved').length);
   if (final.status === 'completed') {
-    expect(signed).to.equal(final.signers.length);
+    expect(done).to.equal(acting.length);
     expect(final.sealedSha256).to.match(/^[0-9a-f]{64}$/);
     expect(sealed.status).to.equal(200);
-    expect(events.filter((type) => type === 'document.signed')).to.have.length(1);
+    expect(events.filter((type) => type === 'document.signed')).to.have.length(final.documents.length);
   } else {
-    expect(signed, `${final.status} with every signer signed`).to.be.below(final.signers.length);
+    expect(done, `${final.status} with every recipient done`).to.be.below(acting.length);
     expect(final.sealedSha256).to.equal(null);
     expect(sealed.status).to.equal(409);
     expect(events).not.to.include('document.signed');
@@ -162,6 +169,83 @@ describe('one outcome per signing request, under races', function () {
           .filter((_: unknown, i: number) => [signA, signB][i] === 200)
           .map((signer: { id: string }) => signer.id),
       );
+    }
+  });
+});
+
+describe('one outcome per signing request with approvers and viewers, under races', function () {
+  this.timeout(240_000);
+  const TRIES = 10;
+  const approve = (account: Account, url: string) => client(account.system.url!)('POST', `/sign/${tokenOf(url)}/approve`);
+  const viewed = (account: Account, url: string) => client(account.system.url!)('POST', `/sign/${tokenOf(url)}/viewed`);
+  // Every recipient's link but a cc's (a cc has none).
+  const linksOf = (account: Account, signingRequest: { id: string; signers: { id: string; recipientType: string }[] }) =>
+    Promise.all(
+      signingRequest.signers.filter((signer) => signer.recipientType !== 'cc').map((signer) => signingLinkOf(account.request, signingRequest.id, signer.id)),
+    );
+
+  it(`an approver and a signer of the same step acting at once while the owner cancels (${TRIES} requests)`, async () => {
+    const account = await createTestAccount();
+    const requests = await Promise.all(
+      Array.from({ length: TRIES }, () =>
+        createSigningRequest(account.request, {
+          signers: [
+            { name: 'Ann Approver', email: 'ann@example.com', recipientType: 'approver', routingOrder: 1 },
+            { name: 'Sam Signer', email: 'sam@example.com', routingOrder: 1 },
+            { name: 'Cai Copy', email: 'cai@example.com', recipientType: 'cc' },
+          ],
+        }),
+      ),
+    );
+    for (const { signingRequest } of requests) {
+      const [ann, sam] = await linksOf(account, signingRequest);
+      const [approved, signed, cancelled] = (await Promise.all([approve(account, ann), sign(account, sam), cancel(account, signingRequest.id)])).map(
+        (answer) => answer.status,
+      );
+      for (const status of [approved, signed, cancelled]) expect([200, 409]).to.include(status);
+      const final = await outcomeOf(account, signingRequest.id);
+      expect(final.status).to.equal(cancelled === 200 ? 'cancelled' : 'completed');
+      expect(final.signers[0].status === 'approved').to.equal(approved === 200);
+      expect(final.signers[1].status === 'signed').to.equal(signed === 200);
+    }
+  });
+
+  it(`an approver declining while the last signer signs (${TRIES} requests): declined or completed, never both`, async () => {
+    const account = await createTestAccount();
+    const requests = await Promise.all(
+      Array.from({ length: TRIES }, () =>
+        createSigningRequest(account.request, {
+          signers: [
+            { name: 'Ann Approver', email: 'ann@example.com', recipientType: 'approver' },
+            { name: 'Sam Signer', email: 'sam@example.com' },
+          ],
+        }),
+      ),
+    );
+    for (const { signingRequest } of requests) {
+      const [ann, sam] = await linksOf(account, signingRequest);
+      // Whichever is first: the approval's decline ends it, or the signature leaves the approver the last to act.
+      const [declined, signed] = (await Promise.all([decline(account, ann), sign(account, sam)])).map((answer) => answer.status);
+      expect(declined).to.equal(200);
+      const final = await outcomeOf(account, signingRequest.id);
+      expect(final.status).to.equal('declined');
+      expect(final.signers[1].status === 'signed').to.equal(signed === 200);
+    }
+  });
+
+  it(`a viewer's view as a cancel arrives (${TRIES} requests): one outcome`, async () => {
+    const account = await createTestAccount();
+    const requests = await Promise.all(
+      Array.from({ length: TRIES }, () =>
+        createSigningRequest(account.request, { signers: [{ name: 'Vic Viewer', email: 'vic@example.com', recipientType: 'viewer' }] }),
+      ),
+    );
+    for (const { signingRequest } of requests) {
+      const [vic] = await linksOf(account, signingRequest);
+      const [view, cancelled] = (await Promise.all([viewed(account, vic), cancel(account, signingRequest.id)])).map((answer) => answer.status);
+      expect([view, cancelled].sort()).to.deep.equal([200, 409]);
+      const final = await outcomeOf(account, signingRequest.id);
+      expect(final.status).to.equal(view === 200 ? 'completed' : 'cancelled');
     }
   });
 });
