@@ -3,6 +3,7 @@
 // report and writes it to bench/results.md. Missed goals are reported, never a failing exit code.
 // BENCH_ONLY=read,signing runs only those groups of scenarios (see GROUPS) and only prints its report.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -87,7 +88,8 @@ const WEBHOOK_CONCURRENCY = 16;
 const WEBHOOK_DEADLINE_MS = 180_000;
 const EMBEDDED_CREATED = 300; // documents created through the api on the embedded default
 const EMBEDDED_AT_ONCE = 1000; // events committed at once there
-const TASK_QUEUE = 'signet-bench';
+// Each run its own: a worker left over from an earlier run (or another run beside it) would take its tasks.
+const TASK_QUEUE = `signet-bench-${randomUUID().slice(0, 8)}`;
 
 /**
  * The scenarios, in groups that BENCH_ONLY (comma-separated) can pick; all when it is unset:
@@ -860,7 +862,7 @@ async function main() {
         `sends took ${e2e.signsSeconds.toFixed(1)} s, the last completion came ${Number.isFinite(e2e.completionSeconds) ? e2e.completionSeconds.toFixed(1) : 'n/a'} s after the first send.`,
       '',
       `Against (f), its baseline measured just before the signs: ${E2E_REQUESTS} raw update round trips (after ${E2E_WARM_UP} untimed ones), ${E2E_CONCURRENCY} at a time, on the same Temporal server, each to its own running ` +
-        `bench/workflows/echo.ts workflow, whose update handler answers at once (client.executeUpdate from the bench process; a worker in the bench process on task queue ${ECHO_TASK_QUEUE}).`,
+        `bench/workflows/echo.ts workflow, whose update handler answers at once (client.executeUpdate from the bench process; a worker in the bench process on a task queue of its own, ${ECHO_TASK_QUEUE}).`,
       '',
       `Against the CPU floor, the baseline that does the same work: ${E2E_CONCURRENCY} in flight × the CPU each completed request cost (service, Temporal server, PostgreSQL, Elasticsearch; ` +
         `read from /proc over the timed signs and their completions) / ${cores()} cores, the least time a request spends on average when the cores are the limit (Little's law). ` +

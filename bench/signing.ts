@@ -101,7 +101,8 @@ export async function terminateWorkflows(client: Client, ids: string[], concurre
   return terminated;
 }
 
-export const ECHO_TASK_QUEUE = 'signet-bench-echo';
+// Each run its own, as the service's (bench/run.ts): no leftover worker of another run takes its tasks.
+export const ECHO_TASK_QUEUE = `signet-bench-echo-${randomUUID().slice(0, 8)}`;
 const ECHO_LIFETIME_MS = 10 * 60 * 1000;
 
 export interface EchoOptions {
