@@ -127,6 +127,25 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
     expect(Object.values(await textsOf(ids))).to.not.include(null);
   });
 
+  it('indexes first the texts a worker killed between storing and indexing them had stored, without extracting them again', async () => {
+    const ids = await upload(6);
+    // The first worker stores every text, then never gets its index write through: it is gone (kill -9).
+    const hanging: SearchBackend = { ...fakeIndex(0), index: () => new Promise<void>(() => {}) };
+    void indexNewTexts(db, hanging, fakeExtractor(2, 5), { keepGoing: () => true });
+    for (let waited = 0; Object.values(await textsOf(ids)).includes(null); waited += 10) {
+      if (waited > 10_000) throw new Error('the first worker did not store the texts');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+
+    const extractor = fakeExtractor(2, 5);
+    const index = fakeIndex(0);
+    expect(await indexNewTexts(db, index, extractor, { keepGoing: () => true })).to.equal(6);
+    expect(index.writes.flat()).to.have.members(ids);
+    expect(extractor.extracted).to.deep.equal([]);
+    expect(await indexNewTexts(db, index, extractor, { keepGoing: () => true })).to.equal(0);
+    expect(index.writes.flat()).to.have.length(6);
+  });
+
   it('hands a PDF over 1 MiB to the extractor as a temporary file copied in pieces, and removes the file', async () => {
     const [id] = await upload(1);
     const pdf = crypto.randomBytes(17 * 1024 * 1024 + 5); // many pieces, the last one short
