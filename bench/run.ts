@@ -18,7 +18,7 @@ import { migrateLatest, openDatabase, type Db } from '../src/db';
 import { cores, cpuMeter, pidListeningOn } from './cpu';
 import { hostileUploads, sampleFamilyMemory } from './hostilePdfs';
 import { makeBigPdf, makeUploadPdf, multipartBody } from './pdf';
-import { percentile } from './stats';
+import { percentile, type Stats } from './stats';
 import {
   connectTemporal,
   ECHO_TASK_QUEUE,
@@ -596,6 +596,7 @@ async function main() {
       concurrency: 1,
       deadlineMs: E2E_DEADLINE_MS,
       log,
+      db, // and the baselines (f-local) and (f-regular), alternately with (f)
     });
     const e2eAlone = await endToEnd(alone, preparedAlone);
     return { signatures, signatureSamples, startSamples, echo, e2e, echoAlone, e2eAlone };
@@ -842,6 +843,17 @@ async function main() {
     `sent → the workflow task that accepts the update started ${spread(run.toAccepting)}; that task held by the worker ${spread(run.acceptingHeld)}; ` +
     `its completion → recordSignature completed (the activity, handed to the worker with that completion) ${spread(run.recording)}; ` +
     `→ the task that answers the update started ${spread(run.recordedToAnswering)}; that task held ${spread(run.answeringHeld)}; its completion → HTTP 200 ${spread(run.answeredToResponse)}`;
+  // Alternately with (f): the same update to handlers that first commit one PostgreSQL transaction (bench/workflows/echo.ts).
+  const aloneBaselineRows = () => {
+    const baselines = signing?.echoAlone.baselines;
+    if (!signing || !baselines) return [];
+    const row = (name: string, latency: Stats) =>
+      `| ${name} | ${latency.n} | ${ms(latency.p50)} | ${ms(latency.p99)} | ${ms(latency.max)} | ${(latency.p99 / signing.echoAlone.latency.p99).toFixed(2)} of (f) |`;
+    return [
+      row('(f-local) the same, its handler commits one PostgreSQL transaction in a local activity before the task that accepts it ends', baselines.local),
+      row('(f-regular) the same, in a regular activity scheduled once the update is accepted into the history', baselines.regular),
+    ];
+  };
   const signingReport = (): string[] => {
     if (!signing || !d || !e) return [];
     const { echo, e2e } = signing;
@@ -883,11 +895,12 @@ async function main() {
         `signed_at → sealed_documents.created_at (completeRequest, an activity scheduled with the update's answer, loads and seals the PDF) ${spread(e2e.signedToSealed)}; sealed → completed event ${spread(e2e.sealedToCompleted)}.`,
       ...cpuLines(e2e.cpuPerRequest, E2E_CONCURRENCY),
       '',
-      `**One at a time** (${E2E_ALONE_REQUESTS} requests of 1 signer, each signed once the previous sign had its 200; (f) likewise, one update at a time, just before):`,
+      `**One at a time** (${E2E_ALONE_REQUESTS} requests of 1 signer, each signed once the previous sign had its 200; (f) likewise, one update at a time, just before, each followed by one of (f-local) and one of (f-regular)):`,
       '',
       '| 1 at a time | n | p50 ms | p99 ms | max ms | p99 ratio |',
       '|---|---:|---:|---:|---:|---:|',
       `| (f) raw Temporal update round trip | ${signing.echoAlone.latency.n} | ${ms(signing.echoAlone.latency.p50)} | ${ms(signing.echoAlone.latency.p99)} | ${ms(signing.echoAlone.latency.max)} | 1.00 |`,
+      ...aloneBaselineRows(),
       `| sign sent → HTTP 200 | ${signing.e2eAlone.signResponse.n} | ${ms(signing.e2eAlone.signResponse.p50)} | ${ms(signing.e2eAlone.signResponse.p99)} | ${ms(signing.e2eAlone.signResponse.max)} | ${(signing.e2eAlone.signResponse.p99 / signing.echoAlone.latency.p99).toFixed(2)} of (f) |`,
       `| sign sent → completed event's created_at | ${signing.e2eAlone.completion.n} | ${ms(signing.e2eAlone.completion.p50)} | ${ms(signing.e2eAlone.completion.p99)} | ${ms(signing.e2eAlone.completion.max)} | ${(signing.e2eAlone.completion.p99 / signing.echoAlone.latency.p99).toFixed(2)} of (f) |`,
       '',
