@@ -12,10 +12,20 @@ const HEADLINE_CHARS = 100_000;
 
 const lexeme = (word: string) => `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
-/** q as a tsquery: every word, phrase (<->) and the prefix (:*) must match. */
-export function toTsquery({ words, phrases, prefix }: SearchText): string {
-  return [...words.map(lexeme), ...phrases.map((phrase) => `(${phrase.map(lexeme).join(' <-> ')})`), ...(prefix ? [`${lexeme(prefix)}:*`] : [])].join(' & ');
+/** q as a tsquery: every word, phrase (<->) and the prefix (:*) must match; with `weight`, each only where it has that weight. */
+export function toTsquery({ words, phrases, prefix }: SearchText, weight: '' | 'A' = ''): string {
+  const word = (value: string) => `${lexeme(value)}${weight && `:${weight}`}`;
+  return [...words.map(word), ...phrases.map((phrase) => `(${phrase.map(word).join(' <-> ')})`), ...(prefix ? [`${lexeme(prefix)}:*${weight}`] : [])].join(
+    ' & ',
+  );
 }
+
+/**
+ * Sorted by relevance, each type ranks at most this many of its matches, the newest, and as many of the newest
+ * whose name or title holds every word: ts_rank reads a match's whole tsvector, and a common word is in
+ * most of an account's documents. Pages by relevance end with these candidates; sorted by date, every match.
+ */
+export const RANKED_UP_TO = 1000;
 
 export const searchTables: Record<SearchType, string> = { document: 'documents', signing_request: 'signing_requests', template: 'templates' };
 
@@ -29,13 +39,19 @@ export function typesOf(query: SearchQuery): SearchType[] {
   });
 }
 
+/** Which column holds the words, and the tsquery they must match. */
+interface TextMatch {
+  column: 'search_vector' | 'name_search_vector';
+  tsquery: string;
+}
+
 /** The rows of one table that the query matches (any columns still to choose). */
-function matching(db: Db, accountId: string, query: SearchQuery, type: SearchType, tsquery: string | null) {
+function matching(db: Db, accountId: string, query: SearchQuery, type: SearchType, text: TextMatch | null) {
   return db(searchTables[type])
     .where('account_id', accountId)
     .modify((builder) => {
       if (type !== 'signing_request') builder.whereNull('deleted_at');
-      if (tsquery) builder.whereRaw(`search_vector @@ to_tsquery('simple', ?)`, [tsquery]);
+      if (text) builder.whereRaw(`?? @@ to_tsquery('simple', ?)`, [text.column, text.tsquery]);
       if (query.status) builder.where('status', query.status);
       if (query.createdAfter) builder.where('created_at', '>=', query.createdAfter);
       if (query.createdBefore) builder.where('created_at', '<', query.createdBefore);
@@ -45,11 +61,43 @@ function matching(db: Db, accountId: string, query: SearchQuery, type: SearchTyp
     });
 }
 
-/** A page's candidates: ranked with ts_rank only when sorted by relevance (it reads every match's tsvector). */
+const inAll = (tsquery: string | null): TextMatch | null => (tsquery ? { column: 'search_vector', tsquery } : null);
+
+/** Matches in the name or title alone: documents have a tsvector of their file name, signing requests weight the title A. */
+function inName(type: SearchType, text: SearchText): TextMatch | null {
+  if (type === 'document') return { column: 'name_search_vector', tsquery: toTsquery(text) };
+  if (type === 'signing_request') return { column: 'search_vector', tsquery: toTsquery(text, 'A') };
+  return null; // a template's words are its name
+}
+
+/**
+ * A page's candidates. Sorted by relevance: the newest RANKED_UP_TO matches and the newest RANKED_UP_TO
+ * matches by name or title, ranked with ts_rank (names and titles weigh most). Sorted by date: every match.
+ */
 function hitsOf(db: Db, accountId: string, query: SearchQuery, type: SearchType, tsquery: string | null) {
-  const score =
-    tsquery && query.sort === 'relevance' ? db.raw(`ts_rank(search_vector, to_tsquery('simple', ?)) as score`, [tsquery]) : db.raw('null::real as score');
-  return matching(db, accountId, query, type, tsquery).select(db.raw('? as type', [type]), 'id', score, 'created_at');
+  const typed = db.raw('? as type', [type]);
+  if (!(tsquery && query.text && query.sort === 'relevance')) {
+    return matching(db, accountId, query, type, inAll(tsquery)).select(typed, 'id', db.raw('null::real as score'), 'created_at');
+  }
+  const newestFirst = [
+    { column: 'created_at', order: 'desc' },
+    { column: 'id', order: 'desc' },
+  ];
+  // PostgreSQL estimates a phrase (<->) as common as its words, so it would walk the creation-time index
+  // through most of the table to find a rare phrase's newest matches: find them all first, then sort.
+  const newest = (text: TextMatch, leg: string) => {
+    const matches = matching(db, accountId, query, type, text).select('id', 'created_at');
+    if (query.text!.phrases.length === 0) return matches.orderBy(newestFirst).limit(RANKED_UP_TO);
+    return db.withMaterialized(leg, matches).select('*').from(leg).orderBy(newestFirst).limit(RANKED_UP_TO);
+  };
+  const byName = inName(type, query.text);
+  const candidates = db.union([newest(inAll(tsquery)!, 'matches'), ...(byName ? [newest(byName, 'name_matches')] : [])], true);
+  // Ranked once each, by primary key: a subquery per candidate that no plan can turn into a scan of the table.
+  const score = db.raw(`(select ts_rank(search_vector, to_tsquery('simple', ?)) from ?? as ranked where ranked.id = candidates.id) as score`, [
+    tsquery,
+    searchTables[type],
+  ]);
+  return db.select(typed, 'id', score, 'created_at').from(candidates.as('candidates'));
 }
 
 function afterCursor(builder: Knex.QueryBuilder, query: SearchQuery) {
@@ -108,7 +156,7 @@ export async function searchPostgres(db: Db, accountId: string, query: SearchQue
     db.count({ total: '*' }).from(
       db
         .select(db.raw('1'))
-        .from(union((type) => matching(db, accountId, query, type, tsquery).select(db.raw('1'))).as('hits'))
+        .from(union((type) => matching(db, accountId, query, type, inAll(tsquery)).select(db.raw('1'))).as('hits'))
         .limit(TOTAL_COUNTED_UP_TO + 1)
         .as('counted'),
     ),

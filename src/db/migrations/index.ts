@@ -17,6 +17,7 @@ import * as consolePeople from './20261126000000_console_people';
 import * as emailVerification from './20261126063200_email_verification';
 import * as mailAllowance from './20261126064400_mail_allowance';
 import * as documentTextsToIndex from './20261126121900_document_texts_to_index';
+import * as documentNameSearch from './20261126122500_document_name_search';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 // Each is named after the time it was written, and knex runs them in this order: a new one is appended
@@ -40,6 +41,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261126063200_email_verification': emailVerification,
   '20261126064400_mail_allowance': mailAllowance,
   '20261126121900_document_texts_to_index': documentTextsToIndex,
+  '20261126122500_document_name_search': documentNameSearch,
 };
 
 /**
