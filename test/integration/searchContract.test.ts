@@ -318,6 +318,13 @@ describe('search and dashboard contract', () => {
           expect(ranked.ids[0]).to.equal(fixture.plenty.named.id);
           const dated = await allPages(fixture.plenty.request.postgres, 'q=fixture+&sort=-createdAt', 100);
           expect(dated.ids).to.have.members(matches.map((document) => document.id));
+          // A phrase's matches are found whole, then the newest ranked; the same query counts them.
+          const phrase = await allPages(fixture.plenty.request.postgres, `q=${encodeURIComponent('"fixture text"')}`, 100);
+          expect(phrase.ids).to.have.members(newest.filter((document) => document !== fixture.plenty.named).map((document) => document.id));
+          expect(phrase.total).to.equal(TOTAL_COUNTED_UP_TO);
+          const recent = `q=${encodeURIComponent('"fixture text"')}&createdAfter=${new Date(NOW.getTime() - 60 * 86_400_000).toISOString()}`;
+          const since = matches.filter((document) => document.createdAt.getTime() >= NOW.getTime() - 60 * 86_400_000);
+          expect((await fixture.plenty.request.postgres('GET', `/api/v1/search?${recent}&limit=100`)).body.total).to.equal(since.length);
         });
       }
 
