@@ -304,11 +304,6 @@ async function copyDocumentFile(db: Db, id: string, size: number, filePath: stri
   }
 }
 
-/** Sets documents back to waiting for their text, so that it is extracted again. */
-export async function forgetDocumentTexts(db: Db, ids: string[]) {
-  await db('documents').whereIn('id', ids).update({ body_text: null });
-}
-
 /** The event of a change to a document, in the change's transaction: it keeps the search index in step. */
 async function recordChange(trx: Db, events: EventLog, document: Document, type: 'document.updated' | 'document.deleted') {
   await events.record(trx, document.accountId, type, { ...documentEventData(document), updatedAt: document.updatedAt.toISOString() });
