@@ -3,6 +3,7 @@
 // report and writes it to bench/results.md. Missed goals are reported, never a failing exit code.
 // BENCH_ONLY=read,signing runs only those groups of scenarios (see GROUPS) and only prints its report.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -17,7 +18,7 @@ import { migrateLatest, openDatabase, type Db } from '../src/db';
 import { cores, cpuMeter, pidListeningOn } from './cpu';
 import { hostileUploads, sampleFamilyMemory } from './hostilePdfs';
 import { makeBigPdf, makeUploadPdf, multipartBody } from './pdf';
-import { percentile } from './stats';
+import { percentile, type Stats } from './stats';
 import {
   connectTemporal,
   ECHO_TASK_QUEUE,
@@ -87,7 +88,8 @@ const WEBHOOK_CONCURRENCY = 16;
 const WEBHOOK_DEADLINE_MS = 180_000;
 const EMBEDDED_CREATED = 300; // documents created through the api on the embedded default
 const EMBEDDED_AT_ONCE = 1000; // events committed at once there
-const TASK_QUEUE = 'signet-bench';
+// Each run its own: a worker left over from an earlier run (or another run beside it) would take its tasks.
+const TASK_QUEUE = `signet-bench-${randomUUID().slice(0, 8)}`;
 
 /**
  * The scenarios, in groups that BENCH_ONLY (comma-separated) can pick; all when it is unset:
@@ -594,6 +596,7 @@ async function main() {
       concurrency: 1,
       deadlineMs: E2E_DEADLINE_MS,
       log,
+      db, // and the baselines (f-local) and (f-regular), alternately with (f)
     });
     const e2eAlone = await endToEnd(alone, preparedAlone);
     return { signatures, signatureSamples, startSamples, echo, e2e, echoAlone, e2eAlone };
@@ -840,6 +843,17 @@ async function main() {
     `sent → the workflow task that accepts the update started ${spread(run.toAccepting)}; that task held by the worker ${spread(run.acceptingHeld)}; ` +
     `its completion → recordSignature completed (the activity, handed to the worker with that completion) ${spread(run.recording)}; ` +
     `→ the task that answers the update started ${spread(run.recordedToAnswering)}; that task held ${spread(run.answeringHeld)}; its completion → HTTP 200 ${spread(run.answeredToResponse)}`;
+  // Alternately with (f): the same update to handlers that first commit one PostgreSQL transaction (bench/workflows/echo.ts).
+  const aloneBaselineRows = () => {
+    const baselines = signing?.echoAlone.baselines;
+    if (!signing || !baselines) return [];
+    const row = (name: string, latency: Stats) =>
+      `| ${name} | ${latency.n} | ${ms(latency.p50)} | ${ms(latency.p99)} | ${ms(latency.max)} | ${(latency.p99 / signing.echoAlone.latency.p99).toFixed(2)} of (f) |`;
+    return [
+      row('(f-local) the same, its handler commits one PostgreSQL transaction in a local activity before the task that accepts it ends', baselines.local),
+      row('(f-regular) the same, in a regular activity scheduled once the update is accepted into the history', baselines.regular),
+    ];
+  };
   const signingReport = (): string[] => {
     if (!signing || !d || !e) return [];
     const { echo, e2e } = signing;
@@ -860,7 +874,7 @@ async function main() {
         `sends took ${e2e.signsSeconds.toFixed(1)} s, the last completion came ${Number.isFinite(e2e.completionSeconds) ? e2e.completionSeconds.toFixed(1) : 'n/a'} s after the first send.`,
       '',
       `Against (f), its baseline measured just before the signs: ${E2E_REQUESTS} raw update round trips (after ${E2E_WARM_UP} untimed ones), ${E2E_CONCURRENCY} at a time, on the same Temporal server, each to its own running ` +
-        `bench/workflows/echo.ts workflow, whose update handler answers at once (client.executeUpdate from the bench process; a worker in the bench process on task queue ${ECHO_TASK_QUEUE}).`,
+        `bench/workflows/echo.ts workflow, whose update handler answers at once (client.executeUpdate from the bench process; a worker in the bench process on a task queue of its own, ${ECHO_TASK_QUEUE}).`,
       '',
       `Against the CPU floor, the baseline that does the same work: ${E2E_CONCURRENCY} in flight × the CPU each completed request cost (service, Temporal server, PostgreSQL, Elasticsearch; ` +
         `read from /proc over the timed signs and their completions) / ${cores()} cores, the least time a request spends on average when the cores are the limit (Little's law). ` +
@@ -881,11 +895,12 @@ async function main() {
         `signed_at → sealed_documents.created_at (completeRequest, an activity scheduled with the update's answer, loads and seals the PDF) ${spread(e2e.signedToSealed)}; sealed → completed event ${spread(e2e.sealedToCompleted)}.`,
       ...cpuLines(e2e.cpuPerRequest, E2E_CONCURRENCY),
       '',
-      `**One at a time** (${E2E_ALONE_REQUESTS} requests of 1 signer, each signed once the previous sign had its 200; (f) likewise, one update at a time, just before):`,
+      `**One at a time** (${E2E_ALONE_REQUESTS} requests of 1 signer, each signed once the previous sign had its 200; (f) likewise, one update at a time, just before, each followed by one of (f-local) and one of (f-regular)):`,
       '',
       '| 1 at a time | n | p50 ms | p99 ms | max ms | p99 ratio |',
       '|---|---:|---:|---:|---:|---:|',
       `| (f) raw Temporal update round trip | ${signing.echoAlone.latency.n} | ${ms(signing.echoAlone.latency.p50)} | ${ms(signing.echoAlone.latency.p99)} | ${ms(signing.echoAlone.latency.max)} | 1.00 |`,
+      ...aloneBaselineRows(),
       `| sign sent → HTTP 200 | ${signing.e2eAlone.signResponse.n} | ${ms(signing.e2eAlone.signResponse.p50)} | ${ms(signing.e2eAlone.signResponse.p99)} | ${ms(signing.e2eAlone.signResponse.max)} | ${(signing.e2eAlone.signResponse.p99 / signing.echoAlone.latency.p99).toFixed(2)} of (f) |`,
       `| sign sent → completed event's created_at | ${signing.e2eAlone.completion.n} | ${ms(signing.e2eAlone.completion.p50)} | ${ms(signing.e2eAlone.completion.p99)} | ${ms(signing.e2eAlone.completion.max)} | ${(signing.e2eAlone.completion.p99 / signing.echoAlone.latency.p99).toFixed(2)} of (f) |`,
       '',

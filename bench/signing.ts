@@ -10,7 +10,8 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Db } from '../src/db';
 import { cpuBetween } from './cpu';
 import { percentile, stats, type Stats } from './stats';
-import { echoUpdate, type echoWorkflow } from './workflows/echo';
+import { createBaselineActivities } from './baselineActivities';
+import { echoUpdate, transactInActivityUpdate, transactUpdate, type echoWorkflow } from './workflows/echo';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -101,7 +102,8 @@ export async function terminateWorkflows(client: Client, ids: string[], concurre
   return terminated;
 }
 
-export const ECHO_TASK_QUEUE = 'signet-bench-echo';
+// Each run its own, as the service's (bench/run.ts): no leftover worker of another run takes its tasks.
+export const ECHO_TASK_QUEUE = `signet-bench-echo-${randomUUID().slice(0, 8)}`;
 const ECHO_LIFETIME_MS = 10 * 60 * 1000;
 
 export interface EchoOptions {
@@ -115,12 +117,20 @@ export interface EchoOptions {
   /** Give up on the rest this long after the echo workflows are started. */
   deadlineMs: number;
   log: (message: string) => void;
+  /** With a database: also the baselines that commit one transaction in it (EchoSample's `baselines`). */
+  db?: Db;
 }
 
 export interface EchoSample {
   latency: Stats;
   perSecond: number;
   bad: number;
+  /**
+   * The same round trips, measured alternately with the echo, to handlers that first commit one
+   * PostgreSQL transaction: in a local activity, before the workflow task that accepts the update ends
+   * (`local`); in a regular activity, scheduled once the update is accepted into the history (`regular`).
+   */
+  baselines?: { local: Stats; regular: Stats };
 }
 
 /**
@@ -129,20 +139,24 @@ export interface EchoSample {
  * whose handler answers at once. Each update goes to its own workflow, started beforehand and through
  * its first workflow task, as a signing request's workflow is when its signer signs. The workflows run
  * in a worker in this process, on ECHO_TASK_QUEUE of the service's Temporal server, and are terminated
- * at the end.
+ * at the end. With `db`, each echo is followed by one update of each baseline (EchoSample's `baselines`).
  */
 export async function echoUpdates(options: EchoOptions): Promise<EchoSample> {
-  const { client, concurrency, log } = options;
+  const { client, concurrency, log, db } = options;
   // Once per process; the SDK's info level prints the whole webpack report, and Ctrl-C stays with the bench.
   Runtime.install({ shutdownSignals: [], logger: new DefaultLogger('WARN') });
   log('echo baseline: bundling bench/workflows/echo.ts and starting its worker');
   const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows/echo'), logger: new DefaultLogger('WARN') });
   const connection = await NativeConnection.connect({ address: options.address });
   try {
-    const worker = await Worker.create({ connection, namespace: options.namespace, taskQueue: ECHO_TASK_QUEUE, workflowBundle });
+    const activities = db ? createBaselineActivities(db) : undefined;
+    const worker = await Worker.create({ connection, namespace: options.namespace, taskQueue: ECHO_TASK_QUEUE, workflowBundle, activities });
     return await worker.runUntil(async () => {
       const deadline = Date.now() + options.deadlineMs;
-      const ids = Array.from({ length: options.warmUp + options.count }, () => `bench-echo-${randomUUID()}`);
+      const shapes = db ? [echoUpdate, transactUpdate, transactInActivityUpdate] : [echoUpdate];
+      // One workflow per update: [echo, local, regular] (or [echo]) for each of warmUp + count.
+      const rounds = Array.from({ length: options.warmUp + options.count }, () => shapes.map(() => `bench-echo-${randomUUID()}`));
+      const ids = rounds.flat();
       try {
         await eachLimited(ids, concurrency, async (workflowId) => {
           await client.workflow.start<typeof echoWorkflow>('echoWorkflow', {
@@ -156,29 +170,34 @@ export async function echoUpdates(options: EchoOptions): Promise<EchoSample> {
         await eachLimited(ids, concurrency, async (workflowId) => {
           while (Date.now() < deadline && (await client.workflow.getHandle(workflowId).describe()).historyLength < 4) await sleep(20);
         });
-        const update = async (workflowId: string) => {
+        const update = async (workflowId: string, shape: (typeof shapes)[number]) => {
           const started = performance.now();
-          await client.connection.withDeadline(deadline, () => client.workflow.getHandle(workflowId).executeUpdate(echoUpdate, { args: [workflowId] }));
+          await client.connection.withDeadline(deadline, () => client.workflow.getHandle(workflowId).executeUpdate(shape, { args: [workflowId] }));
           return performance.now() - started;
         };
-        await eachLimited(ids.slice(0, options.warmUp), concurrency, (workflowId) =>
-          update(workflowId).then(
-            () => undefined,
-            () => undefined,
-          ),
-        );
-        log(`echo baseline: ${options.count} updates, ${concurrency} at a time`);
-        const latencies: number[] = [];
+        await eachLimited(rounds.slice(0, options.warmUp), concurrency, async (round) => {
+          for (const [i, workflowId] of round.entries()) await update(workflowId, shapes[i]).catch(() => undefined);
+        });
+        log(`echo baseline: ${options.count} updates${db ? ' and as many of each baseline' : ''}, ${concurrency} at a time`);
+        const latencies: number[][] = shapes.map(() => []);
         let bad = 0;
         const started = performance.now();
-        await eachLimited(ids.slice(options.warmUp), concurrency, async (workflowId) => {
-          if (Date.now() >= deadline) return;
-          await update(workflowId).then(
-            (ms) => latencies.push(ms),
-            () => bad++,
-          );
+        await eachLimited(rounds.slice(options.warmUp), concurrency, async (round) => {
+          for (const [i, workflowId] of round.entries()) {
+            if (Date.now() >= deadline) return;
+            await update(workflowId, shapes[i]).then(
+              (ms) => latencies[i].push(ms),
+              () => bad++,
+            );
+          }
         });
-        return { latency: stats(latencies), perSecond: latencies.length / ((performance.now() - started) / 1000), bad };
+        const [echoes, local, regular] = latencies;
+        return {
+          latency: stats(echoes),
+          perSecond: echoes.length / ((performance.now() - started) / 1000 / shapes.length),
+          bad,
+          ...(db ? { baselines: { local: stats(local), regular: stats(regular) } } : {}),
+        };
       } finally {
         await terminateWorkflows(client, ids);
       }

@@ -68,7 +68,9 @@ export class ReceivedFileWriter extends Writable {
     this.inTurn(async () => {
       const sha256 = this.hash.digest('hex');
       if (!this.file) {
-        this.received = { size: this.size, sha256, bytes: Buffer.concat(this.chunks, this.size) };
+        // A body that came in one chunk (most small ones) is kept as it came: no copy.
+        const bytes = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size);
+        this.received = { size: this.size, sha256, bytes };
         this.chunks = [];
         return;
       }

@@ -41,6 +41,9 @@ const documentLinks = {
   SendForSignature: linkTo('post', '/signatures', {}, { document_id: '$response.body#/id' }),
 };
 
+/** The fileName field of a multipart upload (built once: zod's pick() compiles a new schema on every call). */
+const UploadFileNameSchema = DocumentUploadSchema.pick({ fileName: true });
+
 /** The fields of a create request, from a JSON body or from a multipart upload. */
 async function readCreateInput(ctx: Context) {
   if (!ctx.is('multipart/form-data')) {
@@ -51,7 +54,7 @@ async function readCreateInput(ctx: Context) {
   const part = ctx.request.files?.file;
   const file = (Array.isArray(part) ? part[0] : part) as File | undefined;
   if (!file) throw validationError(['file is required']);
-  const { fileName } = parseInput(DocumentUploadSchema.pick({ fileName: true }), { fileName: fields.fileName ?? file.originalFilename ?? undefined });
+  const { fileName } = parseInput(UploadFileNameSchema, { fileName: fields.fileName ?? file.originalFilename ?? undefined });
   if (!fileName) throw validationError(['fileName is required']);
   return { fileName, fileSize: file.size, content: receivedFileOf(file) };
 }

@@ -116,7 +116,7 @@ export function createPdfPool<Result>(options: PdfPoolOptions) {
     // Idle children never keep the parent alive; a job's timer does while it runs.
     subprocess.unref();
     subprocess.channel?.unref();
-    subprocess.on('message', (message: { ready?: true; result?: unknown; error?: string }) => {
+    subprocess.on('message', (message: { ready?: true; result?: unknown; error?: string; rssMb?: number }) => {
       if (message.ready) {
         child.ready = true;
         if (child.job) subprocess.send({ bytes: child.job.bytes, input: child.job.input });
@@ -125,7 +125,8 @@ export function createPdfPool<Result>(options: PdfPoolOptions) {
       const job = finish(child);
       if (message.error !== undefined) job?.reject(new Error(`The PDF process failed: ${message.error}`));
       else job?.resolve(message.result);
-      if ((residentMemoryMb(subprocess.pid) ?? 0) > options.maxMemoryMb * RETIRE_ABOVE) retire(child);
+      // The child says how much it holds now (serveJobs.mjs): no /proc read on this event loop after every job.
+      if ((message.rssMb ?? residentMemoryMb(subprocess.pid) ?? 0) > options.maxMemoryMb * RETIRE_ABOVE) retire(child);
       dispatch();
     });
     let gone = false;

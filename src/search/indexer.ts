@@ -1,5 +1,5 @@
 import type { Db } from '../db';
-import { documentsAwaitingText, extractDocumentText, forgetDocumentTexts } from '../documents/service';
+import { documentsAwaitingText, extractDocumentText } from '../documents/service';
 import type { PdfTextExtractor } from '../pdf/text';
 import type { ResourceRef, SearchBackend } from './backend';
 
@@ -37,15 +37,43 @@ export async function indexPendingEvents(search: SearchBackend, limit: number): 
 
 /** Documents claimed at a time for extraction: a few seconds of work for the extractor's processes. */
 const CLAIM = 64;
+/** Texts stored by an earlier indexer and not indexed, taken up at a time. */
+const RESUME = 500;
+/**
+ * Texts in one index write at most: a few MB for Elasticsearch, answered well within its client's timeout
+ * even on a busy machine. (Writes of every text stored so far grew past it once extraction got fast.)
+ */
+const WRITE = 100;
+
+/**
+ * Documents claimed for their text and not yet indexed with it (migration 20261126121900). Noted before
+ * their text is stored, struck off once the index has it: whatever happens in between, a noted document
+ * whose text is stored is indexed by the next call.
+ */
+const TO_INDEX = 'document_texts_to_index';
+
+const noteToIndex = (db: Db, ids: string[]) =>
+  ids.length > 0
+    ? db(TO_INDEX)
+        .insert(ids.map((id) => ({ document_id: id })))
+        .onConflict('document_id')
+        .ignore()
+    : undefined;
+const strikeOffIndexed = (db: Db, ids: string[]) => db(TO_INDEX).whereIn('document_id', ids).del();
+
+/** Documents whose text an earlier call stored and did not index (its index write failed, or its worker was killed). */
+const storedNotIndexed = (db: Db): Promise<string[]> =>
+  db(TO_INDEX).join('documents', 'documents.id', `${TO_INDEX}.document_id`).whereNotNull('documents.body_text').limit(RESUME).pluck('documents.id');
 
 /**
  * Extracts the text of newly uploaded PDFs and indexes their documents, until none is left or `keepGoing`
  * says stop. Every process of the extractor stays busy, taking the next document as soon as it is done
  * with one, while the texts already stored go to the index in bulk, one write at a time: extraction never
  * waits for an index write (an Elasticsearch write is answered once searchable, up to its 1 s refresh),
- * and the writes grow with the rate. If the index cannot take them, every text stored and not yet indexed
- * is forgotten, to be extracted and indexed again on a later call, so the index never misses one.
- * Returns how many documents got their text.
+ * and the writes grow with the rate, up to WRITE texts each. If the index cannot take them, the call
+ * fails and the texts stored and not yet indexed stay noted (TO_INDEX), so the index never misses one: a
+ * later call indexes them first, as it does those of a worker killed in between. Returns how many
+ * documents got their text indexed.
  */
 export async function indexNewTexts(
   db: Db,
@@ -57,12 +85,15 @@ export async function indexNewTexts(
   let claimed: string[] = [];
   let claiming: Promise<void> | undefined;
   let stop = false;
-  const stored: string[] = []; // extracted and stored, not yet indexed
+  const stored: string[] = await storedNotIndexed(db); // extracted and stored, not yet indexed
   let wakeWriter = () => {};
 
   const claimMore = () =>
     (claiming ??= documentsAwaitingText(db, CLAIM, [...extracting])
-      .then((ids) => void (claimed = ids))
+      .then(async (ids) => {
+        await noteToIndex(db, ids);
+        claimed = ids;
+      })
       .finally(() => (claiming = undefined)));
   const extractNext = async () => {
     while (!stop && keepGoing()) {
@@ -97,20 +128,15 @@ export async function indexNewTexts(
         await new Promise<void>((resolve) => (wakeWriter = resolve));
         continue;
       }
-      const ids = stored.splice(0);
-      try {
-        await search.index(ids.map((id) => ({ type: 'document', id })));
-      } catch (error) {
-        stored.push(...ids);
-        throw error;
-      }
+      const ids = stored.splice(0, WRITE);
+      await search.index(ids.map((id) => ({ type: 'document', id })));
+      await strikeOffIndexed(db, ids);
       indexed += ids.length;
       onIndexed?.(ids.length);
     }
   } catch (error) {
-    stop = true;
+    stop = true; // the processes finish the document they have; its text stays noted, for the next call
     await extraction;
-    if (stored.length > 0) await forgetDocumentTexts(db, stored);
     throw error;
   }
   const failure = (await extraction).find((outcome) => outcome.status === 'rejected');

@@ -12,10 +12,20 @@ const HEADLINE_CHARS = 100_000;
 
 const lexeme = (word: string) => `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
-/** q as a tsquery: every word, phrase (<->) and the prefix (:*) must match. */
-export function toTsquery({ words, phrases, prefix }: SearchText): string {
-  return [...words.map(lexeme), ...phrases.map((phrase) => `(${phrase.map(lexeme).join(' <-> ')})`), ...(prefix ? [`${lexeme(prefix)}:*`] : [])].join(' & ');
+/** q as a tsquery: every word, phrase (<->) and the prefix (:*) must match; with `weight`, each only where it has that weight. */
+export function toTsquery({ words, phrases, prefix }: SearchText, weight: '' | 'A' = ''): string {
+  const word = (value: string) => `${lexeme(value)}${weight && `:${weight}`}`;
+  return [...words.map(word), ...phrases.map((phrase) => `(${phrase.map(word).join(' <-> ')})`), ...(prefix ? [`${lexeme(prefix)}:*${weight}`] : [])].join(
+    ' & ',
+  );
 }
+
+/**
+ * Sorted by relevance, each type ranks at most this many of its matches, the newest, and as many of the newest
+ * whose name or title holds every word: ts_rank reads a match's whole tsvector, and a common word is in
+ * most of an account's documents. Pages by relevance end with these candidates; sorted by date, every match.
+ */
+export const RANKED_UP_TO = 1000;
 
 export const searchTables: Record<SearchType, string> = { document: 'documents', signing_request: 'signing_requests', template: 'templates' };
 
@@ -29,13 +39,19 @@ export function typesOf(query: SearchQuery): SearchType[] {
   });
 }
 
+/** Which column holds the words, and the tsquery they must match. */
+interface TextMatch {
+  column: 'search_vector' | 'name_search_vector';
+  tsquery: string;
+}
+
 /** The rows of one table that the query matches (any columns still to choose). */
-function matching(db: Db, accountId: string, query: SearchQuery, type: SearchType, tsquery: string | null) {
+function matching(db: Db, accountId: string, query: SearchQuery, type: SearchType, text: TextMatch | null) {
   return db(searchTables[type])
     .where('account_id', accountId)
     .modify((builder) => {
       if (type !== 'signing_request') builder.whereNull('deleted_at');
-      if (tsquery) builder.whereRaw(`search_vector @@ to_tsquery('simple', ?)`, [tsquery]);
+      if (text) builder.whereRaw(`?? @@ to_tsquery('simple', ?)`, [text.column, text.tsquery]);
       if (query.status) builder.where('status', query.status);
       if (query.createdAfter) builder.where('created_at', '>=', query.createdAfter);
       if (query.createdBefore) builder.where('created_at', '<', query.createdBefore);
@@ -45,11 +61,49 @@ function matching(db: Db, accountId: string, query: SearchQuery, type: SearchTyp
     });
 }
 
-/** A page's candidates: ranked with ts_rank only when sorted by relevance (it reads every match's tsvector). */
+const inAll = (tsquery: string | null): TextMatch | null => (tsquery ? { column: 'search_vector', tsquery } : null);
+
+/** Sorted by relevance with a "quoted phrase": each type's matches are found whole, once (see hitsOf). */
+const hasPhrase = (query: SearchQuery) => query.sort === 'relevance' && (query.text?.phrases.length ?? 0) > 0;
+const phraseMatches = (type: SearchType) => `${type}_matches`;
+
+/** Matches in the name or title alone: documents have a tsvector of their file name, signing requests weight the title A. */
+function inName(type: SearchType, text: SearchText): TextMatch | null {
+  if (type === 'document') return { column: 'name_search_vector', tsquery: toTsquery(text) };
+  if (type === 'signing_request') return { column: 'search_vector', tsquery: toTsquery(text, 'A') };
+  return null; // a template's words are its name
+}
+
+/**
+ * A page's candidates. Sorted by relevance: the newest RANKED_UP_TO matches and the newest RANKED_UP_TO
+ * matches by name or title, ranked with ts_rank (names and titles weigh most). Sorted by date: every match.
+ */
 function hitsOf(db: Db, accountId: string, query: SearchQuery, type: SearchType, tsquery: string | null) {
-  const score =
-    tsquery && query.sort === 'relevance' ? db.raw(`ts_rank(search_vector, to_tsquery('simple', ?)) as score`, [tsquery]) : db.raw('null::real as score');
-  return matching(db, accountId, query, type, tsquery).select(db.raw('? as type', [type]), 'id', score, 'created_at');
+  const typed = db.raw('? as type', [type]);
+  if (!(tsquery && query.text && query.sort === 'relevance')) {
+    return matching(db, accountId, query, type, inAll(tsquery)).select(typed, 'id', db.raw('null::real as score'), 'created_at');
+  }
+  const newestFirst = [
+    { column: 'created_at', order: 'desc' },
+    { column: 'id', order: 'desc' },
+  ];
+  // PostgreSQL estimates a phrase (<->) as common as its words, so it would walk the creation-time index
+  // through most of the table to find a rare phrase's newest matches: find them all first, then sort. The
+  // matches of the whole query are phraseMatches(type), which searchPostgres defines once for the count too.
+  const newest = (text: TextMatch, leg: string) => {
+    const matches = matching(db, accountId, query, type, text).select('id', 'created_at');
+    if (!hasPhrase(query)) return matches.orderBy(newestFirst).limit(RANKED_UP_TO);
+    return db.withMaterialized(leg, matches).select('*').from(leg).orderBy(newestFirst).limit(RANKED_UP_TO);
+  };
+  const byName = inName(type, query.text);
+  const all = hasPhrase(query) ? db.select('*').from(phraseMatches(type)).orderBy(newestFirst).limit(RANKED_UP_TO) : newest(inAll(tsquery)!, 'matches');
+  const candidates = db.union([all, ...(byName ? [newest(byName, 'name_matches')] : [])], true);
+  // Ranked once each, by primary key: a subquery per candidate that no plan can turn into a scan of the table.
+  const score = db.raw(`(select ts_rank(search_vector, to_tsquery('simple', ?)) from ?? as ranked where ranked.id = candidates.id) as score`, [
+    tsquery,
+    searchTables[type],
+  ]);
+  return db.select(typed, 'id', score, 'created_at').from(candidates.as('candidates'));
 }
 
 function afterCursor(builder: Knex.QueryBuilder, query: SearchQuery) {
@@ -91,28 +145,37 @@ async function highlights(db: Db, hits: SearchHitRef[], tsquery: string) {
 
 /**
  * Full-text search on the tsvector columns (GIN indexes), every table in one keyset-paginated union. Hits
- * are counted in a second query that stops past TOTAL_COUNTED_UP_TO.
+ * are counted in a second query that stops past TOTAL_COUNTED_UP_TO; with a phrase, whose matches the page
+ * query finds whole anyway, by the page query itself.
  */
 export async function searchPostgres(db: Db, accountId: string, query: SearchQuery): Promise<SearchPage> {
   const types = typesOf(query);
   if (types.length === 0) return { hits: [], hasMore: false, total: 0, totalIsExact: true };
   const tsquery = query.text ? toTsquery(query.text) : null;
   const union = (select: (type: SearchType) => Knex.QueryBuilder) => db.unionAll(types.map(select), true);
-  const [rows, [counted]] = await Promise.all([
-    db
-      .select('*')
-      .from(union((type) => hitsOf(db, accountId, query, type, tsquery)).as('hits'))
-      .modify((builder) => afterCursor(builder, query))
-      .modify((builder) => orderOf(builder, query))
-      .limit(query.limit + 1),
+  const counting = (select: (type: SearchType) => Knex.QueryBuilder) =>
     db.count({ total: '*' }).from(
       db
         .select(db.raw('1'))
-        .from(union((type) => matching(db, accountId, query, type, tsquery).select(db.raw('1'))).as('hits'))
+        .from(union(select).as('hits'))
         .limit(TOTAL_COUNTED_UP_TO + 1)
         .as('counted'),
-    ),
-  ]);
+    );
+  const countAll = async () => {
+    const [{ total }] = (await counting((type) => matching(db, accountId, query, type, inAll(tsquery)).select(db.raw('1')))) as { total: number | string }[];
+    return Number(total);
+  };
+  const page = db
+    .select('*')
+    .from(union((type) => hitsOf(db, accountId, query, type, tsquery)).as('hits'))
+    .modify((builder) => afterCursor(builder, query))
+    .modify((builder) => orderOf(builder, query))
+    .limit(query.limit + 1);
+  if (hasPhrase(query)) {
+    for (const type of types) page.withMaterialized(phraseMatches(type), matching(db, accountId, query, type, inAll(tsquery)).select('id', 'created_at'));
+    page.select(db.raw('(?) as matched', [counting((type) => db.select(db.raw('1')).from(phraseMatches(type)))]));
+  }
+  const [rows, counted] = await Promise.all([page, hasPhrase(query) ? null : countAll()]);
   const hits: SearchHitRef[] = rows.slice(0, query.limit).map((row: { type: SearchType; id: string; score: number | null; created_at: Date }) => ({
     type: row.type,
     id: row.id,
@@ -121,7 +184,8 @@ export async function searchPostgres(db: Db, accountId: string, query: SearchQue
     highlight: {},
   }));
   if (tsquery && hits.length > 0) await highlights(db, hits, tsquery);
-  const total = Number((counted as { total: number | string }).total);
+  // A page past the last hit has no row to carry the count: then it is counted on its own (none without a cursor).
+  const total = counted ?? (rows.length > 0 ? Number(rows[0].matched) : query.cursor ? await countAll() : 0);
   return { hits, hasMore: rows.length > query.limit, total: Math.min(total, TOTAL_COUNTED_UP_TO), totalIsExact: total <= TOTAL_COUNTED_UP_TO };
 }
 

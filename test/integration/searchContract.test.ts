@@ -3,7 +3,8 @@ import { createLogger } from '../../src/logger';
 import type { SearchBackend } from '../../src/search/backend';
 import { createElasticsearchClient } from '../../src/search/elasticsearch';
 import { createElasticsearchSearch } from '../../src/search/elasticsearchBackend';
-import { createPostgresSearch } from '../../src/search/postgres';
+import { newId } from '../../src/ids';
+import { createPostgresSearch, RANKED_UP_TO } from '../../src/search/postgres';
 import { TOTAL_COUNTED_UP_TO } from '../../src/search/schema';
 import { startApp } from '../support/app';
 import { client, type Request } from '../support/http';
@@ -23,8 +24,8 @@ interface Fixture {
   known: Awaited<ReturnType<typeof uploadKnownPdfs>>;
   otherIds: Set<string>;
   request: Record<Kind, Request>;
-  /** An account with more hits than are counted. */
-  plenty: { documents: FixtureDocument[]; request: Record<Kind, Request> };
+  /** An account with more hits than are counted (and ranked), and an old document named after their common word. */
+  plenty: { documents: FixtureDocument[]; named: FixtureDocument; request: Record<Kind, Request> };
 }
 
 let fixture: Fixture;
@@ -125,6 +126,27 @@ describe('search and dashboard contract', () => {
     const foreign = await seedAccount(db, other.account.id, { seed: 9, documents: 30, requests: 20, now: NOW, extraWord: 'common zephyrine xylograph' });
     const plenty = await createTestAccount();
     const plentyDocuments = (await seedAccount(db, plenty.account.id, { seed: 13, documents: 1200, requests: 0, now: NOW })).documents;
+    // Older than every other document of the account, each of which has "fixture" in its text.
+    const named: FixtureDocument = {
+      id: newId('document'),
+      fileName: 'fixture-overview.pdf',
+      body: 'An overview',
+      status: 'ready',
+      createdAt: new Date(NOW.getTime() - 3 * 365 * 86_400_000),
+      deleted: false,
+    };
+    await db('documents').insert({
+      id: named.id,
+      account_id: plenty.account.id,
+      file_name: named.fileName,
+      file_size: 1000,
+      status: 'ready',
+      page_count: 1,
+      sha256: 'f'.repeat(64),
+      body_text: named.body,
+      created_at: named.createdAt,
+      updated_at: named.createdAt,
+    });
     const prefix = `signet-test-contract-${databaseKind}-${process.pid}-`;
     const elastic = createElasticsearchClient(url);
     const es = createElasticsearchSearch({ db, client: elastic, prefix, logger: createLogger('silent') });
@@ -141,6 +163,7 @@ describe('search and dashboard contract', () => {
       request: { postgres: await serve(createPostgresSearch(db), account.apiKey), elasticsearch: await serve(es, account.apiKey) },
       plenty: {
         documents: plentyDocuments,
+        named,
         request: { postgres: await serve(createPostgresSearch(db), plenty.apiKey), elasticsearch: await serve(es, plenty.apiKey) },
       },
     };
@@ -276,6 +299,34 @@ describe('search and dashboard contract', () => {
         expect(recent).to.be.within(1, TOTAL_COUNTED_UP_TO);
         expect((await search(`q=fixture+&createdAfter=${since.toISOString()}`)).body).to.include({ total: recent, totalIsExact: true });
       });
+
+      it(`ranks a match in the file name first, even behind more than ${RANKED_UP_TO} newer matches in the text`, async () => {
+        const textMatches = fixture.plenty.documents.filter((document) => !document.deleted && document.status === 'ready');
+        expect(textMatches.length).to.be.greaterThan(RANKED_UP_TO);
+        const response = await fixture.plenty.request[kind]('GET', '/api/v1/search?q=fixture+&limit=5');
+        expect(ids(response)[0]).to.equal(fixture.plenty.named.id);
+        expect(response.body.data[0].highlight.fileName).to.match(/<mark>fixture<\/mark>/i);
+      });
+
+      if (kind === 'postgres') {
+        it(`by relevance ranks the newest ${RANKED_UP_TO} matches and the matches by name; by date, pages through every match`, async () => {
+          const matches = [...fixture.plenty.documents.filter((document) => !document.deleted && document.status === 'ready'), fixture.plenty.named];
+          const newest = [...matches].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1)).slice(0, RANKED_UP_TO);
+          const ranked = await allPages(fixture.plenty.request.postgres, 'q=fixture+', 100);
+          expect(new Set(ranked.ids).size, 'no duplicates').to.equal(ranked.ids.length);
+          expect(ranked.ids).to.have.members([...newest.map((document) => document.id), fixture.plenty.named.id]);
+          expect(ranked.ids[0]).to.equal(fixture.plenty.named.id);
+          const dated = await allPages(fixture.plenty.request.postgres, 'q=fixture+&sort=-createdAt', 100);
+          expect(dated.ids).to.have.members(matches.map((document) => document.id));
+          // A phrase's matches are found whole, then the newest ranked; the same query counts them.
+          const phrase = await allPages(fixture.plenty.request.postgres, `q=${encodeURIComponent('"fixture text"')}`, 100);
+          expect(phrase.ids).to.have.members(newest.filter((document) => document !== fixture.plenty.named).map((document) => document.id));
+          expect(phrase.total).to.equal(TOTAL_COUNTED_UP_TO);
+          const recent = `q=${encodeURIComponent('"fixture text"')}&createdAfter=${new Date(NOW.getTime() - 60 * 86_400_000).toISOString()}`;
+          const since = matches.filter((document) => document.createdAt.getTime() >= NOW.getTime() - 60 * 86_400_000);
+          expect((await fixture.plenty.request.postgres('GET', `/api/v1/search?${recent}&limit=100`)).body.total).to.equal(since.length);
+        });
+      }
 
       it('reads engine query syntax as plain words', async () => {
         const matchAll = await get(`q=${encodeURIComponent('{"match_all":{}}')}`);

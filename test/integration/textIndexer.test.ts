@@ -111,7 +111,7 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
     expect(await indexNewTexts(db, index, extractor, { keepGoing: () => true })).to.equal(0);
   });
 
-  it('when the index refuses a write, fails and leaves every text not indexed to be extracted again, and the next call indexes them', async () => {
+  it('when the index refuses a write, fails and keeps every text not indexed, and the next call indexes them without extracting them again', async () => {
     const ids = await upload(12);
     const extractor = fakeExtractor(2, 10);
     const index = fakeIndex(30, (write) => write === 2);
@@ -119,12 +119,50 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
     await indexNewTexts(db, index, extractor, { keepGoing: () => true }).catch((error) => (failure = error));
     expect(String(failure)).to.contain('index unavailable');
     const indexed = index.writes.flat();
+    const extracted = extractor.extracted.length;
     const texts = await textsOf(ids);
-    for (const id of ids) expect(texts[id] === null, id).to.equal(!indexed.includes(id));
+    const stored = ids.filter((id) => texts[id] !== null);
+    expect(stored).to.include.members(indexed);
 
     expect(await indexNewTexts(db, index, extractor, { keepGoing: () => true })).to.equal(ids.length - indexed.length);
     expect(index.writes.flat()).to.have.members(ids);
     expect(Object.values(await textsOf(ids))).to.not.include(null);
+    expect(extractor.extracted).to.have.length(extracted + ids.length - stored.length);
+  });
+
+  it('writes at most 100 texts at a time to the index', async () => {
+    const ids = await upload(250);
+    const index = fakeIndex(0);
+    // The first write lasts until every text is stored: the ones after it find 249 waiting.
+    const slowFirst: SearchBackend = {
+      ...index,
+      async index(refs) {
+        while (index.writes.length === 0 && Object.values(await textsOf(ids)).includes(null)) await new Promise((resolve) => setTimeout(resolve, 10));
+        return index.index(refs);
+      },
+    };
+    expect(await indexNewTexts(db, slowFirst, fakeExtractor(4, 0), { keepGoing: () => true })).to.equal(250);
+    expect(index.writes.flat()).to.have.members(ids);
+    expect(index.writes.map((write) => write.length).slice(1)).to.deep.equal([100, 100, 250 - 200 - index.writes[0].length]);
+  });
+
+  it('indexes first the texts a worker killed between storing and indexing them had stored, without extracting them again', async () => {
+    const ids = await upload(6);
+    // The first worker stores every text, then never gets its index write through: it is gone (kill -9).
+    const hanging: SearchBackend = { ...fakeIndex(0), index: () => new Promise<void>(() => {}) };
+    void indexNewTexts(db, hanging, fakeExtractor(2, 5), { keepGoing: () => true });
+    for (let waited = 0; Object.values(await textsOf(ids)).includes(null); waited += 10) {
+      if (waited > 10_000) throw new Error('the first worker did not store the texts');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+
+    const extractor = fakeExtractor(2, 5);
+    const index = fakeIndex(0);
+    expect(await indexNewTexts(db, index, extractor, { keepGoing: () => true })).to.equal(6);
+    expect(index.writes.flat()).to.have.members(ids);
+    expect(extractor.extracted).to.deep.equal([]);
+    expect(await indexNewTexts(db, index, extractor, { keepGoing: () => true })).to.equal(0);
+    expect(index.writes.flat()).to.have.length(6);
   });
 
   it('hands a PDF over 1 MiB to the extractor as a temporary file copied in pieces, and removes the file', async () => {

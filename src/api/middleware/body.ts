@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { finished } from 'node:stream/promises';
-import formidable, { type File } from 'formidable';
+import formidable, { multipart, type File } from 'formidable';
 import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { payloadTooLarge, unsupportedMediaType } from '../../errors';
@@ -48,6 +48,10 @@ export function jsonOrMultipartBody(maxFileBytes: number, fileField: string, upl
     maxFields: MAX_FORM_FIELDS,
     allowEmptyFiles: true,
     minFileSize: 0,
+    // Only multipart bodies come here: formidable's other parsers need not look at each one.
+    enabledPlugins: [multipart],
+    // The file goes to a ReceivedFileWriter, never to a path of formidable's: no random name to draw (cuid2, a SHA-3 per file).
+    filename: () => 'upload',
   };
   return async (ctx, next) => {
     // No body at all is a missing field (400), as on every JSON endpoint; a body of another type is 415.

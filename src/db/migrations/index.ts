@@ -16,8 +16,10 @@ import * as searchEventCursor from './20261125015100_search_event_cursor';
 import * as consolePeople from './20261126000000_console_people';
 import * as emailVerification from './20261126063200_email_verification';
 import * as mailAllowance from './20261126064400_mail_allowance';
-import * as signingRequestDocuments from './20261126120456_signing_request_documents';
-import * as recipientTypes from './20261126123913_recipient_types';
+import * as documentTextsToIndex from './20261126121900_document_texts_to_index';
+import * as documentNameSearch from './20261126122500_document_name_search';
+import * as signingRequestDocuments from './20261126130900_signing_request_documents';
+import * as recipientTypes from './20261126130901_recipient_types';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 // Each is named after the time it was written, and knex runs them in this order: a new one is appended
@@ -40,8 +42,10 @@ const migrations: Record<string, Knex.Migration> = {
   '20261126000000_console_people': consolePeople,
   '20261126063200_email_verification': emailVerification,
   '20261126064400_mail_allowance': mailAllowance,
-  '20261126120456_signing_request_documents': signingRequestDocuments,
-  '20261126123913_recipient_types': recipientTypes,
+  '20261126121900_document_texts_to_index': documentTextsToIndex,
+  '20261126122500_document_name_search': documentNameSearch,
+  '20261126130900_signing_request_documents': signingRequestDocuments,
+  '20261126130901_recipient_types': recipientTypes,
 };
 
 /**
