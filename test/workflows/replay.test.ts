@@ -16,4 +16,16 @@ describe('signingRequestWorkflow replays the histories of earlier versions', fun
   it('one signer, sealed with the local activity of before 2026-11-26 after one failed seal', async () => {
     await Worker.runReplayHistory({ workflowBundle: await bundleWorkflows() }, historyOf('sealedWithLocalActivity.bin'), 'sr_history_fixture');
   });
+
+  // Recorded with the workflow of before recipients had kinds and steps (2026-11-26, before the envelopes
+  // work): inputs without `recipients`, signers only, in signingOrder's steps; views by signal.
+  for (const [file, what] of [
+    ['sequentialBeforeRecipients.bin', 'two signers in sequence, the first viewed then signed, then the second: completed'],
+    ['declinedBeforeRecipients.bin', 'two signers in parallel, one signed and the other declined'],
+    ['cancelledBeforeRecipients.bin', 'two signers reminded, then cancelled'],
+  ]) {
+    it(`before recipients had kinds: ${what}`, async () => {
+      await Worker.runReplayHistory({ workflowBundle: await bundleWorkflows() }, historyOf(file), file);
+    });
+  }
 });
