@@ -50,7 +50,7 @@ export const configSchema = z.object({
     .positive()
     .default(64 * 1024 * 1024),
   /** Documents one signing request may send (each at most PDF_MAX_PAGES), and pages across them. */
-  REQUEST_MAX_DOCUMENTS: z.coerce.number().int().min(1).max(100).default(20),
+  REQUEST_MAX_DOCUMENTS: z.coerce.number().int().min(1).max(20).default(20),
   REQUEST_MAX_PAGES: z.coerce.number().int().positive().default(2_000),
   RATE_LIMIT_MULTIPLIER: z.coerce.number().positive().default(1),
   /** Console sign-ups (new accounts) per client address per hour. */

@@ -226,6 +226,8 @@ export const jsonSchemaKeywords = (keywords: {
   if?: object;
   then?: object;
   else?: object;
+  contains?: object;
+  uniqueItems?: boolean;
 }) => keywords as Record<string, never>;
 
 // JSON Schema and PostgreSQL count characters by code point: an emoji is one character, not two UTF-16 units.

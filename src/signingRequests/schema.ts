@@ -42,8 +42,8 @@ const SignerInputSchema = z.object({
     }),
 });
 
-/** The most documents a request may have, whatever REQUEST_MAX_DOCUMENTS says (its default is lower). */
-export const MAX_DOCUMENTS = 100;
+/** The most documents a request may have: REQUEST_MAX_DOCUMENTS may lower it, not raise it. */
+export const MAX_DOCUMENTS = 20;
 
 const RequestDocumentInputSchema = z
   .preprocess(
@@ -69,6 +69,10 @@ const withIdAliases = (body: unknown) => {
   return { ...fields, document_id: either('document_id', 'documentId'), template_id: either('template_id', 'templateId') };
 };
 
+// A recipient who is cc, and one who is not a signer, as JSON Schema (for the document's rules below).
+const isCc = { required: ['recipientType'], properties: { recipientType: { const: 'cc' } } };
+const notSigner = { required: ['recipientType'], properties: { recipientType: { enum: recipientTypes.filter((type) => type !== 'signer') } } };
+
 export const SigningRequestCreateSchema = z
   .preprocess(
     withIdAliases,
@@ -79,10 +83,16 @@ export const SigningRequestCreateSchema = z
           .min(1, { error: 'is required' })
           .optional()
           .openapi({ description: 'The document to sign (documentId is accepted too); or documents, or template_id.' }),
-        documents: z.array(RequestDocumentInputSchema).min(1).max(MAX_DOCUMENTS).optional().openapi({
-          description:
-            'Instead of document_id: the documents to sign, in the order signers see them, each once (at most REQUEST_MAX_DOCUMENTS, 20 by default, and REQUEST_MAX_PAGES pages in all).',
-        }),
+        documents: z
+          .array(RequestDocumentInputSchema)
+          .min(1)
+          .max(MAX_DOCUMENTS, { error: `must list at most ${MAX_DOCUMENTS} documents (REQUEST_MAX_DOCUMENTS)` })
+          .optional()
+          .openapi({
+            ...jsonSchemaKeywords({ uniqueItems: true }),
+            description:
+              'Instead of document_id: the documents to sign, in the order signers see them, each once (at most REQUEST_MAX_DOCUMENTS, 20 by default, and REQUEST_MAX_PAGES pages in all).',
+          }),
         template_id: z.string().min(1, { error: 'is required' }).optional().openapi({
           description:
             'Instead of document_id: a template (templateId is accepted too). Its PDF becomes a new document, counted against the monthly quota; each signer names a role.',
@@ -133,12 +143,39 @@ export const SigningRequestCreateSchema = z
   .openapi('SigningRequestCreate', {
     not: { required: ['expiresAt', 'expiresInDays'] },
     oneOf: [{ required: ['document_id'] }, { required: ['documents'] }, { required: ['template_id'] }],
-    // The rules of sourceIssues, as JSON Schema: with a template each signer names a role and places no field; without one, no role and no prefill.
-    ...jsonSchemaKeywords({
-      if: { required: ['template_id'] },
-      then: { properties: { signers: { items: { required: ['role'], not: { required: ['fields'] } } } } },
-      else: { properties: { prefill: false, signers: { items: { properties: { role: false } } } } },
-    }),
+    // The rules of sourceIssues, as JSON Schema.
+    allOf: [
+      // With a template each signer names a role and places no field; without one, no role and no prefill.
+      jsonSchemaKeywords({
+        if: { required: ['template_id'] },
+        then: { properties: { signers: { items: { required: ['role'], not: { required: ['fields'] } } } } },
+        else: { properties: { prefill: false, signers: { items: { properties: { role: false } } } } },
+      }),
+      // Only a signer has fields, and someone other than cc acts.
+      {
+        properties: {
+          signers: {
+            items: jsonSchemaKeywords({ if: notSigner, then: { not: { required: ['fields'] } } }),
+            ...jsonSchemaKeywords({ contains: { not: isCc } }),
+          },
+        },
+      },
+      // Once one recipient has a routing order, every one but cc has one, and signingOrder is not sequential.
+      jsonSchemaKeywords({
+        if: { required: ['signers'], properties: { signers: jsonSchemaKeywords({ contains: { required: ['routingOrder'] } }) } },
+        then: {
+          properties: {
+            signingOrder: { not: { const: 'sequential' } },
+            signers: { items: { anyOf: [{ required: ['routingOrder'] }, isCc] } },
+          },
+        },
+      }),
+      // With several documents, every field names its document.
+      jsonSchemaKeywords({
+        if: { required: ['documents'], properties: { documents: { minItems: 2 } } },
+        then: { properties: { signers: { items: { properties: { fields: { items: { required: ['document_id'] } } } } } } },
+      }),
+    ],
   });
 
 /** Why an expiresAt is refused: it must lie ahead, within the MAX_EXPIRY_DAYS that expiresInDays allows. */
@@ -187,8 +224,6 @@ function sourceIssues(input: {
     signer.fields?.forEach((field, f) => {
       if (field.document_id === undefined && documentIds.length > 1)
         issues.push([['signers', s, 'fields', f, 'document_id'], 'is required when the request has several documents']);
-      if (field.document_id !== undefined && documentIds.length > 0 && !documentIds.includes(field.document_id))
-        issues.push([['signers', s, 'fields', f, 'document_id'], 'must be one of the request’s documents']);
     }),
   );
   const fromTemplate = input.template_id !== undefined;

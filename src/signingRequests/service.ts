@@ -207,7 +207,8 @@ function fieldProblems(signers: { fields?: RequestField[] }[], documentIds: stri
     signer.fields?.forEach((field, f) => {
       const at = `signers.${s}.fields.${f}`;
       const pageSizes = sizesOf.get(field.document_id ?? documentIds[0]);
-      if (!pageSizes) return; // not one of the request's documents: refused by the schema
+      // Checked once the documents are found, so that a field naming a document that does not exist is not found first.
+      if (!pageSizes) return void problems.push(`${at}.document_id must be one of the request’s documents`);
       const size = pageSizes[field.page - 1];
       if (!size) return void problems.push(`${at}.page must be at most ${pageSizes.length}: the document has ${pageSizes.length} page(s)`);
       const [width, height] = size;
