@@ -1,11 +1,13 @@
 // The text of uploads for search (issue #26), in the write group of `npm run bench`: how fast the worker
-// extracts the text of the uploads (c2) left behind, against the rate at which (c2) uploaded them, and
-// the time from an upload's 201 to its being found by a word of its text, while uploads arrive at (c2)'s
-// rate. The tracers carry a word of their own on their last page, so their whole text must be read.
+// extracts the text of the uploads (c2) left behind, against the rate at which (c2) uploaded them; the CPU
+// an upload and its text cost, hence the rate at which uploads and their text keep pace together; and the
+// time from an upload's 201 to its being found by a word of its text, while uploads arrive at (c2)'s rate
+// and at that sustainable rate. The tracers carry a word of their own on their last page, so their whole
+// text must be read.
 import crypto from 'node:crypto';
 import autocannon from 'autocannon';
 import type { Db } from '../src/db';
-import { cpuBetween } from './cpu';
+import { cores, cpuBetween } from './cpu';
 import { makeUploadPdf, multipartBody } from './pdf';
 import { stats, type Stats } from './stats';
 
@@ -47,10 +49,78 @@ export async function drainTexts(db: Db, accountId: string, deadlineMs: number, 
   return { documents, seconds, left, perSecond: seconds > 0 ? (documents - left) / seconds : NaN, cpuPerText };
 }
 
+/** Uploads `pdf` at `rate` a second (autocannon's overall rate) for `seconds`; resolves to the number answered 201. */
+function pacedUploads(options: { baseUrl: string; auth: Record<string, string>; pdf: Buffer; rate: number; seconds: number; connections: number }) {
+  const upload = multipartBody(options.pdf, 'bench-paced.pdf');
+  let uploaded = 0;
+  return new Promise<number>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: `${options.baseUrl}/api/v1/documents`,
+        method: 'POST',
+        headers: { ...options.auth, 'Content-Type': upload.contentType },
+        body: upload.body,
+        connections: options.connections,
+        overallRate: Math.max(1, Math.round(options.rate)),
+        duration: options.seconds,
+      },
+      (error) => (error ? reject(error) : resolve(uploaded)),
+    );
+    instance.on('response', (_client, status) => {
+      if (status === 201) uploaded++;
+    });
+  });
+}
+
+export interface UploadCost {
+  uploads: number;
+  /** Texts the worker extracted meanwhile, whose CPU (at `cpuPerText`) is taken off. */
+  textsMeanwhile: number;
+  /** CPU ms per upload of each process `cpu` reads. */
+  cpuPerUpload: Record<string, number>;
+}
+
+/**
+ * CPU per upload: uploads at `rate` for `seconds` (no tracers, no searches), and the CPU each process
+ * used meanwhile, less that of the texts the worker extracted meanwhile (at `cpuPerText` each), per upload.
+ */
+export async function uploadCost(options: {
+  baseUrl: string;
+  auth: Record<string, string>;
+  uploadPdf: Buffer;
+  rate: number;
+  seconds: number;
+  connections: number;
+  db: Db;
+  accountId: string;
+  cpu: () => Record<string, number>;
+  cpuPerText: Record<string, number>;
+}): Promise<UploadCost> {
+  const { db, accountId, cpu, cpuPerText } = options;
+  const before = await countTexts(db, accountId);
+  const cpuBefore = cpu();
+  const uploads = await pacedUploads({ ...options, pdf: options.uploadPdf });
+  const used = cpuBetween(cpuBefore, cpu());
+  const textsMeanwhile = (await countTexts(db, accountId)).extracted - before.extracted;
+  const cpuPerUpload = Object.fromEntries(
+    Object.entries(used).map(([name, ms]) => [name, Math.max(0, ms - textsMeanwhile * (cpuPerText[name] ?? 0)) / Math.max(1, uploads)]),
+  );
+  return { uploads, textsMeanwhile, cpuPerUpload };
+}
+
+const sum = (perProcess: Record<string, number>) => Object.values(perProcess).reduce((total, ms) => total + ms, 0);
+
+/** Uploads a second that uploads and their text keep pace with together: cores × 1000 ms / (CPU per upload + CPU per text). */
+export const sustainableRate = (cpuPerUpload: Record<string, number>, cpuPerText: Record<string, number>) =>
+  (cores() * 1000) / (sum(cpuPerUpload) + sum(cpuPerText));
+
 export interface TextLag {
-  /** Uploads per second asked for, and answered 201 per second. */
+  /** Uploads per second asked for (tracers included), and answered 201 per second. */
   rate: number;
   uploaded: number;
+  /** Texts waiting to be extracted when the uploads began, and when they ended. */
+  waitingAtStart: number;
+  waitingAtEnd: number;
   seconds: number;
   /** From each tracer's 201 to the first search that finds it by its word, ms. */
   found: Stats;
@@ -58,8 +128,8 @@ export interface TextLag {
 }
 
 /**
- * Uploads the (c2) PDF at `rate` a second for `seconds` (autocannon's overall rate), and meanwhile
- * TRACERS_PER_SECOND tracer PDFs of the same shape, each found afterwards by its own word through
+ * Uploads at `rate` a second for `seconds`: the (c2) PDF at `rate` − TRACERS_PER_SECOND (autocannon's
+ * overall rate), and TRACERS_PER_SECOND tracer PDFs of the same shape, each found afterwards by its own word through
  * GET /api/v1/search (every pending tracer asked every POLL_MS).
  */
 export async function textSearchLag(options: {
@@ -69,6 +139,8 @@ export async function textSearchLag(options: {
   rate: number;
   seconds: number;
   connections: number;
+  /** Texts waiting to be extracted (the backlog). */
+  waiting: () => Promise<number>;
 }): Promise<TextLag> {
   const { baseUrl, auth, rate, seconds } = options;
   const tracerCount = Math.round(seconds * TRACERS_PER_SECOND);
@@ -78,25 +150,8 @@ export async function textSearchLag(options: {
       return { word, pdf: await makeUploadPdf(word) };
     }),
   );
-  const upload = multipartBody(options.uploadPdf, 'bench-paced.pdf');
-  let uploaded = 0;
-  const paced = new Promise<void>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: `${baseUrl}/api/v1/documents`,
-        method: 'POST',
-        headers: { ...auth, 'Content-Type': upload.contentType },
-        body: upload.body,
-        connections: options.connections,
-        overallRate: rate,
-        duration: seconds,
-      },
-      (error) => (error ? reject(error) : resolve()),
-    );
-    instance.on('response', (_client, status) => {
-      if (status === 201) uploaded++;
-    });
-  });
+  const waitingAtStart = await options.waiting();
+  const paced = pacedUploads({ ...options, pdf: options.uploadPdf, rate: rate - TRACERS_PER_SECOND });
 
   const answered = new Map<string, number>(); // word → time of its 201
   const found = new Map<string, number>();
@@ -129,11 +184,12 @@ export async function textSearchLag(options: {
       if (response.status === 201) answered.set(word, performance.now());
     }),
   );
-  await paced;
+  const uploaded = (await paced) + answered.size;
   const elapsed = (performance.now() - started) / 1000;
+  const waitingAtEnd = await options.waiting();
   pollDeadline = performance.now() + FOUND_DEADLINE_MS;
   polling = false;
   await poller;
   const lags = [...found].map(([word, at]) => at - answered.get(word)!);
-  return { rate, uploaded: uploaded / elapsed, seconds: elapsed, found: stats(lags), notFound: answered.size - found.size };
+  return { rate, uploaded: uploaded / elapsed, waitingAtStart, waitingAtEnd, seconds: elapsed, found: stats(lags), notFound: answered.size - found.size };
 }

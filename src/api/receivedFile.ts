@@ -34,7 +34,9 @@ export const receivedFromBytes = (bytes: Buffer): ReceivedFile => ({
  * file in `dir` (`<uuid>.part`, created here, never reused). `received` is there once the stream has
  * finished. `discard()` removes the temporary file; a destroyed writer (a client gone, a limit passed)
  * discards itself. A temporary file is only ever read by the request that wrote it, so a process
- * killed mid-upload leaves a stray file, never a document.
+ * killed mid-upload leaves a stray file, never a document. It keeps the buffers it is given, without
+ * copying them, until they are stored (a write behind another is hashed only then): a source must
+ * never reuse a buffer it has written (formidable's multipart parser would: see jsonOrMultipartBody).
  */
 export class ReceivedFileWriter extends Writable {
   received?: ReceivedFile;

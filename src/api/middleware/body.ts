@@ -32,6 +32,32 @@ export const receivedFileOf = (file: File): ReceivedFile => receivedFiles.get(fi
 const singleOrMany = <T>(values: Record<string, T[] | undefined>): Record<string, T | T[]> =>
   Object.fromEntries(Object.entries(values).flatMap(([key, value]) => (value === undefined ? [] : [[key, value.length === 1 ? value[0] : value]])));
 
+/** What formidable's MultipartParser hands its events to, and the buffer it keeps a possible delimiter in. */
+interface MultipartParserInternals {
+  lookbehind: Buffer;
+  _handleCallback(name: string, buffer?: Buffer, start?: number, end?: number): void;
+}
+
+/**
+ * formidable's multipart plugin, except that the bytes of a false lead (part data that began like the
+ * delimiter, CRLF "--" boundary, and was not it) go on as a copy. The parser hands them on as a view of
+ * its one lookbehind buffer and overwrites it at the next false lead, while a ReceivedFileWriter keeps
+ * (and, behind a write in progress, hashes) what it is given later: the whole delimiter followed by
+ * neither CRLF nor "--" was stored, and hashed, as other bytes than were sent. A copy is at most the
+ * boundary and 5 bytes, one per false lead; other part data is never copied.
+ */
+const multipartCopyingFalseLeads: formidable.PluginFunction = (form, options) => {
+  multipart.call(form, form, options);
+  const parser = (form as unknown as { _parser?: MultipartParserInternals })._parser;
+  if (!parser?.lookbehind) return;
+  const handleCallback = parser._handleCallback.bind(parser);
+  parser._handleCallback = (name, buffer, start, end) => {
+    if (buffer !== parser.lookbehind) return handleCallback(name, buffer, start, end);
+    const copy = Buffer.from(buffer.subarray(start, end));
+    handleCallback(name, copy, 0, copy.length);
+  };
+};
+
 /**
  * JSON or multipart/form-data. A file part is counted and hashed as it arrives, and kept in memory up to
  * 1 MiB, in a temporary file in `uploadDir` beyond (read it with `receivedFileOf`): the api never holds a
@@ -49,7 +75,7 @@ export function jsonOrMultipartBody(maxFileBytes: number, fileField: string, upl
     allowEmptyFiles: true,
     minFileSize: 0,
     // Only multipart bodies come here: formidable's other parsers need not look at each one.
-    enabledPlugins: [multipart],
+    enabledPlugins: [multipartCopyingFalseLeads],
     // The file goes to a ReceivedFileWriter, never to a path of formidable's: no random name to draw (cuid2, a SHA-3 per file).
     filename: () => 'upload',
   };
