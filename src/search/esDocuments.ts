@@ -7,7 +7,7 @@ import { searchWords } from './text';
 // What Elasticsearch holds of each resource, read from PostgreSQL (the source of truth). Every copy
 // carries the moment it was read as its external version: a slower, older read never overwrites a newer one.
 
-interface Loaded {
+export interface Loaded {
   id: string;
   version: number;
   /** Null: the resource is gone (or deleted) and leaves the index. */
@@ -91,21 +91,39 @@ const loaders: Record<SearchType, (db: Db, ids: string[]) => Promise<Loaded[]>> 
 
 export const loadForIndex = (db: Db, type: SearchType, ids: string[]) => loaders[type](db, ids);
 
+/** The most one _bulk request carries: answered well within the client's timeout on a busy machine. */
+export const MAX_BULK_BYTES = 4 * 1024 * 1024;
+
 /**
- * Writes the copies in one _bulk request. `target` is the alias (require_alias: a write never creates a
- * stray index) or, while rebuilding, the new index itself. Version conflicts mean a newer copy is there.
+ * Writes the copies in _bulk requests of at most MAX_BULK_BYTES (a batch of events about documents
+ * with their texts once made one of 24 MB, which timed out and was retried for minutes), the refresh
+ * asked for on the last. `target` is the alias (require_alias: a write never creates a stray index) or,
+ * while rebuilding, the new index itself. Version conflicts mean a newer copy is there.
  */
 export async function writeToIndex(client: Client, target: string, loaded: Loaded[], options: { viaAlias: boolean; refresh: boolean | 'wait_for' }) {
-  if (loaded.length === 0) return;
-  const operations = loaded.flatMap((entry) => {
-    const meta = { _index: target, _id: entry.id, version: entry.version, version_type: 'external_gte' as const };
-    return entry.body ? [{ index: meta }, entry.body] : [{ delete: meta }];
-  });
-  const response = await client.bulk({ operations, refresh: options.refresh, require_alias: options.viaAlias });
-  if (!response.errors) return;
-  const failed = response.items.map((item) => Object.values(item)[0]).filter((result) => result?.error && result.status !== 409 && result.status !== 404);
-  if (failed.length > 0)
-    throw new Error(`Elasticsearch refused ${failed.length} of ${loaded.length} writes: ${JSON.stringify(failed[0]?.error).slice(0, 500)}`);
+  const pieces: Loaded[][] = [];
+  let bytes = Infinity;
+  for (const entry of loaded) {
+    const size = entry.body ? JSON.stringify(entry.body).length : 100;
+    if (bytes + size > MAX_BULK_BYTES) {
+      pieces.push([]);
+      bytes = 0;
+    }
+    pieces[pieces.length - 1].push(entry);
+    bytes += size;
+  }
+  for (const [index, piece] of pieces.entries()) {
+    const operations = piece.flatMap((entry) => {
+      const meta = { _index: target, _id: entry.id, version: entry.version, version_type: 'external_gte' as const };
+      return entry.body ? [{ index: meta }, entry.body] : [{ delete: meta }];
+    });
+    const refresh = index === pieces.length - 1 ? options.refresh : false;
+    const response = await client.bulk({ operations, refresh, require_alias: options.viaAlias });
+    if (!response.errors) continue;
+    const failed = response.items.map((item) => Object.values(item)[0]).filter((result) => result?.error && result.status !== 409 && result.status !== 404);
+    if (failed.length > 0)
+      throw new Error(`Elasticsearch refused ${failed.length} of ${piece.length} writes: ${JSON.stringify(failed[0]?.error).slice(0, 500)}`);
+  }
 }
 
 /** Groups resources by type for loading. */
