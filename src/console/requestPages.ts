@@ -82,6 +82,14 @@ const DEFAULT_SIGNER_ROWS = 3;
 /** Documents the send form offers beside the first; the API takes up to REQUEST_MAX_DOCUMENTS. */
 const EXTRA_DOCUMENT_ROWS = 4;
 
+/** What each recipient does, as the send form offers it. */
+const recipientParts = [
+  ['signer', 'signs'],
+  ['approver', 'approves'],
+  ['viewer', 'reads'],
+  ['cc', 'gets a copy (cc)'],
+] as const;
+
 function signerRow(values: Record<string, string>, index: number, role?: string) {
   const value = (field: string) => values[`signers-${index}-${field}`] ?? '';
   return html`<fieldset class="signer-row">
@@ -89,7 +97,15 @@ function signerRow(values: Record<string, string>, index: number, role?: string)
     ${role ? html`<input type="hidden" name="signers-${index}-role" value="${role}">` : ''}
     <label>Name <input name="signers-${index}-name" maxlength="200" autocomplete="off" value="${value('name')}"${role ? html` required` : ''}></label>
     <label>E-mail <input name="signers-${index}-email" type="email" maxlength="320" autocomplete="off" value="${value('email')}"${role ? html` required` : ''}></label>
-    ${role ? '' : html`<button type="button" class="remove-signer danger" hidden>Remove</button>`}
+    ${
+      role
+        ? ''
+        : html`<label>Part <select name="signers-${index}-recipientType">${recipientParts.map(
+            ([type, text]) => html`<option value="${type}"${value('recipientType') === type ? html` selected` : ''}>${text}</option>`,
+          )}</select></label>
+    <label>Step <input name="signers-${index}-routingOrder" type="number" min="1" max="50" inputmode="numeric" value="${value('routingOrder')}" placeholder="from the order" aria-describedby="step-hint"></label>
+    <button type="button" class="remove-signer danger" hidden>Remove</button>`
+    }
   </fieldset>`;
 }
 
@@ -160,8 +176,13 @@ export function sendPage(frame: Frame, { documents, templates, template, values,
       <p id="title-hint" class="hint">The subject of the e-mail the signers receive.</p>
       <label for="message">Message</label>
       <textarea id="message" name="message" rows="3" maxlength="5000">${values.message ?? ''}</textarea>
-      <h2>Signers</h2>
-      ${template ? '' : html`<p class="hint">Leave a row empty to skip it.</p>`}
+      <h2>Recipients</h2>
+      ${
+        template
+          ? ''
+          : html`<p class="hint">Leave a row empty to skip it.</p>
+      <p class="hint" id="step-hint">Each recipient signs, approves, reads, or gets a copy when all is done (cc). Recipients with the same step act at once, and the next step starts when they all have; leave the steps empty to follow the signing order below.</p>`
+      }
       <div id="signers"${template ? '' : html` data-editable="true"`}>${signerRows}</div>
       ${template ? '' : html`<button type="button" id="add-signer" hidden>Add a signer</button>`}
       ${
@@ -237,22 +258,24 @@ function actions(frame: Frame, request: RequestView) {
   </section>`;
 }
 
+const partOf = (type: string) => ({ signer: 'signs', approver: 'approves', viewer: 'reads', cc: 'cc' })[type] ?? type;
+
 function signerTimeline(request: RequestView) {
   const rows = request.signers.map(
     (signer) => html`<tr>
-      <td data-label="Order">${signer.order}</td>
-      <td data-label="Signer"><span class="who">${signer.name}<br><span class="hint">${signer.email}</span></span></td>
+      <td data-label="Step">${signer.recipientType === 'cc' ? '—' : signer.routingOrder}</td>
+      <td data-label="Recipient"><span class="who">${signer.name}<br><span class="hint">${signer.email} · ${partOf(signer.recipientType)}</span></span></td>
       <td data-label="Status">${statusBadge(signer.status)}</td>
       <td data-label="E-mailed">${signer.notifiedAt ? dateTime(signer.notifiedAt) : '—'}</td>
       <td data-label="Viewed">${signer.viewedAt ? dateTime(signer.viewedAt) : '—'}</td>
-      <td data-label="Signed">${signer.signedAt ? dateTime(signer.signedAt) : '—'}</td>
+      <td data-label="Signed">${(signer.signedAt ?? signer.approvedAt) ? dateTime((signer.signedAt ?? signer.approvedAt)!) : '—'}</td>
       <td data-label="Declined">${signer.declinedAt ? html`${dateTime(signer.declinedAt)}${signer.declineReason ? html`: ${signer.declineReason}` : ''}` : '—'}</td>
     </tr>`,
   );
   return html`<section class="card" aria-labelledby="signers-heading">
-    <h2 id="signers-heading">Signers</h2>
-    <table class="list compact" id="signer-timeline"><caption class="visually-hidden">Each signer's steps</caption>
-      <thead><tr><th scope="col">Order</th><th scope="col">Signer</th><th scope="col">Status</th><th scope="col">E-mailed</th><th scope="col">Viewed</th><th scope="col">Signed</th><th scope="col">Declined</th></tr></thead>
+    <h2 id="signers-heading">Recipients</h2>
+    <table class="list compact" id="signer-timeline"><caption class="visually-hidden">Each recipient's step and what they did</caption>
+      <thead><tr><th scope="col">Step</th><th scope="col">Recipient</th><th scope="col">Status</th><th scope="col">E-mailed</th><th scope="col">Viewed</th><th scope="col">Signed or approved</th><th scope="col">Declined</th></tr></thead>
       <tbody>${rows}</tbody>
     </table>
   </section>`;

@@ -38,6 +38,8 @@ const fieldLabels: Record<string, string> = {
   reminderEveryDays: 'Reminder interval (days)',
   name: 'name',
   email: 'e-mail',
+  recipientType: 'part',
+  routingOrder: 'step',
   role: 'role',
 };
 
@@ -167,11 +169,20 @@ export function requestPages({ router, deps, rateLimit, requireLogin, frame, pag
  * so the schema names the problem.
  */
 function requestInput(values: Record<string, string>, template?: Template) {
+  const number = (value: string | undefined) => (value?.trim() ? (Number.isFinite(Number(value)) ? Number(value) : value) : undefined);
   const indexes = [...new Set(Object.keys(values).flatMap((key) => /^signers-(\d{1,2})-(name|email)$/.exec(key)?.[1] ?? []))].map(Number).sort((a, b) => a - b);
   const rows = indexes.filter((index) => values[`signers-${index}-name`]?.trim() || values[`signers-${index}-email`]?.trim());
   const signers = rows.map((index) => {
     const role = values[`signers-${index}-role`];
-    return { name: values[`signers-${index}-name`]?.trim() ?? '', email: values[`signers-${index}-email`]?.trim() ?? '', ...(role ? { role } : {}) };
+    const recipientType = values[`signers-${index}-recipientType`];
+    const routingOrder = number(values[`signers-${index}-routingOrder`]);
+    return {
+      name: values[`signers-${index}-name`]?.trim() ?? '',
+      email: values[`signers-${index}-email`]?.trim() ?? '',
+      ...(role ? { role } : {}),
+      ...(recipientType && recipientType !== 'signer' ? { recipientType } : {}),
+      ...(routingOrder !== undefined ? { routingOrder } : {}),
+    };
   });
   const prefill = Object.fromEntries(
     (template ? pages.prefillableFields(template) : []).flatMap((field, index) => {
@@ -180,7 +191,6 @@ function requestInput(values: Record<string, string>, template?: Template) {
       return [[field.label!, field.type === 'checkbox' ? value === 'true' : value]];
     }),
   );
-  const number = (value: string | undefined) => (value?.trim() ? (Number.isFinite(Number(value)) ? Number(value) : value) : undefined);
   // More documents than the first make a request of several: documents, in the form's order, with empty rows skipped.
   const more = Object.keys(values)
     .flatMap((key) => /^documents-(\d{1,2})$/.exec(key)?.[1] ?? [])

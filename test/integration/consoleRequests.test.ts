@@ -120,6 +120,33 @@ describe('the console’s signing requests (/app/requests)', function () {
       expect((await browser.request('GET', `/app/requests/${id}/documents/doc_nonsense`)).status).to.equal(404);
     });
 
+    it('sends recipients of every part in steps; the detail page shows each one’s step and part', async () => {
+      const { browser, api } = await signedUp();
+      const documentId = await uploaded(browser);
+      const form = await browser.request('GET', '/app/requests/new');
+      expect(form.text).to.contain('<select name="signers-0-recipientType">').and.contain('name="signers-0-routingOrder"');
+      const id = await sent(browser, documentId, {
+        'signers-0-recipientType': 'approver',
+        'signers-0-routingOrder': '1',
+        'signers-1-routingOrder': '2',
+        'signers-2-name': 'Cai Copy',
+        'signers-2-email': 'cai@example.com',
+        'signers-2-recipientType': 'cc',
+      });
+      const viaApi = await api('GET', `/api/v1/signatures/${id}`);
+      expect(viaApi.body.signers.map((signer: { recipientType: string; routingOrder: number }) => [signer.recipientType, signer.routingOrder])).to.deep.equal([
+        ['approver', 1],
+        ['signer', 2],
+        ['cc', 1],
+      ]);
+      const detail = await browser.request('GET', `/app/requests/${id}`);
+      expect(detail.text).to.contain('<h2 id="signers-heading">Recipients</h2>').and.contain('ada@example.com · approves').and.contain('cai@example.com · cc');
+
+      const partial = await browser.post('/app/requests', { document_id: documentId, title: 'T', ...twoSigners, 'signers-0-routingOrder': '1' });
+      expect(partial.status).to.equal(400);
+      expect(partial.text).to.contain('Signer 2 step is required once another recipient has one');
+    });
+
     it('re-renders the form with the person’s values and every problem (400), and creates nothing', async () => {
       const { browser, accountId } = await signedUp();
       const documentId = await uploaded(browser);

@@ -44,7 +44,7 @@ if (signers?.dataset.editable) {
   const renumber = () => {
     rows().forEach((row, index) => {
       row.querySelector('legend').textContent = `Signer ${index + 1}`;
-      for (const input of row.querySelectorAll('input')) input.name = input.name.replace(/^signers-\d+-/, `signers-${index}-`);
+      for (const input of row.querySelectorAll('input, select')) input.name = input.name.replace(/^signers-\d+-/, `signers-${index}-`);
       const remove = row.querySelector('.remove-signer');
       remove.hidden = rows().length === 1;
       remove.setAttribute('aria-label', `Remove signer ${index + 1}`);
@@ -62,6 +62,7 @@ if (signers?.dataset.editable) {
   add.addEventListener('click', () => {
     const row = rows()[0].cloneNode(true);
     for (const input of row.querySelectorAll('input')) input.value = '';
+    for (const select of row.querySelectorAll('select')) select.selectedIndex = 0;
     signers.append(row);
     renumber();
     row.querySelector('input').focus();
