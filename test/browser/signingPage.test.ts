@@ -176,6 +176,46 @@ describe('GET /sign/:token (the signing page, in headless Chromium on a phone)',
     }, 60_000);
   });
 
+  it('an approver approves on its page, then a viewer’s page records the view once the documents are shown', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request, {
+      signers: [
+        { name: 'Ann Approver', email: 'ann@example.com', recipientType: 'approver', routingOrder: 1 },
+        { name: 'Vic Viewer', email: 'vic@example.com', recipientType: 'viewer', routingOrder: 2 },
+      ],
+    });
+    const [ann, vic] = signingRequest.signers;
+
+    // The viewer's turn has not come: the page says so and records nothing.
+    const { page: early } = await openPage(await linkFor(account, signingRequest.id, vic.id));
+    await outcome(early).getByText('It is not your turn yet').waitFor();
+
+    const { page } = await openPage(await linkFor(account, signingRequest.id, ann.id));
+    await page.locator('#pages[data-rendered="2"]').waitFor();
+    expect(await page.getByRole('heading', { name: 'Your approval' }).isVisible()).to.equal(true);
+    expect(await page.getByRole('img', { name: /Signature pad/ }).isVisible(), 'an approver draws nothing').to.equal(false);
+    expect(await page.getByRole('button', { name: 'Decline', exact: true }).isVisible()).to.equal(true);
+    await page.screenshot({ path: path.join(screenshots, 'approver.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await outcome(page).getByRole('heading', { name: 'You have approved' }).waitFor();
+
+    await eventually(async () => {
+      const response = await account.request('GET', `/api/v1/signatures/${signingRequest.id}`);
+      expect(response.body.progress.waitingFor).to.deep.equal([vic.id]);
+    });
+    const { page: viewer } = await openPage(await linkFor(account, signingRequest.id, vic.id));
+    await viewer.locator('#pages[data-rendered="2"]').waitFor();
+    await outcome(viewer).getByRole('heading', { name: 'You have read the documents' }).waitFor();
+    expect(await viewer.getByRole('img', { name: 'Page 2 of 2' }).isVisible(), 'the documents stay to read').to.equal(true);
+    await viewer.screenshot({ path: path.join(screenshots, 'viewer.png'), fullPage: true });
+    const done = await eventually(async () => {
+      const response = await account.request('GET', `/api/v1/signatures/${signingRequest.id}`);
+      expect(response.body.status).to.equal('completed');
+      return response.body;
+    }, 60_000);
+    expect(done.signers.map((signer: { status: string }) => signer.status)).to.deep.equal(['approved', 'viewed']);
+  });
+
   it('sequential: the second signer sees "not your turn" until the first has signed', async () => {
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request, { signingOrder: 'sequential' });

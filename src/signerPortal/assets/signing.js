@@ -415,8 +415,10 @@ function setUpSigning(view) {
   const signButton = $('sign-button');
   let busy = false;
   let marks = null;
+  // An approver places nothing: nothing is missing, and no consent to sign is asked.
+  const approving = view.signer.recipientType === 'approver';
   const update = () => {
-    const missing = form.missing();
+    const missing = approving ? [] : form.missing();
     signButton.disabled = busy || !$('consent').checked || missing.length > 0;
     $('missing').textContent = missing.length ? `Still to fill in: ${missing.join(', ')}.` : '';
     $('missing').hidden = missing.length === 0;
@@ -453,8 +455,8 @@ function setUpSigning(view) {
     }
   }
 
-  if (view.signer.recipientType === 'approver') {
-    // An approver places nothing: Approve or Decline, nothing to draw or type.
+  if (approving) {
+    // Approve or Decline, nothing to draw or type.
     for (const part of document.querySelectorAll('#sign .signature-part')) part.hidden = true;
     $('sign-heading').textContent = 'Your approval';
     signButton.textContent = 'Approve';
