@@ -17,6 +17,7 @@ import { createRateLimiter } from '../src/api/middleware/rateLimit';
 import { migrateLatest, openDatabase, type Db } from '../src/db';
 import { cores, cpuMeter, pidListeningOn } from './cpu';
 import { hostileUploads, sampleFamilyMemory } from './hostilePdfs';
+import { PACKET_DOCUMENTS, PACKET_SIGNERS, packetsAlone } from './packets';
 import { makeBigPdf, makeUploadPdf, multipartBody } from './pdf';
 import { percentile, type Stats } from './stats';
 import {
@@ -56,12 +57,16 @@ const E2E_CONCURRENCY = 8;
 const E2E_WARM_UP = 2 * E2E_CONCURRENCY; // untimed signs (and echo updates) first
 const E2E_DEADLINE_MS = 120_000;
 const E2E_ALONE_REQUESTS = 40; // signed one at a time, against (f) one at a time
+const PACKET_REQUESTS = 20; // of each kind (3 documents and 3 signers; 1 and 1), one at a time, interleaved
+const PACKET_WARM_UP = 3; // untimed ones of each kind first
 const GOALS = {
   readOfQuery: 0.5, // (b) req/s against (a1), the bare app making one query
   readP99Ms: 25,
   signOfUpdate: 3, // one at a time, sign → HTTP 200 p99 against (f), a raw update round trip
   signOfCpuFloor: 3, // 8 at a time, sign → HTTP 200 p99 against the CPU floor: the same work on the same cores
   completedP99Ms: 500, // last sign → signing_request.completed
+  packetCompletedOfSingle: 1.5, // one at a time, 3 documents and 3 signers: last sign → completed p99 against 1 and 1
+  packetSealOfSingle: 3, // one at a time, sealing 3 documents (the completeRequest activity) p99 against sealing 1
   peakRssMb: 400,
   uploadRssMb: 300,
   uploadOfCreate: 0.5, // (c2) req/s against (c)
@@ -384,6 +389,8 @@ async function main() {
   const account = await createAccount(db, { email: `bench-${Date.now()}@example.com`, plan: 'business', name: 'Signet benchmark' });
   cleanups.push(async () => {
     await db('rate_limits').where('key', 'like', `%${account.id}`).del();
+    // Its signing requests first: their signing_request_documents hold its documents (no cascade there).
+    await db('signing_requests').where({ account_id: account.id }).del();
     await db('accounts').where({ id: account.id }).del();
   });
   const { secret } = await createApiKey(db, account.id);
@@ -625,7 +632,9 @@ async function main() {
       db, // and the baselines (f-local) and (f-regular), alternately with (f)
     });
     const e2eAlone = await endToEnd(alone, preparedAlone);
-    return { signatures, signatureSamples, startSamples, echo, e2e, echoAlone, e2eAlone };
+    // Issue #27: several documents and signers against one and one, one at a time, interleaved.
+    const packets = await packetsAlone({ ...endToEndOptions, count: PACKET_REQUESTS, warmUp: PACKET_WARM_UP });
+    return { signatures, signatureSamples, startSamples, echo, e2e, echoAlone, e2eAlone, packets };
   }
 
   const temporalNamespace = serviceEnv.TEMPORAL_NAMESPACE ?? 'default';
@@ -948,6 +957,47 @@ async function main() {
       `- one at a time, where the 200 goes: ${signPathLine(signing.e2eAlone)}.`,
       `- one at a time, where the completion goes: sent → signers.signed_at ${spread(signing.e2eAlone.toSigned)}; signed_at → sealed_documents.created_at ${spread(signing.e2eAlone.signedToSealed)}; sealed → completed event ${spread(signing.e2eAlone.sealedToCompleted)}.`,
       ...cpuLines(signing.e2eAlone.cpuPerRequest, 1),
+      ...packetReport(),
+    ];
+  };
+  // Issue #27: a request of several documents and signers against one of one and one, one at a time.
+  const packetRatios = () => {
+    const { single, packet } = signing!.packets;
+    return { completion: packet.completion.p99 / single.completion.p99, seal: packet.seal.p99 / single.seal.p99 };
+  };
+  const packetReport = (): string[] => {
+    if (!signing) return [];
+    const { single, packet, failures, pdfBytes } = signing.packets;
+    const ratios = packetRatios();
+    const row = (name: string, one: Stats, many: Stats, ratio: number) =>
+      `| ${name} | ${one.n} / ${many.n} | ${ms(one.p50)} / ${ms(many.p50)} | ${ms(one.p99)} / ${ms(many.p99)} | ${ms(one.max)} / ${ms(many.max)} | ${(many.p50 / one.p50).toFixed(2)} | **${ratio.toFixed(2)}** |`;
+    const cpuRow = (name: string, perRequest: Record<string, number>) =>
+      `| ${name} | ${Object.entries(perRequest)
+        .map(([process, used]) => `${process} ${ms(used)}`)
+        .join(', ')} | **${ms(cpuTotal(perRequest))}** |`;
+    return [
+      '',
+      `**Several documents and signers, one at a time** (issue #27): ${PACKET_REQUESTS} requests of ${PACKET_DOCUMENTS} documents and ${PACKET_SIGNERS} signers (parallel order, no fields: each signs on the signatures page) ` +
+        `and ${PACKET_REQUESTS} of 1 document and 1 signer, alternating, after ${PACKET_WARM_UP} untimed ones of each; every document a 5-page text PDF (${pdfBytes.map((bytes) => `${(bytes / 1000).toFixed(0)} KB`).join(', ')}; ` +
+        `the single request has the first). The packet's first signers sign one after another, each after the previous 200; the timer starts as the last Sign is sent; ` +
+        `the next request starts once this one's workflow has closed. Seal = the completeRequest activity's span in the workflow's history (ActivityTaskStarted → ActivityTaskCompleted: ` +
+        `loads the request, seals each document in turn, completes it in one transaction).${failures.length > 0 ? ` **Failures:** ${failures.slice(0, 5).join('; ')}${failures.length > 5 ? ` (${failures.length} in all)` : ''}.` : ''}`,
+      '',
+      `| 1 at a time, 1 document + 1 signer / ${PACKET_DOCUMENTS} + ${PACKET_SIGNERS} | n | p50 ms | p99 ms | max ms | p50 ratio | p99 ratio |`,
+      '|---|---:|---:|---:|---:|---:|---:|',
+      row(`last sign sent → completed event's created_at`, single.completion, packet.completion, ratios.completion),
+      row('seal: completeRequest activity, started → completed', single.seal, packet.seal, ratios.seal),
+      row(
+        'last signers.signed_at → last sealed_documents.created_at',
+        single.signedToSealed,
+        packet.signedToSealed,
+        packet.signedToSealed.p99 / single.signedToSealed.p99,
+      ),
+      '',
+      '| CPU ms per completed request, first Sign → workflow closed (closing mails included) | by process | in all |',
+      '|---|---|---:|',
+      cpuRow('1 document, 1 signer', single.cpuPerRequest),
+      cpuRow(`${PACKET_DOCUMENTS} documents, ${PACKET_SIGNERS} signers`, packet.cpuPerRequest),
     ];
   };
 
@@ -1030,6 +1080,15 @@ async function main() {
         `- ${pass(signing.e2eAlone.signResponse.p99 <= GOALS.signOfUpdate * signing.echoAlone.latency.p99)} one at a time, sign → HTTP 200 p99 ≤ ${GOALS.signOfUpdate} × (f)'s p99 one at a time: ` +
           `${ms(signing.e2eAlone.signResponse.p99)} ms against ${ms(GOALS.signOfUpdate * signing.echoAlone.latency.p99)} ms (${(signing.e2eAlone.signResponse.p99 / signing.echoAlone.latency.p99).toFixed(1)} ×)`,
         `- ${pass(signing.e2eAlone.completed === signing.e2eAlone.count && signing.e2eAlone.completion.p99 < GOALS.completedP99Ms)} one at a time, last sign → signing_request.completed p99 < ${GOALS.completedP99Ms} ms: ${ms(signing.e2eAlone.completion.p99)} ms`,
+      );
+      const { single, packet, failures } = signing.packets;
+      const allDone = failures.length === 0 && single.completed === PACKET_REQUESTS && packet.completed === PACKET_REQUESTS;
+      const ratios = packetRatios();
+      lines.push(
+        `- ${pass(allDone && ratios.completion <= GOALS.packetCompletedOfSingle)} one at a time, ${PACKET_DOCUMENTS} documents and ${PACKET_SIGNERS} signers, last sign → signing_request.completed p99 ≤ ${GOALS.packetCompletedOfSingle} × 1 and 1: ` +
+          `${ms(packet.completion.p99)} ms against ${ms(single.completion.p99)} ms (${ratios.completion.toFixed(2)} ×; p50 ${ms(packet.completion.p50)} against ${ms(single.completion.p50)} ms)${allDone ? '' : ' (not every request completed cleanly)'}`,
+        `- ${pass(allDone && ratios.seal <= GOALS.packetSealOfSingle)} one at a time, sealing ${PACKET_DOCUMENTS} documents p99 ≤ ${GOALS.packetSealOfSingle} × sealing 1 (completeRequest activity): ` +
+          `${ms(packet.seal.p99)} ms against ${ms(single.seal.p99)} ms (${ratios.seal.toFixed(2)} ×; p50 ${ms(packet.seal.p50)} against ${ms(single.seal.p50)} ms)`,
       );
     }
     if (c && c2) {

@@ -322,7 +322,7 @@ async function signPath(client: Client, workflowId: string) {
 }
 
 /** A signer's Sign, as the signing page sends it; the HTTP status, or 0 when there was no answer by `deadline`. */
-function postSign(baseUrl: string, token: string, deadline: number): Promise<number> {
+export function postSign(baseUrl: string, token: string, deadline: number): Promise<number> {
   return fetch(`${baseUrl}/sign/${token}/sign`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'User-Agent': 'signet-bench' },
