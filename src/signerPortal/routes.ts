@@ -71,24 +71,26 @@ export function signerPortalRoutes({
     },
   );
 
+  // The original PDFs, served only while the signer may act: the first, or any of the request's documents.
+  const pdf = { description: 'The PDF', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } };
+  const serveOriginal = async (ctx: Context, token: string, documentId?: string) => {
+    const context = await resolveSigningToken(db, token);
+    assertCanAct(context);
+    ctx.type = 'application/pdf';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await getOriginalPdf(db, context, documentId);
+  };
   route(
     {
       ...signerSide,
       method: 'get',
       path: '/sign/{token}/document',
-      summary: 'The PDF to sign',
-      response: { description: 'The PDF', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } },
+      summary: 'The PDF to sign (the first, when there are several)',
+      response: pdf,
       errors: [404, 409],
     },
-    async ({ params }, ctx) => {
-      const context = await resolveSigningToken(db, params.token);
-      assertCanAct(context);
-      ctx.type = 'application/pdf';
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = await getOriginalPdf(db, context);
-    },
+    ({ params }, ctx) => serveOriginal(ctx, params.token),
   );
-
   route(
     {
       ...signerSide,
@@ -96,16 +98,10 @@ export function signerPortalRoutes({
       path: '/sign/{token}/documents/{documentId}',
       summary: 'One of the PDFs to sign, when the request has several',
       params: DocumentParams,
-      response: { description: 'The PDF', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } },
+      response: pdf,
       errors: [404, 409],
     },
-    async ({ params }, ctx) => {
-      const context = await resolveSigningToken(db, params.token);
-      assertCanAct(context);
-      ctx.type = 'application/pdf';
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = await getOriginalPdf(db, context, params.documentId);
-    },
+    ({ params }, ctx) => serveOriginal(ctx, params.token, params.documentId),
   );
 
   route(
@@ -160,41 +156,19 @@ export function signerPortalRoutes({
     },
   );
 
-  route(
-    {
-      ...signerSide,
-      method: 'post',
-      path: '/sign/{token}/approve',
-      summary: 'Approve, as an approver (who places nothing and may decline instead)',
-      response: SignerStatusSchema,
-      responseDescription: 'Approved',
-      errors: [404, 409],
-    },
-    async ({ params }, ctx) => {
-      const context = await resolveSigningToken(db, params.token);
-      assertCanAct(context);
-      await runUpdate(() => signingRequestHandle(temporal, context.request.id).approve({ signerId: context.signer.id, ...client(ctx) }));
-      return { signerId: context.signer.id, status: 'approved' };
-    },
-  );
-
-  route(
-    {
-      ...signerSide,
-      method: 'post',
-      path: '/sign/{token}/viewed',
-      summary: 'A viewer’s page has shown the documents: the viewer’s step is done',
-      response: SignerStatusSchema,
-      responseDescription: 'Viewed',
-      errors: [404, 409],
-    },
-    async ({ params }, ctx) => {
-      const context = await resolveSigningToken(db, params.token);
-      assertCanAct(context);
-      await runUpdate(() => signingRequestHandle(temporal, context.request.id).viewDone({ signerId: context.signer.id, ...client(ctx) }));
-      return { signerId: context.signer.id, status: 'viewed' };
-    },
-  );
+  // An approver's and a viewer's part: nothing to send but the link, answered once the workflow has it.
+  const partRoute = (path: string, summary: string, status: 'approved' | 'viewed', part: 'approve' | 'viewDone') =>
+    route(
+      { ...signerSide, method: 'post', path, summary, response: SignerStatusSchema, responseDescription: 'Recorded', errors: [404, 409] },
+      async ({ params }, ctx) => {
+        const context = await resolveSigningToken(db, params.token);
+        assertCanAct(context);
+        await runUpdate(() => signingRequestHandle(temporal, context.request.id)[part]({ signerId: context.signer.id, ...client(ctx) }));
+        return { signerId: context.signer.id, status };
+      },
+    );
+  partRoute('/sign/{token}/approve', 'Approve, as an approver (who places nothing and may decline instead)', 'approved', 'approve');
+  partRoute('/sign/{token}/viewed', 'A viewer’s page has shown the documents: the viewer’s step is done', 'viewed', 'viewDone');
 
   // --- The signing page (HTML) and its assets. ---
   router.get('/sign/:token', async (ctx) => {

@@ -137,6 +137,36 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
       .onConflict('token_hash')
       .ignore();
 
+  // A recipient's part that is a step and nothing more (an approval, a viewer's view): one conditional
+  // update while the request is pending, its audit step and its event (signer.approved, signer.viewed).
+  const recordPart = async (
+    requestId: string,
+    act: ActInput,
+    part: { status: 'approved' | 'viewed'; from: string[]; at: 'approved_at' | 'viewed_at'; action: 'approved' | 'viewed' },
+  ): Promise<boolean> => {
+    const loaded = await loadForLifecycle(db, requestId);
+    const signer = loaded.signers.find((candidate) => candidate.id === act.signerId)!;
+    if (signer.status === part.status) return true; // a retry: already recorded
+    return unitOfWork(db, async (trx) => {
+      const at = new Date();
+      const updated = await trx('signers')
+        .where({ id: signer.id })
+        .whereIn('status', part.from)
+        .whereExists(trx('signing_requests').where({ id: requestId, status: 'pending' }).select(trx.raw('1')))
+        .update({ status: part.status, [part.at]: at, ip_address: act.ipAddress ?? null, user_agent: act.userAgent ?? null });
+      if (updated === 0) return false;
+      await audit(trx, requestId, { action: part.action, key: `${part.action}:${signer.id}`, signerId: signer.id, actor: signer.email, client: act });
+      const when = part.status === 'approved' ? { approvedAt: at.toISOString() } : { viewedAt: at.toISOString() };
+      await event(trx, loaded, `signer.${part.status}`, `${signer.id}:${part.action}`, {
+        signerId: signer.id,
+        name: signer.name,
+        email: signer.email,
+        ...when,
+      });
+      return true;
+    });
+  };
+
   return {
     /** Invites signers whose turn it is. Owed, never refused: the request paid for its first invitations when it was made. */
     async sendInvitations(requestId: string, signerIds: string[]) {
@@ -287,49 +317,15 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
     },
 
     /** An approver's approval; true when recorded (now or by an earlier try), false when the request has ended. */
-    async recordApproval(requestId: string, approval: ActInput): Promise<boolean> {
-      const loaded = await loadForLifecycle(db, requestId);
-      const signer = loaded.signers.find((candidate) => candidate.id === approval.signerId)!;
-      if (signer.status === 'approved') return true; // a retry: already recorded
-      return unitOfWork(db, async (trx) => {
-        const approvedAt = new Date();
-        const updated = await trx('signers')
-          .where({ id: signer.id })
-          .whereNotIn('status', ['approved', 'declined'])
-          .whereExists(trx('signing_requests').where({ id: requestId, status: 'pending' }).select(trx.raw('1')))
-          .update({ status: 'approved', approved_at: approvedAt, ip_address: approval.ipAddress ?? null, user_agent: approval.userAgent ?? null });
-        if (updated === 0) return false;
-        await audit(trx, requestId, { action: 'approved', key: `approved:${signer.id}`, signerId: signer.id, actor: signer.email, client: approval });
-        await event(trx, loaded, 'signer.approved', `${signer.id}:approved`, {
-          signerId: signer.id,
-          name: signer.name,
-          email: signer.email,
-          approvedAt: approvedAt.toISOString(),
-        });
-        return true;
-      });
-    },
+    recordApproval: (requestId: string, approval: ActInput) =>
+      recordPart(requestId, approval, { status: 'approved', from: ['pending', 'notified', 'viewed'], at: 'approved_at', action: 'approved' }),
 
     /**
-     * A viewer's step: its page has shown the documents. Written as a view (audit step and signer.viewed
-     * event) unless the opening of the page wrote one already; true once recorded, false when the request has ended.
+     * A viewer's step: its page has shown the documents, written as its view (audit step and signer.viewed
+     * event); true once recorded, false when the request has ended.
      */
-    async recordViewStep(requestId: string, view: ActInput): Promise<boolean> {
-      const loaded = await loadForLifecycle(db, requestId);
-      const signer = loaded.signers.find((candidate) => candidate.id === view.signerId)!;
-      if (signer.status === 'viewed') return true; // a retry: already recorded
-      return unitOfWork(db, async (trx) => {
-        const updated = await trx('signers')
-          .where({ id: signer.id })
-          .whereIn('status', ['pending', 'notified'])
-          .whereExists(trx('signing_requests').where({ id: requestId, status: 'pending' }).select(trx.raw('1')))
-          .update({ status: 'viewed', viewed_at: trx.fn.now(), ip_address: view.ipAddress ?? null, user_agent: view.userAgent ?? null });
-        if (updated === 0) return false;
-        await audit(trx, requestId, { action: 'viewed', key: `viewed:${signer.id}`, signerId: signer.id, actor: signer.email, client: view });
-        await event(trx, loaded, 'signer.viewed', `${signer.id}:viewed`, { signerId: signer.id, email: signer.email, viewedAt: new Date().toISOString() });
-        return true;
-      });
-    },
+    recordViewStep: (requestId: string, view: ActInput) =>
+      recordPart(requestId, view, { status: 'viewed', from: ['pending', 'notified'], at: 'viewed_at', action: 'viewed' }),
 
     /** One decline ends the request for everyone. */
     async recordDecline(requestId: string, decline: DeclineInput): Promise<boolean> {
