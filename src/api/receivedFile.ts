@@ -9,6 +9,10 @@ export const IN_MEMORY_BYTES = 1024 * 1024;
 /** Temporary files older than this are left over from a process that died (a live upload writes one every few seconds). */
 const LEFTOVER_AFTER_MS = 60 * 60 * 1000;
 
+/** A chunk shorter than this is copied, with the small chunks around it, into a piece of PIECE_BYTES before it is kept. */
+const SMALL_CHUNK_BYTES = 4096;
+const PIECE_BYTES = 64 * 1024;
+
 /**
  * A file from a request body, counted and hashed as it arrived: a small one in memory (`bytes`), a
  * larger one in a temporary file (`path`) so that the api never holds a large body. The request that
@@ -34,15 +38,21 @@ export const receivedFromBytes = (bytes: Buffer): ReceivedFile => ({
  * file in `dir` (`<uuid>.part`, created here, never reused). `received` is there once the stream has
  * finished. `discard()` removes the temporary file; a destroyed writer (a client gone, a limit passed)
  * discards itself. A temporary file is only ever read by the request that wrote it, so a process
- * killed mid-upload leaves a stray file, never a document. It keeps the buffers it is given, without
- * copying them, until they are stored (a write behind another is hashed only then): a source must
- * never reuse a buffer it has written (formidable's multipart parser would: see jsonOrMultipartBody).
+ * killed mid-upload leaves a stray file, never a document. It keeps the large buffers it is given,
+ * without copying them, until they are stored: a source must never reuse a buffer it has written
+ * (formidable's multipart parser would: see jsonOrMultipartBody). Small ones (a body sent or parsed in
+ * tiny fragments) are copied into pieces of PIECE_BYTES first, so that a body is held about once however
+ * it was cut, never as one object per fragment.
  */
 export class ReceivedFileWriter extends Writable {
   received?: ReceivedFile;
   private readonly hash = crypto.createHash('sha256');
   private size = 0;
   private chunks: Buffer[] = [];
+  /** Where small chunks are copied: bytes up to pieceTaken are in `chunks` or written, those up to pieceUsed not yet. */
+  private piece?: Buffer;
+  private pieceUsed = 0;
+  private pieceTaken = 0;
   private file?: fs.promises.FileHandle;
   private filePath?: string;
   private discarded = false;
@@ -54,24 +64,38 @@ export class ReceivedFileWriter extends Writable {
   }
 
   override _writev(chunks: { chunk: Buffer }[], done: (error?: Error | null) => void) {
-    const buffers = chunks.map(({ chunk }) => chunk);
-    for (const buffer of buffers) {
-      this.hash.update(buffer);
-      this.size += buffer.length;
+    const buffers: Buffer[] = [];
+    for (const { chunk } of chunks) {
+      this.hash.update(chunk);
+      this.size += chunk.length;
+      if (chunk.length >= SMALL_CHUNK_BYTES) {
+        this.takePiece(buffers);
+        buffers.push(chunk);
+        continue;
+      }
+      if (!this.piece || chunk.length > this.piece.length - this.pieceUsed) {
+        this.takePiece(buffers);
+        this.piece = Buffer.allocUnsafeSlow(PIECE_BYTES);
+        this.pieceUsed = this.pieceTaken = 0;
+      }
+      chunk.copy(this.piece, this.pieceUsed);
+      this.pieceUsed += chunk.length;
     }
-    this.inTurn(async () => {
-      if (this.file) await this.file.writev(buffers);
-      else if (this.size <= IN_MEMORY_BYTES) this.chunks.push(...buffers);
-      else await this.spill(buffers);
-    }, done);
+    // Small chunks wait in the piece until it is full, a large chunk comes or the body ends.
+    if (buffers.length === 0) return done();
+    this.inTurn(() => this.store(buffers), done);
   }
 
   override _final(done: (error?: Error | null) => void) {
+    const rest: Buffer[] = [];
+    this.takePiece(rest);
+    this.piece = undefined;
     this.inTurn(async () => {
+      if (rest.length) await this.store(rest);
       const sha256 = this.hash.digest('hex');
       if (!this.file) {
-        // A body that came in one chunk (most small ones) is kept as it came: no copy.
-        const bytes = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size);
+        // A body that came in one large chunk (most small ones) is kept as it came: no copy.
+        const bytes = this.chunks.length === 1 && this.chunks[0].length >= SMALL_CHUNK_BYTES ? this.chunks[0] : Buffer.concat(this.chunks, this.size);
         this.received = { size: this.size, sha256, bytes };
         this.chunks = [];
         return;
@@ -93,6 +117,7 @@ export class ReceivedFileWriter extends Writable {
   discard(): Promise<void> {
     this.discarded = true;
     this.chunks = [];
+    this.piece = undefined;
     const removed = this.work.then(async () => {
       await this.file?.close().catch(() => undefined);
       this.file = undefined;
@@ -106,6 +131,19 @@ export class ReceivedFileWriter extends Writable {
     const next = this.work.then(() => (this.discarded ? undefined : step()));
     this.work = next.catch(() => undefined);
     next.then(() => done(), done);
+  }
+
+  /** Hands on the piece's bytes not yet handed on; later small chunks go on into the same piece. */
+  private takePiece(into: Buffer[]) {
+    if (!this.piece || this.pieceUsed === this.pieceTaken) return;
+    into.push(this.piece.subarray(this.pieceTaken, this.pieceUsed));
+    this.pieceTaken = this.pieceUsed;
+  }
+
+  private async store(buffers: Buffer[]) {
+    if (this.file) await this.file.writev(buffers);
+    else if (this.size <= IN_MEMORY_BYTES) this.chunks.push(...buffers);
+    else await this.spill(buffers);
   }
 
   private async spill(buffers: Buffer[]) {

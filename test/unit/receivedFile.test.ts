@@ -41,6 +41,30 @@ describe('ReceivedFileWriter', () => {
     expect(fs.readdirSync(dir)).to.deep.equal([]);
   });
 
+  for (const [name, size] of [
+    ['in memory', IN_MEMORY_BYTES - 10],
+    ['in a temporary file', 3 * IN_MEMORY_BYTES],
+  ] as const) {
+    it(`keeps a body sent in fragments of every size, small ones joined, byte for byte (${name})`, async () => {
+      const bytes = crypto.randomBytes(size);
+      const writer = new ReceivedFileWriter(dir);
+      const lengths = [1, 3, 4095, 4096, 2, 70_000, 7, 65_536, 65_535, 1, 40_000];
+      for (let offset = 0, index = 0; offset < bytes.length; index += 1) {
+        const length = lengths[index % lengths.length];
+        // Small pieces follow one another, and runs of them past one piece of the writer's.
+        const times = length < 10 ? 5000 : 1;
+        for (let time = 0; time < times && offset < bytes.length; time += 1, offset += length) writer.write(bytes.subarray(offset, offset + length));
+      }
+      writer.end();
+      await finished(writer);
+      const { received } = writer;
+      expect(received).to.deep.include({ size: bytes.length, sha256: sha256(bytes) });
+      const kept = received!.bytes ?? fs.readFileSync(received!.path!);
+      expect(kept.equals(bytes)).to.equal(true);
+      await writer.discard();
+    });
+  }
+
   it('removes its temporary file when destroyed mid-body', async () => {
     const writer = new ReceivedFileWriter(dir);
     writer.write(crypto.randomBytes(2 * IN_MEMORY_BYTES));

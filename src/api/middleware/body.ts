@@ -4,7 +4,7 @@ import { finished } from 'node:stream/promises';
 import formidable, { multipart, type File } from 'formidable';
 import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
-import { payloadTooLarge, unsupportedMediaType } from '../../errors';
+import { payloadTooLarge, unsupportedMediaType, validationError } from '../../errors';
 import { ReceivedFileWriter, receivedFromBytes, type ReceivedFile } from '../receivedFile';
 
 // Base64 makes a file 4/3 larger; JSON bodies may carry one file of up to maxFileBytes plus its fields.
@@ -36,25 +36,86 @@ const singleOrMany = <T>(values: Record<string, T[] | undefined>): Record<string
 interface MultipartParserInternals {
   lookbehind: Buffer;
   _handleCallback(name: string, buffer?: Buffer, start?: number, end?: number): void;
+  _transform(chunk: Buffer, encoding: BufferEncoding, done: (error?: Error | null) => void): void;
 }
 
+/** Part data shorter than this is copied, with the short part data around it, into a piece of PIECE_BYTES. */
+const SHORT_PART_DATA_BYTES = 4096;
+const PIECE_BYTES = 64 * 1024;
 /**
- * formidable's multipart plugin, except that the bytes of a false lead (part data that began like the
- * delimiter, CRLF "--" boundary, and was not it) go on as a copy. The parser hands them on as a view of
- * its one lookbehind buffer and overwrites it at the next false lead, while a ReceivedFileWriter keeps
- * (and, behind a write in progress, hashes) what it is given later: the whole delimiter followed by
- * neither CRLF nor "--" was stored, and hashed, as other bytes than were sent. A copy is at most the
- * boundary and 5 bytes, one per false lead; other part data is never copied.
+ * A body may be cut into this many short pieces of part data, plus one per BYTES_PER_SHORT_PIECE bytes of
+ * it. The parser cuts at each CR in the data and at each false lead: a compressed PDF has a CR every 256
+ * bytes or so, a text with CRLF lines two pieces a line (a PDF's xref table, 10 bytes a piece); a body of
+ * CRs alone (a piece a byte) cost the parser some 0.8 s of CPU a MiB even joined (formidable's own loop).
  */
-const multipartCopyingFalseLeads: formidable.PluginFunction = (form, options) => {
+const FREE_SHORT_PIECES = 65_536;
+const BYTES_PER_SHORT_PIECE = 8;
+
+const tooManyPieces = (pieces: number, bytes: number) =>
+  validationError([
+    `file: the multipart body is cut into too many pieces (${pieces} in its first ${bytes} bytes, at most ${FREE_SHORT_PIECES} and one per ${BYTES_PER_SHORT_PIECE} bytes): its data holds CR, the beginning of its boundary, that often; send the file with Content-Type: application/pdf instead`,
+  ]);
+
+/**
+ * formidable's multipart plugin, except that short part data goes on copied and joined with its
+ * neighbours. The parser hands on part data up to each CR in it, and the bytes of a false lead (data that
+ * began like the delimiter, CRLF "--" boundary, and was not it) as a view of its one lookbehind buffer,
+ * which it overwrites at the next false lead. A body stuffed with lookalikes ("\r\n-x" over and over) was
+ * one event per few bytes: formidable paused and resumed the request and wrote the file once per event
+ * (seconds of CPU per MiB), and the file writer kept a buffer per event (the whole delimiter followed by
+ * neither CRLF nor "--" was even stored as other bytes than were sent). Now the bytes of a false lead and
+ * other short part data are copied into a piece, handed on as one event when a longer stretch of data or
+ * another event comes, the piece is full, or the chunk of the body ends; longer part data goes on as the
+ * parser gives it, uncopied, so a body is still held once.
+ */
+const multipartJoiningShortData: formidable.PluginFunction = (form, options) => {
   multipart.call(form, form, options);
   const parser = (form as unknown as { _parser?: MultipartParserInternals })._parser;
   if (!parser?.lookbehind) return;
+  const refusing = form as unknown as { error?: unknown; _error(error: Error): void };
   const handleCallback = parser._handleCallback.bind(parser);
+  const transform = parser._transform.bind(parser);
+  let piece = Buffer.alloc(0);
+  let used = 0;
+  let handedOn = 0;
+  let parsedBytes = 0;
+  let shortPieces = 0;
+  const handOn = () => {
+    if (used > handedOn) handleCallback('partData', piece, handedOn, used);
+    handedOn = used;
+  };
   parser._handleCallback = (name, buffer, start, end) => {
-    if (buffer !== parser.lookbehind) return handleCallback(name, buffer, start, end);
-    const copy = Buffer.from(buffer.subarray(start, end));
-    handleCallback(name, copy, 0, copy.length);
+    if (name !== 'partData' || !buffer || start === undefined || end === undefined) {
+      handOn();
+      return handleCallback(name, buffer, start, end);
+    }
+    const length = end - start;
+    if (length <= 0) return;
+    if (length >= SHORT_PART_DATA_BYTES && buffer !== parser.lookbehind) {
+      handOn();
+      return handleCallback(name, buffer, start, end);
+    }
+    shortPieces += 1;
+    if (refusing.error) return;
+    if (shortPieces > FREE_SHORT_PIECES + parsedBytes / BYTES_PER_SHORT_PIECE) {
+      // Refused: formidable parses no more of the body (the rest of the chunk in hand goes unkept).
+      refusing._error(tooManyPieces(shortPieces, parsedBytes));
+      return;
+    }
+    if (length > piece.length - used) {
+      handOn();
+      piece = Buffer.allocUnsafeSlow(Math.max(PIECE_BYTES, length));
+      used = handedOn = 0;
+    }
+    buffer.copy(piece, used, start, end);
+    used += length;
+  };
+  parser._transform = (chunk, encoding, done) => {
+    parsedBytes += chunk.length;
+    transform(chunk, encoding, (error) => {
+      handOn();
+      done(error);
+    });
   };
 };
 
@@ -75,7 +136,7 @@ export function jsonOrMultipartBody(maxFileBytes: number, fileField: string, upl
     allowEmptyFiles: true,
     minFileSize: 0,
     // Only multipart bodies come here: formidable's other parsers need not look at each one.
-    enabledPlugins: [multipartCopyingFalseLeads],
+    enabledPlugins: [multipartJoiningShortData],
     // The file goes to a ReceivedFileWriter, never to a path of formidable's: no random name to draw (cuid2, a SHA-3 per file).
     filename: () => 'upload',
   };
