@@ -314,8 +314,12 @@ export async function searchBench({
     await elastic.close();
     if (accountId) {
       log('removing the bench account and its rows');
-      await db('events').where({ account_id: accountId }).del();
-      await db('accounts').where({ id: accountId }).del();
+      // A cleanup that fails is said, not thrown: it must not cost the run its report.
+      await db('events')
+        .where({ account_id: accountId })
+        .del()
+        .then(() => db('accounts').where({ id: accountId }).del())
+        .catch((error: Error) => log(`could not remove the bench account ${accountId}: ${error.message}`));
     }
     await database.close();
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -247,6 +247,21 @@ describe('signing requests with several documents', () => {
     expect(tooLong.body.details).to.deep.equal(['documents must have at most 2000 pages in all (REQUEST_MAX_PAGES); these have 2002']);
   });
 
+  it('an account deleted for good takes its requests of several documents with it', async () => {
+    const account = await createTestAccount();
+    const first = await upload(account.request, 'a.pdf', ['A']);
+    const second = await upload(account.request, 'b.pdf', ['B']);
+    const created = await account.request('POST', '/api/v1/signatures', {
+      json: { documents: [{ document_id: first.id }, { document_id: second.id }], title: 'T', signers: [{ name: 'Ada', email: 'ada@example.com' }] },
+    });
+    expect(created.status).to.equal(201);
+    await account.request('POST', `/api/v1/signatures/${created.body.id}/cancel`, { json: {} });
+    await eventually(async () => expect((await account.request('GET', `/api/v1/signatures/${created.body.id}`)).body.status).to.equal('cancelled'));
+    await account.db('accounts').where({ id: account.account.id }).del();
+    expect(await account.db('signing_request_documents').where({ signing_request_id: created.body.id })).to.have.length(0);
+    expect(await account.db('documents').whereIn('id', [first.id, second.id])).to.have.length(0);
+  });
+
   it('gives two documents of the same name distinct names in the ZIP and the e-mails', () => {
     expect(signedFileNames([{ fileName: 'scan.pdf' }, { fileName: 'Scan.PDF' }, { fileName: 'scan' }])).to.deep.equal([
       'scan (signed).pdf',

@@ -8,7 +8,8 @@ export async function up(knex: Knex) {
   await knex.schema.createTable('signing_request_documents', (table) => {
     table.text('signing_request_id').notNullable().references('signing_requests.id').onDelete('CASCADE');
     table.integer('position').notNullable().comment('1-based: the order in which signers see the documents');
-    table.text('document_id').notNullable().references('documents.id');
+    // Documents are deleted for good only with their account, whose requests go with it.
+    table.text('document_id').notNullable().references('documents.id').onDelete('CASCADE');
     table.text('original_sha256').notNullable().comment('hash of the document when the request was made');
     table.text('sealed_sha256').comment('hash of its sealed PDF once the request completed');
     table.primary(['signing_request_id', 'position']);
