@@ -6,6 +6,7 @@ import { createElasticsearchSearch } from '../../src/search/elasticsearchBackend
 import { newId } from '../../src/ids';
 import { createPostgresSearch, RANKED_UP_TO } from '../../src/search/postgres';
 import { TOTAL_COUNTED_UP_TO } from '../../src/search/schema';
+import { signerStatuses } from '../../src/domain/signingRequests';
 import { startApp } from '../support/app';
 import { client, type Request } from '../support/http';
 import { percentileCont, PEOPLE, seedAccount, uploadKnownPdfs, VOCABULARY, wordsOf, type FixtureDocument, type FixtureRequest } from '../support/searchFixture';
@@ -79,7 +80,7 @@ const secondsOf = (request: FixtureRequest) => (request.completedAt!.getTime() -
 const countBy = <T>(items: T[], key: (item: T) => string, keys: readonly string[]) =>
   Object.fromEntries(keys.map((name) => [name, items.filter((item) => key(item) === name).length]));
 const REQUEST_STATUSES = ['pending', 'completed', 'declined', 'cancelled', 'expired'];
-const SIGNER_STATUSES = ['pending', 'notified', 'viewed', 'signed', 'declined'];
+const SIGNER_STATUSES = [...signerStatuses];
 /** Elasticsearch's percentiles are t-digest estimates; on this few values they land within a second. */
 const closeTo = (actual: number | null, expected: number | null, kind: Kind) => {
   if (expected === null) return expect(actual).to.equal(null);
