@@ -68,22 +68,31 @@ export async function stopSharedSystem() {
   if (!shared) return;
   const system = await shared;
   shared = undefined;
-  // The sweeper's schedule targets this run's task queue, which no worker serves after the run.
+  // A PGlite run's indices copy a database that ends with the run.
+  await stopLeavingNothing(system, { indices: databaseKind === 'pglite' });
+}
+
+/**
+ * Stops a system of a test's own and removes what would outlive it on the shared services: its sweeper's
+ * schedule (which targets a task queue no worker serves after it), its search indexer, and its indices.
+ */
+export async function stopLeavingNothing(system: RunningSystem | undefined, { indices = true } = {}) {
+  if (!system) return;
+  const queue = system.config.TEMPORAL_TASK_QUEUE;
   await system.client.schedule
-    .getHandle(sweeperScheduleId(system.config.TEMPORAL_TASK_QUEUE))
+    .getHandle(sweeperScheduleId(queue))
     .delete()
     .catch(() => undefined);
   await system.client.workflow
-    .getHandle(searchIndexerWorkflowId(system.config.TEMPORAL_TASK_QUEUE))
-    .terminate('test run over')
+    .getHandle(searchIndexerWorkflowId(queue))
+    .terminate('test over')
     .catch(() => undefined);
-  // A PGlite run's indices copy a database that ends with the run.
-  if (databaseKind === 'pglite' && system.config.ELASTICSEARCH_URL) {
+  await system.stop();
+  if (indices && system.config.ELASTICSEARCH_URL) {
     const elastic = createElasticsearchClient(system.config.ELASTICSEARCH_URL);
     await elastic.indices.delete({ index: `${system.config.ELASTICSEARCH_INDEX_PREFIX}*` }).catch(() => undefined);
     await elastic.close();
   }
-  await system.stop();
 }
 
 /** A fresh account with an API key, and a request function bound to that key. */

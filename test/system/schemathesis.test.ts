@@ -2,13 +2,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { searchIndexerWorkflowId, sweeperScheduleId } from '../../src/temporal/client';
 import { createAccount } from '../../src/accounts/service';
 import { createApiKey } from '../../src/apiKeys/service';
 import { createLogger } from '../../src/logger';
-import { createElasticsearchClient } from '../../src/search/elasticsearch';
 import { startSystem, type RunningSystem } from '../../src/system';
-import { testConfig } from '../support/system';
+import { stopLeavingNothing, testConfig } from '../support/system';
 
 const root = path.resolve(__dirname, '../..');
 const schemathesis = path.join(root, '.cache/schemathesis/bin/schemathesis');
@@ -61,21 +59,7 @@ describe('the OpenAPI document tells the truth: schemathesis, every check, again
     apiKey = (await createApiKey(db, account.id)).secret;
   });
 
-  after(async () => {
-    const queue = system?.config.TEMPORAL_TASK_QUEUE ?? '';
-    await system?.client.schedule
-      .getHandle(sweeperScheduleId(queue))
-      .delete()
-      .catch(() => undefined);
-    await system?.client.workflow
-      .getHandle(searchIndexerWorkflowId(queue))
-      .terminate('test over')
-      .catch(() => undefined);
-    await system?.stop();
-    const elastic = createElasticsearchClient(process.env.ELASTICSEARCH_URL!);
-    await elastic.indices.delete({ index: `${prefix}*` }).catch(() => undefined);
-    await elastic.close();
-  });
+  after(() => stopLeavingNothing(system));
 
   it('finds no failure: every status, header and body as documented, schema-valid requests accepted, invalid ones refused', async () => {
     const started = Date.now();

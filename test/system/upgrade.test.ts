@@ -12,13 +12,11 @@ import { openDatabase } from '../../src/db';
 import { migrationSource } from '../../src/db/migrations';
 import { newId } from '../../src/ids';
 import { createLogger } from '../../src/logger';
-import { searchIndexerWorkflowId, sweeperScheduleId } from '../../src/temporal/client';
-import { createElasticsearchClient } from '../../src/search/elasticsearch';
 import { startSystem, type RunningSystem } from '../../src/system';
 import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { eventually, tokenOf } from '../support/signing';
-import { databaseKind, testConfig } from '../support/system';
+import { databaseKind, stopLeavingNothing, testConfig } from '../support/system';
 
 // Requests in flight when several documents and recipients of every kind were deployed: made on the
 // schema and in the shape of before (one document per request, signers only, a workflow input without
@@ -32,21 +30,8 @@ describe('an upgrade to several documents and recipients: requests of before fin
   let dropScratch: (() => Promise<void>) | undefined;
 
   after(async () => {
-    // Its sweeper schedule and search indexer would outlive it on the shared Temporal server.
-    const queue = `signet-test-upgrade-${process.pid}`;
-    await system?.client.schedule
-      .getHandle(sweeperScheduleId(queue))
-      .delete()
-      .catch(() => undefined);
-    await system?.client.workflow
-      .getHandle(searchIndexerWorkflowId(queue))
-      .terminate('test over')
-      .catch(() => undefined);
-    await system?.stop();
+    await stopLeavingNothing(system);
     await dropScratch?.();
-    const elastic = process.env.ELASTICSEARCH_URL ? createElasticsearchClient(process.env.ELASTICSEARCH_URL) : undefined;
-    await elastic?.indices.delete({ index: `${prefix}*` }).catch(() => undefined);
-    await elastic?.close();
   });
 
   /** A database of its own on the schema of before: every migration up to the first of the new ones. */
