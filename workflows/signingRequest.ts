@@ -27,6 +27,8 @@ import {
 import {
   changeRefused,
   databaseRefusal,
+  firstStepOf,
+  hasDonePart,
   type RecipientType,
   type RequestStatus,
   routedRecipients,
@@ -105,15 +107,10 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
 
   const state = (): SigningRequestState => ({ status: shown(), signers: recipients.map(({ id, status }) => ({ id, status })) });
   // Done: a signer signed, an approver approved, a viewer viewed. Acted: done, or declined.
-  const done = (recipient: Recipient) =>
-    recipient.status === 'signed' || recipient.status === 'approved' || (recipient.type === 'viewer' && recipient.status === 'viewed');
+  const done = (recipient: Recipient) => hasDonePart(recipient.type, recipient.status);
   const acted = (recipient: Recipient) => done(recipient) || recipient.status === 'declined';
   // Whose turn it is: the recipients of the first step with anyone who has not acted.
-  const due = () => {
-    const open = acting.filter((recipient) => !acted(recipient));
-    const step = Math.min(...open.map((recipient) => recipient.routingOrder));
-    return open.filter((recipient) => recipient.routingOrder === step);
-  };
+  const due = () => firstStepOf(acting.filter((recipient) => !acted(recipient)));
   const completing = () => acting.every((recipient) => done(recipient) || (recipient.busy !== null && recipient.busy !== 'declining'));
   const signaturesInFlight = () => acting.some((recipient) => recipient.busy !== null && recipient.busy !== 'declining');
   const progress = (): SigningRequestProgress => ({

@@ -99,9 +99,16 @@ export const databaseRefusal = 'DatabaseRefused';
 /** An update whose change the database refused for good: nothing changed, the request stays as it was; the api answers 400. */
 export const changeRefused = 'ChangeRefused';
 
-/** A recipient's part is done, or it declined: a viewer's view is its part, a signer's only opens the page. */
+/** A recipient's part is done: a signer signed, an approver approved, a viewer viewed (a signer's view only opens the page). */
+export const hasDonePart = (type: RecipientType, status: SignerStatus) =>
+  status === 'signed' || status === 'approved' || (type === 'viewer' && status === 'viewed');
+
+/** A recipient's part is done, or it declined. */
 export const hasActed = (recipient: { recipientType: RecipientType; status: SignerStatus }) =>
-  recipient.status === 'signed' ||
-  recipient.status === 'approved' ||
-  recipient.status === 'declined' ||
-  (recipient.recipientType === 'viewer' && recipient.status === 'viewed');
+  hasDonePart(recipient.recipientType, recipient.status) || recipient.status === 'declined';
+
+/** Whose turn it is among recipients still to act (cc left out by the caller): those of the lowest step. */
+export function firstStepOf<R extends { routingOrder: number }>(open: R[]): R[] {
+  const step = Math.min(...open.map((recipient) => recipient.routingOrder));
+  return open.filter((recipient) => recipient.routingOrder === step);
+}

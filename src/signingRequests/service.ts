@@ -13,7 +13,7 @@ import { findTemplate, findTemplateFile } from '../templates/store';
 // Against the folders' order on purpose: requests start and update their workflow through the typed
 // Temporal client, whose types name the workflow functions (docs/architecture.md, "Tiers").
 import { signingRequestHandle, startSigningRequestWorkflow } from '../temporal/client';
-import { changeRefused, hasActed, refusalTypes, type RoutedRecipient, type SigningRequestProgress } from '../domain/signingRequests';
+import { changeRefused, firstStepOf, hasActed, refusalTypes, type RoutedRecipient, type SigningRequestProgress } from '../domain/signingRequests';
 import { mailHourSpent, openMailHour } from '../mail/allowance';
 import { signedFileNames } from './lifecycle';
 import { zipSync } from 'fflate';
@@ -103,7 +103,8 @@ export async function createSigningRequest(
       })),
     );
     await trx('audit_trail').insert({ signing_request_id: requestId, action: 'created', actor: account.email, idempotency_key: `created:${requestId}` });
-    const invitedFirst = firstStep(recipients).map((recipient) => recipient.id);
+    // Invited when it is made: the recipients of its first step.
+    const invitedFirst = firstStepOf(recipients.filter((recipient) => recipient.type !== 'cc')).map((recipient) => recipient.id);
     await (await openMailHour(trx, account, rateLimitMultiplier)).takeAll(invitedFirst.map(invitationMailKey), 'This request');
     return { request: toSigningRequest(row), documentCount: documents.length };
   });
@@ -239,16 +240,8 @@ export function progressFromDatabase({ request, signers }: SigningRequestWithSig
   if (request.status !== 'pending') return { stage: 'finished', waitingFor: [], sealing: null };
   const open = signers.filter((signer) => signer.recipientType !== 'cc' && !hasActed(signer));
   if (open.length === 0) return { stage: 'sealing', waitingFor: [], sealing: null };
-  const step = Math.min(...open.map((signer) => signer.routingOrder));
-  return { stage: 'awaiting_signers', waitingFor: open.filter((signer) => signer.routingOrder === step).map((signer) => signer.id), sealing: null };
+  return { stage: 'awaiting_signers', waitingFor: firstStepOf(open).map((signer) => signer.id), sealing: null };
 }
-
-/** The recipients of a request's first step, who are invited when it is made. */
-const firstStep = (recipients: RoutedRecipient[]) => {
-  const acting = recipients.filter((recipient) => recipient.type !== 'cc');
-  const step = Math.min(...acting.map((recipient) => recipient.routingOrder));
-  return acting.filter((recipient) => recipient.routingOrder === step);
-};
 
 /**
  * Runs a workflow update, turning the workflow's refusals (already acted, not your turn, ended, completing)
