@@ -11,6 +11,7 @@
 //
 // Settings (environment): CHAOS_KILLS (100), CHAOS_KILL_MINUTES (10: the killing stops then, however
 // many kills it made), CHAOS_KILL_GAP_MS (500-3000: how long a process serves before its kill),
+// CHAOS_KILLS_WHILE_STARTING (0.5: the share of kills that come before the process is ready),
 // CHAOS_CONCURRENCY (8 requests in flight), CHAOS_MAX_REQUESTS (400),
 // CHAOS_SETTLE_SECONDS (180), CHAOS_SOURCE (the code run: a copy of the working tree made at the start;
 // HEAD: as last committed), CHAOS_KEEP=1 keeps the processes' logs (kept anyway when a check fails).
@@ -47,6 +48,8 @@ const FINISH_MS = 90_000; // for the requests in flight when the killing stops
 const SETTLE_MS = setting('CHAOS_SETTLE_SECONDS', 180) * 1000; // the sweeper picks up what a killed api left after 1–2 min
 // How long a process serves before it is killed: a random time between the two, in ms.
 const KILL_GAP_MS = (process.env.CHAOS_KILL_GAP_MS ?? '500-3000').split('-').map(Number) as [number, number];
+/** The share of kills that come while the process starts, spread evenly (0.5: every other one). */
+const WHILE_STARTING = setting('CHAOS_KILLS_WHILE_STARTING', 0.5);
 const INVITATION_WAIT_MS = 150_000;
 const WEBHOOK_FAILURE_RATE = 0.05; // the receiver answers 503 to some deliveries, so retries happen too
 const TERMINAL = ['completed', 'declined', 'cancelled', 'expired'] as const;
@@ -1054,12 +1057,14 @@ async function main() {
   if (webhook.status !== 201) throw new Error(`POST /webhooks answered ${webhook.status} ${JSON.stringify(webhook.body)}`);
 
   // The killers, one per process: kill -9, and a new process at once. A process takes 5–20 s to start
-  // on a busy machine, so every other kill comes 0.5–3 s after the start, ready or not (killing it
-  // while it starts); the others 0.5–3 s after it became ready, in the middle of its work.
+  // on a busy machine, so a share of the kills (CHAOS_KILLS_WHILE_STARTING, every other one by default)
+  // comes 0.5–3 s after the start, ready or not (killing it while it starts); the others 0.5–3 s after
+  // it became ready, in the middle of its work.
   const totalKills = () => api.kills + worker.kills;
   const killingOver = () => totalKills() >= KILLS || Date.now() > killDeadline;
   const killer = async (service: ServiceProcess) => {
-    for (let duringStart = false; !killingOver(); duringStart = !duringStart) {
+    for (let n = 0; !killingOver(); n++) {
+      const duringStart = Math.floor((n + 1) * WHILE_STARTING) > Math.floor(n * WHILE_STARTING);
       if (!duringStart) while (!service.ready && !killingOver()) await sleep(50);
       await sleep(between(...KILL_GAP_MS));
       if (killingOver()) break;
