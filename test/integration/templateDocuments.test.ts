@@ -339,7 +339,7 @@ describe('the console’s template pages with several documents', function () {
   useSharedSystem();
   this.timeout(120_000);
 
-  it('the editor’s save takes documents; the list counts them and the preview shows each document’s pages', async () => {
+  it('the editor’s save takes documents; the list counts them, the preview shows each document’s pages, the send form each role’s part', async () => {
     const { browser } = await signedUp((await sharedSystem()).url!, {}, 'Packets Ltd');
     await browser.request('GET', '/app/documents');
     const lease = await uploadPdf(browser, await makePdf(['Lease']), 'lease.pdf');
@@ -347,7 +347,7 @@ describe('the console’s template pages with several documents', function () {
     const created = await browser.postJson('/app/templates', {
       name: 'Packet',
       documents: [{ document_id: lease.id }, { document_id: annex.id }],
-      roles: [{ name: 'tenant' }],
+      roles: [{ name: 'tenant' }, { name: 'boss', recipientType: 'approver' }],
       fields: [{ document_id: annex.id, role: 'tenant', type: 'signature', ...box, page: 2 }],
     });
     expect(created.status, created.text).to.equal(201);
@@ -364,5 +364,9 @@ describe('the console’s template pages with several documents', function () {
     expect(image.status).to.equal(200);
     expect(image.headers.get('content-type')).to.equal('image/png');
     expect((await browser.request('GET', `/app/templates/${created.json.id}/pages/2.png?documentId=${lease.id}`)).status).to.equal(400);
+    // The send form names the documents and each role's part.
+    const send = await browser.request('GET', `/app/requests/new?template=${created.json.id}`);
+    expect(send.status).to.equal(200);
+    expect(send.text).to.contain('(2 documents, 3 pages)').and.contain('Role: boss <span class="hint">(approver)</span>');
   });
 });
