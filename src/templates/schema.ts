@@ -89,6 +89,16 @@ const fields = z.array(TemplateFieldInputSchema).max(MAX_TEMPLATE_FIELDS);
 const rolesLimit = `At most ${MAX_ROLES}, as a request has at most ${MAX_SIGNERS} signers`;
 const fieldsLimit = `At most ${MAX_TEMPLATE_FIELDS}, and at most ${MAX_FIELDS_PER_ROLE} per role, as a request's signer has at most ${MAX_FIELDS_PER_SIGNER}`;
 
+// Once one role has a routing order, every role but cc has one (as a request's recipients), as JSON Schema.
+const routedRoles = jsonSchemaKeywords({
+  if: { required: ['roles'], properties: { roles: jsonSchemaKeywords({ contains: { required: ['routingOrder'] } }) } },
+  then: {
+    properties: {
+      roles: { items: { anyOf: [{ required: ['routingOrder'] }, { required: ['recipientType'], properties: { recipientType: { const: 'cc' } } }] } },
+    },
+  },
+});
+
 export const TemplateCreateSchema = z
   .object({
     name: templateName.openapi({ example: 'Residential lease' }),
@@ -116,12 +126,13 @@ export const TemplateCreateSchema = z
   })
   .openapi('TemplateCreate', {
     oneOf: [{ required: ['documentId'] }, { required: ['documents'] }],
-    // With several documents, every field names its document.
     allOf: [
+      // With several documents, every field names its document.
       jsonSchemaKeywords({
         if: { required: ['documents'], properties: { documents: { minItems: 2 } } },
         then: { properties: { fields: { items: { required: ['document_id'] } } } },
       }),
+      routedRoles,
     ],
   });
 
@@ -142,6 +153,7 @@ export const TemplateUpdateSchema = z
   .openapi('TemplateUpdate', {
     description: 'The template after the change is checked by every rule of a new one.',
     anyOf: ['name', 'description', 'documents', 'roles', 'fields'].map((field) => ({ required: [field] })),
+    allOf: [routedRoles],
   });
 
 export const TemplateListQuerySchema = z.object({
