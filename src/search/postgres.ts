@@ -67,10 +67,9 @@ const inAll = (tsquery: string | null): TextMatch | null => (tsquery ? { column:
 const hasPhrase = (query: SearchQuery) => query.sort === 'relevance' && (query.text?.phrases.length ?? 0) > 0;
 const phraseMatches = (type: SearchType) => `${type}_matches`;
 
-/** Matches in the name or title alone: documents have a tsvector of their file name, signing requests weight the title A. */
+/** Matches in the name or title alone: documents have a tsvector of their file name, signing requests one of their title and documents' names. */
 function inName(type: SearchType, text: SearchText): TextMatch | null {
-  if (type === 'document') return { column: 'name_search_vector', tsquery: toTsquery(text) };
-  if (type === 'signing_request') return { column: 'search_vector', tsquery: toTsquery(text, 'A') };
+  if (type === 'document' || type === 'signing_request') return { column: 'name_search_vector', tsquery: toTsquery(text) };
   return null; // a template's words are its name
 }
 

@@ -6,6 +6,7 @@ import { SearchQuerySchema } from '../../src/search/schema';
 import { openScratchDatabase } from '../support/scratchDatabase';
 
 const MIGRATION = '20261126151000_request_documents_search';
+const NAME_MIGRATION = '20261126155300_request_name_search';
 
 const migrationsUpTo = (last: (name: string) => boolean): Knex.MigrationSource<string> => ({
   ...migrationSource,
@@ -13,8 +14,9 @@ const migrationsUpTo = (last: (name: string) => boolean): Knex.MigrationSource<s
 });
 
 // Migration 20261126151000 on a database of its own (a fresh PGlite, or a scratch PostgreSQL database):
-// requests made before it are found by their documents' words once it has run, and it goes down again.
-describe(`migration ${MIGRATION}: a request's search_vector holds its documents' words`, function () {
+// requests made before it are found by their documents' words once it has run (with 20261126155300,
+// their title and documents' names in a small vector of their own), and both go down again.
+describe(`migrations ${MIGRATION} and ${NAME_MIGRATION}: a request's search vectors hold its documents' words`, function () {
   this.timeout(120_000);
   let knex: Knex;
   let close: () => Promise<void>;
@@ -65,7 +67,7 @@ describe(`migration ${MIGRATION}: a request's search_vector holds its documents'
     ]);
     expect(await holding('inventory')).to.deep.equal([]);
 
-    await knex.migrate.latest({ migrationSource: migrationsUpTo((name) => name <= MIGRATION) });
+    await knex.migrate.latest({ migrationSource });
     expect(await found('elm')).to.deep.equal(['sr_1']);
     expect(await found('inventory')).to.deep.equal(['sr_1']);
     expect(await found('tenant')).to.deep.equal(['sr_1']);
@@ -76,7 +78,10 @@ describe(`migration ${MIGRATION}: a request's search_vector holds its documents'
     expect(await found('tenancy')).to.deep.equal(['sr_1']);
     expect(await found('lease')).to.deep.equal([]);
 
-    await knex.migrate.down({ migrationSource: migrationsUpTo((name) => name <= MIGRATION) });
+    expect(await found('tenancy elm')).to.deep.equal(['sr_1']);
+    expect((await knex('signing_requests').where({ id: 'sr_1' }).first(knex.raw('name_search_vector::text as words'))).words).to.not.contain('wardrobe');
+
+    await knex.migrate.rollback({ migrationSource }); // both: the batch they ran in
     expect(await holding('elm')).to.deep.equal(['sr_1']);
     expect(await holding('wardrobe')).to.deep.equal([]);
     const [{ generated }] = (
