@@ -3,7 +3,7 @@ import type { Template } from '../templates/store';
 
 /** What a request made from a template gives for each signer, and the values it prefills by field label. */
 export interface TemplateRequestInput {
-  signers: { name: string; email: string; role?: string }[];
+  signers: { name: string; email: string; role?: string; verification?: { method: 'access_code'; code: string } | { method: 'email_code' } }[];
   prefill?: Record<string, string | boolean>;
 }
 
@@ -11,6 +11,7 @@ export interface TemplateSigner {
   name: string;
   email: string;
   fields: SignerField[];
+  verification?: TemplateRequestInput['signers'][number]['verification'];
 }
 
 const PREFILLABLE = ['text', 'date', 'checkbox'];
@@ -49,6 +50,7 @@ export function templateSigners(template: Template, { signers, prefill = {} }: T
     .map((signer) => ({
       name: signer.name,
       email: signer.email,
+      verification: signer.verification,
       fields: template.fields
         .filter((field) => field.role === signer.role)
         .map(({ page, x, y, width, height, type, label, required }) => {
