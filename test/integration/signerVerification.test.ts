@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { createLogger } from '../../src/logger';
+import { startApp } from '../support/app';
 import { client, type TestResponse } from '../support/http';
 import { createSigningRequest, drawnSignature, eventually, signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount, useSharedSystem } from '../support/system';
@@ -12,9 +14,9 @@ type Account = Awaited<ReturnType<typeof createTestAccount>>;
 const ACCESS_CODE = 'Zq7!kite';
 
 /** A signer's browser on one link: its requests carry the cookie a right code set, as a browser's would. */
-function browserOn(account: Account, url: string) {
+function browserOn(account: Account, url: string, baseUrl = account.system.url!) {
   const token = tokenOf(url);
-  const call = client(account.system.url!);
+  const call = client(baseUrl);
   let cookie = '';
   const send = async (method: string, path: string, options: { json?: unknown; headers?: Record<string, string> } = {}) => {
     const response = await call(method, `/sign/${token}${path}`, {
@@ -203,6 +205,15 @@ describe('signer verification', function () {
       expect((await browser.send('GET', '/request')).status).to.equal(200);
       const stored = JSON.stringify([events, notice, await account.db('audit_trail').where({ signing_request_id: signingRequest.id })]);
       expect(stored).not.to.include(ACCESS_CODE);
+      // Nor in any row of any table: events, audit, search copies, the outbox.
+      const tables: string[] = (
+        await account.db.raw(`select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`)
+      ).rows.map((row: { table_name: string }) => row.table_name);
+      expect(tables).to.include.members(['events', 'audit_trail', 'signer_verifications', 'mail_outbox']);
+      for (const table of tables) {
+        const [{ count }] = (await account.db.raw(`select count(*)::int as count from "${table}" t where t::text like ?`, [`%${ACCESS_CODE}%`])).rows;
+        expect(count, table).to.equal(0);
+      }
     });
 
     it('ten wrong tries at once: exactly five counted, one lock, one event', async () => {
@@ -294,6 +305,30 @@ describe('signer verification', function () {
       const text = JSON.stringify([read.body, audit.body, events]);
       for (const each of codes) expect(text).not.to.include(each);
       expect(audit.body.data.map((step: { action: string }) => step.action)).to.include('verification_code_sent');
+    });
+
+    it('no code reaches the logs: not the access code, not an e-mailed one', async () => {
+      const lines: string[] = [];
+      const api = await startApp({}, { logger: createLogger('debug', { write: (line: string) => lines.push(line) }) });
+      try {
+        const account = await createTestAccount();
+        const onApi = (url: string) => browserOn(account, `${api.url}/sign/${tokenOf(url)}`, api.url);
+        const withAccess = await requestWith(account, { method: 'access_code', code: ACCESS_CODE });
+        const access = onApi(withAccess.url);
+        await access.verify('Zq7!kitf');
+        await access.verify(ACCESS_CODE);
+        const withMail = await requestWith(account, { method: 'email_code' });
+        const mailed = onApi(withMail.url);
+        await mailed.send('POST', '/verification/code');
+        const code = await lastCode(account, withMail.signer.email);
+        await mailed.verify(code);
+        expect((await mailed.send('GET', '/request')).status).to.equal(200);
+        const all = lines.join('\n');
+        expect(lines.filter((line) => line.includes('/verification'))).to.have.length.greaterThan(3);
+        expect(all).not.to.include(ACCESS_CODE).and.not.to.include('Zq7!kitf').and.not.to.include(code);
+      } finally {
+        void api.close();
+      }
     });
 
     it('a signer with an access code cannot ask for an e-mailed one', async () => {
