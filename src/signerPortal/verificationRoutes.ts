@@ -5,9 +5,16 @@ import type { EventLog } from '../events/service';
 import type { Logger } from '../logger';
 import { AppError, conflict, rateLimitExceeded, retryAfterHeader } from '../errors';
 import { createMailTransport, mailSender } from '../mail';
-import { verificationCodeMail, verificationLockedMail } from '../mail/templates';
+import { verificationCodeMail } from '../mail/templates';
 import { loadTokenSecret, verificationKey } from '../signingRequests/tokens';
-import { findSignerVerification, issueEmailCode, tryVerificationCode, EMAIL_CODE_EVERY_MS, type Verifying } from '../signingRequests/verification';
+import {
+  findSignerVerification,
+  issueEmailCode,
+  tellSendersOfLocks,
+  tryVerificationCode,
+  EMAIL_CODE_EVERY_MS,
+  type Verifying,
+} from '../signingRequests/verification';
 import type { routesOn } from '../api/route';
 import { TokenParams, VerificationStateSchema, VerifySchema } from './schema';
 import { assertCanAct, resolveSigningToken, type SigningContext } from './service';
@@ -61,6 +68,11 @@ export function verificationRoutes({
   const key = verificationKey(loadTokenSecret(config.SIGNING_TOKEN_SECRET, config.dataDir));
   const mail = createMailTransport(config, db);
   const sender = mailSender(config);
+  // After the lock has committed with its event; a failure here is the sweeper's to retry.
+  const tellTheSender = (signerId: string) =>
+    tellSendersOfLocks({ db, mail, config }, { signerId }).catch((error) =>
+      logger.warn({ err: error, signerId }, 'could not e-mail the sender of a verification lock; the sweeper will'),
+    );
 
   const state = async (ctx: Context, context: SigningContext, token: string) => {
     const verification = await findSignerVerification(db, context.signer.id);
@@ -141,7 +153,7 @@ export function verificationRoutes({
       const context = await resolveSigningToken(db, params.token);
       const tried = await tryVerificationCode({ db, events, key }, verifying(context), body.code, client(ctx));
       if (tried.outcome === 'locked') {
-        if (tried.justLocked) await tellTheSender(context, tried.lockedUntil);
+        if (tried.justLocked) await tellTheSender(context.signer.id);
         throw locked(tried.lockedUntil);
       }
       if (tried.outcome === 'wrong') {
@@ -154,17 +166,4 @@ export function verificationRoutes({
       return { ...(await state(ctx, context, params.token)), verified: true };
     },
   );
-
-  // After the lock has committed with its event: the e-mail is keyed by the lock, so a repeat sends nothing new.
-  function tellTheSender({ request, signer, sender: owner }: SigningContext, lockedUntil: Date) {
-    return mail
-      .send({
-        idempotencyKey: `verification-locked:${signer.id}:${lockedUntil.toISOString()}`,
-        to: owner.email,
-        toName: owner.name ?? undefined,
-        ...sender,
-        ...verificationLockedMail({ ownerName: owner.name ?? owner.email, title: request.title, signer, lockedUntil }),
-      })
-      .catch((error) => logger.warn({ err: error, requestId: request.id, signerId: signer.id }, 'could not e-mail the sender of a verification lock'));
-  }
 }

@@ -3,7 +3,10 @@ import type { Db } from '../db';
 import { unitOfWork } from '../db/unitOfWork';
 import type { EventLog } from '../events/service';
 import { conflict } from '../errors';
+import { mailSender, type MailTransport } from '../mail';
 import { countOwedMail } from '../mail/allowance';
+import { verificationLockedMail } from '../mail/templates';
+import type { Config } from '../config';
 import type { ClientInfo, VerificationMethod } from '../domain/signingRequests';
 import { hashVerificationCode } from './tokens';
 
@@ -154,4 +157,43 @@ export async function issueEmailCode({ db, key }: Pick<VerificationDeps, 'db' | 
     await countOwedMail(trx, who.accountId, mailKey);
     return { outcome: 'issued', code, mailKey, sentAt: now, expiresAt };
   });
+}
+
+/**
+ * E-mails the sender of each lock not told yet, then notes it: the api right after the locking try
+ * (`signerId`), the sweeper for locks of a minute ago or more, which a process that died after the
+ * commit left untold. The e-mail is keyed by the lock, so telling twice sends it once.
+ */
+export async function tellSendersOfLocks(
+  { db, mail, config }: { db: Db; mail: MailTransport; config: Pick<Config, 'MAIL_FROM'> },
+  select: { signerId: string } | { olderThanMs: number; limit: number },
+): Promise<number> {
+  const locks = await db('signer_verifications as v')
+    .join('signers as s', 's.id', 'v.signer_id')
+    .join('signing_requests as r', 'r.id', 's.signing_request_id')
+    .join('accounts as a', 'a.id', 'r.account_id')
+    .whereNotNull('v.locked_until')
+    .where((untold) => untold.whereNull('v.lock_notified_until').orWhereRaw('v.lock_notified_until <> v.locked_until'))
+    .modify((builder) => {
+      if ('signerId' in select) builder.where('v.signer_id', select.signerId);
+      else builder.where('v.locked_until', '<', new Date(Date.now() + LOCK_MS - select.olderThanMs)).limit(select.limit);
+    })
+    .select('v.signer_id', 'v.locked_until', 's.name', 's.email', 'r.title', 'a.email as owner_email', 'a.name as owner_name');
+  for (const lock of locks) {
+    const lockedUntil: Date = lock.locked_until;
+    await mail.send({
+      idempotencyKey: `verification-locked:${lock.signer_id}:${lockedUntil.toISOString()}`,
+      to: lock.owner_email,
+      toName: lock.owner_name ?? undefined,
+      ...mailSender(config),
+      ...verificationLockedMail({
+        ownerName: lock.owner_name ?? lock.owner_email,
+        title: lock.title,
+        signer: { name: lock.name, email: lock.email },
+        lockedUntil,
+      }),
+    });
+    await db('signer_verifications').where({ signer_id: lock.signer_id, locked_until: lockedUntil }).update({ lock_notified_until: lockedUntil });
+  }
+  return locks.length;
 }

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { createLogger } from '../../src/logger';
+import { sweeperScheduleId } from '../../src/temporal/client';
 import { startApp } from '../support/app';
 import { client, type TestResponse } from '../support/http';
 import { createSigningRequest, drawnSignature, eventually, signingLinkOf, tokenOf } from '../support/signing';
@@ -214,6 +215,28 @@ describe('signer verification', function () {
         const [{ count }] = (await account.db.raw(`select count(*)::int as count from "${table}" t where t::text like ?`, [`%${ACCESS_CODE}%`])).rows;
         expect(count, table).to.equal(0);
       }
+    });
+
+    it('a lock whose e-mail was lost with its process is told to the sender by the sweeper', async () => {
+      const account = await createTestAccount();
+      const { signer, browser } = await requestWith(account, { method: 'access_code', code: ACCESS_CODE });
+      for (let tries = 0; tries < 5; tries++) await browser.verify('wrong-1');
+      const row = await account.db('signer_verifications').where({ signer_id: signer.id }).first();
+      expect(row.lock_notified_until?.toISOString()).to.equal(row.locked_until.toISOString());
+      // As if the api had died after the commit, two minutes ago.
+      const lockedUntil = new Date(Date.now() + 13 * 60_000);
+      await account.db('mail_outbox').where('idempotency_key', 'like', `verification-locked:${signer.id}:%`).delete();
+      await account.db('signer_verifications').where({ signer_id: signer.id }).update({ locked_until: lockedUntil, lock_notified_until: null });
+      await account.system.client.schedule.getHandle(sweeperScheduleId(account.system.config.TEMPORAL_TASK_QUEUE)).trigger();
+      await eventually(async () => {
+        const notice = await account.db('mail_outbox').where({ idempotency_key: `verification-locked:${signer.id}:${lockedUntil.toISOString()}` });
+        expect(notice).to.have.length(1);
+        expect(notice[0].to_address).to.include(account.account.email);
+      }, 30_000);
+      await eventually(async () => {
+        const told = await account.db('signer_verifications').where({ signer_id: signer.id }).first();
+        expect(told.lock_notified_until?.toISOString()).to.equal(lockedUntil.toISOString());
+      });
     });
 
     it('ten wrong tries at once: exactly five counted, one lock, one event', async () => {

@@ -12,6 +12,7 @@ export async function up(knex: Knex) {
     table.timestamp('code_used_at', { useTz: true, precision: 3 }).comment('e-mail code: the last one was used then, and works no more');
     table.integer('failed_tries').notNullable().defaultTo(0).comment('wrong tries since the last success or lock');
     table.timestamp('locked_until', { useTz: true, precision: 3 }).comment('after five wrong tries: no try until then');
+    table.timestamp('lock_notified_until', { useTz: true, precision: 3 }).comment('the locked_until of the last lock the sender was e-mailed about');
     table.timestamp('verified_at', { useTz: true, precision: 3 }).comment('the first right try');
   });
 }
