@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
+import { describeViolations, seriousViolations } from '../support/axe';
 import { launchChromium, phoneContext } from '../support/browser';
 import { createSigningRequest, eventually, signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount, useSharedSystem } from '../support/system';
@@ -17,7 +18,7 @@ describe('the signing page of a signer asked for an access code (headless Chromi
     await browser?.close();
   });
 
-  it('shows only the code form; a wrong code shows an error, the right one shows the document, and the signer signs', async () => {
+  it('shows only the code form (no serious axe violation); a wrong code shows an error, the right one shows the document, and the signer signs', async () => {
     const account = await createTestAccount();
     const { signingRequest } = await createSigningRequest(account.request, {
       signers: [{ name: 'Ada Lovelace', email: 'ada@example.com', verification: { method: 'access_code', code: 'Kite-42' } }],
@@ -36,11 +37,13 @@ describe('the signing page of a signer asked for an access code (headless Chromi
       await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
       expect(await page.content()).not.to.include(signingRequest.title);
       expect(await page.locator('#document').isHidden()).to.equal(true);
+      expect(describeViolations('the code form', await seriousViolations(page))).to.deep.equal([]);
 
       await page.getByLabel('Code').fill('Kite-43');
       await page.getByRole('button', { name: 'Continue' }).click();
       await page.getByRole('alert').getByText('The code is wrong, expired or used already. 4 tries left before the page locks.').waitFor();
       expect(await page.content()).not.to.include(signingRequest.title);
+      expect(describeViolations('the code form with its error', await seriousViolations(page))).to.deep.equal([]);
 
       await page.getByLabel('Code').fill('Kite-42');
       await page.getByRole('button', { name: 'Continue' }).click();
