@@ -5,7 +5,7 @@ import { launchChromium, phoneContext } from '../support/browser';
 import { createSigningRequest, eventually, signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount, useSharedSystem } from '../support/system';
 
-describe('the signing page of a signer asked for an access code (headless Chromium)', function () {
+describe('the signing page of a signer asked for a code (headless Chromium)', function () {
   this.timeout(120_000);
   useSharedSystem();
   let browser: Browser;
@@ -62,6 +62,42 @@ describe('the signing page of a signer asked for an access code (headless Chromi
         expect(read.body.signers[0].verification.verifiedAt).to.be.a('string');
       });
       expect(problems).to.deep.equal([]);
+    } finally {
+      await context.close();
+    }
+  });
+  it('an e-mailed code is sent as the page opens; giving it shows the document', async () => {
+    const account = await createTestAccount();
+    const email = `ada-${Math.random().toString(36).slice(2)}@example.com`;
+    const { signingRequest } = await createSigningRequest(account.request, {
+      signers: [{ name: 'Ada Lovelace', email, verification: { method: 'email_code' } }],
+    });
+    const link = `${account.system.url}/sign/${tokenOf(await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id))}`;
+    const context = await phoneContext(browser);
+    const page = await context.newPage();
+    try {
+      await page.goto(link);
+      await page.getByText(/We e-mailed a 6-digit code to a•+@example\.com/).waitFor();
+      const mail = await eventually(async () => {
+        const row = await account
+          .db('mail_outbox')
+          .where('to_address', 'like', `%${email}%`)
+          .andWhere('idempotency_key', 'like', 'verification-code:%')
+          .first();
+        expect(row).not.to.equal(undefined);
+        return row;
+      });
+      await page.getByLabel('Code').fill(/(\d{6})/.exec(mail.subject)![1]);
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByRole('heading', { name: signingRequest.title }).waitFor();
+      await page.locator('#pages[data-rendered="2"]').waitFor();
+      // Reloaded, the page keeps its session: no new code, no form.
+      await page.reload();
+      await page.getByRole('heading', { name: signingRequest.title }).waitFor();
+      expect(await page.locator('#verify').isHidden()).to.equal(true);
+      expect(
+        await account.db('mail_outbox').where('to_address', 'like', `%${email}%`).andWhere('idempotency_key', 'like', 'verification-code:%'),
+      ).to.have.length(1);
     } finally {
       await context.close();
     }

@@ -9,6 +9,7 @@ import { startApp } from '../support/app';
 import { client, type TestResponse } from '../support/http';
 import { createSigningRequest, drawnSignature, eventually, signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount, useSharedSystem } from '../support/system';
+import { templateField, uploadDocument } from '../support/templates';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 
@@ -69,6 +70,38 @@ describe('signer verification', function () {
       const row = await account.db('signer_verifications').where({ signer_id: signer.id }).first();
       expect(row.code_hash).to.match(/^[0-9a-f]{64}$/);
       expect(JSON.stringify([read.body, row])).not.to.include(ACCESS_CODE);
+    });
+
+    it('with template_id, each signer keeps their own verification whatever the roles’ order', async () => {
+      const account = await createTestAccount();
+      const documentId = await uploadDocument(account.request);
+      const template = await account.request('POST', '/api/v1/templates', {
+        json: {
+          name: 'Lease',
+          documentId,
+          roles: [{ name: 'landlord' }, { name: 'tenant' }],
+          fields: [templateField('landlord', 'signature'), templateField('tenant', 'signature', { y: 200 })],
+        },
+      });
+      expect(template.status, JSON.stringify(template.body)).to.equal(201);
+      const created = await account.request('POST', '/api/v1/signatures', {
+        json: {
+          template_id: template.body.id,
+          title: 'Lease',
+          signers: [
+            { name: 'Tina Tenant', email: 'tina@example.com', role: 'tenant', verification: { method: 'access_code', code: ACCESS_CODE } },
+            { name: 'Larry Landlord', email: 'larry@example.com', role: 'landlord', verification: { method: 'email_code' } },
+          ],
+        },
+      });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      const methods = Object.fromEntries(
+        created.body.signers.map((signer: { email: string; verification: { method: string } }) => [signer.email, signer.verification.method]),
+      );
+      expect(methods).to.deep.equal({ 'larry@example.com': 'email_code', 'tina@example.com': 'access_code' });
+      const tina = created.body.signers.find((signer: { email: string }) => signer.email === 'tina@example.com');
+      const browser = browserOn(account, await signingLinkOf(account.request, created.body.id, tina.id));
+      expect((await browser.verify(ACCESS_CODE)).status).to.equal(200);
     });
 
     it('refuses a code that is too short, too long or has spaces, and verification for a cc', async () => {
