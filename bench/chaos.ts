@@ -1,14 +1,18 @@
 // `npm run bench:chaos`: a chaos run, not a test. The api and the worker run as separate processes
-// (as in docker-compose.yml) on a database of their own; while a driver creates signing requests and
-// signs, declines, cancels or lets them expire through the HTTP API only, two killers `kill -9` the
-// worker and the api at random moments and start them again at once, until CHAOS_KILLS kills. Then,
-// with both processes up, everything settles and is checked against PostgreSQL, the webhook receiver
-// and the SMTP receiver: one outcome per request, one signature per signer, every event delivered at
-// least once under one webhook-id, no event twice, no e-mail lost. Exits 1 on any loss, duplicate or
-// disagreement. Needs the services of `scripts/services.sh up` (.cache/run/services.env).
+// (as in docker-compose.yml) on a database of their own; while a driver sends envelopes (1–3 documents,
+// 1–4 recipients of every type in parallel and sequential steps) and has the recipients sign, approve,
+// view or decline, cancels, or lets requests expire, through the HTTP API only, two killers `kill -9`
+// the worker and the api at random moments and start them again at once, until CHAOS_KILLS kills.
+// Then, with both processes up, everything settles and is checked against PostgreSQL, the webhook
+// receiver and the SMTP receiver: one outcome per request, each part recorded once, one sealed file per
+// document, every event delivered at least once under one webhook-id, no event twice, no e-mail lost.
+// Exits 1 on any loss, duplicate or disagreement. Needs the services of `scripts/services.sh up`
+// (.cache/run/services.env).
 //
 // Settings (environment): CHAOS_KILLS (100), CHAOS_KILL_MINUTES (10: the killing stops then, however
-// many kills it made), CHAOS_CONCURRENCY (8 requests in flight), CHAOS_MAX_REQUESTS (400),
+// many kills it made), CHAOS_KILL_GAP_MS (500-3000: how long a process serves before its kill),
+// CHAOS_KILLS_WHILE_STARTING (0.5: the share of kills that come before the process is ready),
+// CHAOS_CONCURRENCY (8 requests in flight), CHAOS_MAX_REQUESTS (400),
 // CHAOS_SETTLE_SECONDS (180), CHAOS_SOURCE (the code run: a copy of the working tree made at the start;
 // HEAD: as last committed), CHAOS_KEEP=1 keeps the processes' logs (kept anyway when a check fails).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -29,7 +33,7 @@ import { generateSelfSignedP12 } from '../src/pdf/sealCertificate';
 import { sweeperScheduleId } from '../src/temporal/client';
 import { verifyWebhook } from '../src/webhooks/verify';
 import { stateQuery } from '../workflows/definitions';
-import { type SigningRequestState } from '../src/domain/signingRequests';
+import { hasDonePart, type RecipientType, recipientTypes, type SignerStatus, type SigningRequestState } from '../src/domain/signingRequests';
 import { makePdf } from '../test/support/pdfs';
 import { startReceiver } from '../test/support/receiver';
 import { drawnSignature } from '../test/support/signing';
@@ -42,7 +46,10 @@ const CONCURRENCY = setting('CHAOS_CONCURRENCY', 8);
 const MAX_REQUESTS = setting('CHAOS_MAX_REQUESTS', 400);
 const FINISH_MS = 90_000; // for the requests in flight when the killing stops
 const SETTLE_MS = setting('CHAOS_SETTLE_SECONDS', 180) * 1000; // the sweeper picks up what a killed api left after 1–2 min
-const KILL_GAP_MS = [500, 3000] as const; // how long a process serves before it is killed
+// How long a process serves before it is killed: a random time between the two, in ms.
+const KILL_GAP_MS = (process.env.CHAOS_KILL_GAP_MS ?? '500-3000').split('-').map(Number) as [number, number];
+/** The share of kills that come while the process starts, spread evenly (0.5: every other one). */
+const WHILE_STARTING = setting('CHAOS_KILLS_WHILE_STARTING', 0.5);
 const INVITATION_WAIT_MS = 150_000;
 const WEBHOOK_FAILURE_RATE = 0.05; // the receiver answers 503 to some deliveries, so retries happen too
 const TERMINAL = ['completed', 'declined', 'cancelled', 'expired'] as const;
@@ -326,23 +333,74 @@ function checkDeadline(what: string) {
 // ---------------------------------------------------------------- the driver
 const intents = ['complete', 'complete', 'complete', 'complete', 'decline', 'decline', 'cancel', 'cancel', 'race', 'race', 'expire'] as const;
 type Intent = (typeof intents)[number];
+/** How a request orders its recipients: signingOrder alone (parallel, sequential), or routingOrder steps. */
+const routings = ['routed', 'routed', 'parallel', 'parallel', 'sequential'] as const;
+type Routing = (typeof routings)[number];
+const recipientMix: readonly RecipientType[] = ['signer', 'signer', 'approver', 'viewer', 'cc'];
+/** What each recipient does when its step comes (a cc does nothing), and the status that records it. */
+type Part = 'sign' | 'approve' | 'view' | 'decline';
+const partOf = { signer: 'sign', approver: 'approve', viewer: 'view' } as const satisfies Record<Exclude<RecipientType, 'cc'>, Part>;
+const statusAfter: Record<Part, SignerStatus> = { sign: 'signed', approve: 'approved', view: 'viewed', decline: 'declined' };
+const pathOf: Record<Part, string> = { sign: 'sign', approve: 'approve', view: 'viewed', decline: 'decline' };
+
+interface Recipient {
+  id: string;
+  email: string;
+  name: string;
+  type: RecipientType;
+  routingOrder: number;
+}
 
 interface Scenario {
   n: number;
   intent: Intent;
-  order: 'parallel' | 'sequential';
-  signerCount: number;
-  documentId?: string;
+  routing: Routing;
+  /** The recipients asked for: each one's type, and its routingOrder when routed (a cc sometimes has none). */
+  planned: { type: RecipientType; routingOrder?: number }[];
+  documentCount: number;
+  documentIds: string[];
   requestId?: string;
-  signers: { id: string; email: string; name: string }[];
+  recipients: Recipient[];
   /** What the api confirmed with a 2xx: these must hold in the database at the end. */
-  acknowledged: { signed: Set<string>; declined?: string; cancelled: boolean };
-  /** Signers who acted through a fresh link from the api because their invitation was late. */
+  acknowledged: { parts: Map<string, SignerStatus>; declined?: string; cancelled: boolean };
+  /** Recipients who acted through a fresh link from the api because their invitation was late. */
   freshLinks: Set<string>;
   /** Each call and its answer, for the post-mortem of a failed run. */
   trace: string[];
   error?: string;
   done: boolean;
+}
+
+/**
+ * A request of 1–3 documents and 1–4 recipients of mixed types: at least one who acts, and one who may
+ * decline (a signer or an approver) when the request is to be declined. Routed, each recipient has a
+ * step from 1 to the number of recipients (several share one: they act in parallel).
+ */
+function planScenario(n: number): Scenario {
+  const intent = pick(intents);
+  const routing = pick(routings);
+  const count = 1 + Math.floor(Math.random() * 4);
+  const types: RecipientType[] = Array.from({ length: count }, () => pick(recipientMix));
+  if (!types.some((type) => type !== 'cc')) types[Math.floor(Math.random() * count)] = 'signer';
+  if (intent === 'decline' && !types.some((type) => type === 'signer' || type === 'approver'))
+    types[types.findIndex((type) => type !== 'cc')] = pick(['signer', 'approver'] as const);
+  const steps = 1 + Math.floor(Math.random() * count);
+  return {
+    n,
+    intent,
+    routing,
+    planned: types.map((type) => ({
+      type,
+      routingOrder: routing === 'routed' && (type !== 'cc' || Math.random() < 0.5) ? 1 + Math.floor(Math.random() * steps) : undefined,
+    })),
+    documentCount: 1 + Math.floor(Math.random() * 3),
+    documentIds: [],
+    recipients: [],
+    acknowledged: { parts: new Map(), cancelled: false },
+    freshLinks: new Set(),
+    trace: [],
+    done: false,
+  };
 }
 
 const note = (scenario: Scenario, step: string) => {
@@ -353,13 +411,19 @@ type Http = ReturnType<typeof httpClient>;
 type Smtp = Awaited<ReturnType<typeof startSmtpReceiver>>;
 const counters = { invitationsLate: 0, duplicateCreates: 0, viewsSent: 0 };
 
-function createDriver(http: Http, smtp: Smtp, pdf: Buffer, runId: string) {
+/** pdfs[i] is the PDF of a request's document i + 1 (each uploaded as a document of its own). */
+function createDriver(http: Http, smtp: Smtp, pdfs: Buffer[], runId: string) {
   const { call, read } = http;
 
-  async function createDocument(scenario: Scenario) {
+  async function createDocument(scenario: Scenario, index: number) {
+    const pdf = pdfs[index];
     for (;;) {
       checkDeadline('POST /documents');
-      const answer = await call('POST', '/api/v1/documents', { fileName: `chaos-${scenario.n}.pdf`, fileSize: pdf.length, content: pdf.toString('base64') });
+      const answer = await call('POST', '/api/v1/documents', {
+        fileName: `chaos-${scenario.n}-${index + 1}.pdf`,
+        fileSize: pdf.length,
+        content: pdf.toString('base64'),
+      });
       if (answer.status === 201) return answer.body.id as string;
       if (!unanswered(answer) && answer.status !== 429) throw new Error(`POST /documents answered ${answer.status} ${JSON.stringify(answer.body)}`);
       // No answer: a document may have been made. A stray one is harmless (its event is checked like any other).
@@ -370,15 +434,21 @@ function createDriver(http: Http, smtp: Smtp, pdf: Buffer, runId: string) {
 
   async function createRequest(scenario: Scenario) {
     const expiresAt = scenario.intent === 'expire' ? new Date(Date.now() + between(30_000, 60_000)).toISOString() : undefined;
+    const [first] = scenario.documentIds;
     const body = {
-      document_id: scenario.documentId,
+      // One document is sent either way: as document_id (the spec's form) or as a list of one.
+      ...(scenario.documentIds.length === 1 && Math.random() < 0.5
+        ? { document_id: first }
+        : { documents: scenario.documentIds.map((document_id) => ({ document_id })) }),
       title: `Chaos ${runId} #${scenario.n}`,
-      signingOrder: scenario.order,
+      signingOrder: scenario.routing === 'sequential' ? 'sequential' : 'parallel',
       reminderEveryDays: 0,
       ...(expiresAt ? { expiresAt } : {}),
-      signers: Array.from({ length: scenario.signerCount }, (_, i) => ({
-        name: `Signer ${scenario.n}.${i + 1}`,
-        email: `signer-${scenario.n}-${i + 1}@chaos.example`,
+      signers: scenario.planned.map(({ type, routingOrder }, i) => ({
+        name: `Recipient ${scenario.n}.${i + 1}`,
+        email: `recipient-${scenario.n}-${i + 1}@chaos.example`,
+        ...(type !== 'signer' || Math.random() < 0.5 ? { recipientType: type } : {}),
+        ...(routingOrder !== undefined ? { routingOrder } : {}),
       })),
     };
     for (;;) {
@@ -391,10 +461,10 @@ function createDriver(http: Http, smtp: Smtp, pdf: Buffer, runId: string) {
         continue;
       }
       // Ambiguous: the request may be committed (and its workflow started, or left to the sweeper).
-      // Its document has no other request, so the list tells, once the api answers again.
+      // Its documents have no other request, so the list tells, once the api answers again.
       bump(ambiguous, 'POST /signatures');
-      const listed = await read(`/api/v1/signatures?documentId=${scenario.documentId}`);
-      note(scenario, `POST /signatures ${answer.status}: ${listed.body.data.length} found on ${scenario.documentId}`);
+      const listed = await read(`/api/v1/signatures?documentId=${first}`);
+      note(scenario, `POST /signatures ${answer.status}: ${listed.body.data.length} found on ${first}`);
       if (listed.body.data.length > 1) counters.duplicateCreates++;
       if (listed.body.data.length > 0) {
         bump(resolvedAsDone, 'POST /signatures');
@@ -406,7 +476,7 @@ function createDriver(http: Http, smtp: Smtp, pdf: Buffer, runId: string) {
 
   const requestState = async (scenario: Scenario) => (await read(`/api/v1/signatures/${scenario.requestId}`)).body;
 
-  /** The signer's link from their invitation e-mail; from the api (a fresh link) when it is late. Null once the request has ended. */
+  /** The recipient's link from their invitation e-mail; from the api (a fresh link) when it is late. Null once the request has ended. */
   async function linkFor(scenario: Scenario, signerId: string): Promise<string | null> {
     const deadline = Math.min(Date.now() + INVITATION_WAIT_MS, actionDeadline);
     while (Date.now() < deadline) {
@@ -427,47 +497,52 @@ function createDriver(http: Http, smtp: Smtp, pdf: Buffer, runId: string) {
   }
 
   /**
-   * A signer's sign or decline through their link. A 2xx is acknowledged; no answer, a 5xx or a 409 is
-   * resolved by reading the request: done when the signer is in the wanted state, over when the request
-   * ended otherwise, else tried again (the workflow may not be running yet, or a retry met the first try).
+   * A recipient's part (sign, approve, view) or decline through their link. A 2xx is acknowledged; no
+   * answer, a 5xx or a 409 is resolved by reading the request: done when the recipient is in the wanted
+   * state, over when the request ended otherwise, else tried again (the workflow may not be running yet,
+   * or a retry met the first try). Returns the recipient's new status, or how the request ended.
    */
-  async function act(scenario: Scenario, signerId: string, action: 'sign' | 'decline'): Promise<string> {
+  async function act(scenario: Scenario, recipient: Recipient, part: Part): Promise<string> {
+    const signerId = recipient.id;
     const token = await linkFor(scenario, signerId);
     if (!token) return 'ended';
     if (Math.random() < 0.5) {
       counters.viewsSent++;
       await call('GET', `/sign/${token}/request`, undefined, false);
     }
-    const want = action === 'sign' ? 'signed' : 'declined';
+    const want = statusAfter[part];
     const body =
-      action === 'sign'
+      part === 'sign'
         ? { consent: true, signature: Math.random() < 0.3 ? { type: 'drawn', value: drawnSignature } : { type: 'typed', value: `Signer ${scenario.n}` } }
-        : { reason: 'Chaos says no.' };
+        : part === 'decline'
+          ? { reason: 'Chaos says no.' }
+          : undefined;
+    const what = `POST /sign/:token/${pathOf[part]}`;
     for (;;) {
-      checkDeadline(`${action} of ${signerId}`);
-      const answer = await call('POST', `/sign/${token}/${action}`, body, false);
-      if (!answer.refused) note(scenario, `${action} ${signerId}: ${answer.status} ${answer.status === 200 ? '' : JSON.stringify(answer.body).slice(0, 120)}`);
+      checkDeadline(`${part} of ${signerId}`);
+      const answer = await call('POST', `/sign/${token}/${pathOf[part]}`, body, false);
+      if (!answer.refused) note(scenario, `${part} ${signerId}: ${answer.status} ${answer.status === 200 ? '' : JSON.stringify(answer.body).slice(0, 120)}`);
       if (answer.status === 200) {
-        if (action === 'sign') scenario.acknowledged.signed.add(signerId);
-        else scenario.acknowledged.declined = signerId;
+        if (part === 'decline') scenario.acknowledged.declined = signerId;
+        else scenario.acknowledged.parts.set(signerId, want);
         return want;
       }
       if (answer.status === 410) return 'expired';
-      if (answer.status !== 409 && !unanswered(answer)) throw new Error(`${action} answered ${answer.status} ${JSON.stringify(answer.body)}`);
+      if (answer.status !== 409 && !unanswered(answer)) throw new Error(`${part} answered ${answer.status} ${JSON.stringify(answer.body)}`);
       if (answer.refused) {
         await sleep(250);
         continue;
       }
-      if (unanswered(answer)) bump(ambiguous, `POST /sign/:token/${action}`);
+      if (unanswered(answer)) bump(ambiguous, what);
       const state = await requestState(scenario);
-      const signer = state.signers.find((candidate: { id: string }) => candidate.id === signerId);
-      note(scenario, `  read: request ${state.status}, signer ${signer.status}`);
-      if (signer.status === want) {
-        bump(resolvedAsDone, `POST /sign/:token/${action}`);
+      const status = state.signers.find((candidate: { id: string }) => candidate.id === signerId).status;
+      note(scenario, `  read: request ${state.status}, recipient ${status}`);
+      if (status === want) {
+        bump(resolvedAsDone, what);
         return want;
       }
       if (state.status !== 'pending') return state.status;
-      if (answer.status === 409) bump(conflictsWhilePending, `POST /sign/:token/${action}`);
+      if (answer.status === 409) bump(conflictsWhilePending, what);
       await sleep(500);
     }
   }
@@ -496,44 +571,64 @@ function createDriver(http: Http, smtp: Smtp, pdf: Buffer, runId: string) {
     }
   }
 
-  /** Signs with the given signers: all at once when parallel, one after another when sequential. */
-  async function signAll(scenario: Scenario, signerIds: string[]) {
-    if (scenario.order === 'parallel') return Promise.all(signerIds.map((id) => act(scenario, id, 'sign')));
-    const outcomes = [];
-    for (const id of signerIds) outcomes.push(await act(scenario, id, 'sign'));
-    return outcomes;
+  /** Each of these recipients does its part, step after step, those of one step at once; false when one could not. */
+  async function actInSteps(scenario: Scenario, recipients: Recipient[]) {
+    for (const step of [...new Set(recipients.map((recipient) => recipient.routingOrder))].sort((a, b) => a - b)) {
+      const ofStep = recipients.filter((recipient) => recipient.routingOrder === step);
+      const outcomes = await Promise.all(ofStep.map((recipient) => act(scenario, recipient, partOf[recipient.type as keyof typeof partOf])));
+      if (outcomes.some((outcome, i) => outcome !== statusAfter[partOf[ofStep[i].type as keyof typeof partOf]])) return false;
+    }
+    return true;
   }
 
   async function run(scenario: Scenario) {
-    scenario.documentId = await createDocument(scenario);
+    for (let i = 0; i < scenario.documentCount; i++) scenario.documentIds.push(await createDocument(scenario, i));
     const created = await createRequest(scenario);
     scenario.requestId = created.id;
-    note(scenario, `request ${created.id} on ${scenario.documentId}`);
-    scenario.signers = created.signers.map(({ id, email, name }: { id: string; email: string; name: string }) => ({ id, email, name }));
-    const ids = scenario.signers.map((signer) => signer.id);
-    const some = ids.slice(0, Math.floor(Math.random() * ids.length)); // 0 … n-1 signers
+    note(scenario, `request ${created.id} on ${scenario.documentIds.join(', ')}`);
+    scenario.recipients = created.signers.map(({ id, email, name, recipientType, routingOrder }: Recipient & { recipientType: RecipientType }) => ({
+      id,
+      email,
+      name,
+      type: recipientType,
+      routingOrder,
+    }));
+    // Those who act, in step order (a cc does nothing); `some` is a first part of them, never all.
+    const acting = scenario.recipients.filter((recipient) => recipient.type !== 'cc').sort((a, b) => a.routingOrder - b.routingOrder);
+    const some = acting.slice(0, Math.floor(Math.random() * acting.length));
     switch (scenario.intent) {
       case 'complete':
-        await signAll(scenario, ids);
+        await actInSteps(scenario, acting);
         break;
-      case 'decline':
-        await signAll(scenario, some);
-        await act(scenario, ids[some.length], 'decline');
+      case 'decline': {
+        // The steps before the decliner's are done; in its step, others act as it declines, or not.
+        const decliner = pick(acting.filter((recipient) => recipient.type === 'signer' || recipient.type === 'approver'));
+        if (
+          !(await actInSteps(
+            scenario,
+            acting.filter((recipient) => recipient.routingOrder < decliner.routingOrder),
+          ))
+        )
+          break;
+        const peers = acting.filter((recipient) => recipient.routingOrder === decliner.routingOrder && recipient !== decliner && Math.random() < 0.5);
+        await Promise.all([act(scenario, decliner, 'decline'), ...peers.map((peer) => act(scenario, peer, partOf[peer.type as keyof typeof partOf]))]);
         break;
+      }
       case 'cancel':
-        await signAll(scenario, some);
+        await actInSteps(scenario, some);
         await cancel(scenario);
         break;
       case 'race': {
-        // The last signature against a cancel: either may win, never both.
-        await signAll(scenario, ids.slice(0, -1));
-        const lastSign = act(scenario, ids.at(-1)!, 'sign');
+        // The last part (a signature, an approval or a view) against a cancel: either may win, never both.
+        const last = acting.at(-1)!;
+        await actInSteps(scenario, acting.slice(0, -1));
+        const lastPart = act(scenario, last, partOf[last.type as keyof typeof partOf]);
         await sleep(between(0, 300));
-        await Promise.all([lastSign, cancel(scenario)]);
+        await Promise.all([lastPart, cancel(scenario)]);
         break;
       }
       case 'expire':
-        await signAll(scenario, some);
+        await actInSteps(scenario, some);
         break;
     }
   }
@@ -564,11 +659,31 @@ async function inspect(
     problems.push(text);
     if (curable) waiting++;
   };
-  const requests = await db('signing_requests').select('id', 'status', 'signing_order', 'document_id', 'sealed_sha256', 'workflow_started_at');
-  const signers = await db('signers').select('id', 'signing_request_id', 'email', 'order', 'status').orderBy(['signing_request_id', 'order']);
+  const requests = await db('signing_requests').select('id', 'status', 'signing_order', 'sealed_sha256', 'workflow_started_at');
+  const signers: {
+    id: string;
+    signing_request_id: string;
+    email: string;
+    recipient_type: RecipientType;
+    routing_order: number;
+    status: string;
+    viewed_at: Date | null;
+  }[] = await db('signers')
+    .select('id', 'signing_request_id', 'email', 'recipient_type', 'routing_order', 'status', 'viewed_at')
+    .orderBy(['signing_request_id', 'order']);
+  const requestDocuments: { signing_request_id: string; document_id: string; position: number; sealed_sha256: string | null }[] = await db(
+    'signing_request_documents',
+  )
+    .select('signing_request_id', 'document_id', 'position', 'sealed_sha256')
+    .orderBy(['signing_request_id', 'position']);
   const audit = await db('audit_trail').select('signing_request_id', 'signer_id', 'action', 'idempotency_key');
   const events = await db('events').select('id', 'type', 'data', 'dispatched_at');
-  const sealed = new Map((await db('sealed_documents').select('signing_request_id', 'sha256')).map((row) => [row.signing_request_id, row.sha256]));
+  const sealedRows: { signing_request_id: string; document_id: string; sha256: string }[] = await db('sealed_documents').select(
+    'signing_request_id',
+    'document_id',
+    'sha256',
+  );
+  const linked = new Set<string>(await db('signer_tokens').distinct('signer_id').pluck('signer_id'));
   const deliveries = new Map((await db('webhook_deliveries').select('event_id', 'status')).map((row) => [row.event_id, row.status]));
 
   const countBy = <T>(rows: T[], key: (row: T) => string | undefined) => {
@@ -579,6 +694,11 @@ async function inspect(
     }
     return counts;
   };
+  const groupBy = <T>(rows: T[], key: (row: T) => string) => {
+    const groups = new Map<string, T[]>();
+    for (const row of rows) groups.set(key(row), [...(groups.get(key(row)) ?? []), row]);
+    return groups;
+  };
   const auditCount = countBy(audit, (step) => `${step.action}:${step.signer_id ?? step.signing_request_id}`);
   const endAuditCount = countBy(audit, (step) =>
     (TERMINAL as readonly string[]).includes(step.action) ? `${step.action}:${step.signing_request_id}` : undefined,
@@ -586,18 +706,25 @@ async function inspect(
   const eventKey = (event: { type: string; data: Record<string, string> }) => {
     if (event.type.startsWith('signer.')) return `${event.type}:${event.data.signerId}`;
     if (event.type.startsWith('signing_request.')) return `${event.type}:${event.data.signingRequestId}`;
-    if (event.type === 'document.created' || event.type === 'document.signed') return `${event.type}:${event.data.documentId}`;
+    if (event.type === 'document.signed') return `${event.type}:${event.data.signingRequestId}:${event.data.documentId}`;
+    if (event.type === 'document.created') return `${event.type}:${event.data.documentId}`;
     return undefined; // document.updated and .deleted may happen more than once
   };
   const eventCount = countBy(events, eventKey);
+  const sealedCount = countBy(sealedRows, (row) => `${row.signing_request_id}:${row.document_id}`);
+  const sealedOf = groupBy(sealedRows, (row) => row.signing_request_id);
+  const documentsOf = groupBy(requestDocuments, (row) => row.signing_request_id);
+  const signersOf = groupBy(signers, (signer) => signer.signing_request_id);
+  const isDone = (signer: (typeof signers)[number]) => hasDonePart(signer.recipient_type, signer.status as SignerStatus);
 
-  // Requests: exactly one outcome, and status, audit trail, events and sealed file agree.
+  // Requests: exactly one outcome, and status, recipients, audit trail, events and sealed files agree.
   const outcomes: Record<string, number> = {};
-  const signersOf = new Map<string, typeof signers>();
-  for (const signer of signers) signersOf.set(signer.signing_request_id, [...(signersOf.get(signer.signing_request_id) ?? []), signer]);
+  let sealedFiles = 0;
+  let documentsSigned = 0;
   for (const request of requests) {
     outcomes[request.status] = (outcomes[request.status] ?? 0) + 1;
     const own = signersOf.get(request.id) ?? [];
+    const documents = documentsOf.get(request.id) ?? [];
     if (!(TERMINAL as readonly string[]).includes(request.status)) {
       problem(`${request.id} is still ${request.status}${request.workflow_started_at ? '' : ' (its workflow was never started)'}`, true);
       continue;
@@ -610,30 +737,60 @@ async function inspect(
       problem(`${request.id} is ${request.status}, its events say ${endEvents.join(' + ') || 'nothing'}`);
     if (eventCount.get(`signing_request.created:${request.id}`) !== 1)
       problem(`${request.id} has ${eventCount.get(`signing_request.created:${request.id}`) ?? 0} signing_request.created events`);
+    // A completed request: one sealed file and one document.signed per document, and each hash where it is shown.
     const completed = request.status === 'completed';
-    if (completed !== sealed.has(request.id)) problem(`${request.id} is ${request.status} ${sealed.has(request.id) ? 'with' : 'without'} a sealed file`);
-    if (completed && (sealed.get(request.id) !== request.sealed_sha256 || !/^[0-9a-f]{64}$/.test(request.sealed_sha256 ?? '')))
-      problem(`${request.id}: sealedSha256 ${request.sealed_sha256} is not its sealed file's`);
-    if ((eventCount.get(`document.signed:${request.document_id}`) ?? 0) !== (completed ? 1 : 0))
-      problem(`${request.id} is ${request.status} with ${eventCount.get(`document.signed:${request.document_id}`) ?? 0} document.signed events`);
-    if (completed && own.some((signer) => signer.status !== 'signed')) problem(`${request.id} is completed but not every signer signed`);
-    const decliners = own.filter((signer) => signer.status === 'declined').length;
-    if (decliners !== (request.status === 'declined' ? 1 : 0)) problem(`${request.id} is ${request.status} with ${decliners} declined signers`);
+    const sealed = sealedOf.get(request.id) ?? [];
+    if (documents.length === 0) problem(`${request.id} has no documents`);
+    if (sealed.some((row) => !documents.some((document) => document.document_id === row.document_id)))
+      problem(`${request.id} has a sealed file of a document it does not have`);
+    for (const document of documents) {
+      const files = sealedCount.get(`${request.id}:${document.document_id}`) ?? 0;
+      const signedEvents = eventCount.get(`document.signed:${request.id}:${document.document_id}`) ?? 0;
+      sealedFiles += files;
+      documentsSigned += signedEvents;
+      if (files !== (completed ? 1 : 0)) problem(`${request.id} is ${request.status} with ${files} sealed files of ${document.document_id}`);
+      if (signedEvents !== (completed ? 1 : 0))
+        problem(`${request.id} is ${request.status} with ${signedEvents} document.signed events of ${document.document_id}`);
+      const sha256 = sealed.find((row) => row.document_id === document.document_id)?.sha256;
+      if (completed && (document.sealed_sha256 !== sha256 || !/^[0-9a-f]{64}$/.test(sha256 ?? '')))
+        problem(`${request.id}: the sealedSha256 of ${document.document_id} (${document.sealed_sha256}) is not its sealed file's`);
+      if (completed && document.position === 1 && request.sealed_sha256 !== sha256)
+        problem(`${request.id}: sealedSha256 ${request.sealed_sha256} is not its first document's sealed file's`);
+    }
+    if (completed && own.some((signer) => signer.recipient_type !== 'cc' && !isDone(signer)))
+      problem(`${request.id} is completed but not every recipient other than cc did its part`);
+    const decliners = own.filter((signer) => signer.status === 'declined');
+    if (decliners.length !== (request.status === 'declined' ? 1 : 0))
+      problem(`${request.id} is ${request.status} with ${decliners.length} declined recipients`);
+    for (const decliner of decliners.filter((signer) => !['signer', 'approver'].includes(signer.recipient_type)))
+      problem(`${decliner.id} of ${request.id} is a ${decliner.recipient_type} and declined`);
   }
 
-  // Signers: each signature (and decline) recorded once, in the signer's row, the audit trail and the events.
-  let signatures = 0;
+  // Recipients: each part (signature, approval, view) and decline recorded once, in the recipient's row,
+  // the audit trail and the events; each status one its type may have.
+  const recorded: Record<string, number> = {};
+  const mayReach: Record<RecipientType, string[]> = {
+    signer: ['pending', 'notified', 'viewed', 'signed', 'declined'],
+    approver: ['pending', 'notified', 'viewed', 'approved', 'declined'],
+    viewer: ['pending', 'notified', 'viewed'],
+    cc: ['pending'],
+  };
   for (const signer of signers) {
-    for (const [action, type] of [
-      ['signed', 'signer.signed'],
-      ['declined', 'signer.declined'],
+    for (const [action, type, expected] of [
+      ['signed', 'signer.signed', signer.status === 'signed'],
+      ['declined', 'signer.declined', signer.status === 'declined'],
+      ['approved', 'signer.approved', signer.status === 'approved'],
+      ['viewed', 'signer.viewed', signer.viewed_at !== null],
     ] as const) {
-      const expected = signer.status === action ? 1 : 0;
       const steps = auditCount.get(`${action}:${signer.id}`) ?? 0;
       const sent = eventCount.get(`${type}:${signer.id}`) ?? 0;
-      if (steps !== expected || sent !== expected) problem(`${signer.id} is ${signer.status}: ${steps} '${action}' audit steps, ${sent} ${type} events`);
+      if (steps !== Number(expected) || sent !== Number(expected))
+        problem(
+          `${signer.id} (${signer.recipient_type}) is ${signer.status}${signer.viewed_at ? ', viewed' : ''}: ${steps} '${action}' audit steps, ${sent} ${type} events`,
+        );
+      if (expected) recorded[`${signer.recipient_type} ${action}`] = (recorded[`${signer.recipient_type} ${action}`] ?? 0) + 1;
     }
-    if (signer.status === 'signed') signatures++;
+    if (!mayReach[signer.recipient_type].includes(signer.status)) problem(`${signer.id} is a ${signer.recipient_type} and ${signer.status}`);
   }
 
   // What the api acknowledged with a 2xx must be in the database.
@@ -641,7 +798,7 @@ async function inspect(
   const driven = new Set(scenarios.map((scenario) => scenario.requestId));
   for (const request of requests) if (!driven.has(request.id)) problem(`${request.id} was made by a retried POST /signatures that the driver did not find`);
   const signerById = new Map(signers.map((signer) => [signer.id, signer]));
-  let acknowledged = 0;
+  const acknowledged: Record<string, number> = {};
   const races: Record<string, number> = {};
   for (const scenario of scenarios) {
     if (!scenario.requestId) continue;
@@ -650,9 +807,9 @@ async function inspect(
       problem(`${scenario.requestId} was acknowledged with 201 but is not in the database`);
       continue;
     }
-    for (const id of scenario.acknowledged.signed) {
-      acknowledged++;
-      if (signerById.get(id)?.status !== 'signed') problem(`the signature of ${id} was answered 200 but the signer is ${signerById.get(id)?.status}`);
+    for (const [id, status] of scenario.acknowledged.parts) {
+      acknowledged[status] = (acknowledged[status] ?? 0) + 1;
+      if (signerById.get(id)?.status !== status) problem(`${id} was answered 200 as ${status} but is ${signerById.get(id)?.status}`);
     }
     if (scenario.acknowledged.declined && (signerById.get(scenario.acknowledged.declined)?.status !== 'declined' || request.status !== 'declined')) {
       problem(`the decline of ${scenario.acknowledged.declined} was answered 200 but ${request.id} is ${request.status}`);
@@ -705,33 +862,54 @@ async function inspect(
   if (strangers.length) problem(`${strangers.length} deliveries for events that are not in the database`);
 
   // E-mail: every invitation the audit trail says was sent, and every closing e-mail the outcome calls
-  // for, arrived; every signer whose turn came was invited.
+  // for, arrived; every recipient whose step came was invited; a cc never was, and has no link.
   const freshLinks = new Set(scenarios.flatMap((scenario) => [...scenario.freshLinks]));
   const expectedMail = new Set<string>();
   const invited = new Set(audit.filter((step) => step.action === 'invitation_sent').map((step) => step.signer_id));
   for (const step of audit) if (step.action === 'invitation_sent') expectedMail.add(step.idempotency_key);
   let invitationsMissing = 0;
+  let ccLinked = 0;
   for (const request of requests) {
+    if (!(TERMINAL as readonly string[]).includes(request.status)) continue;
     const own = signersOf.get(request.id) ?? [];
+    const acting = own.filter((signer) => signer.recipient_type !== 'cc');
+    const firstStep = Math.min(...acting.map((signer) => signer.routing_order));
     for (const signer of own) {
-      // A cancel that reaches the workflow before its first invitations ends it without any. A signer
-      // who acted through a fresh link before their late invitation went out is not invited any more.
-      const turnCame =
-        (request.signing_order === 'parallel' && request.status !== 'cancelled') ||
+      if (signer.recipient_type === 'cc') {
+        const notified = eventCount.get(`signer.notified:${signer.id}`) ?? 0;
+        const linkMail = [...smtp.byKey.keys()].some((key) => key.startsWith(`invitation:${signer.id}:`) || key.startsWith(`reminder:${signer.id}:`));
+        if (invited.has(signer.id) || linked.has(signer.id) || notified || linkMail) {
+          ccLinked++;
+          problem(`${signer.id}, a cc of ${request.id}, was invited or given a link`);
+        }
+        continue;
+      }
+      // Its step came: it is the first (which a cancel can end before its invitations), the request
+      // completed, it acted, or (a decline can only come from a step that came) every earlier step was
+      // done in a declined request. A recipient who acted through a fresh link before their late
+      // invitation went out is not invited any more.
+      const earlierDone = acting.filter((other) => other.routing_order < signer.routing_order).every(isDone);
+      const stepCame =
+        (signer.routing_order === firstStep && request.status !== 'cancelled') ||
         request.status === 'completed' ||
-        ['viewed', 'signed', 'declined'].includes(signer.status);
-      if (turnCame && !invited.has(signer.id) && !freshLinks.has(signer.id) && (TERMINAL as readonly string[]).includes(request.status)) {
+        signer.status !== 'pending' ||
+        (request.status === 'declined' && earlierDone);
+      if (stepCame && !invited.has(signer.id) && !freshLinks.has(signer.id)) {
         invitationsMissing++;
-        problem(`${signer.id} of ${request.id} (${request.status}) was never invited`);
+        problem(`${signer.id} (${signer.recipient_type}, step ${signer.routing_order}) of ${request.id} (${request.status}) was never invited`);
       }
     }
-    const people = [...own, { id: 'owner', email: ownerEmail, status: 'owner' }];
+    const people = [...own, { id: 'owner', email: ownerEmail, status: 'owner', recipient_type: 'owner' }];
     if (request.status === 'completed') for (const person of people) expectedMail.add(`completed:${request.id}:${person.email}`);
     if (request.status === 'declined')
-      for (const person of people.filter((candidate) => candidate.status !== 'declined')) expectedMail.add(`declined:${request.id}:${person.email}`);
+      for (const person of people.filter((candidate) => candidate.status !== 'declined' && candidate.recipient_type !== 'cc'))
+        expectedMail.add(`declined:${request.id}:${person.email}`);
     if (request.status === 'cancelled')
       for (const signer of own.filter((candidate) => candidate.status !== 'pending')) expectedMail.add(`cancelled:${request.id}:${signer.email}`);
   }
+  const ccEmails = new Set(signers.filter((signer) => signer.recipient_type === 'cc').map((signer) => signer.email));
+  const ccMailWithLink = smtp.mails.filter((mail) => ccEmails.has(mail.key.split(':').slice(2).join(':')) && mail.text.includes('/sign/'));
+  if (ccMailWithLink.length) problem(`${ccMailWithLink.length} e-mails to a cc carried a signing link, e.g. ${ccMailWithLink[0].key}`);
   const lostMail = [...expectedMail].filter((key) => !smtp.byKey.has(key));
   for (const key of lostMail) problem(`e-mail ${key} never arrived`, true);
   const duplicateMail = [...smtp.byKey.values()].filter((copies) => copies.length > 1);
@@ -739,14 +917,26 @@ async function inspect(
     if (new Set(copies.map((mail) => mail.messageId)).size > 1) problem(`e-mail ${copies[0].key} arrived ${copies.length} times with different Message-IDs`);
   const unexpectedMail = [...smtp.byKey.keys()].filter((key) => !expectedMail.has(key));
 
+  const ofType = (type: RecipientType) => signers.filter((signer) => signer.recipient_type === type).length;
+  const documentCounts = [...documentsOf.values()].map((documents) => documents.length);
   const table: [string, string | number][] = [
     ['signing requests', requests.length],
     ...TERMINAL.map((status): [string, number] => [`  ${status}`, outcomes[status] ?? 0]),
     ['  not finished', requests.filter((request) => !(TERMINAL as readonly string[]).includes(request.status)).length],
-    ['  races of the last signature against a cancel: completed / cancelled', `${races.completed ?? 0} / ${races.cancelled ?? 0}`],
-    ['signers', signers.length],
-    ['signatures recorded (signers signed)', signatures],
-    ['signatures answered 200 by the api', acknowledged],
+    ['  races of the last part against a cancel: completed / cancelled', `${races.completed ?? 0} / ${races.cancelled ?? 0}`],
+    ['  of 1 / 2 / 3 documents', [1, 2, 3].map((count) => documentCounts.filter((each) => each === count).length).join(' / ')],
+    [
+      '  with parallel steps (two or more recipients acting at once in a step)',
+      requests.filter((request) => hasParallelStep(signersOf.get(request.id) ?? [])).length,
+    ],
+    ['documents in requests / sealed files / document.signed events', `${requestDocuments.length} / ${sealedFiles} / ${documentsSigned}`],
+    ['recipients: signer / approver / viewer / cc', recipientTypes.map(ofType).join(' / ')],
+    [
+      'parts recorded: signed / approved / viewed by a viewer / declined by a signer / by an approver',
+      `${recorded['signer signed'] ?? 0} / ${recorded['approver approved'] ?? 0} / ${recorded['viewer viewed'] ?? 0} / ${recorded['signer declined'] ?? 0} / ${recorded['approver declined'] ?? 0}`,
+    ],
+    ['pages opened by signers and approvers (signer.viewed)', (recorded['signer viewed'] ?? 0) + (recorded['approver viewed'] ?? 0)],
+    ['parts answered 200 by the api: signed / approved / viewed', `${acknowledged.signed ?? 0} / ${acknowledged.approved ?? 0} / ${acknowledged.viewed ?? 0}`],
     ['events', events.length],
     ['events recorded twice', duplicateEvents.length],
     ['events delivered (2xx at the receiver)', delivered],
@@ -761,8 +951,15 @@ async function inspect(
     ['  unexpected (no reason in the database)', unexpectedMail.length],
     ['e-mails lost', lostMail.length],
     ['invitations never sent', invitationsMissing],
+    ['cc recipients invited or given a link', ccLinked],
   ];
   return { problems, waiting, table };
+}
+
+/** Two or more recipients who act (not cc) share a step. */
+function hasParallelStep(recipients: { recipient_type: string; routing_order: number }[]) {
+  const steps = recipients.filter((recipient) => recipient.recipient_type !== 'cc').map((recipient) => recipient.routing_order);
+  return new Set(steps).size < steps.length;
 }
 
 // ---------------------------------------------------------------- the run
@@ -860,12 +1057,14 @@ async function main() {
   if (webhook.status !== 201) throw new Error(`POST /webhooks answered ${webhook.status} ${JSON.stringify(webhook.body)}`);
 
   // The killers, one per process: kill -9, and a new process at once. A process takes 5–20 s to start
-  // on a busy machine, so every other kill comes 0.5–3 s after the start, ready or not (killing it
-  // while it starts); the others 0.5–3 s after it became ready, in the middle of its work.
+  // on a busy machine, so a share of the kills (CHAOS_KILLS_WHILE_STARTING, every other one by default)
+  // comes 0.5–3 s after the start, ready or not (killing it while it starts); the others 0.5–3 s after
+  // it became ready, in the middle of its work.
   const totalKills = () => api.kills + worker.kills;
   const killingOver = () => totalKills() >= KILLS || Date.now() > killDeadline;
   const killer = async (service: ServiceProcess) => {
-    for (let duringStart = false; !killingOver(); duringStart = !duringStart) {
+    for (let n = 0; !killingOver(); n++) {
+      const duringStart = Math.floor((n + 1) * WHILE_STARTING) > Math.floor(n * WHILE_STARTING);
       if (!duringStart) while (!service.ready && !killingOver()) await sleep(50);
       await sleep(between(...KILL_GAP_MS));
       if (killingOver()) break;
@@ -875,20 +1074,11 @@ async function main() {
   const killers = Promise.all([killer(api), killer(worker)]);
 
   const scenarios: Scenario[] = [];
-  const driver = createDriver(http, smtp, await makePdf(['Chaos agreement', 'Page two']), runId);
+  const pdfs = [await makePdf(['Chaos agreement', 'Page two']), await makePdf(['Chaos annex']), await makePdf(['Chaos schedule', 'Page two', 'Page three'])];
+  const driver = createDriver(http, smtp, pdfs, runId);
   const lane = async () => {
     while (!killingOver() && scenarios.length < MAX_REQUESTS) {
-      const scenario: Scenario = {
-        n: scenarios.length + 1,
-        intent: pick(intents),
-        order: Math.random() < 0.7 ? 'parallel' : 'sequential',
-        signerCount: 1 + Math.floor(Math.random() * 3),
-        signers: [],
-        acknowledged: { signed: new Set(), cancelled: false },
-        freshLinks: new Set(),
-        trace: [],
-        done: false,
-      };
+      const scenario = planScenario(scenarios.length + 1);
       scenarios.push(scenario);
       try {
         await driver.run(scenario);
@@ -939,6 +1129,10 @@ async function main() {
       'requests driven (intent: complete / decline / cancel / race / expire)',
       ['complete', 'decline', 'cancel', 'race', 'expire'].map((intent) => scenarios.filter((s) => s.intent === intent).length).join(' / '),
     ],
+    [
+      '  ordered by: routingOrder steps / signingOrder parallel / sequential',
+      ['routed', 'parallel', 'sequential'].map((routing) => scenarios.filter((s) => s.routing === routing).length).join(' / '),
+    ],
     ['  driver gave up (time up or unexpected answer)', scenarios.filter((s) => s.error).length],
     ...findings.table,
     ['signing request histories replayed / nondeterministic', `${requestIds.length} / ${nondeterministic.length}`],
@@ -968,7 +1162,7 @@ async function main() {
         .map(([call, count]) => `${call} ${count}`)
         .join('; ') || 0,
     ],
-    ['signing pages opened before acting (signer.viewed)', counters.viewsSent],
+    ['signing pages opened before acting (GET /sign/:token/request)', counters.viewsSent],
     ['invitations later than 150 s (signed through a fresh link)', counters.invitationsLate],
     ['requests created twice by a retry', counters.duplicateCreates],
     [
@@ -1018,7 +1212,12 @@ async function compareWithWorkflows(temporal: Client, db: Knex) {
   const problems: string[] = [];
   let running = 0;
   const requests: { id: string; status: string }[] = await db('signing_requests').select('id', 'status');
-  const signers: { id: string; signing_request_id: string; status: string }[] = await db('signers').select('id', 'signing_request_id', 'status');
+  const signers: { id: string; signing_request_id: string; recipient_type: RecipientType; status: SignerStatus }[] = await db('signers').select(
+    'id',
+    'signing_request_id',
+    'recipient_type',
+    'status',
+  );
   for (const request of requests) {
     const handle = temporal.workflow.getHandle(request.id);
     const description = await handle.describe().catch(() => undefined);
@@ -1034,7 +1233,7 @@ async function compareWithWorkflows(temporal: Client, db: Knex) {
     if (state.status !== request.status) problems.push(`${request.id} is ${request.status} in PostgreSQL, ${state.status} in its workflow`);
     for (const signer of signers.filter((candidate) => candidate.signing_request_id === request.id)) {
       const known = state.signers.find((candidate) => candidate.id === signer.id)?.status;
-      if (['signed', 'declined'].includes(signer.status) && known !== signer.status) {
+      if ((hasDonePart(signer.recipient_type, signer.status) || signer.status === 'declined') && known !== signer.status) {
         problems.push(`${signer.id} is ${signer.status} in PostgreSQL, ${known} in the workflow of ${request.id}: an update lost with its worker`);
       }
     }
@@ -1055,7 +1254,22 @@ async function writePostMortem(dir: string, db: Knex, scenarios: Scenario[]) {
       'completed_at',
       'sealed_sha256',
     ),
-    signers: await db('signers').select('id', 'signing_request_id', 'email', 'order', 'status', 'notified_at', 'viewed_at', 'signed_at', 'declined_at'),
+    signers: await db('signers').select(
+      'id',
+      'signing_request_id',
+      'email',
+      'order',
+      'recipient_type',
+      'routing_order',
+      'status',
+      'notified_at',
+      'viewed_at',
+      'signed_at',
+      'approved_at',
+      'declined_at',
+    ),
+    signing_request_documents: await db('signing_request_documents').select('signing_request_id', 'position', 'document_id', 'sealed_sha256'),
+    sealed_documents: await db('sealed_documents').select('signing_request_id', 'document_id', 'sha256'),
     audit_trail: await db('audit_trail').select('signing_request_id', 'signer_id', 'action', 'idempotency_key', 'created_at').orderBy('id'),
     events: await db('events').select('id', 'type', 'data', 'created_at', 'dispatched_at', 'idempotency_key').orderBy('created_at'),
     webhook_deliveries: await db('webhook_deliveries').select('event_id', 'event_type', 'status', 'attempts', 'last_status_code', 'last_error'),
@@ -1063,7 +1277,7 @@ async function writePostMortem(dir: string, db: Knex, scenarios: Scenario[]) {
   fs.writeFileSync(path.join(dir, 'database.json'), JSON.stringify(database, null, 1));
   const calls = scenarios.map((scenario) => ({
     ...scenario,
-    acknowledged: { ...scenario.acknowledged, signed: [...scenario.acknowledged.signed] },
+    acknowledged: { ...scenario.acknowledged, parts: Object.fromEntries(scenario.acknowledged.parts) },
     freshLinks: [...scenario.freshLinks],
   }));
   fs.writeFileSync(path.join(dir, 'scenarios.json'), JSON.stringify(calls, null, 1));

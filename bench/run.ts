@@ -68,7 +68,8 @@ const GOALS = {
   packetCompletedOfSingle: 1.5, // one at a time, 3 documents and 3 signers: last sign → completed p99 against 1 and 1
   packetSealOfSingle: 3, // one at a time, sealing 3 documents (the completeRequest activity) p99 against sealing 1
   peakRssMb: 400,
-  uploadRssMb: 300,
+  uploadRssMb: 200, // ten concurrent 25 MB uploads: growth of the api
+  uploadFamilyRssMb: 500, // the same, the api with its PDF processes
   uploadOfCreate: 0.5, // (c2) req/s against (c)
   foundByTextMs: 5000, // an upload at (c2)'s rate, from its 201 to being found by its text
   hostileHealthzMs: 100, // slowest /healthz while a hostile PDF is uploaded
@@ -617,9 +618,12 @@ async function main() {
       log,
     });
     const e2e = await endToEnd(endToEndOptions, prepared);
-    // One at a time: the path's own latency, with no other request's work in the way.
-    const alone = { ...endToEndOptions, count: E2E_ALONE_REQUESTS, warmUp: 2, concurrency: 1 };
+    // One at a time: the path's own latency, with no other request's work in the way (each sign once the
+    // previous request has ended); and back to back (once the previous sign had its 200, its seal running).
+    const alone = { ...endToEndOptions, count: E2E_ALONE_REQUESTS, warmUp: 2, concurrency: 1, oneRequestInFlight: true };
+    const backToBack = { ...alone, oneRequestInFlight: false };
     const preparedAlone = await prepareEndToEnd(alone);
+    const preparedBackToBack = await prepareEndToEnd(backToBack);
     const echoAlone = await echoUpdates({
       address: serviceEnv.TEMPORAL_ADDRESS!,
       namespace,
@@ -632,9 +636,10 @@ async function main() {
       db, // and the baselines (f-local) and (f-regular), alternately with (f)
     });
     const e2eAlone = await endToEnd(alone, preparedAlone);
+    const e2eBackToBack = await endToEnd(backToBack, preparedBackToBack);
     // Issue #27: several documents and signers against one and one, one at a time, interleaved.
     const packets = await packetsAlone({ ...endToEndOptions, count: PACKET_REQUESTS, warmUp: PACKET_WARM_UP });
-    return { signatures, signatureSamples, startSamples, echo, e2e, echoAlone, e2eAlone, packets };
+    return { signatures, signatureSamples, startSamples, echo, e2e, echoAlone, e2eAlone, e2eBackToBack, packets };
   }
 
   const temporalNamespace = serviceEnv.TEMPORAL_NAMESPACE ?? 'default';
@@ -945,7 +950,7 @@ async function main() {
         `signed_at → sealed_documents.created_at (completeRequest, an activity scheduled with the update's answer, loads and seals the PDF) ${spread(e2e.signedToSealed)}; sealed → completed event ${spread(e2e.sealedToCompleted)}.`,
       ...cpuLines(e2e.cpuPerRequest, E2E_CONCURRENCY),
       '',
-      `**One at a time** (${E2E_ALONE_REQUESTS} requests of 1 signer, each signed once the previous sign had its 200; (f) likewise, one update at a time, just before, each followed by one of (f-local) and one of (f-regular)):`,
+      `**One at a time** (${E2E_ALONE_REQUESTS} requests of 1 signer, each signed once the previous request had ended: its seal, completed event and closing e-mails done, and 200 ms more; (f) likewise, one update at a time, just before, each followed by one of (f-local) and one of (f-regular)). Back to back: ${E2E_ALONE_REQUESTS} more, each signed once the previous sign had its 200, while that request's seal and closing e-mails ran:`,
       '',
       '| 1 at a time | n | p50 ms | p99 ms | max ms | p99 ratio |',
       '|---|---:|---:|---:|---:|---:|',
@@ -953,8 +958,10 @@ async function main() {
       ...aloneBaselineRows(),
       `| sign sent → HTTP 200 | ${signing.e2eAlone.signResponse.n} | ${ms(signing.e2eAlone.signResponse.p50)} | ${ms(signing.e2eAlone.signResponse.p99)} | ${ms(signing.e2eAlone.signResponse.max)} | ${(signing.e2eAlone.signResponse.p99 / signing.echoAlone.latency.p99).toFixed(2)} of (f) |`,
       `| sign sent → completed event's created_at | ${signing.e2eAlone.completion.n} | ${ms(signing.e2eAlone.completion.p50)} | ${ms(signing.e2eAlone.completion.p99)} | ${ms(signing.e2eAlone.completion.max)} | ${(signing.e2eAlone.completion.p99 / signing.echoAlone.latency.p99).toFixed(2)} of (f) |`,
+      `| back to back: sign sent → HTTP 200 | ${signing.e2eBackToBack.signResponse.n} | ${ms(signing.e2eBackToBack.signResponse.p50)} | ${ms(signing.e2eBackToBack.signResponse.p99)} | ${ms(signing.e2eBackToBack.signResponse.max)} | ${(signing.e2eBackToBack.signResponse.p99 / signing.echoAlone.latency.p99).toFixed(2)} of (f) |`,
       '',
       `- one at a time, where the 200 goes: ${signPathLine(signing.e2eAlone)}.`,
+      `- back to back, where the 200 goes: ${signPathLine(signing.e2eBackToBack)}.`,
       `- one at a time, where the completion goes: sent → signers.signed_at ${spread(signing.e2eAlone.toSigned)}; signed_at → sealed_documents.created_at ${spread(signing.e2eAlone.signedToSealed)}; sealed → completed event ${spread(signing.e2eAlone.sealedToCompleted)}.`,
       ...cpuLines(signing.e2eAlone.cpuPerRequest, 1),
       ...packetReport(),
@@ -1147,6 +1154,7 @@ async function main() {
       lines.push(
         `- ${pass(wholeRunPeak < GOALS.peakRssMb)} peak RSS of api + worker < ${GOALS.peakRssMb} MB: ${mb(wholeRunPeak)} over the whole run`,
         `- ${pass(uploadsOk && growth < GOALS.uploadRssMb)} ${UPLOADS} concurrent 25 MB uploads raise RSS by < ${GOALS.uploadRssMb} MB: +${mb(growth)}${uploadsOk ? '' : ' (some uploads failed)'}`,
+        `- ${pass(uploadsOk && uploads.familyPeak - uploads.familyBefore < GOALS.uploadFamilyRssMb)} the same with the PDF processes < ${GOALS.uploadFamilyRssMb} MB: +${mb(uploads.familyPeak - uploads.familyBefore)}`,
       );
     }
     return lines;

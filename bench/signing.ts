@@ -222,6 +222,12 @@ export interface EndToEndOptions {
   concurrency: number;
   /** Give up on completions this long after the first sign is sent. */
   deadlineMs: number;
+  /**
+   * One request in flight: the next sign waits until the previous request's workflow has ended (its
+   * seal, completed event and closing e-mails done) and the search copy caught up, so that no other
+   * request's work is in the way of the one measured.
+   */
+  oneRequestInFlight?: boolean;
   log: (message: string) => void;
   /** CPU ms used so far by each process behind the service (bench/cpu.ts), read around the timed signs. */
   cpu?: () => Record<string, number>;
@@ -321,6 +327,18 @@ async function signPath(client: Client, workflowId: string) {
   };
 }
 
+/** Until a request's workflow has ended (bounded by `deadline`), then a moment for what follows its events (search copy, webhooks). */
+async function requestEnded(client: Client, workflowId: string, deadline: number) {
+  let timer: NodeJS.Timeout | undefined;
+  const ended = client.workflow
+    .getHandle(workflowId)
+    .result()
+    .catch(() => undefined);
+  await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))))]);
+  clearTimeout(timer);
+  await sleep(200);
+}
+
 /** A signer's Sign, as the signing page sends it; the HTTP status, or 0 when there was no answer by `deadline`. */
 export function postSign(baseUrl: string, token: string, deadline: number): Promise<number> {
   return fetch(`${baseUrl}/sign/${token}/sign`, {
@@ -401,6 +419,7 @@ export async function endToEnd(options: EndToEndOptions, { requests, drainSecond
     const status = await postSign(baseUrl, request.token!, deadline);
     respondedAt.set(request.id, Date.now());
     signStatuses.set(status, (signStatuses.get(status) ?? 0) + 1);
+    if (options.oneRequestInFlight) await requestEnded(options.client, request.id, deadline);
   });
   const signsSeconds = (Date.now() - phaseStarted) / 1000;
   signing = false;

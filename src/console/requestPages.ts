@@ -90,10 +90,14 @@ const recipientParts = [
   ['cc', 'gets a copy (cc)'],
 ] as const;
 
-function signerRow(values: Record<string, string>, index: number, role?: string) {
+/** A template role's part and step, when it is not a signer's of the request's order: "approver, step 2". */
+const roleKind = ({ recipientType, routingOrder }: Template['roles'][number]) =>
+  [recipientType === 'signer' ? [] : [recipientType], routingOrder === null ? [] : [`step ${routingOrder}`]].flat().join(', ');
+
+function signerRow(values: Record<string, string>, index: number, role?: string, kind = '') {
   const value = (field: string) => values[`signers-${index}-${field}`] ?? '';
   return html`<fieldset class="signer-row">
-    <legend>${role ? html`Role: ${role}` : html`Signer ${index + 1}`}</legend>
+    <legend>${role ? html`Role: ${role}${kind ? html` <span class="hint">(${kind})</span>` : ''}` : html`Signer ${index + 1}`}</legend>
     ${role ? html`<input type="hidden" name="signers-${index}-role" value="${role}">` : ''}
     <label>Name <input name="signers-${index}-name" maxlength="200" autocomplete="off" value="${value('name')}"${role ? html` required` : ''}></label>
     <label>E-mail <input name="signers-${index}-email" type="email" maxlength="320" autocomplete="off" value="${value('email')}"${role ? html` required` : ''}></label>
@@ -124,14 +128,21 @@ export function sendPage(frame: Frame, { documents, templates, template, values,
   const chosen = (field: string, option: string) => (values[field] === option ? html` selected` : '');
   const rowCount = Math.max(DEFAULT_SIGNER_ROWS, ...Object.keys(values).map((key) => Number(/^signers-(\d+)-/.exec(key)?.[1] ?? -1) + 1));
   const signerRows: Html[] = template
-    ? template.roles.map((role, index) => signerRow(values, index, role.name))
+    ? template.roles.map((role, index) => signerRow(values, index, role.name, roleKind(role)))
     : Array.from({ length: rowCount }, (_, index) => signerRow(values, index));
   const fields = template ? prefillableFields(template) : [];
   const order = values.signingOrder ?? 'parallel';
 
   const source = template
     ? html`<input type="hidden" name="template_id" value="${template.id}">
-      <p>From the template <strong>${template.name}</strong> (${plural(template.pageCount, 'page')}). <a href="/app/requests/new">Send a document instead</a></p>`
+      <p>From the template <strong>${template.name}</strong> (${
+        template.documents.length > 1
+          ? `${plural(template.documents.length, 'document')}, ${plural(
+              template.documents.reduce((sum, document) => sum + document.pageSizes.length, 0),
+              'page',
+            )}`
+          : plural(template.pageCount, 'page')
+      }). <a href="/app/requests/new">Send a document instead</a></p>`
     : html`<label for="document_id">Document</label>
       <select id="document_id" name="document_id" required>
         <option value="">Choose a document</option>

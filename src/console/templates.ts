@@ -15,6 +15,7 @@ import {
   listTemplates,
   previewTemplatePage,
   templateCreateRules,
+  templateLimitsFrom,
 } from '../templates/service';
 import { documentPageSizes, pageImage, PageParams } from './documentView';
 import { html, jsonData } from './html';
@@ -27,7 +28,7 @@ type DocumentChoice = { id: string; fileName: string };
 /** Templates in the console: the list, the editor that makes one from a document, the preview; the REST API's services and schemas. */
 export function templatePages({ router, deps, rateLimit, requireLogin, frame, page, account, seeOther }: ConsoleKit) {
   const { db, events, textTags, pages } = deps;
-  const templateDeps = { db, events, textTags, pages };
+  const templateDeps = { db, events, textTags, pages, requestLimits: templateLimitsFrom(deps.config) };
   // As on the REST API: an account at its quota costs no body read.
   const quota: Middleware = async (ctx, next) => {
     await assertTemplateQuota(db, account(ctx));
@@ -72,7 +73,8 @@ export function templatePages({ router, deps, rateLimit, requireLogin, frame, pa
   router.get('/templates/:id/pages/:n.png', requireLogin, async (ctx) => {
     const { id } = parsePathParams(TemplateIdParams, ctx.params, 'Template');
     const { n } = parsePathParams(PageParams, ctx.params, 'Page');
-    const png = await previewTemplatePage(templateDeps, account(ctx).id, id, n);
+    const documentId = typeof ctx.query.documentId === 'string' ? ctx.query.documentId : undefined;
+    const png = await previewTemplatePage(templateDeps, account(ctx).id, id, n, documentId);
     ctx.type = 'image/png';
     ctx.body = png;
   });
@@ -92,7 +94,9 @@ function templateListPage(frame: Frame, templates: TemplateView[], documents: Ma
   const rows = templates.map(
     (template) => html`<tr>
       <td data-label="Name"><a href="/app/templates/${template.id}">${template.name}</a></td>
-      <td data-label="Document">${documentCell(template.sourceDocumentId)}</td>
+      <td data-label="Document">${documentCell(template.sourceDocumentId)}${
+        template.documents.length > 1 ? html` <span class="hint">and ${template.documents.length - 1} more</span>` : ''
+      }</td>
       <td data-label="Roles">${template.roles.map((role) => role.name).join(', ')}</td>
       <td data-label="Fields">${template.fields.length}</td>
       <td data-label="Created">${dateTime(template.createdAt)}</td>
@@ -196,10 +200,27 @@ function templateEditor(frame: Frame, { document, pageSizes }: Awaited<ReturnTyp
 
 const fieldCount = (count: number) => `${count} field${count === 1 ? '' : 's'}`;
 
+/** The pages of each of the template's documents, with their fields drawn (one list, as before, when it has one document). */
+function documentPages(template: TemplateView) {
+  const pagesOf = (document: TemplateView['documents'][number], name: string) =>
+    html`<ol class="doc-pages">${document.pages.map(({ width, height }, index) => {
+      const query = template.documents.length > 1 && document.documentId ? `?documentId=${encodeURIComponent(document.documentId)}` : '';
+      return html`<li>${pageImage(`/app/templates/${template.id}/pages/${index + 1}.png${query}`, [width, height], `Page ${index + 1} of ${name}, with its fields drawn`)}</li>`;
+    })}</ol>`;
+  if (template.documents.length === 1) return html`<h2>Pages</h2>${pagesOf(template.documents[0], template.name)}`;
+  return template.documents.map(
+    (document, index) => html`<h2>Document ${index + 1}: ${document.fileName}</h2>
+      ${pagesOf(document, document.fileName)}`,
+  );
+}
+
 function templatePreviewPage(frame: Frame, template: TemplateView) {
+  const several = template.documents.length > 1;
+  const documentOf = (documentId: string | null | undefined) => template.documents.find((document) => document.documentId === documentId)?.fileName ?? '—';
   const fieldRows = template.fields.map(
     (field, index) => html`<tr>
       <td data-label="#">${index + 1}</td>
+      ${several ? html`<td data-label="Document">${documentOf(field.documentId)}</td>` : ''}
       <td data-label="Role">${field.role}</td>
       <td data-label="Type">${field.type}</td>
       <td data-label="Label">${field.label ?? '—'}</td>
@@ -227,14 +248,10 @@ function templatePreviewPage(frame: Frame, template: TemplateView) {
       <h2 id="fields-heading">Fields</h2>
       <p class="hint">Positions in PDF points from the bottom-left corner of the page: x, y; width × height.</p>
       <table class="list compact"><caption class="visually-hidden">Fields</caption>
-        <thead><tr><th scope="col">#</th><th scope="col">Role</th><th scope="col">Type</th><th scope="col">Label</th><th scope="col">Required</th><th scope="col">Page</th><th scope="col">Position</th></tr></thead>
+        <thead><tr><th scope="col">#</th>${several ? html`<th scope="col">Document</th>` : ''}<th scope="col">Role</th><th scope="col">Type</th><th scope="col">Label</th><th scope="col">Required</th><th scope="col">Page</th><th scope="col">Position</th></tr></thead>
         <tbody>${fieldRows}</tbody></table>
     </section>
-    <h2>Pages</h2>
-    <ol class="doc-pages">${template.pages.map(
-      ({ width, height }, index) =>
-        html`<li>${pageImage(`/app/templates/${template.id}/pages/${index + 1}.png`, [width, height], `Page ${index + 1} of ${template.name}, with its fields drawn`)}</li>`,
-    )}</ol>`,
+    ${documentPages(template)}`,
     ['console.js'],
   );
 }

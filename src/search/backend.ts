@@ -6,6 +6,8 @@ import type { SearchQuery, SearchType } from './schema';
 export interface ResourceRef {
   type: SearchType;
   id: string;
+  /** A document whose name or text may have changed: the requests that hold it carry them, and are indexed again too. */
+  holders?: boolean;
 }
 
 export interface SearchHitRef extends ResourceRef {

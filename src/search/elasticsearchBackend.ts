@@ -4,7 +4,7 @@ import { withAdvisoryLock } from '../db/advisoryLock';
 import type { Logger } from '../logger';
 import type { SearchBackend } from './backend';
 import { isUnavailable, unlessUnavailable } from './elasticsearch';
-import { idsByType, loadForIndex, writeToIndex } from './esDocuments';
+import { idsByType, loadForIndex, withRequestsHolding, writeToIndex } from './esDocuments';
 import { aliasOf, createVersionedIndex, flipAlias, indicesBehind, mappingVersion, searchTypesOf } from './esIndices';
 import { searchElasticsearch } from './esSearch';
 import { eventCursor, oldestRunning } from './eventCursor';
@@ -43,7 +43,7 @@ export async function rebuildIndex(db: Db, client: Client, prefix: string, type:
   await client.indices.refresh({ index });
   await flipAlias(client, aliasOf(prefix, type), index);
   const replay = await db('events').whereRaw('xid >= ?::xid8', [xmin]).select('id', 'data');
-  const refs = resourcesOf(replay).filter((ref) => ref.type === type);
+  const refs = (await withRequestsHolding(db, resourcesOf(replay))).filter((ref) => ref.type === type);
   for (const group of idsByType(refs)) {
     for (let i = 0; i < group.ids.length; i += PAGE) {
       await writeToIndex(client, aliasOf(prefix, type), await loadForIndex(db, type, group.ids.slice(i, i + PAGE)), { viaAlias: true, refresh: false });
@@ -102,7 +102,7 @@ export function createElasticsearchSearch({ db, client, prefix, logger }: { db: 
     elasticsearch: { client, prefix },
     async index(refs) {
       await ensureReady();
-      for (const { type, ids } of idsByType(refs)) {
+      for (const { type, ids } of idsByType(await withRequestsHolding(db, refs))) {
         for (let i = 0; i < ids.length; i += PAGE) {
           await writeToIndex(client, aliasOf(prefix, type), await loadForIndex(db, type, ids.slice(i, i + PAGE)), { viaAlias: true, refresh: 'wait_for' });
         }

@@ -40,11 +40,48 @@ async function loadDocuments(db: Db, ids: string[]): Promise<Loaded[]> {
   });
 }
 
+/**
+ * Of n documents, a request's copy holds the first REQUEST_TEXT_CHARS / n characters of each one's text,
+ * as its search_vector does on PostgreSQL (migration 20261126151000): every document has its share.
+ */
+const REQUEST_TEXT_CHARS = 200_000;
+
+/** The names and the request's share of the text of each request's documents, in the order signers see them. */
+async function documentsOfRequests(db: Db, ids: string[]) {
+  const rows: { signing_request_id: string; file_name: string; text: string | null }[] = await db('signing_request_documents as rd')
+    .join('documents as d', 'd.id', 'rd.document_id')
+    .whereIn('rd.signing_request_id', ids)
+    .orderBy(['rd.signing_request_id', 'rd.position'])
+    .select(
+      'rd.signing_request_id',
+      'd.file_name',
+      db.raw(`left(d.body_text, (${REQUEST_TEXT_CHARS} / count(*) over (partition by rd.signing_request_id))::int) as text`),
+    );
+  const byRequest = new Map<string, typeof rows>();
+  for (const row of rows) {
+    if (!byRequest.has(row.signing_request_id)) byRequest.set(row.signing_request_id, []);
+    byRequest.get(row.signing_request_id)!.push(row);
+  }
+  return byRequest;
+}
+
+/**
+ * A document's name and text are in the copies of the requests that hold it: when its own words may have
+ * changed (`holders`), those requests are written again too.
+ */
+export async function withRequestsHolding(db: Db, refs: ResourceRef[]): Promise<ResourceRef[]> {
+  const changed = refs.filter((ref) => ref.type === 'document' && ref.holders).map((ref) => ref.id);
+  if (changed.length === 0) return refs;
+  const requestIds: string[] = await db('signing_request_documents').whereIn('document_id', changed).pluck('signing_request_id');
+  return [...refs, ...requestIds.map((id) => ({ type: 'signing_request' as const, id }))];
+}
+
 async function loadSigningRequests(db: Db, ids: string[]): Promise<Loaded[]> {
   const rows = await db('signing_requests')
     .whereIn('id', ids)
     .select('id', 'account_id', 'document_id', 'title', 'message', 'signer_text', 'status', 'created_at', 'completed_at', db.raw(readVersion));
   const signers = await db('signers').whereIn('signing_request_id', ids).select('signing_request_id', 'email', 'status', 'decline_reason');
+  const documents = await documentsOfRequests(db, ids);
   const found = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id) => {
     const row = found.get(id);
@@ -60,6 +97,8 @@ async function loadSigningRequests(db: Db, ids: string[]): Promise<Loaded[]> {
         title: searchWords(row.title),
         message: searchWords(row.message),
         signers: searchWords(row.signer_text),
+        fileName: (documents.get(id) ?? []).map((document) => searchWords(document.file_name)),
+        text: (documents.get(id) ?? []).map((document) => searchWords(document.text)),
         status: row.status,
         createdAt: row.created_at.toISOString(),
         completedAt: row.completed_at?.toISOString() ?? null,

@@ -32,6 +32,9 @@ export const indexDefinitions: Record<SearchType, { name: string; settings: obje
       title: text,
       message: longText,
       signers: text,
+      // The names and the text of all its documents (the request's share of each text, as PostgreSQL's).
+      fileName: text,
+      text: longText,
       status: keyword,
       createdAt: date,
       completedAt: date,

@@ -5,10 +5,16 @@ import type { ResourceRef, SearchBackend } from './backend';
 
 type EventRow = { id: string; data: Record<string, unknown> | null };
 
-/** The resources an event is about: its document, signing request and template, whichever it names. */
+/**
+ * The resources an event is about: its document, signing request and template, whichever it names. An
+ * event of a document alone (made, renamed, uploaded, deleted) may change the words of the requests that
+ * hold it.
+ */
 export function resourcesOf(events: EventRow[]): ResourceRef[] {
   return events.flatMap(({ data }) => [
-    ...(typeof data?.documentId === 'string' ? [{ type: 'document' as const, id: data.documentId }] : []),
+    ...(typeof data?.documentId === 'string'
+      ? [{ type: 'document' as const, id: data.documentId, ...(data.signingRequestId === undefined ? { holders: true } : {}) }]
+      : []),
     ...(typeof data?.signingRequestId === 'string' ? [{ type: 'signing_request' as const, id: data.signingRequestId }] : []),
     ...(typeof data?.templateId === 'string' ? [{ type: 'template' as const, id: data.templateId }] : []),
   ]);
@@ -129,7 +135,7 @@ export async function indexNewTexts(
         continue;
       }
       const ids = stored.splice(0, WRITE);
-      await search.index(ids.map((id) => ({ type: 'document', id })));
+      await search.index(ids.map((id) => ({ type: 'document', id, holders: true })));
       await strikeOffIndexed(db, ids);
       indexed += ids.length;
       onIndexed?.(ids.length);

@@ -1,23 +1,35 @@
 import type { SignerField } from '../documents/fields';
+import type { RecipientType, SigningOrder } from '../domain/signingRequests';
 import type { Template } from '../templates/store';
 
 /** What a request made from a template gives for each signer, and the values it prefills by field label. */
 export interface TemplateRequestInput {
-  signers: { name: string; email: string; role?: string; verification?: { method: 'access_code'; code: string } | { method: 'email_code' } }[];
+  signers: {
+    name: string;
+    email: string;
+    role?: string;
+    recipientType?: RecipientType;
+    routingOrder?: number;
+    verification?: { method: 'access_code'; code: string } | { method: 'email_code' };
+  }[];
   prefill?: Record<string, string | boolean>;
+  signingOrder?: SigningOrder;
 }
 
+/** A recipient of a request made from a template: its role's kind and step, and (a signer) its role's fields on the request's documents. */
 export interface TemplateSigner {
   name: string;
   email: string;
-  fields: SignerField[];
+  recipientType: RecipientType;
+  routingOrder?: number;
+  fields?: SignerField[];
   verification?: TemplateRequestInput['signers'][number]['verification'];
 }
 
 const PREFILLABLE = ['text', 'date', 'checkbox'];
 
 /** Why these signers and prefilled values do not fit the template: every problem at once. */
-export function templateRequestProblems(template: Template, { signers, prefill = {} }: TemplateRequestInput): string[] {
+export function templateRequestProblems(template: Template, { signers, prefill = {}, signingOrder }: TemplateRequestInput): string[] {
   const problems: string[] = [];
   const roleNames = template.roles.map((role) => role.name);
   const filled = new Map<string, number>();
@@ -29,6 +41,7 @@ export function templateRequestProblems(template: Template, { signers, prefill =
     else filled.set(signer.role, index);
   });
   for (const role of roleNames) if (!filled.has(role)) problems.push(`signers must have a signer for the role "${role}"`);
+  problems.push(...recipientKindProblems(template, { signers, signingOrder }));
   for (const [label, value] of Object.entries(prefill)) {
     const field = template.fields.find((candidate) => candidate.label === label);
     if (!field || !PREFILLABLE.includes(field.type)) {
@@ -39,23 +52,70 @@ export function templateRequestProblems(template: Template, { signers, prefill =
   return problems;
 }
 
+const article = (type: string) => (type === 'approver' ? 'an' : 'a');
+
 /**
- * The signers of a request made from a template, in signing order (their roles' order), each with the
- * fields of its role and the values prefilled in them. Call after templateRequestProblems found none.
+ * A role decides its recipient's kind and step: a signer's recipientType must be its role's or left out
+ * (signer, the default), its routingOrder its role's when the role has one; and roles with steps are
+ * not signed in sequential order.
  */
-export function templateSigners(template: Template, { signers, prefill = {} }: TemplateRequestInput): TemplateSigner[] {
-  const orderOf = (role: string | undefined) => template.roles.find((candidate) => candidate.name === role)?.order ?? 0;
+function recipientKindProblems(template: Template, { signers, signingOrder }: Pick<TemplateRequestInput, 'signers' | 'signingOrder'>): string[] {
+  const problems: string[] = [];
+  signers.forEach((signer, index) => {
+    const role = template.roles.find((candidate) => candidate.name === signer.role);
+    if (!role) return;
+    if (signer.recipientType !== undefined && signer.recipientType !== 'signer' && signer.recipientType !== role.recipientType)
+      problems.push(
+        `signers.${index}.recipientType must be left out or be the role's: "${role.name}" is ${article(role.recipientType)} ${role.recipientType}'s role`,
+      );
+    if (role.recipientType === 'cc' && signer.verification !== undefined)
+      problems.push(`signers.${index}.verification cannot be given to a cc: "${role.name}" is a cc's role, and a cc never opens a signing page`);
+    if (signer.routingOrder !== undefined && role.routingOrder !== null && signer.routingOrder !== role.routingOrder)
+      problems.push(`signers.${index}.routingOrder must be left out or be the role's: "${role.name}" acts in step ${role.routingOrder}`);
+  });
+  if (signingOrder === 'sequential' && template.roles.some((role) => role.routingOrder !== null))
+    problems.push('signingOrder cannot be sequential: the template’s roles have routing orders, which are the steps');
+  return problems;
+}
+
+/**
+ * The recipients of a request made from a template, in signing order (their roles' order), each of its
+ * role's kind and step (or the signer's routingOrder, or the request's signingOrder), a signer with its
+ * role's fields on the request's documents (`documentIds`, by the template's positions) and the values
+ * prefilled in them. Call after templateRequestProblems found none.
+ */
+export function templateSigners(template: Template, { signers, prefill = {}, signingOrder }: TemplateRequestInput, documentIds: string[]): TemplateSigner[] {
+  const roleOf = (name: string | undefined) => template.roles.find((candidate) => candidate.name === name);
   return [...signers]
-    .sort((a, b) => orderOf(a.role) - orderOf(b.role))
-    .map((signer) => ({
-      name: signer.name,
-      email: signer.email,
-      verification: signer.verification,
-      fields: template.fields
+    .sort((a, b) => (roleOf(a.role)?.order ?? 0) - (roleOf(b.role)?.order ?? 0))
+    .map((signer, index) => {
+      const role = roleOf(signer.role);
+      const recipientType = role?.recipientType ?? 'signer';
+      const routingOrder = role?.routingOrder ?? signer.routingOrder ?? (signingOrder === 'sequential' ? index + 1 : undefined);
+      const fields = template.fields
         .filter((field) => field.role === signer.role)
-        .map(({ page, x, y, width, height, type, label, required }) => {
+        .map(({ document, page, x, y, width, height, type, label, required }) => {
           const value = label === null ? undefined : prefill[label];
-          return { page, x, y, width, height, type, label, required, ...(value === undefined ? {} : { value: String(value) }) };
-        }),
-    }));
+          return {
+            documentId: documentIds[document - 1],
+            page,
+            x,
+            y,
+            width,
+            height,
+            type,
+            label,
+            required,
+            ...(value === undefined ? {} : { value: String(value) }),
+          };
+        });
+      return {
+        name: signer.name,
+        email: signer.email,
+        recipientType,
+        routingOrder,
+        verification: signer.verification,
+        ...(recipientType === 'signer' ? { fields } : {}),
+      };
+    });
 }

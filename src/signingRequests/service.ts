@@ -13,7 +13,15 @@ import { findTemplate, findTemplateFile } from '../templates/store';
 // Against the folders' order on purpose: requests start and update their workflow through the typed
 // Temporal client, whose types name the workflow functions (docs/architecture.md, "Tiers").
 import { signingRequestHandle, startSigningRequestWorkflow } from '../temporal/client';
-import { changeRefused, firstStepOf, hasActed, refusalTypes, type RoutedRecipient, type SigningRequestProgress } from '../domain/signingRequests';
+import {
+  changeRefused,
+  firstStepOf,
+  hasActed,
+  refusalTypes,
+  type RecipientType,
+  type RoutedRecipient,
+  type SigningRequestProgress,
+} from '../domain/signingRequests';
 import { mailHourSpent, openMailHour } from '../mail/allowance';
 import { signedFileNames } from './lifecycle';
 import { zipSync } from 'fflate';
@@ -69,14 +77,14 @@ export async function createSigningRequest(
   const requestId = newId('signingRequest');
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : new Date(Date.now() + (input.expiresInDays ?? 30) * DAY_MS);
   const signerIds = input.signers.map(() => newId('signer'));
-  // Each recipient's step: its routingOrder, or the signing order's (parallel: one step; sequential: one each).
-  const recipients: RoutedRecipient[] = input.signers.map((signer, index) => ({
-    id: signerIds[index],
-    type: signer.recipientType,
-    routingOrder: signer.routingOrder ?? (input.signingOrder === 'sequential' ? index + 1 : 1),
-  }));
   const request = await unitOfWork(db, async (trx) => {
     const { documents, signers } = await documentsAndSigners(trx, events, account, input, requestLimits);
+    // Each recipient's step: its routingOrder, or the signing order's (parallel: one step; sequential: one each).
+    const recipients: RoutedRecipient[] = signers.map((signer, index) => ({
+      id: signerIds[index],
+      type: signer.recipientType,
+      routingOrder: signer.routingOrder ?? (input.signingOrder === 'sequential' ? index + 1 : 1),
+    }));
     const [document] = documents;
     const [row] = await trx('signing_requests')
       .insert({
@@ -121,9 +129,9 @@ export async function createSigningRequest(
     // Invited when it is made: the recipients of its first step.
     const invitedFirst = firstStepOf(recipients.filter((recipient) => recipient.type !== 'cc')).map((recipient) => recipient.id);
     await (await openMailHour(trx, account, rateLimitMultiplier)).takeAll(invitedFirst.map(invitationMailKey), 'This request');
-    return { request: toSigningRequest(row), documentCount: documents.length };
+    return { request: toSigningRequest(row), documentCount: documents.length, recipients };
   });
-  await startSigningRequest(db, temporal, taskQueue, request.request, recipients, request.documentCount);
+  await startSigningRequest(db, temporal, taskQueue, request.request, request.recipients, request.documentCount);
   return findSigningRequest(db, account.id, requestId);
 }
 
@@ -139,11 +147,8 @@ async function documentsAndSigners(
   account: Account,
   input: SigningRequestCreateInput,
   limits: SigningDeps['requestLimits'],
-): Promise<{ documents: Document[]; signers: { name: string; email: string; fields?: SignerField[]; verification?: VerificationInput }[] }> {
-  if (input.template_id !== undefined) {
-    const { document, signers } = await documentFromTemplate(trx, events, account, input.template_id, input);
-    return { documents: [document], signers };
-  }
+): Promise<{ documents: Document[]; signers: RequestRecipient[] }> {
+  if (input.template_id !== undefined) return documentsFromTemplate(trx, events, account, input.template_id, input, limits);
   const ids = input.documents?.map((entry) => entry.document_id) ?? [input.document_id ?? ''];
   if (ids.length > limits.maxDocuments)
     throw validationError([`documents must list at most ${limits.maxDocuments} documents (REQUEST_MAX_DOCUMENTS); it lists ${ids.length}`]);
@@ -170,22 +175,46 @@ async function documentsAndSigners(
 }
 
 /**
- * A new document from the template's PDF, counted against the monthly document quota, and one signer per
- * role, in the roles' order, each with its role's fields and the values prefilled in them.
+ * A new document from each of the template's PDFs, each counted against the monthly document quota, and
+ * one recipient per role, in the roles' order, of its role's kind and step, a signer with its role's
+ * fields on those documents and the values prefilled in them.
  */
-async function documentFromTemplate(trx: Db, events: EventLog, account: Account, templateId: string, input: SigningRequestCreateInput) {
+async function documentsFromTemplate(
+  trx: Db,
+  events: EventLog,
+  account: Account,
+  templateId: string,
+  input: SigningRequestCreateInput,
+  limits: SigningDeps['requestLimits'],
+) {
   const template = await findTemplate(trx, account.id, templateId);
   if (!template) throw notFound('Template');
   const problems = templateRequestProblems(template, input);
+  // The template kept within them when it was made; the settings may have been lowered since.
+  if (template.documents.length > limits.maxDocuments)
+    problems.push(`template_id must name a template of at most ${limits.maxDocuments} documents (REQUEST_MAX_DOCUMENTS); it has ${template.documents.length}`);
+  const pages = template.documents.reduce((sum, document) => sum + document.pageSizes.length, 0);
+  if (pages > limits.maxPages)
+    problems.push(`template_id must name a template of at most ${limits.maxPages} pages in all (REQUEST_MAX_PAGES); it has ${pages}`);
   if (problems.length) throw validationError(problems);
-  const content = await findTemplateFile(trx, template.id);
-  const document = await createDocumentFromCopy(trx, events, account, {
-    fileName: `${template.name}.pdf`,
-    content,
-    pageSizes: template.pageSizes,
-    sha256: template.sha256,
-  });
-  return { document, signers: templateSigners(template, input) };
+  const documents: Document[] = [];
+  for (const [index, each] of template.documents.entries()) {
+    documents.push(
+      await createDocumentFromCopy(trx, events, account, {
+        // A template of one document names it after itself, as it always has.
+        fileName: template.documents.length === 1 ? `${template.name}.pdf` : each.fileName,
+        content: await findTemplateFile(trx, template.id, index + 1),
+        pageSizes: each.pageSizes,
+        sha256: each.sha256,
+      }),
+    );
+  }
+  const signers = templateSigners(
+    template,
+    input,
+    documents.map((document) => document.id),
+  );
+  return { documents, signers };
 }
 
 /**
@@ -237,6 +266,16 @@ function fieldProblems(signers: { fields?: RequestField[] }[], documentIds: stri
 }
 
 const round = (points: number) => Math.round(points * 100) / 100;
+
+/** A recipient as a request is made with it: its kind, its step when given, and a signer's fields. */
+interface RequestRecipient {
+  name: string;
+  email: string;
+  recipientType: RecipientType;
+  routingOrder?: number;
+  fields?: SignerField[];
+  verification?: VerificationInput;
+}
 
 /** The request with `progress`: from its workflow while it runs, from the database once it has finished (or the workflow does not answer). */
 export async function getSigningRequest({ db, temporal }: SigningDeps, accountId: string, id: string) {

@@ -1,4 +1,5 @@
 import { problemsOf } from '../api/validation';
+import type { RecipientType } from '../domain/signingRequests';
 import type { FieldType, TaggedField } from '../pdf/textTags';
 import { fieldLabel, MAX_FIELDS_PER_ROLE, MAX_ROLES, MAX_TEMPLATE_FIELDS, roleName } from './schema';
 
@@ -6,9 +7,15 @@ export interface TemplateRole {
   name: string;
   /** Signing order when sequential: lower first. */
   order: number;
+  /** What the role's recipient does: only a signer has fields. */
+  recipientType: RecipientType;
+  /** The step the role's recipient acts in; null: the request's signingOrder decides. */
+  routingOrder: number | null;
 }
 
 export interface TemplateField {
+  /** 1-based position of the field's document in the template's documents. */
+  document: number;
   role: string;
   type: FieldType;
   required: boolean;
@@ -40,10 +47,20 @@ export interface TemplateLayout extends LayoutDraft {
   fields: TemplateField[];
 }
 
-/** Roles and fields as a request gives them, named by their paths in it; a role without `order` takes its position (1-based). */
-export function layoutOf(roles: { name: string; order?: number }[], fields: (Omit<TemplateField, 'label'> & { label?: string | null })[]): TemplateLayout {
+/** A role as a request gives it (or as it was read): `order` defaults to its position (1-based), the recipient type to signer. */
+export type RoleInput = { name: string; order?: number; recipientType?: RecipientType; routingOrder?: number | null };
+
+export const roleOf = (role: RoleInput, index: number): TemplateRole => ({
+  name: role.name,
+  order: role.order ?? index + 1,
+  recipientType: role.recipientType ?? 'signer',
+  routingOrder: role.routingOrder ?? null,
+});
+
+/** Roles and fields as a request gives them (fields on their documents already), named by their paths in it. */
+export function layoutOf(roles: RoleInput[], fields: (Omit<TemplateField, 'label'> & { label?: string | null })[]): TemplateLayout {
   return {
-    roles: roles.map((role, index) => ({ name: role.name, order: role.order ?? index + 1 })),
+    roles: roles.map(roleOf),
     fields: fields.map((field) => ({ ...field, label: field.label ?? null })),
     roleNames: roles.map((_, index) => `roles.${index}`),
     fieldNames: fields.map((_, index) => `fields.${index}`),
@@ -53,15 +70,20 @@ export function layoutOf(roles: { name: string; order?: number }[], fields: (Omi
 /** Roles in signing order (ties keep their order in the list), as a template stores them. */
 export const inSigningOrder = (roles: TemplateRole[]) => [...roles].sort((a, b) => a.order - b.order);
 
+/** A text tag found in one of a template's documents (1-based position; `of` names it when there are several). */
+export type DocumentTag = TaggedField & { document: number; of?: string };
+
+const tagPlace = (field: DocumentTag) => `on page ${field.page}${field.of ? ` of ${field.of}` : ''}`;
+
 /** The given layout plus the fields of text tags; roles the tags name that are not given are added in order of first appearance, after the others. */
-export function withTaggedFields<Layout extends LayoutDraft>(layout: Layout, tagged: TaggedField[]): Layout {
+export function withTaggedFields<Layout extends LayoutDraft>(layout: Layout, tagged: DocumentTag[]): Layout {
   const roles = [...layout.roles];
   const roleNames = [...layout.roleNames];
   let order = Math.max(0, ...roles.map((role) => role.order));
   for (const field of tagged) {
     if (roles.some((role) => role.name === field.role)) continue;
-    roles.push({ name: field.role, order: ++order });
-    roleNames.push(`the role of tag ${field.tag} on page ${field.page}`);
+    roles.push({ name: field.role, order: ++order, recipientType: 'signer', routingOrder: null });
+    roleNames.push(`the role of tag ${field.tag} ${tagPlace(field)}`);
   }
   return {
     ...layout,
@@ -69,23 +91,52 @@ export function withTaggedFields<Layout extends LayoutDraft>(layout: Layout, tag
     roleNames,
     fields: [
       ...layout.fields,
-      ...tagged.map(({ role, type, label, page, x, y, width, height }) => ({ role, type, label, required: true, page, x, y, width, height })),
+      ...tagged.map(({ document, role, type, label, page, x, y, width, height }) => ({
+        document,
+        role,
+        type,
+        label,
+        required: true,
+        page,
+        x,
+        y,
+        width,
+        height,
+      })),
     ],
-    fieldNames: [...layout.fieldNames, ...tagged.map((field) => `the field of tag ${field.tag} on page ${field.page}`)],
+    fieldNames: [...layout.fieldNames, ...tagged.map((field) => `the field of tag ${field.tag} ${tagPlace(field)}`)],
   };
 }
 
+/** [width, height] of each page of each document, by position; undefined for a document that could not be read. */
+export type PageSizesByDocument = ([number, number][] | undefined)[];
+
 const round = (points: number) => Math.round(points * 100) / 100;
 
-/** Why a field is not on a page of the PDF (the same words as a signing request's fields), if it is not. */
-function pageProblem({ page, x, y, width, height }: Partial<TemplateField>, at: string, pageSizes: [number, number][]): string | undefined {
-  if (page === undefined) return undefined;
+/** Why a field is not on a page of its document (the same words as a signing request's fields), if it is not. */
+function pageProblem({ document, page, x, y, width, height }: Partial<TemplateField>, at: string, documents: PageSizesByDocument): string | undefined {
+  const pageSizes = document === undefined ? undefined : documents[document - 1];
+  if (page === undefined || pageSizes === undefined) return undefined;
   const size = pageSizes[page - 1];
-  if (!size) return `${at}.page must be at most ${pageSizes.length}: the PDF has ${pageSizes.length} page(s)`;
+  const itsDocument = documents.length > 1 ? 'its document' : 'the PDF';
+  if (!size) return `${at}.page must be at most ${pageSizes.length}: ${itsDocument} has ${pageSizes.length} page(s)`;
   if (x === undefined || y === undefined || width === undefined || height === undefined) return undefined;
   const [pageWidth, pageHeight] = size;
   if (x + width > pageWidth || y + height > pageHeight) return `${at} must lie inside page ${page} (${round(pageWidth)} × ${round(pageHeight)} points)`;
   return undefined;
+}
+
+const article = (type: string) => (type === 'approver' ? 'an' : 'a');
+
+/** The rules of the roles' recipient types and steps, as a request's recipients follow them. */
+function recipientProblems({ roles, roleNames }: LayoutDraft): string[] {
+  const problems: string[] = [];
+  if (roles.length > 0 && roles.every((role) => role.recipientType === 'cc')) problems.push('roles must have at least one role that is not cc');
+  if (roles.some((role) => role.routingOrder !== null))
+    roles.forEach((role, index) => {
+      if (role.routingOrder === null && role.recipientType !== 'cc') problems.push(`${roleNames[index]}.routingOrder is required once another role has one`);
+    });
+  return problems;
 }
 
 /**
@@ -119,12 +170,13 @@ export function limitProblems({ roles, fields, roleNames }: LayoutDraft): string
  * because requests made from the template are sealed with its values drawn there. Past a request's
  * limits only those are reported: the rest would be about a template that cannot be sent anyway.
  */
-export function layoutProblems(layout: LayoutDraft, pageSizes?: [number, number][]): string[] {
+export function layoutProblems(layout: LayoutDraft, documents?: PageSizesByDocument): string[] {
   const limits = limitProblems(layout);
   if (limits.length > 0) return limits;
   const { roles, fields, roleNames, fieldNames, everyRole = true, everyField = true } = layout;
   const problems: string[] = [];
   if (roles.length === 0 && everyRole) problems.push('roles must have at least one role');
+  problems.push(...recipientProblems(layout));
   const roleIndex = new Map<string, number>();
   roles.forEach((role, index) => {
     const first = roleIndex.get(role.name);
@@ -143,7 +195,12 @@ export function layoutProblems(layout: LayoutDraft, pageSizes?: [number, number]
     if (field.role !== undefined && everyRole && !roleIndex.has(field.role)) {
       problems.push(`${at}.role must be one of the roles (${[...roleIndex.keys()].join(', ') || 'none given'}): "${field.role}" is not`);
     }
-    const outside = pageSizes && pageProblem(field, at, pageSizes);
+    const placesNothing = roles.find((role) => role.name === field.role && role.recipientType !== 'signer');
+    if (placesNothing)
+      problems.push(
+        `${at}.role cannot be "${placesNothing.name}", ${article(placesNothing.recipientType)} ${placesNothing.recipientType}: only a signer's role has fields`,
+      );
+    const outside = documents && pageProblem(field, at, documents);
     if (outside) problems.push(outside);
     if (field.label !== undefined && field.label !== null) {
       const other = labels.get(field.label);
@@ -155,7 +212,7 @@ export function layoutProblems(layout: LayoutDraft, pageSizes?: [number, number]
   const mayBeSignatureOf = (field: Partial<TemplateField>, role: string) =>
     (field.role === undefined || field.role === role) && (field.type === undefined || field.type === 'signature');
   roles.forEach((role, index) => {
-    if (roleIndex.get(role.name) !== index || !everyField) return;
+    if (roleIndex.get(role.name) !== index || !everyField || role.recipientType !== 'signer') return;
     if (!fields.some((field) => mayBeSignatureOf(field, role.name)))
       problems.push(`${roleNames[index]} ("${role.name}") must have at least one signature field`);
   });

@@ -1,18 +1,48 @@
 import type { TextTagScan } from '../pdf/textTags';
 import type { Template } from './store';
 
-/** Exactly the fields of a template that leave the service. */
+const pagesOf = (pageSizes: [number, number][]) => pageSizes.map(([width, height]) => ({ width, height }));
+
+/**
+ * Exactly the fields of a template that leave the service. A signer's role shows no recipientType, a role
+ * without a step no routingOrder, and a field its documentId only when there are several documents: a
+ * template as it was before those answers as it did.
+ */
 export function presentTemplate(template: Template) {
+  const several = template.documents.length > 1;
   return {
     id: template.id,
     name: template.name,
     description: template.description,
     sourceDocumentId: template.sourceDocumentId,
     pageCount: template.pageCount,
-    pages: template.pageSizes.map(([width, height]) => ({ width, height })),
+    pages: pagesOf(template.pageSizes),
     sha256: template.sha256,
-    roles: template.roles.map(({ name, order }) => ({ name, order })),
-    fields: template.fields.map(({ role, type, required, label, page, x, y, width, height }) => ({ role, type, required, label, page, x, y, width, height })),
+    documents: template.documents.map((document) => ({
+      documentId: document.sourceDocumentId,
+      fileName: document.fileName,
+      pageCount: document.pageSizes.length,
+      pages: pagesOf(document.pageSizes),
+      sha256: document.sha256,
+    })),
+    roles: template.roles.map(({ name, order, recipientType, routingOrder }) => ({
+      name,
+      order,
+      ...(recipientType === 'signer' ? {} : { recipientType }),
+      ...(routingOrder === null ? {} : { routingOrder }),
+    })),
+    fields: template.fields.map(({ document, role, type, required, label, page, x, y, width, height }) => ({
+      ...(several ? { documentId: template.documents[document - 1].sourceDocumentId } : {}),
+      role,
+      type,
+      required,
+      label,
+      page,
+      x,
+      y,
+      width,
+      height,
+    })),
     createdAt: template.createdAt.toISOString(),
     updatedAt: template.updatedAt.toISOString(),
   };

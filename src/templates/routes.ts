@@ -24,6 +24,7 @@ import {
   listTemplates,
   previewTemplatePage,
   templateCreateRules,
+  templateLimitsFrom,
   templateUpdateRules,
   updateTemplate,
 } from './service';
@@ -36,10 +37,10 @@ const templateLinks = linksById({
   PreviewTemplatePage: ['get', '/templates/{id}/preview.png'],
 });
 
-export function templateRoutes({ router, db, events, rateLimit, openapi, textTags, pages }: RouteDeps) {
+export function templateRoutes({ router, db, events, rateLimit, openapi, textTags, pages, config }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
   const route = routesOn(router, openapi);
-  const deps = { db, events, textTags, pages };
+  const deps = { db, events, textTags, pages, requestLimits: templateLimitsFrom(config) };
   // Before the body is read: an account at its quota costs no PDF read.
   const quota: Middleware = async (ctx, next) => {
     await assertTemplateQuota(db, account(ctx));
@@ -51,10 +52,11 @@ export function templateRoutes({ router, db, events, rateLimit, openapi, textTag
       method: 'post',
       path: '/templates',
       tag,
-      summary: 'Create a template from a document',
+      summary: 'Create a template from a document, or from several',
       description:
-        'The template keeps its own copy of the document’s PDF. Every rule is reported at once: at least one role, unique role names, each field of an existing role, ' +
-        'on a page the PDF has and inside it, at least one signature field per role, labels unique within the template. Counts against the plan’s templates.',
+        'The template keeps its own copy of each document’s PDF. Every rule is reported at once: at least one role, unique role names, each field of an existing role, ' +
+        'on a page its document has and inside it, at least one signature field per signer’s role and none for other roles, labels unique within the template. ' +
+        'A document of documents that is not the account’s is a 404, one without its PDF a 409, as in a request. Counts against the plan’s templates.',
       before: [quota],
       body: TemplateCreateSchema,
       bodyRules: (body, ctx) => templateCreateRules(deps, account(ctx), body),
@@ -62,7 +64,7 @@ export function templateRoutes({ router, db, events, rateLimit, openapi, textTag
       response: TemplateSchema,
       responseDescription: 'Created',
       links: templateLinks,
-      errors: [400, 401, 403, 503],
+      errors: [400, 401, 403, 404, 409, 503],
     },
     async ({ body }, ctx) => presentTemplate(await createTemplate(deps, account(ctx), body)),
   );
@@ -102,13 +104,14 @@ export function templateRoutes({ router, db, events, rateLimit, openapi, textTag
       method: 'patch',
       path: '/templates/{id}',
       tag,
-      summary: 'Change a template’s name, description, roles or fields',
+      summary: 'Change a template’s name, description, documents, roles or fields',
+      description: 'A new document of documents that is not the account’s is a 404, one without its PDF a 409.',
       params: TemplateIdParams,
       body: TemplateUpdateSchema,
       bodyRules: (body, ctx) => templateUpdateRules(deps, account(ctx).id, ctx.params.id, body),
       response: TemplateSchema,
       responseDescription: 'The template',
-      errors: [400, 401, 404],
+      errors: [400, 401, 404, 409],
     },
     async ({ params, body }, ctx) => presentTemplate(await updateTemplate(deps, account(ctx).id, params.id, body)),
   );
@@ -135,7 +138,7 @@ export function templateRoutes({ router, db, events, rateLimit, openapi, textTag
       method: 'get',
       path: '/templates/{id}/preview.png',
       tag,
-      summary: 'A page of the template rendered with its fields drawn and labelled by role',
+      summary: 'A page of one of the template’s documents rendered with its fields drawn and labelled by role',
       description: 'A PNG at 72 dpi (one pixel per PDF point; a page whose longer side passes 4000 points is scaled down to 4000 pixels).',
       params: TemplateIdParams,
       query: TemplatePreviewQuerySchema,
@@ -144,7 +147,7 @@ export function templateRoutes({ router, db, events, rateLimit, openapi, textTag
     },
     async ({ params, query }, ctx) => {
       ctx.type = 'image/png';
-      ctx.body = await previewTemplatePage(deps, account(ctx).id, params.id, query.page);
+      ctx.body = await previewTemplatePage(deps, account(ctx).id, params.id, query.page, query.documentId);
     },
   );
 

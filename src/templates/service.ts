@@ -9,9 +9,20 @@ import type { EventLog } from '../events/service';
 import { type EventType } from '../domain/events';
 import { newId } from '../ids';
 import type { PageRenderer } from '../pdf/pageRenderer';
-import type { TextTagFinder, TextTagScan } from '../pdf/textTags';
+import type { TextTagFinder, TextTagRemoval, TextTagScan } from '../pdf/textTags';
+import type { Config } from '../config';
 import { validProperties, type z } from '../api/validation';
-import { inSigningOrder, layoutOf, layoutProblems, limitProblems, withTaggedFields, type LayoutDraft, type TemplateField } from './layout';
+import {
+  inSigningOrder,
+  layoutOf,
+  layoutProblems,
+  limitProblems,
+  roleOf,
+  withTaggedFields,
+  type LayoutDraft,
+  type RoleInput,
+  type TemplateField,
+} from './layout';
 import {
   MAX_ROLES,
   MAX_TEMPLATE_FIELDS,
@@ -30,6 +41,8 @@ import {
   listTemplateRows,
   markTemplateDeleted,
   updateTemplateRow,
+  type DocumentChange,
+  type NewTemplateDocument,
   type Template,
 } from './store';
 import { lockAccount } from '../accounts/lock';
@@ -41,7 +54,15 @@ export interface TemplateDeps {
   textTags: TextTagFinder;
   /** Renders pages, in child processes (src/pdf/pageRenderer.ts). */
   pages: PageRenderer;
+  /** REQUEST_MAX_DOCUMENTS and REQUEST_MAX_PAGES: a template is sent as a request, so it keeps within a request's limits. */
+  requestLimits: { maxDocuments: number; maxPages: number };
 }
+
+/** The settings of TemplateDeps, from the process's. */
+export const templateLimitsFrom = (config: Config): TemplateDeps['requestLimits'] => ({
+  maxDocuments: config.REQUEST_MAX_DOCUMENTS,
+  maxPages: config.REQUEST_MAX_PAGES,
+});
 
 /**
  * Refuses a new template once the account has as many live templates as its plan allows. The route checks
@@ -56,11 +77,24 @@ export async function assertTemplateQuota(db: Db, account: Account, { lock = fal
   if (used >= limit) throw quotaExceeded(`The ${account.plan} plan allows ${limit} templates; delete one to make another.`, { limit, used });
 }
 
-/** The PDF a template is made from: a document of the account that has its file, or the problem that says why not. */
-async function readSourceDocument(db: Db, accountId: string, documentId: string) {
+/** A document a template copies: the account's, with its PDF. */
+interface SourceDocument {
+  id: string;
+  fileName: string;
+  content: Buffer;
+  pageSizes: [number, number][];
+  sha256: string;
+}
+
+async function readSourceDocument(db: Db, accountId: string, documentId: string): Promise<SourceDocument> {
+  const { document, content } = await getDocumentFile(db, accountId, documentId);
+  return { id: document.id, fileName: document.fileName, content, pageSizes: await pageSizesOf(db, documentId, content), sha256: document.sha256! };
+}
+
+/** The one document of documentId, or the problem that says why not (a 400, as it has always been). */
+async function readDocumentIdSource(db: Db, accountId: string, documentId: string): Promise<{ source?: SourceDocument; problem?: string }> {
   try {
-    const { document, content } = await getDocumentFile(db, accountId, documentId);
-    return { document, content, pageSizes: await pageSizesOf(db, documentId, content) };
+    return { source: await readSourceDocument(db, accountId, documentId) };
   } catch (error) {
     if (!(error instanceof AppError) || (error.status !== 404 && error.status !== 409)) throw error;
     return {
@@ -69,12 +103,44 @@ async function readSourceDocument(db: Db, accountId: string, documentId: string)
   }
 }
 
+/** Why a list of documents breaks a request's limits (the same words as a request's), if it does. */
+function documentLimitProblems(ids: string[], pageCounts: number[], limits: TemplateDeps['requestLimits']): string[] {
+  const problems: string[] = [];
+  ids.forEach((id, index) => {
+    if (ids.indexOf(id) < index) problems.push(`documents.${index}.document_id is a duplicate: each document is copied once`);
+  });
+  if (ids.length > limits.maxDocuments)
+    problems.push(`documents must list at most ${limits.maxDocuments} documents (REQUEST_MAX_DOCUMENTS); it lists ${ids.length}`);
+  const pages = pageCounts.reduce((sum, count) => sum + count, 0);
+  if (pages > limits.maxPages) problems.push(`documents must have at most ${limits.maxPages} pages in all (REQUEST_MAX_PAGES); these have ${pages}`);
+  return problems;
+}
+
+/**
+ * The documents of `documents`, in order: one of another account, or not there, is a 404, and one without
+ * its PDF a 409, as in a request. With `lenient` (the rules of a body whose shape is wrong) those are left
+ * out (undefined) instead.
+ */
+async function readDocumentsSources(db: Db, accountId: string, ids: string[], lenient: boolean): Promise<(SourceDocument | undefined)[]> {
+  const sources: (SourceDocument | undefined)[] = [];
+  for (const id of ids) {
+    try {
+      sources.push(await readSourceDocument(db, accountId, id));
+    } catch (error) {
+      if (!lenient || !(error instanceof AppError) || (error.status !== 404 && error.status !== 409)) throw error;
+      sources.push(undefined);
+    }
+  }
+  return sources;
+}
+
 const templateEventData = (template: Template) => ({
   templateId: template.id,
   name: template.name,
   roles: template.roles.map((role) => role.name),
   fieldCount: template.fields.length,
   sourceDocumentId: template.sourceDocumentId,
+  documents: template.documents.map((document) => ({ documentId: document.sourceDocumentId, fileName: document.fileName })),
   createdAt: template.createdAt.toISOString(),
   updatedAt: template.updatedAt.toISOString(),
 });
@@ -82,45 +148,104 @@ const templateEventData = (template: Template) => ({
 const recordTemplateEvent = (trx: Db, events: EventLog, template: Template, type: Extract<EventType, `template.${string}`>) =>
   events.record(trx, template.accountId, type, templateEventData(template));
 
+/** A field as given (or as far as it could be read): on the document its document_id names. */
+type GivenField = Partial<Omit<TemplateField, 'document'>> & { document_id?: string };
+
+/**
+ * The fields, each on its document's 1-based position among `ids` (0 when it names none, a problem then);
+ * a field may leave out document_id when there is one document. With `ids` unknown (a body whose
+ * documents could not be read) no field is placed and nothing is said.
+ */
+function onDocuments<Field extends GivenField>(fields: Field[], ids: (string | null)[] | undefined) {
+  const problems: string[] = [];
+  const placed = fields.map(({ document_id, ...field }, index) => {
+    if (ids === undefined) return { ...field, document: 0 };
+    if (document_id === undefined) {
+      if (ids.length > 1) problems.push(`fields.${index}.document_id is required when the template has several documents`);
+      return { ...field, document: ids.length > 1 ? 0 : 1 };
+    }
+    const position = ids.indexOf(document_id) + 1;
+    if (position === 0) problems.push(`fields.${index}.document_id must be one of the template’s documents: "${document_id}" is not`);
+    return { ...field, document: position };
+  });
+  return { placed, problems };
+}
+
 /** What a create request gives: all of it, or (for a body whose shape is wrong) what could be read. */
 interface TemplateSource<Layout extends LayoutDraft> {
   documentId?: string;
+  documents?: { document_id: string }[];
   detectFields?: boolean;
-  layout: Layout;
+  /** The layout of the roles and fields given, the fields on the documents of these ids (undefined: not known). */
+  layoutOn: (ids: string[] | undefined) => { layout: Layout; problems: string[] };
 }
 
 /**
- * The rules of a new template, checked at once against the PDF's pages, with the fields of its text tags
- * when `detectFields`, read by `readTags` (which also takes them out of the PDF for the template's copy).
+ * The rules of a new template, checked at once against its documents' pages, with the fields of the text
+ * tags of each when `detectFields`, read by `readTags` (which also takes them out of the PDF for the
+ * template's copy).
  */
 async function checkTemplateSource<Layout extends LayoutDraft, Scan extends TextTagScan>(
-  db: Db,
+  { db, requestLimits }: Pick<TemplateDeps, 'db' | 'requestLimits'>,
   account: Account,
   given: TemplateSource<Layout>,
   readTags: (pdf: Uint8Array) => Promise<Scan>,
+  { lenient = false } = {},
 ) {
-  const source = given.documentId === undefined ? undefined : await readSourceDocument(db, account.id, given.documentId);
-  const content = source?.content;
-  const removal = content && given.detectFields ? await readTags(content) : undefined;
-  const layout = withTaggedFields(given.layout, removal?.fields ?? []);
-  const problems = [...(source?.problem ? [source.problem] : []), ...layoutProblems(layout, source?.pageSizes)];
-  return { source, removal, layout, problems };
+  const problems: string[] = [];
+  let sources: (SourceDocument | undefined)[] = [];
+  if (given.documents !== undefined) {
+    const ids = given.documents.map((entry) => entry.document_id);
+    const early = documentLimitProblems(ids, [], requestLimits);
+    if (early.length > 0) return { sources: [], removals: [], layout: given.layoutOn(undefined).layout, problems: early };
+    sources = await readDocumentsSources(db, account.id, ids, lenient);
+    problems.push(
+      ...documentLimitProblems(
+        [],
+        sources.map((source) => source?.pageSizes.length ?? 0),
+        requestLimits,
+      ),
+    );
+  } else if (given.documentId !== undefined) {
+    const { source, problem } = await readDocumentIdSource(db, account.id, given.documentId);
+    sources = [source];
+    if (problem) problems.push(problem);
+  }
+  const ids = given.documents?.map((entry) => entry.document_id) ?? (given.documentId === undefined ? undefined : [given.documentId]);
+  const removals = given.detectFields ? await Promise.all(sources.map((source) => source && readTags(source.content))) : [];
+  const several = sources.length > 1;
+  const tagged = removals.flatMap((removal, index) =>
+    (removal?.fields ?? []).map((field) => ({ ...field, document: index + 1, of: several ? `documents.${index}` : undefined })),
+  );
+  const placed = given.layoutOn(ids);
+  const layout = withTaggedFields(placed.layout, tagged);
+  problems.push(
+    ...placed.problems,
+    ...layoutProblems(
+      layout,
+      sources.map((source) => source?.pageSizes),
+    ),
+  );
+  return { sources, removals, layout, problems };
 }
 
 /**
  * The rules of createTemplate checked as far as they can be on a body whose shape is wrong: the roles and
- * the properties of fields that passed their schemas, against the PDF of a documentId that did (see
+ * the properties of fields that passed their schemas, against the PDFs of the documents that did (see
  * parseInputWithRules).
  */
-export async function templateCreateRules(deps: TemplateDeps, account: Account, body: unknown): Promise<string[]> {
+export async function templateCreateRules(deps: Pick<TemplateDeps, 'db' | 'textTags' | 'requestLimits'>, account: Account, body: unknown): Promise<string[]> {
   const given = validProperties(TemplateCreateSchema, body);
   if (!given) return [];
   const raw = body as Record<string, unknown>;
   const roles = given.roles ?? readableItems(TemplateRoleInputSchema, raw.roles, MAX_ROLES);
   const fields = given.fields ?? readableItems(TemplateFieldInputSchema, raw.fields, MAX_TEMPLATE_FIELDS);
-  const layout = draftOf(roles, fields);
-  const readable = { documentId: given.documentId, detectFields: given.detectFields, layout };
-  return (await checkTemplateSource(deps.db, account, readable, (pdf) => deps.textTags.findTags(pdf))).problems;
+  const layoutOn = (ids: string[] | undefined) => {
+    const { placed, problems } = onDocuments(fields ?? [], ids);
+    return { layout: draftOf(roles, fields && placed), problems };
+  };
+  const readable = { documentId: given.documentId, documents: given.documents, detectFields: given.detectFields, layoutOn };
+  return (await checkTemplateSource(deps, account, readable, (pdf) => deps.textTags.findTags(pdf), { lenient: true })).problems;
 }
 
 /** The rules of updateTemplate checked as far as they can be on a body whose shape is wrong, as templateCreateRules. */
@@ -130,8 +255,13 @@ export async function templateUpdateRules({ db }: Pick<TemplateDeps, 'db'>, acco
   if (!given || !current) return [];
   const raw = body as Record<string, unknown>;
   const roles = raw.roles === undefined ? current.roles : (given.roles ?? readableItems(TemplateRoleInputSchema, raw.roles, MAX_ROLES));
-  const fields = raw.fields === undefined ? current.fields : (given.fields ?? readableItems(TemplateFieldInputSchema, raw.fields, MAX_TEMPLATE_FIELDS));
-  return layoutProblems(draftOf(roles, fields), current.pageSizes);
+  // Against the documents the template has, when those are not changed (or could not be read).
+  const ids = raw.documents === undefined ? current.documents.map((document) => document.sourceDocumentId) : given.documents?.map((entry) => entry.document_id);
+  const documents = ids?.map((documentId) => current.documents.find((document) => document.sourceDocumentId === documentId)?.pageSizes);
+  if (raw.fields === undefined) return layoutProblems(draftOf(roles, current.fields), raw.documents === undefined ? documents : undefined);
+  const fields = given.fields ?? readableItems(TemplateFieldInputSchema, raw.fields, MAX_TEMPLATE_FIELDS);
+  const { placed, problems } = onDocuments(fields ?? [], ids);
+  return [...problems, ...layoutProblems(draftOf(roles, fields && placed), documents)];
 }
 
 /** The items of a list that could each be read, by index (undefined where one could not); none when the list itself could not. */
@@ -141,12 +271,12 @@ function readableItems<Shape extends z.ZodRawShape>(item: z.ZodObject<Shape>, li
 }
 
 /** A layout of the roles and fields that could be read; a role without a name is left out, and the rules that need every role with it. */
-function draftOf(roles: { name?: string; order?: number }[] | undefined, fields: Partial<TemplateField>[] | undefined): LayoutDraft {
+function draftOf(roles: Partial<RoleInput>[] | undefined, fields: Partial<TemplateField>[] | undefined): LayoutDraft {
   const named = (roles ?? []).flatMap((role, index) =>
-    role.name === undefined ? [] : [{ name: role.name, order: role.order ?? index + 1, at: `roles.${index}` }],
+    role.name === undefined ? [] : [{ role: roleOf({ ...role, name: role.name }, index), at: `roles.${index}` }],
   );
   return {
-    roles: named.map(({ name, order }) => ({ name, order })),
+    roles: named.map(({ role }) => role),
     roleNames: named.map(({ at }) => at),
     fields: fields ?? [],
     fieldNames: (fields ?? []).map((_, index) => `fields.${index}`),
@@ -155,20 +285,33 @@ function draftOf(roles: { name?: string; order?: number }[] | undefined, fields:
   };
 }
 
+/** The template's copy of a document: without its text tags when it had some. */
+function templateCopyOf(source: SourceDocument, removal: TextTagRemoval | undefined): NewTemplateDocument {
+  const tagged = removal !== undefined && removal.fields.length > 0;
+  const content = tagged ? Buffer.from(removal.pdf) : source.content;
+  return {
+    sourceDocumentId: source.id,
+    fileName: source.fileName,
+    pageSizes: source.pageSizes,
+    sha256: tagged ? crypto.createHash('sha256').update(content).digest('hex') : source.sha256,
+    content,
+  };
+}
+
 /**
- * A template with its own copy of the document's PDF. Every rule is checked at once against the PDF's
- * pages (with the fields of its text tags when `detectFields`), then the template and its event are
- * written in one transaction, within the plan's quota. The copy has its text tags taken out (or, where
- * they cannot be, painted over), so that neither signers nor the sealed PDF show them.
+ * A template with its own copy of each document's PDF. Every rule is checked at once against the PDFs'
+ * pages (with the fields of their text tags when `detectFields`), then the template and its event are
+ * written in one transaction, within the plan's quota. Each copy has its text tags taken out (or, where
+ * they cannot be, painted over), so that neither signers nor the sealed PDFs show them.
  */
 export async function createTemplate(deps: TemplateDeps, account: Account, input: TemplateCreateInput): Promise<Template> {
-  const { source, removal, layout, problems } = await checkTemplateSource(deps.db, account, { ...input, layout: layoutOf(input.roles, input.fields) }, (pdf) =>
-    deps.textTags.removeTags(pdf),
-  );
-  if (problems.length > 0 || !source?.content) throw validationError(problems);
-  const { document, pageSizes } = source;
-  const tagged = removal?.fields ?? [];
-  const content = removal && tagged.length > 0 ? Buffer.from(removal.pdf) : source.content;
+  const layoutOn = (ids: string[] | undefined) => {
+    const { placed, problems } = onDocuments(input.fields, ids);
+    return { layout: layoutOf(input.roles, placed), problems };
+  };
+  const { sources, removals, layout, problems } = await checkTemplateSource(deps, account, { ...input, layoutOn }, (pdf) => deps.textTags.removeTags(pdf));
+  if (problems.length > 0 || sources.length === 0 || sources.some((source) => !source)) throw validationError(problems);
+  const documents = sources.map((source, index) => templateCopyOf(source!, removals[index]));
   return unitOfWork(deps.db, async (trx) => {
     await assertTemplateQuota(trx, account, { lock: true });
     const template = await insertTemplate(
@@ -178,14 +321,10 @@ export async function createTemplate(deps: TemplateDeps, account: Account, input
         accountId: account.id,
         name: input.name,
         description: input.description ?? null,
-        sourceDocumentId: document.id,
-        pageCount: pageSizes.length,
-        pageSizes,
-        sha256: tagged.length > 0 ? crypto.createHash('sha256').update(content).digest('hex') : document.sha256!,
         roles: inSigningOrder(layout.roles),
         fields: layout.fields,
       },
-      content,
+      documents,
     );
     await recordTemplateEvent(trx, deps.events, template, 'template.created');
     return template;
@@ -197,7 +336,8 @@ export async function detectDocumentFields({ db, textTags }: TemplateDeps, accou
   const { content } = await getDocumentFile(db, accountId, documentId);
   const scan = await textTags.findTags(content);
   // Said now rather than only when a template is made of them: more roles or fields than a request takes.
-  return { ...scan, warnings: [...scan.warnings, ...limitProblems(withTaggedFields(layoutOf([], []), scan.fields))] };
+  const tagged = scan.fields.map((field) => ({ ...field, document: 1 }));
+  return { ...scan, warnings: [...scan.warnings, ...limitProblems(withTaggedFields(layoutOf([], []), tagged))] };
 }
 
 export async function getTemplate(db: Db, accountId: string, id: string): Promise<Template> {
@@ -208,9 +348,40 @@ export async function getTemplate(db: Db, accountId: string, id: string): Promis
 
 export const listTemplates = listTemplateRows;
 
-/** Renames, describes, or replaces the roles or fields of a template; the result is checked by every rule of a new one. */
+/**
+ * A template's documents after `documents`: each one it has already keeps its copy (and the text tags
+ * taken out of it); the others are copied from the account's documents (404 for one that is not the
+ * account's, 409 without its PDF).
+ */
+async function changedDocuments(trx: Db, accountId: string, current: Template, documents: { document_id: string }[]): Promise<DocumentChange[]> {
+  const changes: DocumentChange[] = [];
+  for (const { document_id } of documents) {
+    const position = current.documents.findIndex((document) => document.sourceDocumentId === document_id) + 1;
+    if (position > 0) changes.push({ keep: position, document: current.documents[position - 1] });
+    else changes.push({ add: templateCopyOf(await readSourceDocument(trx, accountId, document_id), undefined) });
+  }
+  return changes;
+}
+
+/**
+ * The current fields on the changed documents: each moves with its document, and one whose document is
+ * left out is a problem (give fields with documents then).
+ */
+function fieldsOnChangedDocuments(current: Template, ids: string[]) {
+  const problems: string[] = [];
+  const fields = current.fields.map((field, index) => {
+    const documentId = current.documents[field.document - 1].sourceDocumentId;
+    const document = documentId === null ? 0 : ids.indexOf(documentId) + 1;
+    if (document === 0)
+      problems.push(`fields.${index} is on the document ${documentId ?? 'of the template'}, which documents leaves out: give fields with documents`);
+    return { ...field, document };
+  });
+  return { fields, problems };
+}
+
+/** Renames, describes, or replaces the documents, roles or fields of a template; the result is checked by every rule of a new one. */
 export async function updateTemplate(
-  { db, events }: Pick<TemplateDeps, 'db' | 'events'>,
+  { db, events, requestLimits }: Pick<TemplateDeps, 'db' | 'events' | 'requestLimits'>,
   accountId: string,
   id: string,
   input: TemplateUpdateInput,
@@ -218,12 +389,37 @@ export async function updateTemplate(
   return unitOfWork(db, async (trx) => {
     const current = await findTemplate(trx, accountId, id, { lock: true });
     if (!current) throw notFound('Template');
-    const layout = layoutOf(input.roles ?? current.roles, input.fields ?? current.fields);
-    const problems = layoutProblems(layout, current.pageSizes);
+    const ids = input.documents?.map((entry) => entry.document_id);
+    const early = ids ? documentLimitProblems(ids, [], requestLimits) : [];
+    if (early.length > 0) throw validationError(early);
+    const changes = input.documents && (await changedDocuments(trx, accountId, current, input.documents));
+    const documents = changes?.map((change) => ('keep' in change ? change.document : change.add)) ?? current.documents;
+    const placed = input.fields
+      ? onDocuments(
+          input.fields,
+          documents.map((document) => document.sourceDocumentId),
+        )
+      : ids
+        ? fieldsOnChangedDocuments(current, ids)
+        : { placed: current.fields, problems: [] };
+    const layout = layoutOf(input.roles ?? current.roles, 'placed' in placed ? placed.placed : placed.fields);
+    const problems = [
+      ...documentLimitProblems(
+        [],
+        documents.map((document) => document.pageSizes.length),
+        ids ? requestLimits : { maxDocuments: Infinity, maxPages: Infinity },
+      ),
+      ...placed.problems,
+      ...layoutProblems(
+        layout,
+        documents.map((document) => document.pageSizes),
+      ),
+    ];
     if (problems.length > 0) throw validationError(problems);
     const updated = await updateTemplateRow(trx, accountId, id, {
       name: input.name,
       description: input.description,
+      documents: changes,
       roles: inSigningOrder(layout.roles),
       fields: layout.fields,
     });
@@ -242,9 +438,20 @@ export async function deleteTemplate({ db, events }: Pick<TemplateDeps, 'db' | '
   });
 }
 
-/** A PNG of one page of the template with its fields drawn and labelled by role. */
-export async function previewTemplatePage({ db, pages }: Pick<TemplateDeps, 'db' | 'pages'>, accountId: string, id: string, page: number): Promise<Buffer> {
+/** A PNG of one page of one of the template's documents (default the first) with its fields drawn and labelled by role. */
+export async function previewTemplatePage(
+  { db, pages }: Pick<TemplateDeps, 'db' | 'pages'>,
+  accountId: string,
+  id: string,
+  page: number,
+  documentId?: string,
+): Promise<Buffer> {
   const template = await getTemplate(db, accountId, id);
-  if (page > template.pageCount) throw validationError([`page must be at most ${template.pageCount}: the template has ${template.pageCount} page(s)`]);
-  return pages.renderPng(await findTemplateFile(db, id), page, template);
+  const position = documentId === undefined ? 1 : template.documents.findIndex((document) => document.sourceDocumentId === documentId) + 1;
+  if (position === 0) throw validationError([`documentId must be one of the template’s documents: "${documentId}" is not`]);
+  const pageCount = template.documents[position - 1].pageSizes.length;
+  const itsDocument = template.documents.length > 1 ? 'its document' : 'the template';
+  if (page > pageCount) throw validationError([`page must be at most ${pageCount}: ${itsDocument} has ${pageCount} page(s)`]);
+  const fields = template.fields.filter((field) => field.document === position);
+  return pages.renderPng(await findTemplateFile(db, id, position), page, { roles: template.roles, fields });
 }

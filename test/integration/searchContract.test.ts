@@ -41,11 +41,13 @@ async function serve(search: SearchBackend, apiKey: string) {
 // ---------------------------------------------------------------- what the answers must be, computed here
 const live = () => fixture.documents.filter((document) => !document.deleted);
 const documentWords = (document: FixtureDocument) => new Set([...wordsOf(document.fileName), ...wordsOf(document.body)]);
+/** A request's words include its document's name and text (the document deleted since or not: the request still holds it). */
 const requestWords = (request: FixtureRequest) =>
   new Set([
     ...wordsOf(request.title),
     ...wordsOf(request.message),
     ...request.signers.flatMap((signer) => [...wordsOf(signer.name), ...wordsOf(signer.email)]),
+    ...documentWords(fixture.documents.find((document) => document.id === request.documentId)!),
   ]);
 /** Ids of resources holding every word (the last as a prefix when `prefix`). */
 function expectedIds(words: string[], { prefix = false, type }: { prefix?: boolean; type?: 'document' | 'signing_request' } = {}) {

@@ -350,7 +350,7 @@ describe('PATCH /api/v1/templates/:id', () => {
     const template = await createTemplate(request);
     const empty = await request('PATCH', `/api/v1/templates/${template.id}`, { json: {} });
     expect(empty.status).to.equal(400);
-    expect(empty.body.details).to.deep.equal(['body must change at least one of name, description, roles, fields']);
+    expect(empty.body.details).to.deep.equal(['body must change at least one of name, description, documents, roles, fields']);
     const withoutLandlord = await request('PATCH', `/api/v1/templates/${template.id}`, { json: { roles: [{ name: 'tenant' }] } });
     expect(withoutLandlord.status).to.equal(400);
     expect(withoutLandlord.body.details).to.deep.equal(['fields.2.role must be one of the roles (tenant): "landlord" is not']);

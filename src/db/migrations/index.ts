@@ -20,7 +20,9 @@ import * as documentTextsToIndex from './20261126121900_document_texts_to_index'
 import * as documentNameSearch from './20261126122500_document_name_search';
 import * as signingRequestDocuments from './20261126130900_signing_request_documents';
 import * as recipientTypes from './20261126130901_recipient_types';
-import * as signerVerification from './20261126150500_signer_verification';
+import * as templateDocuments from './20261126150433_template_documents';
+import * as requestDocumentsSearch from './20261126151000_request_documents_search';
+import * as signerVerification from './20261126155500_signer_verification';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 // Each is named after the time it was written, and knex runs them in this order: a new one is appended
@@ -47,7 +49,9 @@ const migrations: Record<string, Knex.Migration> = {
   '20261126122500_document_name_search': documentNameSearch,
   '20261126130900_signing_request_documents': signingRequestDocuments,
   '20261126130901_recipient_types': recipientTypes,
-  '20261126150500_signer_verification': signerVerification,
+  '20261126150433_template_documents': templateDocuments,
+  '20261126151000_request_documents_search': requestDocumentsSearch,
+  '20261126155500_signer_verification': signerVerification,
 };
 
 /**

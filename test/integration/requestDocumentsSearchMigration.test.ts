@@ -1,0 +1,87 @@
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { migrationSource } from '../../src/db/migrations';
+import { searchPostgres } from '../../src/search/postgres';
+import { SearchQuerySchema } from '../../src/search/schema';
+import { openScratchDatabase } from '../support/scratchDatabase';
+
+const MIGRATION = '20261126151000_request_documents_search';
+
+const migrationsUpTo = (last: (name: string) => boolean): Knex.MigrationSource<string> => ({
+  ...migrationSource,
+  getMigrations: async (loaders) => (await migrationSource.getMigrations(loaders)).filter(last),
+});
+
+// Migration 20261126151000 on a database of its own (a fresh PGlite, or a scratch PostgreSQL database):
+// requests made before it are found by their documents' words once it has run, and it goes down again.
+describe(`migration ${MIGRATION}: a request's search_vector holds its documents' words`, function () {
+  this.timeout(120_000);
+  let knex: Knex;
+  let close: () => Promise<void>;
+
+  before(async () => {
+    ({ knex, close } = await openScratchDatabase('request-documents-search'));
+    await knex.migrate.latest({ migrationSource: migrationsUpTo((name) => name < MIGRATION) });
+  });
+
+  after(() => close?.());
+
+  /** The requests whose search_vector holds the word, as the column alone says (without the search code of after the migration). */
+  const holding = async (word: string) =>
+    (await knex.raw(`select id from signing_requests where search_vector @@ to_tsquery('simple', ?)`, [word])).rows.map((row: { id: string }) => row.id);
+  const found = async (q: string) => {
+    const query = SearchQuerySchema.parse({ q: `${q} `, type: 'signing_request' });
+    return (await searchPostgres(knex, 'acct_1', query)).hits.map((hit) => hit.id);
+  };
+
+  it('fills the requests made before, follows later texts and names, and goes down again', async () => {
+    await knex('accounts').insert({ id: 'acct_1', email: 'owner@example.com', plan: 'pro' });
+    const document = (id: string, fileName: string, text: string | null) => ({
+      id,
+      account_id: 'acct_1',
+      file_name: fileName,
+      file_size: 4,
+      status: 'ready',
+      page_count: 1,
+      sha256: 'a'.repeat(64),
+      body_text: text,
+    });
+    await knex('documents').insert([document('doc_1', 'lease.pdf', 'The tenant pays'), document('doc_2', 'inventory.pdf', null)]);
+    await knex('signing_requests').insert({
+      id: 'sr_1',
+      account_id: 'acct_1',
+      document_id: 'doc_1',
+      title: 'Flat on Elm Street',
+      signing_order: 'parallel',
+      status: 'pending',
+      expires_at: new Date(Date.now() + 86_400_000),
+      reminder_every_days: 0,
+      original_sha256: 'a'.repeat(64),
+      signer_text: 'Ada ada@example.com',
+    });
+    await knex('signing_request_documents').insert([
+      { signing_request_id: 'sr_1', position: 1, document_id: 'doc_1', original_sha256: 'a'.repeat(64) },
+      { signing_request_id: 'sr_1', position: 2, document_id: 'doc_2', original_sha256: 'a'.repeat(64) },
+    ]);
+    expect(await holding('inventory')).to.deep.equal([]);
+
+    await knex.migrate.latest({ migrationSource: migrationsUpTo((name) => name <= MIGRATION) });
+    expect(await found('elm')).to.deep.equal(['sr_1']);
+    expect(await found('inventory')).to.deep.equal(['sr_1']);
+    expect(await found('tenant')).to.deep.equal(['sr_1']);
+    // The second document's text arrives, the first is renamed.
+    await knex('documents').where({ id: 'doc_2' }).update({ body_text: 'Three chairs and a wardrobe' });
+    await knex('documents').where({ id: 'doc_1' }).update({ file_name: 'tenancy.pdf' });
+    expect(await found('wardrobe')).to.deep.equal(['sr_1']);
+    expect(await found('tenancy')).to.deep.equal(['sr_1']);
+    expect(await found('lease')).to.deep.equal([]);
+
+    await knex.migrate.down({ migrationSource: migrationsUpTo((name) => name <= MIGRATION) });
+    expect(await holding('elm')).to.deep.equal(['sr_1']);
+    expect(await holding('wardrobe')).to.deep.equal([]);
+    const [{ generated }] = (
+      await knex.raw(`select attgenerated as generated from pg_attribute where attrelid = 'signing_requests'::regclass and attname = 'search_vector'`)
+    ).rows;
+    expect(generated).to.equal('s');
+  });
+});

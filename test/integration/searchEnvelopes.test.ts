@@ -1,0 +1,160 @@
+import { expect } from 'chai';
+import { createPostgresSearch } from '../../src/search/postgres';
+import { startApp } from '../support/app';
+import { client, type Request } from '../support/http';
+import { makePdf } from '../support/pdfs';
+import { eventually } from '../support/signing';
+import { createTestAccount, sharedSystem, useSharedSystem } from '../support/system';
+
+// A signing request of several documents is found by the name and the text of any of them, on both
+// backends: the running system's (Elasticsearch, kept up to date by its indexer) and PostgreSQL's. The
+// dashboard counts such a request once and its documents each.
+
+type Account = Awaited<ReturnType<typeof createTestAccount>>;
+type Backend = { name: string; request: (account: Account) => Request };
+
+async function upload(account: Account, fileName: string, pages: string[]) {
+  const pdf = await makePdf(pages);
+  const response = await account.request('POST', '/api/v1/documents', { json: { fileName, fileSize: pdf.length, content: pdf.toString('base64') } });
+  expect(response.status, JSON.stringify(response.body)).to.equal(201);
+  return response.body.id as string;
+}
+
+const textOf = (account: Account, id: string) => account.db('documents').where({ id }).first('body_text');
+const extracted = (account: Account, ids: string[]) =>
+  eventually(async () => expect(await account.db('documents').whereIn('id', ids).whereNotNull('body_text').pluck('id')).to.have.members(ids), 30_000);
+
+async function createEnvelope(account: Account, documentIds: string[], title: string) {
+  const response = await account.request('POST', '/api/v1/signatures', {
+    json: {
+      documents: documentIds.map((id) => ({ document_id: id })),
+      title,
+      reminderEveryDays: 0,
+      signers: [{ name: 'Grace Hopper', email: 'grace@example.com' }],
+    },
+  });
+  expect(response.status, JSON.stringify(response.body)).to.equal(201);
+  return response.body.id as string;
+}
+
+/** Every event of the account taken in by the running system's search indexer (nothing to wait for on PostgreSQL). */
+async function indexerCaughtUp(account: Account) {
+  const system = await sharedSystem();
+  if (system.search.kind !== 'elasticsearch') return;
+  await eventually(async () => {
+    const cursor = await account
+      .db('search_event_cursors')
+      .where({ prefix: system.config.ELASTICSEARCH_INDEX_PREFIX })
+      .first(account.db.raw('xid::text as xid'), 'event_id');
+    const behind = await account
+      .db('events')
+      .where({ account_id: account.account.id })
+      .whereRaw('(xid, id) > (?::xid8, ?)', [cursor.xid, cursor.event_id])
+      .count({ count: '*' });
+    expect(Number(behind[0].count)).to.equal(0);
+  }, 30_000);
+}
+
+describe('search and the dashboard with signing requests of several documents', () => {
+  useSharedSystem();
+  const backends: Backend[] = [];
+  const stops: (() => Promise<unknown>)[] = [];
+
+  before(async () => {
+    const system = await sharedSystem();
+    const postgres = await startApp({}, { deps: { search: createPostgresSearch(system.database.knex) } });
+    stops.push(postgres.close);
+    backends.push(
+      { name: `the running system (${system.search.kind})`, request: (account) => account.request },
+      { name: 'postgres', request: (account) => client(postgres.url, account.apiKey) },
+    );
+  });
+  after(async () => {
+    for (const stop of stops.splice(0)) await stop();
+  });
+
+  const hitsOf = async (backend: Backend, account: Account, query: string) => {
+    const response = await backend.request(account)('GET', `/api/v1/search?${query}`);
+    expect(response.status, JSON.stringify(response.body)).to.equal(200);
+    return response.body.data as { id: string; type: string; highlight: Record<string, string> }[];
+  };
+
+  it('finds a request by its second document’s name and by a word only in its third document’s text, extracted after the request was made', async function () {
+    this.timeout(120_000);
+    const account = await createTestAccount();
+    const other = await createTestAccount();
+    const cover = await upload(account, 'cover-letter.pdf', ['Cover letter']);
+    const annex = await upload(account, 'walrus-annex.pdf', ['Annex of prices']);
+    const schedule = await upload(account, 'schedule.pdf', ['Schedule of works', 'The narwhal provision applies']);
+    // Another account's request holds the same words.
+    const elsewhere = await createEnvelope(
+      other,
+      [await upload(other, 'walrus-plan.pdf', ['Plan']), await upload(other, 'notes.pdf', ['A narwhal note'])],
+      'Elsewhere',
+    );
+    await extracted(account, [cover, annex, schedule]);
+    // The worker has extracted the schedule's text already: it is taken away until the request is made,
+    // then extracted again, so that it arrives after the request, as when a request follows an upload at once.
+    await account.db('documents').where({ id: schedule }).update({ body_text: '' });
+    const envelope = await createEnvelope(account, [cover, annex, schedule], 'Kitchen refit');
+
+    for (const backend of backends) {
+      await eventually(async () => expect((await hitsOf(backend, account, 'q=kitchen')).map((hit) => hit.id)).to.deep.equal([envelope]), 30_000);
+      expect(await hitsOf(backend, account, 'q=narwhal&type=signing_request'), backend.name).to.deep.equal([]);
+    }
+    await indexerCaughtUp(account);
+    await account.db('documents').where({ id: schedule }).update({ body_text: null });
+    await eventually(async () => expect((await textOf(account, schedule)).body_text).to.contain('narwhal'), 30_000);
+
+    for (const backend of backends) {
+      await eventually(async () => {
+        const byText = await hitsOf(backend, account, 'q=narwhal&type=signing_request');
+        expect(
+          byText.map((hit) => hit.id),
+          backend.name,
+        ).to.deep.equal([envelope]);
+        expect(byText[0].highlight.text, backend.name).to.match(/<mark>narwhal<\/mark>/i);
+      }, 30_000);
+      const byName = await hitsOf(backend, account, 'q=walrus');
+      expect(
+        byName.map((hit) => [hit.type, hit.id]),
+        backend.name,
+      ).to.have.deep.members([
+        ['document', annex],
+        ['signing_request', envelope],
+      ]);
+      expect(byName.find((hit) => hit.id === envelope)!.highlight.fileName, backend.name).to.match(/<mark>walrus<\/mark>/i);
+      expect(
+        (await hitsOf(backend, account, 'q=walrus+narwhal+grace')).map((hit) => hit.id),
+        backend.name,
+      ).to.deep.equal([envelope]);
+      // Made at once after its uploads: its text arrives later still.
+      await eventually(async () => expect((await hitsOf(backend, other, 'q=walrus+narwhal')).map((hit) => hit.id)).to.deep.equal([elsewhere]), 30_000);
+    }
+  });
+
+  it('counts a request of three documents as one request, and its documents as three', async function () {
+    this.timeout(120_000);
+    const account = await createTestAccount();
+    const documents = [await upload(account, 'one.pdf', ['One']), await upload(account, 'two.pdf', ['Two']), await upload(account, 'three.pdf', ['Three'])];
+    await createEnvelope(account, documents, 'Three in one');
+    await indexerCaughtUp(account);
+    for (const backend of backends) {
+      const get = async (path: string) => {
+        const response = await backend.request(account)('GET', `/api/v1/dashboard/${path}`);
+        expect(response.status, JSON.stringify(response.body)).to.equal(200);
+        return response.body;
+      };
+      await eventually(async () => {
+        const stats = await get('stats');
+        expect(stats.documents, backend.name).to.deep.equal({ total: 3, thisMonth: 3 });
+        expect(stats.signingRequests.total, backend.name).to.equal(1);
+        expect(stats.signingRequests.byStatus, backend.name).to.include({ pending: 1, completed: 0 });
+        expect(stats.signers.total, backend.name).to.equal(1);
+      }, 30_000);
+      expect((await get('signing-breakdown')).requestsByStatus, backend.name).to.include({ pending: 1 });
+      const [month] = (await get('trends?months=1')).data;
+      expect(month, backend.name).to.include({ documentsCreated: 3, requestsSent: 1 });
+    }
+  });
+});
