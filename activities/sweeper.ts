@@ -4,20 +4,26 @@ import type { Db } from '../src/db';
 import { startSigningRequest } from '../src/signingRequests/service';
 import type { RecipientType } from '../src/domain/signingRequests';
 import { toSigningRequest } from '../src/signingRequests/store';
+import { tellSendersOfLocks } from '../src/signingRequests/verification';
+import type { MailTransport } from '../src/mail';
 import { adoptLegacyDeliveries } from '../src/webhooks/legacy';
 import { activityEventDispatcher } from './events';
 
 export interface SweeperActivityDeps {
   db: Db;
-  config: Pick<Config, 'WEBHOOK_RETRY_SCALE'>;
+  config: Pick<Config, 'WEBHOOK_RETRY_SCALE' | 'MAIL_FROM'>;
+  mail: MailTransport;
 }
 
 const cutoff = (olderThanMs: number) => new Date(Date.now() - olderThanMs);
 
 // What a process that died between a commit and its hand-over to Temporal left behind. Starting it
 // twice is harmless: workflow ids are the events' and the requests' own.
-export function createSweeperActivities({ db, config }: SweeperActivityDeps) {
+export function createSweeperActivities({ db, config, mail }: SweeperActivityDeps) {
   return {
+    /** E-mails the senders of signers locked `olderThanMs` ago or more whom the api did not tell (it died after the lock). */
+    tellSendersOfLocks: (input: { olderThanMs: number; limit: number }): Promise<number> => tellSendersOfLocks({ db, mail, config }, input),
+
     /** Starts delivery of events committed at least `olderThanMs` ago but never dispatched. */
     async dispatchStaleEvents(input: { olderThanMs: number; limit: number }): Promise<number> {
       const stale: { id: string }[] = await db('events')

@@ -100,7 +100,7 @@ export function createApp({
   webhookRoutes(deps);
   searchRoutes(deps);
   dashboardRoutes(deps);
-  const signerPortal = signerPortalRoutes({ db, temporal, openapi, config, logger });
+  const signerPortal = signerPortalRoutes({ db, events, temporal, openapi, config, logger });
 
   const health = healthRoutes(readinessChecks);
   const docs = docsRoutes();

@@ -7,10 +7,11 @@ const sweeper = proxyLocalActivities<SweeperActivities>({
 });
 
 /** Run every minute by a schedule: starts what was committed a minute ago or more but never handed to Temporal. */
-export async function sweeperWorkflow(): Promise<{ events: number; webhooks: number; legacy: number; signingRequests: number }> {
+export async function sweeperWorkflow(): Promise<{ events: number; webhooks: number; legacy: number; signingRequests: number; verificationLocks: number }> {
   const legacy = await sweeper.adoptLegacyDeliveries({ limit: 100 });
   const events = await sweeper.dispatchStaleEvents({ olderThanMs: 60_000, limit: 500 });
   const webhooks = await sweeper.wakeStalledWebhooks({ olderThanMs: 60_000, limit: 500 });
   const signingRequests = await sweeper.startOrphanedSigningRequests({ olderThanMs: 60_000, limit: 100 });
-  return { events, webhooks, legacy, signingRequests };
+  const verificationLocks = await sweeper.tellSendersOfLocks({ olderThanMs: 60_000, limit: 100 });
+  return { events, webhooks, legacy, signingRequests, verificationLocks };
 }

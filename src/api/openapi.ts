@@ -28,9 +28,12 @@ const errorResponse = (description: string) => ({ description, content: { 'appli
 
 export const errorResponses = {
   400: errorResponse('Bad Request: validation_error, one details string per violated rule.'),
-  401: errorResponse('Unauthorized: missing, malformed, unknown or revoked API key.'),
+  401: errorResponse(
+    'Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).',
+  ),
   403: errorResponse(
-    'Forbidden: quota_exceeded, plan_upgrade_required, or email_unverified (every write of an account whose e-mail address is not confirmed yet).',
+    'Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), ' +
+      'or verification_failed (a signer’s wrong code, with triesLeft).',
   ),
   404: errorResponse('Not Found (also for other accounts’ resources).'),
   408: errorResponse('Request Timeout: request_timeout, the body stopped arriving, or arrived slower than the minimum rate; the connection is closed.'),
@@ -38,7 +41,10 @@ export const errorResponses = {
   413: errorResponse('Payload Too Large: payload_too_large.'),
   415: errorResponse('Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.'),
   429: {
-    ...errorResponse('Too Many Requests: rate_limit_exceeded, an hourly limit reached; the message says which.'),
+    ...errorResponse(
+      'Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. ' +
+        'On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).',
+    ),
     headers: {
       'Retry-After': { description: 'Seconds until the request may succeed.', schema: { type: 'integer' as const } },
       'X-RateLimit-Limit': { description: 'The limit that applies, per hour.', schema: { type: 'integer' as const } },

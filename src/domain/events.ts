@@ -11,6 +11,7 @@ export const eventTypes = [
   'signer.notified',
   'signer.viewed',
   'signer.approved',
+  'signer.verification_locked',
   'signing_request.cancelled',
   'signing_request.declined',
   'signing_request.expired',

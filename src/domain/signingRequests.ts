@@ -9,6 +9,9 @@ export const signerStatuses = ['pending', 'notified', 'viewed', 'signed', 'appro
  */
 export const recipientTypes = ['signer', 'approver', 'viewer', 'cc'] as const;
 export type RecipientType = (typeof recipientTypes)[number];
+/** How a signer proves who they are before the page shows anything: a code the sender told them, or one e-mailed to them. */
+export const verificationMethods = ['access_code', 'email_code'] as const;
+export type VerificationMethod = (typeof verificationMethods)[number];
 export type SigningOrder = (typeof signingOrders)[number];
 export type RequestStatus = (typeof requestStatuses)[number];
 export type SignerStatus = (typeof signerStatuses)[number];

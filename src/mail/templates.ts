@@ -256,3 +256,55 @@ export function webhookDisabledMail(input: WebhookDisabledInput): RenderedMail {
     html: layout({ heading: 'Webhook disabled', paragraphs: [html`${lead}`, html`${next}`], footer: 'Sent by Signet.' }),
   };
 }
+
+export interface VerificationCodeInput {
+  signerName: string;
+  sender: { name?: string | null; email: string };
+  code: string;
+  expiresAt: Date;
+}
+
+/** The 6-digit code a signer gives on their page; the e-mail holds the only copy of it. */
+export function verificationCodeMail(input: VerificationCodeInput): RenderedMail {
+  const from = senderLabel(input.sender);
+  const lead = `Your code to open the documents ${from} sent you for signing is ${input.code}.`;
+  const expiry = `It works once, until ${formatDate(input.expiresAt)}. If you did not open a signing page, ignore this e-mail.`;
+  return {
+    subject: `Your signing code: ${input.code}`,
+    text: text([`Hello ${input.signerName},`, '', lead, expiry, '', sentBySignet]),
+    html: layout({
+      heading: 'Your signing code',
+      paragraphs: [
+        html`Hello ${input.signerName},`,
+        html`Your code to open the documents <strong>${from}</strong> sent you for signing:`,
+        html`<strong style="font-size:28px;letter-spacing:6px;">${input.code}</strong>`,
+        html`${expiry}`,
+      ],
+      footer: sentBySignet,
+    }),
+  };
+}
+
+export interface VerificationLockedInput {
+  ownerName: string;
+  title: string;
+  signer: { name: string; email: string };
+  lockedUntil: Date;
+}
+
+/** The sender's notice that a signer gave five wrong codes: someone else may hold the link. */
+export function verificationLockedMail(input: VerificationLockedInput): RenderedMail {
+  const who = `${input.signer.name} (${input.signer.email})`;
+  const lead = `Five wrong codes were given on the signing page of ${who} for "${input.title}", so the page is locked until ${formatDate(input.lockedUntil)}.`;
+  const next =
+    'If the signer did not mistype, someone else may hold their link: the audit trail of the request lists each try with its IP address and browser.';
+  return {
+    subject: `Signing page locked: ${input.title}`,
+    text: text([`Hello ${input.ownerName},`, '', lead, next, '', 'Sent by Signet.']),
+    html: layout({
+      heading: 'A signing page was locked',
+      paragraphs: [html`Hello ${input.ownerName},`, html`${lead}`, html`${next}`],
+      footer: 'Sent by Signet.',
+    }),
+  };
+}

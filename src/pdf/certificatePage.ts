@@ -12,7 +12,11 @@ export interface CertificateSigner {
   userAgent?: string;
   viewedAt?: Date;
   signedAt?: Date;
+  /** How the sender asked them to prove who they are, and whether they did. */
+  verification?: { method: 'access_code' | 'email_code'; verified: boolean };
 }
+
+const verificationNames = { access_code: 'Access code', email_code: 'E-mail code' };
 
 export interface CertificateEvent {
   at: Date;
@@ -61,7 +65,7 @@ export async function appendCertificatePage(pdf: PDFDocument, info: CertificateI
   const onlySigners = info.signers.every((signer) => (signer.recipientType ?? 'signer') === 'signer');
   await writer.line(onlySigners ? 'Signers' : 'Recipients', { size: 13, face: 'bold' });
   for (const signer of info.signers) {
-    await writer.keepTogether(80);
+    await writer.keepTogether(signer.verification ? 92 : 80);
     writer.space(6);
     await writer.field('Name', signer.name);
     await writer.field('E-mail', signer.email);
@@ -69,6 +73,10 @@ export async function appendCertificatePage(pdf: PDFDocument, info: CertificateI
     await writer.field('IP address', signer.ipAddress ?? '');
     await writer.field('User agent', signer.userAgent ?? '');
     await writer.field('Viewed at', signer.viewedAt ? formatTimestamp(signer.viewedAt) : '');
+    if (signer.verification) {
+      const name = verificationNames[signer.verification.method];
+      await writer.field('Identity', signer.verification.verified ? `${name} verified` : `${name} asked for, not given`);
+    }
     if (signer.approvedAt) await writer.field('Approved at', formatTimestamp(signer.approvedAt));
     else if (signer.recipientType !== 'viewer' && signer.recipientType !== 'cc')
       await writer.field('Signed at', signer.signedAt ? formatTimestamp(signer.signedAt) : '');

@@ -65,6 +65,20 @@ export const signingPage = shell(
   `    <p id="loading" class="notice" aria-live="polite">Loading the document…</p>
     <div id="alert" class="alert" role="alert" hidden></div>
 
+    <section id="verify" class="verify" aria-labelledby="verify-heading" hidden>
+      <h1 id="verify-heading">Confirm it is you</h1>
+      <p id="verify-text"></p>
+      <p id="verify-status" class="verify-status" role="status" hidden></p>
+      <form id="verify-form" class="verify-form" novalidate>
+        <label for="verify-code">Code</label>
+        <input id="verify-code" name="code" type="text" autocomplete="one-time-code" spellcheck="false" maxlength="12" required>
+        <div class="actions">
+          <button type="submit" id="verify-button" class="primary">Continue</button>
+          <button type="button" id="resend-button" class="secondary" hidden>Send a new code</button>
+        </div>
+      </form>
+    </section>
+
     <header id="summary" hidden>
       <h1 id="title"></h1>
       <p class="sender">From <span id="sender-name"></span> <span id="sender-email"></span></p>

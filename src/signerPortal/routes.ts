@@ -5,38 +5,40 @@ import type { Client } from '@temporalio/client';
 import type { Context } from 'koa';
 import type { Config } from '../config';
 import type { Db } from '../db';
+import type { EventLog } from '../events/service';
 import type { Logger } from '../logger';
 import { jsonBody } from '../api/middleware/body';
 import { idParam, routesOn } from '../api/route';
 import { storableText, z } from '../api/validation';
 import { runUpdate } from '../signingRequests/service';
 import { signatureImageProblem } from '../pdf/signatureImage';
-import { SIGNING_TOKEN } from '../signingRequests/tokens';
 import { signingRequestHandle } from '../temporal/client';
-import { DeclineSchema, SignerViewSchema, SignSchema } from './schema';
+import { DeclineSchema, SignerViewSchema, SignSchema, TokenParams } from './schema';
 import { checkFieldValues } from './fieldValues';
 import { assertCanAct, getOriginalPdf, presentSignerView, resolveSigningToken } from './service';
 import { AppError, validationError } from '../errors';
 import { linkNotValidPage, setSigningPageHeaders, signingAssetPath, signingAssets, signingPage } from './page';
+import { verificationRequired, verifiedSessions } from './verifiedSession';
+import { verificationRoutes } from './verificationRoutes';
 
-const TokenParams = z.object({
-  token: z.string().regex(SIGNING_TOKEN, { error: 'Signing link' }).openapi({ description: 'The token of the signing link.' }),
-});
 const DocumentParams = TokenParams.extend({ documentId: idParam('document', 'Document') });
 const SignerStatusSchema = z.object({ signerId: z.string(), status: z.string() }).openapi('SignerStatus');
 
 /**
- * What a signer's browser (or another front end) calls, authorised by the link token alone:
- * the signer's view of the request, the PDF, and Sign / Decline, which go through the workflow.
+ * What a signer's browser (or another front end) calls, authorised by the link token, and for a signer
+ * the sender asked to verify, by the session a right code gave this browser: the signer's view of the
+ * request, the PDF, and Sign / Decline, which go through the workflow.
  */
 export function signerPortalRoutes({
   db,
+  events,
   temporal,
   openapi,
   config,
   logger,
 }: {
   db: Db;
+  events: EventLog;
   temporal: Client;
   openapi: OpenAPIRegistry;
   config: Config;
@@ -47,6 +49,14 @@ export function signerPortalRoutes({
   const signerSide = { tag: 'Signing (signer side)', params: TokenParams, servers: [{ url: config.publicUrl }], security: [] };
   // Headers are stored as sent, made storable rather than refused: a signer does not choose their browser's.
   const client = (ctx: Context) => ({ ipAddress: storableText(ctx.ip), userAgent: storableText(ctx.get('User-Agent').slice(0, 500)) || undefined });
+  const sessions = verifiedSessions(config);
+  // The signer of a link, once verified when the sender asked for it: until then, nothing of the request.
+  const resolveVerified = async (ctx: Context, token: string) => {
+    const context = await resolveSigningToken(db, token);
+    if (context.signer.verification && !sessions.holds(ctx, context.signer.id, token)) throw verificationRequired();
+    return context;
+  };
+  verificationRoutes({ route, signerSide, db, events, config, logger, sessions, client });
 
   route(
     {
@@ -59,7 +69,7 @@ export function signerPortalRoutes({
       errors: [404],
     },
     async ({ params }, ctx) => {
-      const context = await resolveSigningToken(db, params.token);
+      const context = await resolveVerified(ctx, params.token);
       if (context.request.status === 'pending' && ['pending', 'notified'].includes(context.signer.status)) {
         // Best effort: the page shows either way; the workflow records the view once.
         signingRequestHandle(temporal, context.request.id)
@@ -74,7 +84,7 @@ export function signerPortalRoutes({
   // The original PDFs, served only while the signer may act: the first, or any of the request's documents.
   const pdf = { description: 'The PDF', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } };
   const serveOriginal = async (ctx: Context, token: string, documentId?: string) => {
-    const context = await resolveSigningToken(db, token);
+    const context = await resolveVerified(ctx, token);
     assertCanAct(context);
     ctx.type = 'application/pdf';
     ctx.set('Cache-Control', 'no-store');
@@ -117,7 +127,7 @@ export function signerPortalRoutes({
       errors: [400, 404, 409],
     },
     async ({ params, body }, ctx) => {
-      const context = await resolveSigningToken(db, params.token);
+      const context = await resolveVerified(ctx, params.token);
       // Checked now, not at sealing: a signature that cannot be drawn would leave the request unsealable,
       // and a required field left empty would be sealed empty.
       const imageProblem = body.signature.type === 'drawn' ? signatureImageProblem(body.signature.value) : undefined;
@@ -149,7 +159,7 @@ export function signerPortalRoutes({
       errors: [400, 404, 409],
     },
     async ({ params, body }, ctx) => {
-      const context = await resolveSigningToken(db, params.token);
+      const context = await resolveVerified(ctx, params.token);
       assertCanAct(context);
       await runUpdate(() => signingRequestHandle(temporal, context.request.id).decline({ signerId: context.signer.id, reason: body.reason, ...client(ctx) }));
       return { signerId: context.signer.id, status: 'declined' };
@@ -161,7 +171,7 @@ export function signerPortalRoutes({
     route(
       { ...signerSide, method: 'post', path, summary, response: SignerStatusSchema, responseDescription: 'Recorded', errors: [404, 409] },
       async ({ params }, ctx) => {
-        const context = await resolveSigningToken(db, params.token);
+        const context = await resolveVerified(ctx, params.token);
         assertCanAct(context);
         await runUpdate(() => signingRequestHandle(temporal, context.request.id)[part]({ signerId: context.signer.id, ...client(ctx) }));
         return { signerId: context.signer.id, status };

@@ -1,7 +1,12 @@
 import { jsonSchemaKeywords, visibleText, z } from '../api/validation';
-import { recipientTypes } from '../domain/signingRequests';
+import { recipientTypes, verificationMethods } from '../domain/signingRequests';
 import { drawableInSealedPdf } from '../pdf/drawableText';
+import { SIGNING_TOKEN } from '../signingRequests/tokens';
 import { MAX_DRAWN_INITIALS_BYTES, MAX_TEXT_VALUE, MAX_TYPED_INITIALS } from './fieldValues';
+
+export const TokenParams = z.object({
+  token: z.string().regex(SIGNING_TOKEN, { error: 'Signing link' }).openapi({ description: 'The token of the signing link.' }),
+});
 
 // A drawn signature is a PNG data URL of at most 1 MB.
 const MAX_DRAWN_BYTES = 1024 * 1024;
@@ -71,3 +76,21 @@ export const SignerViewSchema = z
     yourTurn: z.boolean(),
   })
   .openapi('SignerView');
+
+export const VerifySchema = z
+  .object({ code: z.string().min(1, { error: 'must not be empty' }).max(12, { error: 'must be at most 12 characters' }) })
+  .openapi('SignerVerify');
+
+export const VerificationStateSchema = z
+  .object({
+    method: z
+      .enum(verificationMethods)
+      .nullable()
+      .openapi({ description: 'access_code: the code the sender told the signer; email_code: a 6-digit code e-mailed to them; null: nothing to give.' }),
+    verified: z.boolean().openapi({ description: 'Whether this browser may see the request (always true with no method).' }),
+    lockedUntil: z.string().nullable().openapi({ description: 'After five wrong codes: no try until then.' }),
+    sentTo: z.string().nullable().openapi({ description: 'email_code: the signer’s address, partly hidden.' }),
+    codeExpiresAt: z.string().nullable().openapi({ description: 'email_code: until when the last code sent works (null before the first, or once used).' }),
+    nextCodeAt: z.string().nullable().openapi({ description: 'email_code: from when a new code may be sent (one a minute).' }),
+  })
+  .openapi('SignerVerificationState');

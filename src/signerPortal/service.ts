@@ -10,8 +10,15 @@ export async function resolveSigningToken(db: Db, token: string) {
   // Two round trips: the sign path waits for them before its update is even sent.
   const link = await db('signer_tokens as t')
     .join('signers as s', 's.id', 't.signer_id')
+    .leftJoin('signer_verifications as v', 'v.signer_id', 's.id')
     .where('t.token_hash', hashToken(token))
-    .first('s.*', 't.expires_at as link_expires_at');
+    .first(
+      's.*',
+      't.expires_at as link_expires_at',
+      'v.method as verification_method',
+      'v.verified_at as verification_verified_at',
+      'v.locked_until as verification_locked_until',
+    );
   if (!link) throw notFound('Signing link');
   const signer = toSigner(link);
   const [row, documents, earlier] = await Promise.all([

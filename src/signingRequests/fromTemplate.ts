@@ -4,7 +4,14 @@ import type { Template } from '../templates/store';
 
 /** What a request made from a template gives for each signer, and the values it prefills by field label. */
 export interface TemplateRequestInput {
-  signers: { name: string; email: string; role?: string; recipientType?: RecipientType; routingOrder?: number }[];
+  signers: {
+    name: string;
+    email: string;
+    role?: string;
+    recipientType?: RecipientType;
+    routingOrder?: number;
+    verification?: { method: 'access_code'; code: string } | { method: 'email_code' };
+  }[];
   prefill?: Record<string, string | boolean>;
   signingOrder?: SigningOrder;
 }
@@ -16,6 +23,7 @@ export interface TemplateSigner {
   recipientType: RecipientType;
   routingOrder?: number;
   fields?: SignerField[];
+  verification?: TemplateRequestInput['signers'][number]['verification'];
 }
 
 const PREFILLABLE = ['text', 'date', 'checkbox'];
@@ -60,6 +68,8 @@ function recipientKindProblems(template: Template, { signers, signingOrder }: Pi
       problems.push(
         `signers.${index}.recipientType must be left out or be the role's: "${role.name}" is ${article(role.recipientType)} ${role.recipientType}'s role`,
       );
+    if (role.recipientType === 'cc' && signer.verification !== undefined)
+      problems.push(`signers.${index}.verification cannot be given to a cc: "${role.name}" is a cc's role, and a cc never opens a signing page`);
     if (signer.routingOrder !== undefined && role.routingOrder !== null && signer.routingOrder !== role.routingOrder)
       problems.push(`signers.${index}.routingOrder must be left out or be the role's: "${role.name}" acts in step ${role.routingOrder}`);
   });
@@ -99,6 +109,13 @@ export function templateSigners(template: Template, { signers, prefill = {}, sig
             ...(value === undefined ? {} : { value: String(value) }),
           };
         });
-      return { name: signer.name, email: signer.email, recipientType, routingOrder, ...(recipientType === 'signer' ? { fields } : {}) };
+      return {
+        name: signer.name,
+        email: signer.email,
+        recipientType,
+        routingOrder,
+        verification: signer.verification,
+        ...(recipientType === 'signer' ? { fields } : {}),
+      };
     });
 }

@@ -424,6 +424,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
                 userAgent: signer.userAgent ?? undefined,
                 viewedAt: signer.viewedAt ?? undefined,
                 signedAt: signer.signedAt ?? undefined,
+                verification: signer.verification ? { method: signer.verification.method, verified: signer.verification.verifiedAt !== null } : undefined,
               })),
             },
             sealCertificate,

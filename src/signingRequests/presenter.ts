@@ -40,6 +40,12 @@ export function presentSigningRequest(found: SigningRequestWithSigners & { progr
       approvedAt: iso(signer.approvedAt),
       declinedAt: iso(signer.declinedAt),
       declineReason: signer.declineReason,
+      verification: signer.verification && {
+        method: signer.verification.method,
+        verifiedAt: iso(signer.verification.verifiedAt),
+        // A lock that has run out is no lock.
+        lockedUntil: signer.verification.lockedUntil && signer.verification.lockedUntil > new Date() ? iso(signer.verification.lockedUntil) : null,
+      },
     })),
     progress: found.progress ?? progressFromDatabase(found),
     createdAt: request.createdAt.toISOString(),

@@ -2,11 +2,31 @@ import { dateTime, jsonSchemaKeywords, laterThan, paginationQuery, queryDate, te
 
 import { drawableInSealedPdf } from '../pdf/drawableText';
 import { MAX_FIELDS_PER_SIGNER, MAX_SIGNERS, RequestFieldSchema, SignerFieldSchema } from '../documents/fields';
-import { recipientTypes, requestStatuses, signerStatuses, signingOrders } from '../domain/signingRequests';
+import { recipientTypes, requestStatuses, signerStatuses, signingOrders, verificationMethods } from '../domain/signingRequests';
 
 /** How far ahead a request may expire, whether given as expiresAt or as expiresInDays. */
 export const MAX_EXPIRY_DAYS = 365;
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** An access code: 4 to 12 visible ASCII characters (letters, digits, symbols; no spaces), easy to read out over the phone. */
+export const ACCESS_CODE = /^[!-~]{4,12}$/;
+
+const VerificationInputSchema = z
+  .discriminatedUnion('method', [
+    z.object({
+      method: z.literal('access_code'),
+      code: z
+        .string()
+        .regex(ACCESS_CODE, { error: 'must be 4 to 12 characters: letters, digits or symbols, no spaces' })
+        .openapi({ description: 'Told to the signer out of band. Stored only as a hash; never returned.', writeOnly: true }),
+    }),
+    z.object({ method: z.literal('email_code') }),
+  ])
+  .openapi('SignerVerificationInput', {
+    description:
+      'What the signer proves before their page shows anything of the request: access_code, a code the sender tells them; ' +
+      'email_code, a 6-digit code e-mailed to them when their page opens (valid 10 minutes). Not for a cc.',
+  });
 
 const SignerInputSchema = z.object({
   name: visibleText(200).superRefine(drawableInSealedPdf),
@@ -40,6 +60,7 @@ const SignerInputSchema = z.object({
         'The step this recipient acts in: recipients with the same number act in parallel, and the next step starts when all of the step have acted. ' +
         'Given on one recipient, needed on every one but cc; without it, signingOrder decides (parallel: one step; sequential: one step each).',
     }),
+  verification: VerificationInputSchema.optional(),
 });
 
 /** The most documents a request may have: REQUEST_MAX_DOCUMENTS may lower it, not raise it. */
@@ -155,7 +176,12 @@ export const SigningRequestCreateSchema = z
       {
         properties: {
           signers: {
-            items: jsonSchemaKeywords({ if: notSigner, then: { not: { required: ['fields'] } } }),
+            items: {
+              allOf: [
+                jsonSchemaKeywords({ if: notSigner, then: { not: { required: ['fields'] } } }),
+                jsonSchemaKeywords({ if: isCc, then: { not: { required: ['verification'] } } }),
+              ],
+            },
             ...jsonSchemaKeywords({ contains: { not: isCc } }),
           },
         },
@@ -194,7 +220,7 @@ function sourceIssues(input: {
   template_id?: string;
   prefill?: object;
   signingOrder: string;
-  signers: { role?: string; recipientType: string; routingOrder?: number; fields?: { document_id?: string }[] }[];
+  signers: { role?: string; recipientType: string; routingOrder?: number; fields?: { document_id?: string }[]; verification?: object }[];
 }): [(string | number)[], string][] {
   const issues: [(string | number)[], string][] = [];
   if (input.document_id !== undefined && input.template_id !== undefined) issues.push([['template_id'], 'cannot be combined with document_id']);
@@ -210,6 +236,10 @@ function sourceIssues(input: {
         ['signers', s, 'fields'],
         `cannot be given to ${signer.recipientType === 'approver' ? 'an' : 'a'} ${signer.recipientType}: only a signer has fields`,
       ]);
+  });
+  input.signers.forEach((signer, s) => {
+    if (signer.recipientType === 'cc' && signer.verification !== undefined)
+      issues.push([['signers', s, 'verification'], 'cannot be given to a cc: a cc never opens a signing page']);
   });
   if (input.signers.length > 0 && input.signers.every((signer) => signer.recipientType === 'cc'))
     issues.push([['signers'], 'must have at least one recipient who is not cc']);
@@ -267,6 +297,14 @@ export const SignerSchema = z
     approvedAt: z.string().nullable(),
     declinedAt: z.string().nullable(),
     declineReason: z.string().nullable(),
+    verification: z
+      .object({
+        method: z.enum(verificationMethods),
+        verifiedAt: z.string().nullable().openapi({ description: 'When the signer first gave the right code.' }),
+        lockedUntil: z.string().nullable().openapi({ description: 'After five wrong tries: no try until then (15 minutes).' }),
+      })
+      .nullable()
+      .openapi('SignerVerification', { description: 'How the signer proves who they are; null when the sender asked for nothing. Never the code.' }),
   })
   .openapi('Signer');
 

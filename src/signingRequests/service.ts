@@ -7,7 +7,7 @@ import type { EventLog } from '../events/service';
 import { createDocumentFromCopy, lockDocument, pageSizesOf, type Document } from '../documents/service';
 import { conflict, notFound, serverBusy, validationError } from '../errors';
 import { newId } from '../ids';
-import { hashToken, randomToken } from './tokens';
+import { hashToken, hashVerificationCode, loadTokenSecret, randomToken, verificationKey } from './tokens';
 import { templateRequestProblems, templateSigners } from './fromTemplate';
 import { findTemplate, findTemplateFile } from '../templates/store';
 // Against the folders' order on purpose: requests start and update their workflow through the typed
@@ -28,6 +28,8 @@ import { zipSync } from 'fflate';
 import { invitationMailKey, remindable, remindedWithinTheHour } from './reminders';
 import type { RequestField, SignerField } from '../documents/fields';
 import type { SigningRequestCreateInput } from './schema';
+
+type VerificationInput = NonNullable<SigningRequestCreateInput['signers'][number]['verification']>;
 import { findSigningRequest, toSigningRequest, type SigningRequest, type SigningRequestWithSigners } from './store';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -41,6 +43,7 @@ export const signingDepsFrom = ({ db, events, temporal, config }: { db: Db; even
   publicUrl: config.publicUrl,
   rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
   requestLimits: { maxDocuments: config.REQUEST_MAX_DOCUMENTS, maxPages: config.REQUEST_MAX_PAGES },
+  verificationKey: verificationKey(loadTokenSecret(config.SIGNING_TOKEN_SECRET, config.dataDir)),
 });
 const PROGRESS_QUERY_MS = 2000;
 
@@ -54,6 +57,8 @@ export interface SigningDeps {
   rateLimitMultiplier: number;
   /** REQUEST_MAX_DOCUMENTS and REQUEST_MAX_PAGES: how many documents a request may send, and pages across them. */
   requestLimits: { maxDocuments: number; maxPages: number };
+  /** What signers' access codes are hashed with (tokens.ts). */
+  verificationKey: Buffer;
 }
 
 /**
@@ -65,7 +70,7 @@ export interface SigningDeps {
  * request is refused with a 429.
  */
 export async function createSigningRequest(
-  { db, events, temporal, taskQueue, rateLimitMultiplier, requestLimits }: SigningDeps,
+  { db, events, temporal, taskQueue, rateLimitMultiplier, requestLimits, verificationKey: codeKey }: SigningDeps,
   account: Account,
   input: SigningRequestCreateInput,
 ) {
@@ -110,6 +115,16 @@ export async function createSigningRequest(
         fields: signer.fields ? JSON.stringify(signer.fields) : null,
       })),
     );
+    const verified = signers.flatMap((signer, index) => (signer.verification ? [{ id: signerIds[index], ...signer.verification }] : []));
+    if (verified.length > 0) {
+      await trx('signer_verifications').insert(
+        verified.map((signer) => ({
+          signer_id: signer.id,
+          method: signer.method,
+          code_hash: signer.method === 'access_code' ? hashVerificationCode(codeKey, signer.id, signer.code) : null,
+        })),
+      );
+    }
     await trx('audit_trail').insert({ signing_request_id: requestId, action: 'created', actor: account.email, idempotency_key: `created:${requestId}` });
     // Invited when it is made: the recipients of its first step.
     const invitedFirst = firstStepOf(recipients.filter((recipient) => recipient.type !== 'cc')).map((recipient) => recipient.id);
@@ -259,6 +274,7 @@ interface RequestRecipient {
   recipientType: RecipientType;
   routingOrder?: number;
   fields?: SignerField[];
+  verification?: VerificationInput;
 }
 
 /** The request with `progress`: from its workflow while it runs, from the database once it has finished (or the workflow does not answer). */

@@ -2,7 +2,7 @@ import type { Plan } from '../domain/plans';
 import type { Db } from '../db';
 import { toPage } from '../db/pagination';
 import { notFound } from '../errors';
-import type { RecipientType, RequestStatus, SignerStatus, SigningOrder } from '../domain/signingRequests';
+import type { RecipientType, RequestStatus, SignerStatus, SigningOrder, VerificationMethod } from '../domain/signingRequests';
 import type { SignerField } from '../documents/fields';
 
 // Rows of signing_requests and signers, mapped once to the camelCase objects everything else uses.
@@ -29,7 +29,21 @@ export interface Signer {
   signature: { type: 'typed' | 'drawn'; value: string; fieldValues?: Record<string, string> } | null;
   ipAddress: string | null;
   userAgent: string | null;
+  /** How they prove who they are before their page shows anything; null when the sender asked for nothing. */
+  verification: SignerVerificationState | null;
 }
+
+export interface SignerVerificationState {
+  method: VerificationMethod;
+  verifiedAt: Date | null;
+  lockedUntil: Date | null;
+}
+
+/** The signers table joined with each signer's verification, as toSigner reads it. */
+export const signersWithVerification = (db: Db) =>
+  db('signers as s')
+    .leftJoin('signer_verifications as v', 'v.signer_id', 's.id')
+    .select('s.*', 'v.method as verification_method', 'v.verified_at as verification_verified_at', 'v.locked_until as verification_locked_until');
 
 export interface SigningRequest {
   id: string;
@@ -85,6 +99,9 @@ export const toSigner = (row: Record<string, any>): Signer => ({
   signature: row.signature,
   ipAddress: row.ip_address,
   userAgent: row.user_agent,
+  verification: row.verification_method
+    ? { method: row.verification_method, verifiedAt: row.verification_verified_at, lockedUntil: row.verification_locked_until }
+    : null,
 });
 
 export const toSigningRequest = (row: Record<string, any>): SigningRequest => ({
@@ -108,7 +125,10 @@ export const toSigningRequest = (row: Record<string, any>): SigningRequest => ({
 async function withSigners(db: Db, rows: Record<string, any>[]): Promise<SigningRequestWithSigners[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id as string);
-  const [signers, documents] = await Promise.all([db('signers').whereIn('signing_request_id', ids).orderBy('order'), requestDocuments(db, ids)]);
+  const [signers, documents] = await Promise.all([
+    signersWithVerification(db).whereIn('s.signing_request_id', ids).orderBy('s.order'),
+    requestDocuments(db, ids),
+  ]);
   return rows.map((row) => ({
     request: toSigningRequest(row),
     signers: signers.filter((signer) => signer.signing_request_id === row.id).map(toSigner),

@@ -18,3 +18,10 @@ export const emailLinkToken = (secret: Buffer, signerId: string) => crypto.creat
 export function loadTokenSecret(configured: string | undefined, dataDir: string): Buffer {
   return Buffer.from(configured ?? dataDirSecret(dataDir, 'signing-token.secret'), 'utf8');
 }
+
+/** The key signers' verification codes are hashed with, derived from the signing-token secret: a leaked table alone tests no code. */
+export const verificationKey = (tokenSecret: Buffer) => crypto.createHmac('sha256', tokenSecret).update('signer-verification').digest();
+
+/** A verification code as stored: an HMAC bound to its signer, so one signer's code is nothing for another. */
+export const hashVerificationCode = (key: Buffer, signerId: string, code: string) =>
+  crypto.createHmac('sha256', key).update(`${signerId}:${code}`).digest('hex');

@@ -470,9 +470,73 @@ function setUpSigning(view) {
   return marks;
 }
 
+// --- Verification: a signer the sender asked to prove who they are gives a code before anything shows ---
+
+const verifyTexts = {
+  access_code: () => 'The sender asked you for an access code before you can see the documents. They gave it to you themselves, not in the e-mail.',
+  email_code: (state) => `We e-mailed a 6-digit code to ${state.sentTo}. Enter it to see the documents. It works for 10 minutes.`,
+};
+
+/** Shows the code form until a right code; resolves once this browser may see the request. */
+function verify(state) {
+  return new Promise((resolve) => {
+    $('verify-text').textContent = verifyTexts[state.method](state);
+    $('resend-button').hidden = state.method !== 'email_code';
+    $('verify').hidden = false;
+    $('verify-code').focus();
+    const locked = (data) =>
+      showAlert(`Too many wrong codes: this page is locked until ${new Date(data.lockedUntil).toLocaleTimeString()}. The sender has been told.`);
+    if (state.lockedUntil) locked(state);
+    $('resend-button').addEventListener('click', async () => {
+      clearAlert();
+      const sent = await call('POST', '/verification/code');
+      if (sent.ok) {
+        $('verify-status').textContent = `A new code is on its way to ${sent.data.sentTo}.`;
+        $('verify-status').hidden = false;
+        return;
+      }
+      if (sent.data.error === 'verification_locked') return locked(sent.data);
+      showAlert(sent.data.message || 'The code could not be sent. Please try again.');
+    });
+    $('verify-form').addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const code = $('verify-code').value.trim();
+      if (!code) return showAlert('Enter the code.');
+      $('verify-button').disabled = true;
+      clearAlert();
+      try {
+        const result = await call('POST', '/verification', { code });
+        if (result.ok) {
+          $('verify').hidden = true;
+          return resolve();
+        }
+        if (result.status === 404) return showOutcome('invalid');
+        if (result.data.error === 'verification_locked') return locked(result.data);
+        showAlert(result.data.message || 'Something went wrong. Please try again.');
+        $('verify-code').select();
+      } catch {
+        showAlert('The connection failed. Check your network and try again.');
+      } finally {
+        $('verify-button').disabled = false;
+      }
+    });
+  });
+}
+
 async function start() {
   let result;
   try {
+    const state = await call('GET', '/verification');
+    if (state.ok && !state.data.verified) {
+      $('loading').hidden = true;
+      // An e-mailed code is sent when the page opens, unless one sent earlier still works.
+      if (state.data.method === 'email_code' && !state.data.codeExpiresAt && !state.data.lockedUntil) {
+        const sent = await call('POST', '/verification/code');
+        if (sent.ok) Object.assign(state.data, sent.data);
+      }
+      await verify(state.data);
+      $('loading').hidden = false;
+    }
     result = await call('GET', '/request');
   } catch {
     $('loading').hidden = true;
