@@ -32,7 +32,7 @@ import { createApiKey } from '../src/apiKeys/service';
 import { generateSelfSignedP12 } from '../src/pdf/sealCertificate';
 import { sweeperScheduleId } from '../src/temporal/client';
 import { verifyWebhook } from '../src/webhooks/verify';
-import { stateQuery } from '../workflows/definitions';
+import { progressQuery, stateQuery } from '../workflows/definitions';
 import { hasDonePart, type RecipientType, recipientTypes, type SignerStatus, type SigningRequestState } from '../src/domain/signingRequests';
 import { makePdf } from '../test/support/pdfs';
 import { startReceiver } from '../test/support/receiver';
@@ -1185,6 +1185,7 @@ async function main() {
         .map((text) => `  - ${text}`)
         .join('\n')}${failures.length > 60 ? '\n  …' : ''}`,
     );
+    if (workflows.standing.length) console.log(`\nWorkflows still running, where they stand:\n${workflows.standing.map((text) => `  - ${text}`).join('\n')}`);
     process.exitCode = 1;
   } else {
     console.log('\nNo loss, no duplicate event, every request ended one way.');
@@ -1206,10 +1207,12 @@ async function replaySigningRequests(temporal: Client, app: string, ids: string[
 
 /**
  * Asks every workflow still running for its state and compares it with PostgreSQL: a transition the
- * database holds but the workflow never recorded is an update lost with its worker.
+ * database holds but the workflow never recorded is an update lost with its worker. Says where each
+ * one stands (its progress), so that a request on its way (a seal retry waiting) reads apart from one stuck.
  */
 async function compareWithWorkflows(temporal: Client, db: Knex) {
   const problems: string[] = [];
+  const standing: string[] = [];
   let running = 0;
   const requests: { id: string; status: string }[] = await db('signing_requests').select('id', 'status');
   const signers: { id: string; signing_request_id: string; recipient_type: RecipientType; status: SignerStatus }[] = await db('signers').select(
@@ -1231,6 +1234,8 @@ async function compareWithWorkflows(temporal: Client, db: Knex) {
       continue;
     }
     if (state.status !== request.status) problems.push(`${request.id} is ${request.status} in PostgreSQL, ${state.status} in its workflow`);
+    const progress = await temporal.connection.withDeadline(Date.now() + 5000, () => handle.query(progressQuery)).catch(() => undefined);
+    standing.push(`${request.id}: ${progress ? JSON.stringify(progress) : 'no progress answered'}`);
     for (const signer of signers.filter((candidate) => candidate.signing_request_id === request.id)) {
       const known = state.signers.find((candidate) => candidate.id === signer.id)?.status;
       if ((hasDonePart(signer.recipient_type, signer.status) || signer.status === 'declined') && known !== signer.status) {
@@ -1238,7 +1243,7 @@ async function compareWithWorkflows(temporal: Client, db: Knex) {
       }
     }
   }
-  return { running, problems };
+  return { running, problems, standing };
 }
 
 /** What a failed run leaves beside the logs: the database's rows and every call the driver made. */
