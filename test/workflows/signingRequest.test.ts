@@ -209,6 +209,29 @@ describe('signingRequestWorkflow decisions', function () {
     expect(recorder.names().slice(-2)).to.deep.equal(['completeRequest', 'sendClosingMails']);
   });
 
+  it('a seal lost with its worker is tried again after the first delay, not a doubled one', async function () {
+    // Each lost attempt is seen when its heartbeat timeout (15 s) passes: two of them, then a seal that works.
+    this.timeout(120_000);
+    const recorder = recordingActivities();
+    let seals = 0;
+    recorder.activities.completeRequest = async () => {
+      if (++seals <= 2) await new Promise((resolve) => setTimeout(resolve, 16_000)); // no heartbeat: as if its worker died
+    };
+    const { result, timers } = await run({ signerIds: ['sgr_a'] }, recorder.activities, async (handle) => {
+      await handle.executeUpdate(signUpdate, { args: [{ signerId: 'sgr_a', signature: { type: 'typed', value: 'sgr_a' } }] });
+      const result = await handle.result();
+      const { events } = await handle.fetchHistory();
+      const timers = (events ?? [])
+        .filter((event) => event.timerStartedEventAttributes)
+        .map((event) => Number(event.timerStartedEventAttributes!.startToFireTimeout!.seconds));
+      return { result, timers };
+    });
+    expect(result.status).to.equal('completed');
+    expect(seals).to.equal(3);
+    // One retry timer per lost seal, 1 s each (a failing seal waits 1 s, then 2 s); the expiry's is 60 s away.
+    expect(timers.filter((seconds) => seconds < 60)).to.deep.equal([1, 1]);
+  });
+
   it('cancel ends it at once; later updates are refused', async () => {
     const recorder = recordingActivities();
     const result = await run({}, recorder.activities, async (handle) => {
