@@ -1,17 +1,11 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { migrationSource } from '../../src/db/migrations';
-import { openScratchDatabase } from '../support/scratchDatabase';
+import { migrationsWhere, openScratchDatabase } from '../support/scratchDatabase';
 
 const MIGRATION = '20261126063200_email_verification';
 
-/** The migrations up to this one (before it: the database as it was when duplicates could be made). */
-const migrationsUpTo = (last: (name: string) => boolean): Knex.MigrationSource<string> => ({
-  ...migrationSource,
-  getMigrations: async (loaders) => (await migrationSource.getMigrations(loaders)).filter(last),
-});
-const earlier = migrationsUpTo((name) => name < MIGRATION);
-const through = migrationsUpTo((name) => name <= MIGRATION);
+const earlier = migrationsWhere((name) => name < MIGRATION);
+const through = migrationsWhere((name) => name <= MIGRATION);
 
 // Migration 20261126063200 on a database of its own (a fresh PGlite, or a scratch PostgreSQL database):
 // addresses that several accounts shared before it, the attack among them.

@@ -3,15 +3,10 @@ import type { Knex } from 'knex';
 import { migrationSource } from '../../src/db/migrations';
 import { searchPostgres } from '../../src/search/postgres';
 import { SearchQuerySchema } from '../../src/search/schema';
-import { openScratchDatabase } from '../support/scratchDatabase';
+import { migrationsWhere, openScratchDatabase } from '../support/scratchDatabase';
 
 const MIGRATION = '20261126151000_request_documents_search';
 const NAME_MIGRATION = '20261126155300_request_name_search';
-
-const migrationsUpTo = (last: (name: string) => boolean): Knex.MigrationSource<string> => ({
-  ...migrationSource,
-  getMigrations: async (loaders) => (await migrationSource.getMigrations(loaders)).filter(last),
-});
 
 // Migration 20261126151000 on a database of its own (a fresh PGlite, or a scratch PostgreSQL database):
 // requests made before it are found by their documents' words once it has run (with 20261126155300,
@@ -23,7 +18,7 @@ describe(`migrations ${MIGRATION} and ${NAME_MIGRATION}: a request's search vect
 
   before(async () => {
     ({ knex, close } = await openScratchDatabase('request-documents-search'));
-    await knex.migrate.latest({ migrationSource: migrationsUpTo((name) => name < MIGRATION) });
+    await knex.migrate.latest({ migrationSource: migrationsWhere((name) => name < MIGRATION) });
   });
 
   after(() => close?.());

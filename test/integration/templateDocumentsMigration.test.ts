@@ -1,16 +1,10 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { migrationSource } from '../../src/db/migrations';
 import { findTemplate, findTemplateFile } from '../../src/templates/store';
 import { presentTemplate } from '../../src/templates/presenter';
-import { openScratchDatabase } from '../support/scratchDatabase';
+import { migrationsWhere, openScratchDatabase } from '../support/scratchDatabase';
 
 const MIGRATION = '20261126150433_template_documents';
-
-const migrationsUpTo = (last: (name: string) => boolean): Knex.MigrationSource<string> => ({
-  ...migrationSource,
-  getMigrations: async (loaders) => (await migrationSource.getMigrations(loaders)).filter(last),
-});
 
 // Migration 20261126150433 on a database of its own (a fresh PGlite, or a scratch PostgreSQL database):
 // templates of one PDF become templates whose one document is that PDF, and answer as they did.
@@ -21,7 +15,7 @@ describe(`migration ${MIGRATION}: a template's PDF becomes its first document`, 
 
   before(async () => {
     ({ knex, close } = await openScratchDatabase('template-documents'));
-    await knex.migrate.latest({ migrationSource: migrationsUpTo((name) => name < MIGRATION) });
+    await knex.migrate.latest({ migrationSource: migrationsWhere((name) => name < MIGRATION) });
   });
 
   after(() => close?.());
@@ -54,7 +48,7 @@ describe(`migration ${MIGRATION}: a template's PDF becomes its first document`, 
       { template_id: 'tpl_2', content: Buffer.from('%PDF2') },
     ]);
 
-    await knex.migrate.latest({ migrationSource: migrationsUpTo((name) => name <= MIGRATION) });
+    await knex.migrate.latest({ migrationSource: migrationsWhere((name) => name <= MIGRATION) });
 
     const rows = await knex('template_documents')
       .orderBy('template_id')
@@ -72,7 +66,7 @@ describe(`migration ${MIGRATION}: a template's PDF becomes its first document`, 
       { documentId: 'doc_1', fileName: 'lease.pdf', pageCount: 1, pages: [{ width: 595, height: 842 }], sha256: 'b'.repeat(64) },
     ]);
 
-    await knex.migrate.down({ migrationSource: migrationsUpTo((name) => name <= MIGRATION) });
+    await knex.migrate.down({ migrationSource: migrationsWhere((name) => name <= MIGRATION) });
     const files = await knex('template_files').orderBy('template_id').select('template_id', 'content');
     expect(files.map((file) => [file.template_id, Buffer.from(file.content).toString()])).to.deep.equal([
       ['tpl_1', '%PDF1'],

@@ -3,7 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { openDatabase } from '../../src/db';
+import { migrationSource } from '../../src/db/migrations';
 import { databaseKind } from './system';
+
+/** The migrations whose names pass `keep` (e.g. those before the one under test): a schema as it was. */
+export const migrationsWhere = (keep: (name: string) => boolean): Knex.MigrationSource<string> => ({
+  ...migrationSource,
+  getMigrations: async (loaders) => (await migrationSource.getMigrations(loaders)).filter(keep),
+});
 
 /** An empty database of the test's own, with no migrations run: a fresh PGlite, or a scratch PostgreSQL database. */
 export async function openScratchDatabase(label: string): Promise<{ knex: Knex; close(): Promise<void> }> {
