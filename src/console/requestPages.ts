@@ -94,7 +94,30 @@ const recipientParts = [
 const roleKind = ({ recipientType, routingOrder }: Template['roles'][number]) =>
   [recipientType === 'signer' ? [] : [recipientType], routingOrder === null ? [] : [`step ${routingOrder}`]].flat().join(', ');
 
-function signerRow(values: Record<string, string>, index: number, role?: string, kind = '') {
+/** How a recipient proves who they are before their page opens, as the send form offers it (none by default). */
+const verificationMethods = [
+  ['', 'no code'],
+  ['access_code', 'Access code'],
+  ['email_code', 'E-mail code'],
+] as const;
+
+/** A recipient's verification method and state as the detail page shows it; never the code. */
+function verificationOf(verification: RequestView['signers'][number]['verification']) {
+  if (!verification) return '—';
+  const method = verification.method === 'access_code' ? 'Access code' : 'E-mail code';
+  if (verification.lockedUntil) return html`${method}, locked until ${dateTime(verification.lockedUntil)}`;
+  if (verification.verifiedAt) return html`${method}, verified ${dateTime(verification.verifiedAt)}`;
+  return method;
+}
+
+function verificationInputs(index: number, value: (field: string) => string) {
+  return html`<label>Verification <select name="signers-${index}-verification">${verificationMethods.map(
+    ([method, text]) => html`<option value="${method}"${value('verification') === method ? html` selected` : ''}>${text}</option>`,
+  )}</select></label>
+    <label>Access code <input name="signers-${index}-accessCode" maxlength="12" autocomplete="off" spellcheck="false" value="${value('accessCode')}" placeholder="when asked for" aria-describedby="verification-hint"></label>`;
+}
+
+function signerRow(values: Record<string, string>, index: number, role?: string, kind = '', verifiable = true) {
   const value = (field: string) => values[`signers-${index}-${field}`] ?? '';
   return html`<fieldset class="signer-row">
     <legend>${role ? html`Role: ${role}${kind ? html` <span class="hint">(${kind})</span>` : ''}` : html`Signer ${index + 1}`}</legend>
@@ -110,6 +133,7 @@ function signerRow(values: Record<string, string>, index: number, role?: string,
     <label>Step <input name="signers-${index}-routingOrder" type="number" min="1" max="50" inputmode="numeric" value="${value('routingOrder')}" placeholder="from the order" aria-describedby="step-hint"></label>
     <button type="button" class="remove-signer danger" hidden>Remove</button>`
     }
+    ${verifiable ? verificationInputs(index, value) : ''}
   </fieldset>`;
 }
 
@@ -128,7 +152,7 @@ export function sendPage(frame: Frame, { documents, templates, template, values,
   const chosen = (field: string, option: string) => (values[field] === option ? html` selected` : '');
   const rowCount = Math.max(DEFAULT_SIGNER_ROWS, ...Object.keys(values).map((key) => Number(/^signers-(\d+)-/.exec(key)?.[1] ?? -1) + 1));
   const signerRows: Html[] = template
-    ? template.roles.map((role, index) => signerRow(values, index, role.name, roleKind(role)))
+    ? template.roles.map((role, index) => signerRow(values, index, role.name, roleKind(role), role.recipientType !== 'cc'))
     : Array.from({ length: rowCount }, (_, index) => signerRow(values, index));
   const fields = template ? prefillableFields(template) : [];
   const order = values.signingOrder ?? 'parallel';
@@ -194,6 +218,7 @@ export function sendPage(frame: Frame, { documents, templates, template, values,
           : html`<p class="hint">Leave a row empty to skip it.</p>
       <p class="hint" id="step-hint">Each recipient signs, approves, reads, or gets a copy when all is done (cc). Recipients with the same step act at once, and the next step starts when they all have; leave the steps empty to follow the signing order below.</p>`
       }
+      <p class="hint" id="verification-hint">A recipient with a verification must prove who they are before their page shows anything: by an access code (4 to 12 characters, no spaces) that you tell them yourself, by phone say, never by e-mail; or by a code e-mailed to them when their page opens. Not for a cc.</p>
       <div id="signers"${template ? '' : html` data-editable="true"`}>${signerRows}</div>
       ${template ? '' : html`<button type="button" id="add-signer" hidden>Add a signer</button>`}
       ${
@@ -277,6 +302,7 @@ function signerTimeline(request: RequestView) {
       <td data-label="Step">${signer.recipientType === 'cc' ? '—' : signer.routingOrder}</td>
       <td data-label="Recipient"><span class="who">${signer.name}<br><span class="hint">${signer.email} · ${partOf(signer.recipientType)}</span></span></td>
       <td data-label="Status">${statusBadge(signer.status)}</td>
+      <td data-label="Verification">${verificationOf(signer.verification)}</td>
       <td data-label="E-mailed">${signer.notifiedAt ? dateTime(signer.notifiedAt) : '—'}</td>
       <td data-label="Viewed">${signer.viewedAt ? dateTime(signer.viewedAt) : '—'}</td>
       <td data-label="Signed">${(signer.signedAt ?? signer.approvedAt) ? dateTime((signer.signedAt ?? signer.approvedAt)!) : '—'}</td>
@@ -286,7 +312,7 @@ function signerTimeline(request: RequestView) {
   return html`<section class="card" aria-labelledby="signers-heading">
     <h2 id="signers-heading">Recipients</h2>
     <table class="list compact" id="signer-timeline"><caption class="visually-hidden">Each recipient's step and what they did</caption>
-      <thead><tr><th scope="col">Step</th><th scope="col">Recipient</th><th scope="col">Status</th><th scope="col">E-mailed</th><th scope="col">Viewed</th><th scope="col">Signed or approved</th><th scope="col">Declined</th></tr></thead>
+      <thead><tr><th scope="col">Step</th><th scope="col">Recipient</th><th scope="col">Status</th><th scope="col">Verification</th><th scope="col">E-mailed</th><th scope="col">Viewed</th><th scope="col">Signed or approved</th><th scope="col">Declined</th></tr></thead>
       <tbody>${rows}</tbody>
     </table>
   </section>`;

@@ -41,6 +41,9 @@ const fieldLabels: Record<string, string> = {
   recipientType: 'part',
   routingOrder: 'step',
   role: 'role',
+  verification: 'verification',
+  'verification.code': 'access code',
+  'verification.method': 'verification',
 };
 
 /** The signing-request pages: the same services and schemas as /api/v1/signatures, with a session instead of a key. */
@@ -176,12 +179,15 @@ function requestInput(values: Record<string, string>, template?: Template) {
     const role = values[`signers-${index}-role`];
     const recipientType = values[`signers-${index}-recipientType`];
     const routingOrder = number(values[`signers-${index}-routingOrder`]);
+    const method = values[`signers-${index}-verification`];
+    const verification = method === 'access_code' ? { method, code: values[`signers-${index}-accessCode`] ?? '' } : method ? { method } : undefined;
     return {
       name: values[`signers-${index}-name`]?.trim() ?? '',
       email: values[`signers-${index}-email`]?.trim() ?? '',
       ...(role ? { role } : {}),
       ...(recipientType && recipientType !== 'signer' ? { recipientType } : {}),
       ...(routingOrder !== undefined ? { routingOrder } : {}),
+      ...(verification ? { verification } : {}),
     };
   });
   const prefill = Object.fromEntries(
@@ -224,7 +230,7 @@ function readable(problem: string, rows: number[]) {
     .replace(/^documents\.(\d+)\.document_id/, (_, index: string) => `Document ${Number(index) + 1}`)
     .replace(/^documents /, 'Documents ')
     .replace(
-      /^signers\.(\d+)\.(\w+)/,
+      /^signers\.(\d+)\.(\w+(?:\.\w+)?)/,
       (_, index: string, field: string) => `Signer ${(rows[Number(index)] ?? Number(index)) + 1} ${fieldLabels[field] ?? field}`,
     )
     .replace(/^(\w+)(?= )/, (field: string) => fieldLabels[field] ?? field);

@@ -147,6 +147,72 @@ describe('the console’s signing requests (/app/requests)', function () {
       expect(partial.text).to.contain('Signer 2 step is required once another recipient has one');
     });
 
+    it('asks a recipient for an access code or an e-mailed code; the detail page names the method, never the code', async () => {
+      const { browser, api, accountId } = await signedUp();
+      const documentId = await uploaded(browser);
+      const form = await browser.request('GET', '/app/requests/new');
+      expect(form.text).to.contain('<select name="signers-0-verification">').and.contain('name="signers-0-accessCode"');
+      const id = await sent(browser, documentId, {
+        'signers-0-verification': 'access_code',
+        'signers-0-accessCode': 'Kite-42',
+        'signers-1-verification': 'email_code',
+        'signers-1-accessCode': '',
+        'signers-2-name': 'Cai Copy',
+        'signers-2-email': 'cai@example.com',
+        'signers-2-verification': '',
+      });
+      const viaApi = await api('GET', `/api/v1/signatures/${id}`);
+      const signerIds: string[] = viaApi.body.signers.map((signer: { id: string }) => signer.id);
+      const rows = await db('signer_verifications').whereIn('signer_id', signerIds).select('signer_id', 'method', 'code_hash');
+      const bySigner = new Map(rows.map((row) => [row.signer_id, row]));
+      expect(signerIds.map((signerId) => bySigner.get(signerId)?.method ?? null)).to.deep.equal(['access_code', 'email_code', null]);
+      const accessCodeRow = bySigner.get(signerIds[0])!;
+      expect(accessCodeRow.code_hash).to.be.a('string').and.not.contain('Kite-42');
+      expect(JSON.stringify(rows)).not.to.contain('Kite-42');
+      expect(JSON.stringify(viaApi.body)).not.to.contain('Kite-42');
+
+      const detail = await browser.request('GET', `/app/requests/${id}`);
+      expect(detail.status).to.equal(200);
+      expect(detail.text).to.contain('<th scope="col">Verification</th>');
+      const cells = [...detail.text.matchAll(/<td data-label="Verification">([^<]*)<\/td>/g)].map((match) => match[1]);
+      expect(cells).to.deep.equal(['Access code', 'E-mail code', '—']);
+      expect(detail.text).not.to.contain('Kite-42');
+      // Once verified (or locked), the page says so beside the method.
+      await db('signer_verifications').where({ signer_id: signerIds[0] }).update({ verified_at: new Date() });
+      await db('signer_verifications')
+        .where({ signer_id: signerIds[1] })
+        .update({ locked_until: new Date(Date.now() + 15 * 60_000) });
+      const later = await browser.request('GET', `/app/requests/${id}`);
+      expect(later.text).to.match(/<td data-label="Verification">Access code, verified <time/);
+      expect(later.text).to.match(/<td data-label="Verification">E-mail code, locked until <time/);
+
+      const before = await db('signing_requests').where({ account_id: accountId }).count<{ count: string }[]>('* as count');
+      const short = await browser.post('/app/requests', {
+        document_id: documentId,
+        title: 'Short code',
+        ...twoSigners,
+        'signers-1-verification': 'access_code',
+        'signers-1-accessCode': 'abc',
+      });
+      expect(short.status).to.equal(400);
+      expect(short.text)
+        .to.contain('Signer 2 access code must be 4 to 12 characters')
+        .and.contain('<option value="access_code" selected>')
+        .and.contain('value="Short code"');
+      const after = await db('signing_requests').where({ account_id: accountId }).count<{ count: string }[]>('* as count');
+      expect(Number(after[0].count)).to.equal(Number(before[0].count));
+
+      const cc = await browser.post('/app/requests', {
+        document_id: documentId,
+        title: 'A cc with a code',
+        ...twoSigners,
+        'signers-1-recipientType': 'cc',
+        'signers-1-verification': 'email_code',
+      });
+      expect(cc.status).to.equal(400);
+      expect(cc.text).to.contain('Signer 2 verification cannot be given to a cc');
+    });
+
     it('re-renders the form with the person’s values and every problem (400), and creates nothing', async () => {
       const { browser, accountId } = await signedUp();
       const documentId = await uploaded(browser);
