@@ -111,9 +111,11 @@ function verificationOf(verification: RequestView['signers'][number]['verificati
 }
 
 function verificationInputs(index: number, value: (field: string) => string) {
-  return html`<label>Verification <select name="signers-${index}-verification">${verificationMethods.map(
-    ([method, text]) => html`<option value="${method}"${value('verification') === method ? html` selected` : ''}>${text}</option>`,
-  )}</select></label>
+  // Labelled by id, not by wrapping: a wrapping label's text would take in the options' ("E-mail code").
+  return html`<label for="signers-${index}-verification">Verification</label>
+    <select id="signers-${index}-verification" name="signers-${index}-verification">${verificationMethods.map(
+      ([method, text]) => html`<option value="${method}"${value('verification') === method ? html` selected` : ''}>${text}</option>`,
+    )}</select>
     <label>Access code <input name="signers-${index}-accessCode" maxlength="12" autocomplete="off" spellcheck="false" value="${value('accessCode')}" placeholder="when asked for" aria-describedby="verification-hint"></label>`;
 }
 

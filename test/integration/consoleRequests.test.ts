@@ -151,7 +151,7 @@ describe('the console’s signing requests (/app/requests)', function () {
       const { browser, api, accountId } = await signedUp();
       const documentId = await uploaded(browser);
       const form = await browser.request('GET', '/app/requests/new');
-      expect(form.text).to.contain('<select name="signers-0-verification">').and.contain('name="signers-0-accessCode"');
+      expect(form.text).to.contain('<select id="signers-0-verification" name="signers-0-verification">').and.contain('name="signers-0-accessCode"');
       const id = await sent(browser, documentId, {
         'signers-0-verification': 'access_code',
         'signers-0-accessCode': 'Kite-42',

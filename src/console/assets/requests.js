@@ -45,6 +45,8 @@ if (signers?.dataset.editable) {
     rows().forEach((row, index) => {
       row.querySelector('legend').textContent = `Signer ${index + 1}`;
       for (const input of row.querySelectorAll('input, select')) input.name = input.name.replace(/^signers-\d+-/, `signers-${index}-`);
+      for (const field of row.querySelectorAll('[id^="signers-"]')) field.id = field.id.replace(/^signers-\d+-/, `signers-${index}-`);
+      for (const label of row.querySelectorAll('label[for^="signers-"]')) label.htmlFor = label.htmlFor.replace(/^signers-\d+-/, `signers-${index}-`);
       const remove = row.querySelector('.remove-signer');
       remove.hidden = rows().length === 1;
       remove.setAttribute('aria-label', `Remove signer ${index + 1}`);
