@@ -17,7 +17,13 @@ PDF = r"content (must be a PDF file|is a truncated PDF \(no %%EOF marker\)|is no
 PUBLIC_ADDRESS = r"url must not point to (a|an|localhost) ?.*"
 TEMPLATE_LAYOUT = [
     r"documentId must name a document (of this account|whose PDF has been uploaded)",
-    r"roles must have at least one role",
+    r"roles must have at least one role( that is not cc)?",
+    r"fields\.\d+\.document_id must be one of the template’s documents: .+",
+    r"fields\.\d+\.role cannot be .+, a cc: only a signer's role has fields",
+    r"fields\.\d+\.document_id is required when the template has several documents",
+    r"fields\.\d+ is on the document .+, which documents leaves out: give fields with documents",
+    r".+\.routingOrder is required once another role has one",
+    r"documents must have at most \d+ pages in all \(REQUEST_MAX_PAGES\); these have \d+",
     r".+\.name must be unique: .+",
     r".+\.role must be one of the roles \(.*\): .+",
     r".+ must lie inside page \d+ \(.+ points\)",
@@ -35,6 +41,7 @@ GENERAL_RULES = [
     r".+ contains characters that cannot be shown in the signed PDF: .+",
     r".+ must be well-formed Unicode \(it has an unpaired UTF-16 surrogate\)",
     r".+ must not have a field name with an unpaired UTF-16 surrogate",
+    r".+ must not have a field name with NUL characters",
     r"body must be nested at most \d+ levels deep",
 ]
 
@@ -52,10 +59,14 @@ RULES_IN_WORDS = {
         r"signers\.\d+\.email is a duplicate: each signer needs their own e-mail address",
         r"signers\.\d+\.fields\.\d+ must lie inside page \d+ \(.+ points\)",
         r"signers\.\d+\.fields\.\d+\.page must be at most \d+: the document has \d+ page\(s\)",
+        # A request from a template: its roles decide each recipient's kind and step.
+        r"signers\.\d+\.(recipientType|routingOrder) must be left out or be the role's: .+",
+        r"signers\.\d+\.verification cannot be given to a cc: .+",
+        r"signingOrder cannot be sequential: the template’s roles have routing orders, which are the steps",
     ],
     "POST /templates": TEMPLATE_LAYOUT,
     "PATCH /templates/{id}": TEMPLATE_LAYOUT,
-    "GET /templates/{id}/preview.png": [r"page must be at most \d+: the template has \d+ page\(s\)"],
+    "GET /templates/{id}/preview.png": [r"page must be at most \d+: .+ has \d+ page\(s\)", r"documentId must be one of the template’s documents: .+"],
     "POST /webhooks": [PUBLIC_ADDRESS],
     "PATCH /webhooks/{id}": [PUBLIC_ADDRESS],
 }
