@@ -86,6 +86,9 @@ const TEXT_DRAIN_DEADLINE_MS = 10 * 60_000;
 const TEXT_LAG_SECONDS = 15;
 const UPLOAD_COST_SECONDS = 5; // uploads at (c2)'s rate, no searches: the CPU per upload
 const SUSTAINED_SECONDS = 20; // uploads at the rate the CPU per upload and per text allow, tracers among them
+// Of that rate: at 100% of the cores any hiccup is never caught up (a queue at full utilisation grows
+// without bound), so a load the cores carry is measured with the headroom any capacity plan keeps.
+const SUSTAINED_SHARE = 0.8;
 const WEBHOOK_EVENTS = 1000;
 const WEBHOOK_FAN_OUT_ENDPOINTS = 10;
 const WEBHOOK_FAN_OUT_EVENTS = 200; // per endpoint
@@ -526,8 +529,8 @@ async function main() {
     log(`uploads at (c2)'s rate, ${c2Rate.toFixed(0)}/s for ${TEXT_LAG_SECONDS} s, each tracer among them searched for until found`);
     textLag = await textSearchLag({ ...lagOptions, rate: Math.round(c2Rate), seconds: TEXT_LAG_SECONDS });
     await drainTexts(db, account.id, TEXT_DRAIN_DEADLINE_MS, drainCpu);
-    const rate = Math.floor(sustainableRate(upload.cpuPerUpload, textDrain.cpuPerText));
-    log(`uploads at the sustainable rate, ${rate}/s for ${SUSTAINED_SECONDS} s, each tracer among them searched for until found`);
+    const rate = Math.floor(SUSTAINED_SHARE * sustainableRate(upload.cpuPerUpload, textDrain.cpuPerText));
+    log(`uploads at ${SUSTAINED_SHARE * 100}% of the sustainable rate, ${rate}/s for ${SUSTAINED_SECONDS} s, each tracer among them searched for until found`);
     sustained = await textSearchLag({ ...lagOptions, rate, seconds: SUSTAINED_SECONDS });
     await drainTexts(db, account.id, TEXT_DRAIN_DEADLINE_MS, drainCpu);
   }
@@ -872,7 +875,7 @@ async function main() {
             ? [
                 '',
                 `**Found by its text** (search backend: ${serviceEnv.ELASTICSEARCH_URL ? 'Elasticsearch' : 'PostgreSQL'}): ${foundLine("(c2)'s rate", textLag)}` +
-                  (sustained ? ` Then ${foundLine('the sustainable rate above', sustained)}` : ''),
+                  (sustained ? ` Then ${foundLine(`${SUSTAINED_SHARE * 100}% of the sustainable rate above`, sustained)}` : ''),
               ]
             : []),
           '',
@@ -1113,7 +1116,7 @@ async function main() {
         );
       if (sustained)
         lines.push(
-          `- ${pass(sustained.notFound === 0 && sustained.found.p99 <= GOALS.foundByTextMs && backlogFlat(sustained))} at the sustainable rate (${sustained.rate}/s), ` +
+          `- ${pass(sustained.notFound === 0 && sustained.found.p99 <= GOALS.foundByTextMs && backlogFlat(sustained))} at ${SUSTAINED_SHARE * 100}% of the sustainable rate (${sustained.rate}/s), ` +
             `201 → found by its text p99 ≤ ${GOALS.foundByTextMs / 1000} s with the backlog flat: ${ms(sustained.found.p99)} ms, ${sustained.waitingAtStart} → ${sustained.waitingAtEnd} texts waiting` +
             `${sustained.notFound > 0 ? ` (${sustained.notFound} never found)` : ''}`,
         );
