@@ -4,6 +4,7 @@ import { jsonBody } from '../api/middleware/body';
 import { parseInput, parseInputWithRules } from '../api/validation';
 import { DocumentIdParams } from '../documents/schema';
 import { getDocuments, listDocuments } from '../documents/service';
+import { requestLimitsFrom } from '../documents/fields';
 import { presentDetectedFields, presentTemplate } from '../templates/presenter';
 import { fieldTypes, TemplateCreateSchema, TemplateIdParams, TemplateListQuerySchema } from '../templates/schema';
 import {
@@ -15,7 +16,6 @@ import {
   listTemplates,
   previewTemplatePage,
   templateCreateRules,
-  templateLimitsFrom,
 } from '../templates/service';
 import { documentPageSizes, pageImage, PageParams } from './documentView';
 import { html, jsonData } from './html';
@@ -28,7 +28,7 @@ type DocumentChoice = { id: string; fileName: string };
 /** Templates in the console: the list, the editor that makes one from a document, the preview; the REST API's services and schemas. */
 export function templatePages({ router, deps, rateLimit, requireLogin, frame, page, account, seeOther }: ConsoleKit) {
   const { db, events, textTags, pages } = deps;
-  const templateDeps = { db, events, textTags, pages, requestLimits: templateLimitsFrom(deps.config) };
+  const templateDeps = { db, events, textTags, pages, requestLimits: requestLimitsFrom(deps.config) };
   // As on the REST API: an account at its quota costs no body read.
   const quota: Middleware = async (ctx, next) => {
     await assertTemplateQuota(db, account(ctx));

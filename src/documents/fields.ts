@@ -1,4 +1,5 @@
 import { z } from '../api/validation';
+import type { Config } from '../config';
 import { fieldTypes } from '../pdf/textTags';
 
 // Where on a document's pages a signer acts: placed by hand in a request, or by a template's roles.
@@ -6,6 +7,27 @@ import { fieldTypes } from '../pdf/textTags';
 // A request's limits. A template meets them too (src/templates/layout.ts), so that every template can be sent.
 export const MAX_SIGNERS = 50;
 export const MAX_FIELDS_PER_SIGNER = 50;
+
+/** REQUEST_MAX_DOCUMENTS and REQUEST_MAX_PAGES: how many documents a request may send, and pages across them. */
+export interface RequestLimits {
+  maxDocuments: number;
+  maxPages: number;
+}
+
+export const requestLimitsFrom = (config: Pick<Config, 'REQUEST_MAX_DOCUMENTS' | 'REQUEST_MAX_PAGES'>): RequestLimits => ({
+  maxDocuments: config.REQUEST_MAX_DOCUMENTS,
+  maxPages: config.REQUEST_MAX_PAGES,
+});
+
+/** The 400's words when a request's (or a template's) documents are more than the limits allow; undefined within them. */
+export const tooManyDocuments = (count: number, limits: RequestLimits) =>
+  count > limits.maxDocuments ? `documents must list at most ${limits.maxDocuments} documents (REQUEST_MAX_DOCUMENTS); it lists ${count}` : undefined;
+
+/** The same for the pages across the documents, given each one's page count. */
+export function tooManyPages(pageCounts: number[], limits: RequestLimits) {
+  const pages = pageCounts.reduce((sum, count) => sum + count, 0);
+  return pages > limits.maxPages ? `documents must have at most ${limits.maxPages} pages in all (REQUEST_MAX_PAGES); these have ${pages}` : undefined;
+}
 
 export const FieldSchema = z
   .object({

@@ -26,7 +26,7 @@ import { mailHourSpent, openMailHour } from '../mail/allowance';
 import { signedFileNames } from './lifecycle';
 import { zipSync } from 'fflate';
 import { invitationMailKey, remindable, remindedWithinTheHour } from './reminders';
-import type { RequestField, SignerField } from '../documents/fields';
+import { requestLimitsFrom, tooManyDocuments, tooManyPages, type RequestField, type RequestLimits, type SignerField } from '../documents/fields';
 import type { SigningRequestCreateInput } from './schema';
 
 type VerificationInput = NonNullable<SigningRequestCreateInput['signers'][number]['verification']>;
@@ -42,7 +42,7 @@ export const signingDepsFrom = ({ db, events, temporal, config }: { db: Db; even
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   publicUrl: config.publicUrl,
   rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
-  requestLimits: { maxDocuments: config.REQUEST_MAX_DOCUMENTS, maxPages: config.REQUEST_MAX_PAGES },
+  requestLimits: requestLimitsFrom(config),
   verificationKey: verificationKey(loadTokenSecret(config.SIGNING_TOKEN_SECRET, config.dataDir)),
 });
 const PROGRESS_QUERY_MS = 2000;
@@ -55,8 +55,7 @@ export interface SigningDeps {
   publicUrl: string;
   /** RATE_LIMIT_MULTIPLIER, which raises the plans' e-mails an hour too. */
   rateLimitMultiplier: number;
-  /** REQUEST_MAX_DOCUMENTS and REQUEST_MAX_PAGES: how many documents a request may send, and pages across them. */
-  requestLimits: { maxDocuments: number; maxPages: number };
+  requestLimits: RequestLimits;
   /** What signers' access codes are hashed with (tokens.ts). */
   verificationKey: Buffer;
 }
@@ -146,12 +145,12 @@ async function documentsAndSigners(
   events: EventLog,
   account: Account,
   input: SigningRequestCreateInput,
-  limits: SigningDeps['requestLimits'],
+  limits: RequestLimits,
 ): Promise<{ documents: Document[]; signers: RequestRecipient[] }> {
   if (input.template_id !== undefined) return documentsFromTemplate(trx, events, account, input.template_id, input, limits);
   const ids = input.documents?.map((entry) => entry.document_id) ?? [input.document_id ?? ''];
-  if (ids.length > limits.maxDocuments)
-    throw validationError([`documents must list at most ${limits.maxDocuments} documents (REQUEST_MAX_DOCUMENTS); it lists ${ids.length}`]);
+  const tooMany = tooManyDocuments(ids.length, limits);
+  if (tooMany) throw validationError([tooMany]);
   const locked = new Map<string, Document>();
   for (const id of [...ids].sort()) {
     const document = await lockDocument(trx, account.id, id);
@@ -160,8 +159,11 @@ async function documentsAndSigners(
     locked.set(id, document);
   }
   const documents = ids.map((id) => locked.get(id)!);
-  const pages = documents.reduce((sum, document) => sum + (document.pageCount ?? 0), 0);
-  if (pages > limits.maxPages) throw validationError([`documents must have at most ${limits.maxPages} pages in all (REQUEST_MAX_PAGES); these have ${pages}`]);
+  const tooLong = tooManyPages(
+    documents.map((document) => document.pageCount ?? 0),
+    limits,
+  );
+  if (tooLong) throw validationError([tooLong]);
   const pageSizes = new Map<string, [number, number][]>();
   for (const document of documents) pageSizes.set(document.id, await pageSizesOf(trx, document.id, undefined, { remember: true }));
   const problems = fieldProblems(input.signers, ids, pageSizes);
@@ -179,14 +181,7 @@ async function documentsAndSigners(
  * one recipient per role, in the roles' order, of its role's kind and step, a signer with its role's
  * fields on those documents and the values prefilled in them.
  */
-async function documentsFromTemplate(
-  trx: Db,
-  events: EventLog,
-  account: Account,
-  templateId: string,
-  input: SigningRequestCreateInput,
-  limits: SigningDeps['requestLimits'],
-) {
+async function documentsFromTemplate(trx: Db, events: EventLog, account: Account, templateId: string, input: SigningRequestCreateInput, limits: RequestLimits) {
   const template = await findTemplate(trx, account.id, templateId);
   if (!template) throw notFound('Template');
   const problems = templateRequestProblems(template, input);

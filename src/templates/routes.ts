@@ -4,6 +4,7 @@ import { linksById, presentPage, routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
 import { z } from '../api/validation';
 import { DocumentIdParams } from '../documents/schema';
+import { requestLimitsFrom } from '../documents/fields';
 import { presentDetectedFields, presentTemplate } from './presenter';
 import {
   DetectedFieldsSchema,
@@ -24,7 +25,6 @@ import {
   listTemplates,
   previewTemplatePage,
   templateCreateRules,
-  templateLimitsFrom,
   templateUpdateRules,
   updateTemplate,
 } from './service';
@@ -40,7 +40,7 @@ const templateLinks = linksById({
 export function templateRoutes({ router, db, events, rateLimit, openapi, textTags, pages, config }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
   const route = routesOn(router, openapi);
-  const deps = { db, events, textTags, pages, requestLimits: templateLimitsFrom(config) };
+  const deps = { db, events, textTags, pages, requestLimits: requestLimitsFrom(config) };
   // Before the body is read: an account at its quota costs no PDF read.
   const quota: Middleware = async (ctx, next) => {
     await assertTemplateQuota(db, account(ctx));

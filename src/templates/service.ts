@@ -10,7 +10,7 @@ import { type EventType } from '../domain/events';
 import { newId } from '../ids';
 import type { PageRenderer } from '../pdf/pageRenderer';
 import type { TextTagFinder, TextTagRemoval, TextTagScan } from '../pdf/textTags';
-import type { Config } from '../config';
+import { tooManyDocuments, tooManyPages, type RequestLimits } from '../documents/fields';
 import { validProperties, type z } from '../api/validation';
 import {
   inSigningOrder,
@@ -54,15 +54,9 @@ export interface TemplateDeps {
   textTags: TextTagFinder;
   /** Renders pages, in child processes (src/pdf/pageRenderer.ts). */
   pages: PageRenderer;
-  /** REQUEST_MAX_DOCUMENTS and REQUEST_MAX_PAGES: a template is sent as a request, so it keeps within a request's limits. */
-  requestLimits: { maxDocuments: number; maxPages: number };
+  /** A template is sent as a request, so it keeps within a request's limits. */
+  requestLimits: RequestLimits;
 }
-
-/** The settings of TemplateDeps, from the process's. */
-export const templateLimitsFrom = (config: Config): TemplateDeps['requestLimits'] => ({
-  maxDocuments: config.REQUEST_MAX_DOCUMENTS,
-  maxPages: config.REQUEST_MAX_PAGES,
-});
 
 /**
  * Refuses a new template once the account has as many live templates as its plan allows. The route checks
@@ -103,17 +97,14 @@ async function readDocumentIdSource(db: Db, accountId: string, documentId: strin
   }
 }
 
-/** Why a list of documents breaks a request's limits (the same words as a request's), if it does. */
-function documentLimitProblems(ids: string[], pageCounts: number[], limits: TemplateDeps['requestLimits']): string[] {
+/** Why a list of documents cannot be a template's, before any is read: one listed twice, or more than a request's limit. */
+function documentListProblems(ids: string[], limits: RequestLimits): string[] {
   const problems: string[] = [];
   ids.forEach((id, index) => {
     if (ids.indexOf(id) < index) problems.push(`documents.${index}.document_id is a duplicate: each document is copied once`);
   });
-  if (ids.length > limits.maxDocuments)
-    problems.push(`documents must list at most ${limits.maxDocuments} documents (REQUEST_MAX_DOCUMENTS); it lists ${ids.length}`);
-  const pages = pageCounts.reduce((sum, count) => sum + count, 0);
-  if (pages > limits.maxPages) problems.push(`documents must have at most ${limits.maxPages} pages in all (REQUEST_MAX_PAGES); these have ${pages}`);
-  return problems;
+  const tooMany = tooManyDocuments(ids.length, limits);
+  return tooMany ? [...problems, tooMany] : problems;
 }
 
 /**
@@ -196,16 +187,14 @@ async function checkTemplateSource<Layout extends LayoutDraft, Scan extends Text
   let sources: (SourceDocument | undefined)[] = [];
   if (given.documents !== undefined) {
     const ids = given.documents.map((entry) => entry.document_id);
-    const early = documentLimitProblems(ids, [], requestLimits);
+    const early = documentListProblems(ids, requestLimits);
     if (early.length > 0) return { sources: [], removals: [], layout: given.layoutOn(undefined).layout, problems: early };
     sources = await readDocumentsSources(db, account.id, ids, lenient);
-    problems.push(
-      ...documentLimitProblems(
-        [],
-        sources.map((source) => source?.pageSizes.length ?? 0),
-        requestLimits,
-      ),
+    const tooLong = tooManyPages(
+      sources.map((source) => source?.pageSizes.length ?? 0),
+      requestLimits,
     );
+    if (tooLong) problems.push(tooLong);
   } else if (given.documentId !== undefined) {
     const { source, problem } = await readDocumentIdSource(db, account.id, given.documentId);
     sources = [source];
@@ -390,7 +379,7 @@ export async function updateTemplate(
     const current = await findTemplate(trx, accountId, id, { lock: true });
     if (!current) throw notFound('Template');
     const ids = input.documents?.map((entry) => entry.document_id);
-    const early = ids ? documentLimitProblems(ids, [], requestLimits) : [];
+    const early = ids ? documentListProblems(ids, requestLimits) : [];
     if (early.length > 0) throw validationError(early);
     const changes = input.documents && (await changedDocuments(trx, accountId, current, input.documents));
     const documents = changes?.map((change) => ('keep' in change ? change.document : change.add)) ?? current.documents;
@@ -403,12 +392,15 @@ export async function updateTemplate(
         ? fieldsOnChangedDocuments(current, ids)
         : { placed: current.fields, problems: [] };
     const layout = layoutOf(input.roles ?? current.roles, 'placed' in placed ? placed.placed : placed.fields);
+    // Pages are counted when the documents change: the template's own kept within the limits of its day.
+    const tooLong = ids
+      ? tooManyPages(
+          documents.map((document) => document.pageSizes.length),
+          requestLimits,
+        )
+      : undefined;
     const problems = [
-      ...documentLimitProblems(
-        [],
-        documents.map((document) => document.pageSizes.length),
-        ids ? requestLimits : { maxDocuments: Infinity, maxPages: Infinity },
-      ),
+      ...(tooLong ? [tooLong] : []),
       ...placed.problems,
       ...layoutProblems(
         layout,
