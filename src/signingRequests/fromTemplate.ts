@@ -1,6 +1,7 @@
 import type { SignerField } from '../documents/fields';
 import type { RecipientType, SigningOrder } from '../domain/signingRequests';
 import type { Template } from '../templates/store';
+import type { VerificationInput } from './schema';
 
 /** What a request made from a template gives for each signer, and the values it prefills by field label. */
 export interface TemplateRequestInput {
@@ -10,7 +11,7 @@ export interface TemplateRequestInput {
     role?: string;
     recipientType?: RecipientType;
     routingOrder?: number;
-    verification?: { method: 'access_code'; code: string } | { method: 'email_code' };
+    verification?: VerificationInput;
   }[];
   prefill?: Record<string, string | boolean>;
   signingOrder?: SigningOrder;
@@ -23,7 +24,7 @@ export interface TemplateSigner {
   recipientType: RecipientType;
   routingOrder?: number;
   fields?: SignerField[];
-  verification?: TemplateRequestInput['signers'][number]['verification'];
+  verification?: VerificationInput;
 }
 
 const PREFILLABLE = ['text', 'date', 'checkbox'];
@@ -80,18 +81,18 @@ function recipientKindProblems(template: Template, { signers, signingOrder }: Pi
 
 /**
  * The recipients of a request made from a template, in signing order (their roles' order), each of its
- * role's kind and step (or the signer's routingOrder, or the request's signingOrder), a signer with its
- * role's fields on the request's documents (`documentIds`, by the template's positions) and the values
- * prefilled in them. Call after templateRequestProblems found none.
+ * role's kind and step (or the signer's routingOrder; without either, the request's signingOrder decides,
+ * as for any request), a signer with its role's fields on the request's documents (`documentIds`, by the
+ * template's positions) and the values prefilled in them. Call after templateRequestProblems found none.
  */
-export function templateSigners(template: Template, { signers, prefill = {}, signingOrder }: TemplateRequestInput, documentIds: string[]): TemplateSigner[] {
+export function templateSigners(template: Template, { signers, prefill = {} }: TemplateRequestInput, documentIds: string[]): TemplateSigner[] {
   const roleOf = (name: string | undefined) => template.roles.find((candidate) => candidate.name === name);
   return [...signers]
     .sort((a, b) => (roleOf(a.role)?.order ?? 0) - (roleOf(b.role)?.order ?? 0))
-    .map((signer, index) => {
+    .map((signer) => {
       const role = roleOf(signer.role);
       const recipientType = role?.recipientType ?? 'signer';
-      const routingOrder = role?.routingOrder ?? signer.routingOrder ?? (signingOrder === 'sequential' ? index + 1 : undefined);
+      const routingOrder = role?.routingOrder ?? signer.routingOrder;
       const fields = template.fields
         .filter((field) => field.role === signer.role)
         .map(({ document, page, x, y, width, height, type, label, required }) => {

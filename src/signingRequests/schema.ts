@@ -375,4 +375,5 @@ export const AuditStepSchema = z
   .openapi('AuditStep');
 
 export type SigningRequestCreateInput = z.infer<typeof SigningRequestCreateSchema>;
+export type VerificationInput = z.infer<typeof VerificationInputSchema>;
 export type SigningRequestListQuery = z.infer<typeof SigningRequestListQuerySchema>;

@@ -27,9 +27,7 @@ import { signedFileNames } from './lifecycle';
 import { zipSync } from 'fflate';
 import { invitationMailKey, remindable, remindedWithinTheHour } from './reminders';
 import { requestLimitsFrom, tooManyDocuments, tooManyPages, type RequestField, type RequestLimits, type SignerField } from '../documents/fields';
-import type { SigningRequestCreateInput } from './schema';
-
-type VerificationInput = NonNullable<SigningRequestCreateInput['signers'][number]['verification']>;
+import type { SigningRequestCreateInput, VerificationInput } from './schema';
 import { findSigningRequest, toSigningRequest, type SigningRequest, type SigningRequestWithSigners } from './store';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
