@@ -49,8 +49,10 @@ const fieldLabels: Record<string, string> = {
 /** The signing-request pages: the same services and schemas as /api/v1/signatures, with a session instead of a key. */
 export function requestPages({ router, deps, rateLimit, requireLogin, frame, page, account, form, seeOther }: ConsoleKit) {
   const { db, events, config, search, temporal } = deps;
-  // Read at request time: with PORT=0 the public URL is settled only once the server listens.
-  const signingDeps = () => signingDepsFrom({ db, events, temporal, config });
+  // Made once (the verification key reads the data directory's secret); the public URL read at request
+  // time: with PORT=0 it is settled only once the server listens.
+  const signing = signingDepsFrom({ db, events, temporal, config });
+  const signingDeps = () => ({ ...signing, publicUrl: config.publicUrl });
 
   // A path id that cannot exist is a 404, before any query (as on the REST API).
   const requestId = (ctx: Context) => parsePathParams(IdParams, ctx.params).id;
