@@ -13,10 +13,9 @@ import { loadSealCertificate } from '../pdf/sealCertificate';
 import { emailLinkToken, hashToken, loadTokenSecret } from './tokens';
 import type { ActInput, ClientInfo, DeclineInput, RecipientType, RemindOutcome, SignInput } from '../domain/signingRequests';
 import { invitationMailKey, reminderMailKey, remindable } from './reminders';
-import { loadForLifecycle, type RequestDocument, type SigningRequest } from './store';
+import { eventDocument, loadForLifecycle, type RequestDocument, type SigningRequest } from './store';
 
 type Loaded = Awaited<ReturnType<typeof loadForLifecycle>>;
-const presentDocument = (document: RequestDocument) => ({ documentId: document.documentId, fileName: document.fileName });
 
 export interface LifecycleDeps {
   db: Db;
@@ -95,7 +94,7 @@ const audit = (trx: Db, requestId: string, step: AuditStep) =>
 export function signingRequestLifecycle({ db, events, config, mail }: LifecycleDeps) {
   // Every event of a request names it and its documents.
   const event = (trx: Db, { request, documents }: Loaded, type: EventType, key: string, data: Record<string, unknown>) =>
-    events.record(trx, request.accountId, type, { signingRequestId: request.id, ...data, documents: documents.map(presentDocument) }, key);
+    events.record(trx, request.accountId, type, { signingRequestId: request.id, ...data, documents: documents.map(eventDocument) }, key);
   const tokenSecret = loadTokenSecret(config.SIGNING_TOKEN_SECRET, config.dataDir);
   const sender = mailSender(config);
   const sendMail = (key: string, to: Recipient, rendered: RenderedMail, attachments?: MailMessage['attachments']) =>

@@ -73,6 +73,9 @@ export interface RequestDocument {
   sealedSha256: string | null;
 }
 
+/** A document as every event of its request names it. */
+export const eventDocument = ({ documentId, fileName }: Pick<RequestDocument, 'documentId' | 'fileName'>) => ({ documentId, fileName });
+
 export interface SigningRequestWithSigners {
   request: SigningRequest;
   signers: Signer[];

@@ -8,6 +8,7 @@ import { countOwedMail } from '../mail/allowance';
 import { verificationLockedMail } from '../mail/templates';
 import type { Config } from '../config';
 import type { ClientInfo, VerificationMethod } from '../domain/signingRequests';
+import { eventDocument } from './store';
 import { hashVerificationCode } from './tokens';
 
 // A signer's verification: before their page shows anything, they give an access code the sender told
@@ -121,7 +122,7 @@ export async function tryVerificationCode({ db, events, key }: VerificationDeps,
         email: who.signer.email,
         method,
         lockedUntil: lockedUntil.toISOString(),
-        documents: who.documents.map(({ documentId, fileName }) => ({ documentId, fileName })),
+        documents: who.documents.map(eventDocument),
       },
       `${who.signer.id}:verification_locked:${lockedUntil.toISOString()}`,
     );
