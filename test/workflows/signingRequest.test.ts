@@ -150,6 +150,14 @@ describe('signingRequestWorkflow decisions', function () {
 
   it('an approver’s decline ends the request; the signer of the same step is refused after it', async () => {
     const recorder = recordingActivities();
+    // The workflow stays open (its closing e-mails held) until the late signature has its answer: closed,
+    // it would abort the update rather than refuse it.
+    let releaseClosing!: () => void;
+    const closingHeld = new Promise<void>((resolve) => (releaseClosing = resolve));
+    recorder.activities.sendClosingMails = async (...args) => {
+      recorder.calls.push(['sendClosingMails', args]);
+      await closingHeld;
+    };
     const result = await run(
       {
         signerIds: ['sgr_a', 'sgr_b'],
@@ -165,6 +173,7 @@ describe('signingRequestWorkflow decisions', function () {
           () => 'accepted',
           (error: Error) => String((error.cause as Error | undefined)?.message ?? error.message),
         );
+        releaseClosing();
         expect(late).to.equal('This signing request is declined.');
         return handle.result();
       },
