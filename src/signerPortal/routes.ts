@@ -20,6 +20,7 @@ import { AppError, validationError } from '../errors';
 import { linkNotValidPage, setSigningPageHeaders, signingAssetPath, signingAssets, signingPage } from './page';
 import { verificationRequired, verifiedSessions } from './verifiedSession';
 import { verificationRoutes } from './verificationRoutes';
+import { embedRoutes } from './embedRoutes';
 
 const DocumentParams = TokenParams.extend({ documentId: idParam('document', 'Document') });
 const SignerStatusSchema = z.object({ signerId: z.string(), status: z.string() }).openapi('SignerStatus');
@@ -53,7 +54,7 @@ export function signerPortalRoutes({
   // The signer of a link, once verified when the sender asked for it: until then, nothing of the request.
   const resolveVerified = async (ctx: Context, token: string) => {
     const context = await resolveSigningToken(db, token);
-    if (context.signer.verification && !sessions.holds(ctx, context.signer.id, token)) throw verificationRequired();
+    if (context.signer.verification && !sessions.verified(ctx, context, token)) throw verificationRequired();
     return context;
   };
   verificationRoutes({ route, signerSide, db, events, config, logger, sessions, client });
@@ -192,6 +193,7 @@ export function signerPortalRoutes({
       ctx.body = linkNotValidPage;
     }
   });
+  embedRoutes(router, db);
   router.get(signingAssetPath, (ctx) => {
     const name = ctx.captures?.[0] ?? '';
     if (!Object.hasOwn(signingAssets, name)) return;

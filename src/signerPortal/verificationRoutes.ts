@@ -6,6 +6,7 @@ import type { Logger } from '../logger';
 import { AppError, conflict, rateLimitExceeded, retryAfterHeader } from '../errors';
 import { createMailTransport, mailSender } from '../mail';
 import { verificationCodeMail } from '../mail/templates';
+import { markEmbeddedSessionVerified } from '../signingRequests/embedding';
 import { loadTokenSecret, verificationKey } from '../signingRequests/tokens';
 import {
   findSignerVerification,
@@ -80,7 +81,7 @@ export function verificationRoutes({
     const emailed = verification?.method === 'email_code';
     return {
       method: verification?.method ?? null,
-      verified: !verification || sessions.holds(ctx, context.signer.id, token),
+      verified: !verification || sessions.verified(ctx, context, token),
       lockedUntil: verification?.lockedUntil && verification.lockedUntil > now ? verification.lockedUntil.toISOString() : null,
       sentTo: emailed ? maskedEmail(context.signer.email) : null,
       codeExpiresAt: emailed && verification.codeExpiresAt && !verification.codeUsedAt ? verification.codeExpiresAt.toISOString() : null,
@@ -161,7 +162,8 @@ export function verificationRoutes({
           extra: { triesLeft: tried.triesLeft },
         });
       }
-      sessions.start(ctx, context.signer.id, params.token);
+      if (context.embeddedSession) await markEmbeddedSessionVerified(db, params.token);
+      else sessions.start(ctx, context.signer.id, params.token);
       ctx.set('Cache-Control', 'no-store');
       return { ...(await state(ctx, context, params.token)), verified: true };
     },

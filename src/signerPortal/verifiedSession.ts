@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { Config } from '../config';
 import { AppError } from '../errors';
 import { hashToken, loadTokenSecret } from '../signingRequests/tokens';
+import type { SigningContext } from './service';
 
 // What a signer who gave the right code holds: a cookie scoped to their link's path (/sign/<token>), so
 // every endpoint of that link sees it and nothing else does. It is stateless: the expiry and an HMAC
@@ -42,6 +43,14 @@ export function verifiedSessions(config: Pick<Config, 'SIGNING_TOKEN_SECRET' | '
       const expected = Buffer.from(mac(signerId, token, expiresAt));
       const given = Buffer.from(signature);
       return given.length === expected.length && crypto.timingSafeEqual(given, expected);
+    },
+
+    /**
+     * Whether the page of this link may see the request: an embedded session by its own record (its page
+     * holds the token in memory, and a framed page may get no cookie), any other link by this browser's cookie.
+     */
+    verified(ctx: Context, { signer, embeddedSession }: Pick<SigningContext, 'signer' | 'embeddedSession'>, token: string): boolean {
+      return embeddedSession ? embeddedSession.verified : this.holds(ctx, signer.id, token);
     },
   };
 }

@@ -27,7 +27,7 @@ import { signedFileNames } from './lifecycle';
 import { zipSync } from 'fflate';
 import { invitationMailKey, remindable, remindedWithinTheHour } from './reminders';
 import { requestLimitsFrom, tooManyDocuments, tooManyPages, type RequestField, type RequestLimits, type SignerField } from '../documents/fields';
-import type { SigningRequestCreateInput, VerificationInput } from './schema';
+import { plainHttpProblems, type SigningRequestCreateInput, type VerificationInput } from './schema';
 import { findSigningRequest, toSigningRequest, type SigningRequest, type SigningRequestWithSigners } from './store';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -42,6 +42,7 @@ export const signingDepsFrom = ({ db, events, temporal, config }: { db: Db; even
   rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
   requestLimits: requestLimitsFrom(config),
   verificationKey: verificationKey(loadTokenSecret(config.SIGNING_TOKEN_SECRET, config.dataDir)),
+  loopbackHttp: config.NODE_ENV !== 'production',
 });
 const PROGRESS_QUERY_MS = 2000;
 
@@ -56,6 +57,8 @@ export interface SigningDeps {
   requestLimits: RequestLimits;
   /** What signers' access codes are hashed with (tokens.ts). */
   verificationKey: Buffer;
+  /** Whether return URLs and embedding origins may be plain http to the loopback (not with NODE_ENV=production). */
+  loopbackHttp: boolean;
 }
 
 /**
@@ -67,10 +70,12 @@ export interface SigningDeps {
  * request is refused with a 429.
  */
 export async function createSigningRequest(
-  { db, events, temporal, taskQueue, rateLimitMultiplier, requestLimits, verificationKey: codeKey }: SigningDeps,
+  { db, events, temporal, taskQueue, rateLimitMultiplier, requestLimits, verificationKey: codeKey, loopbackHttp }: SigningDeps,
   account: Account,
   input: SigningRequestCreateInput,
 ) {
+  const insecure = plainHttpProblems(loopbackHttp, [['redirectUrl', input.redirectUrl]]);
+  if (insecure.length > 0) throw validationError(insecure);
   const requestId = newId('signingRequest');
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : new Date(Date.now() + (input.expiresInDays ?? 30) * DAY_MS);
   const signerIds = input.signers.map(() => newId('signer'));
@@ -95,6 +100,7 @@ export async function createSigningRequest(
         reminder_every_days: input.reminderEveryDays,
         original_sha256: document.sha256,
         signer_text: signers.map((signer) => `${signer.name} ${signer.email}`).join(' '),
+        redirect_url: input.redirectUrl ?? null,
       })
       .returning('*');
     await trx('signing_request_documents').insert(
