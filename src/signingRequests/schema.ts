@@ -27,6 +27,7 @@ const OriginSchema = z
     error:
       'must be an origin, https://host or https://host:port (http://localhost or http://127.x.x.x in development): no path, query, wildcard or trailing slash',
   })
+  .refine((origin) => URL.canParse(origin), { error: 'must be an origin whose host name is valid (an xn-- label must be valid punycode)' })
   .transform((origin) => new URL(origin).origin)
   .openapi({ pattern: ORIGIN.source, example: 'https://app.example.com' });
 
@@ -35,6 +36,7 @@ export const ReturnUrlSchema = z
   .string()
   .max(2000)
   .regex(RETURN_URL, { error: 'must be an https:// URL (http://localhost or http://127.x.x.x in development) with a host name or an IPv4 address' })
+  .refine((url) => URL.canParse(url), { error: 'must be a URL whose host name is valid (an xn-- label must be valid punycode)' })
   .openapi({ pattern: RETURN_URL.source, example: 'https://app.example.com/signing/done' });
 
 /** The given origins and URLs that are plain http, refused with NODE_ENV=production: loopback development only. */

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { desktopContext, useChromium } from '../support/browser';
-import { createSigningRequest, eventually } from '../support/signing';
+import { createSigningRequest, eventually, signingLinkOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
 
 interface ParentSite {
@@ -163,6 +163,28 @@ describe('embedded signing in a page of another origin (headless Chromium)', fun
       await signInFrame(page);
       await eventually(async () => expect(allowed.visits).to.include(`/done?from=signet&event=signing_complete&signing_request_id=${signingRequest.id}`));
       expect((await typesOf(page)).at(-1)).to.equal('signet.signing.completed');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a signer from an e-mail link who declines goes to the request’s redirectUrl with event=declined', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request, {
+      signers: [{ name: 'Ada Lovelace', email: 'ada@example.com' }],
+      redirectUrl: `${allowed.origin}/done`,
+    });
+    const link = await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id);
+    const context = await desktopContext(browser());
+    const page = await context.newPage();
+    try {
+      await page.goto(link);
+      await page.getByRole('heading', { name: signingRequest.title }).waitFor();
+      await page.getByRole('button', { name: 'Decline', exact: true }).click();
+      await page.getByLabel(/Why are you declining/).fill('Not this week.');
+      await page.getByRole('button', { name: 'Decline to sign' }).click();
+      await page.waitForURL(`${allowed.origin}/done?event=declined&signing_request_id=${signingRequest.id}`);
+      expect(allowed.visits).to.include(`/done?event=declined&signing_request_id=${signingRequest.id}`);
     } finally {
       await context.close();
     }
