@@ -176,6 +176,41 @@ describe('GET /embed/{token}', function () {
   });
 });
 
+describe('an embedded session of a signer asked for an access code', function () {
+  this.timeout(60_000);
+
+  it('shows nothing before the code; the right code opens that session alone, not the next one nor the e-mail link', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request, {
+      signers: [{ name: 'Ada Lovelace', email: 'ada@example.com', verification: { method: 'access_code', code: 'Kite-42' } }],
+    });
+    const signer = signingRequest.signers[0];
+    const open = client(account.system.url!);
+    const session = async () => {
+      const made = await account.request('POST', `/api/v1/signatures/${signingRequest.id}/signers/${signer.id}/embed`, {
+        json: { allowedOrigins: ['https://app.example.com'] },
+      });
+      return sessionOf((await open('GET', new URL(made.body.url).pathname)).body).session as string;
+    };
+    const first = await session();
+    const before = await open('GET', `/sign/${first}/request`);
+    expect(before.status).to.equal(401);
+    expect(before.body.error).to.equal('verification_required');
+    expect(JSON.stringify(before.body)).not.to.include(signingRequest.title);
+    expect((await open('GET', `/sign/${first}/verification`)).body).to.include({ method: 'access_code', verified: false });
+
+    const right = await open('POST', `/sign/${first}/verification`, { json: { code: 'Kite-42' } });
+    expect(right.status).to.equal(200);
+    expect(right.headers.get('set-cookie')).to.equal(null);
+    expect((await open('GET', `/sign/${first}/request`)).status).to.equal(200);
+    expect((await open('GET', `/sign/${first}/verification`)).body.verified).to.equal(true);
+
+    expect((await open('GET', `/sign/${await session()}/request`)).status).to.equal(401);
+    const link = await account.request('POST', `/api/v1/signatures/${signingRequest.id}/signers/${signer.id}/link`);
+    expect((await open('GET', `${new URL(link.body.url).pathname}/request`)).status).to.equal(401);
+  });
+});
+
 describe('redirectUrl of a signing request', function () {
   this.timeout(60_000);
 
