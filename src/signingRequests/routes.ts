@@ -33,6 +33,7 @@ const tag = 'Signing requests';
 const signingRequestLinks = {
   ...linksById('getSigningRequest', 'cancelSigningRequest', 'remindSigners', 'getAuditTrail', 'downloadSealedDocument'),
   CreateSigningLink: linkTo('createSigningLink', { id: '$response.body#/id', signerId: '$response.body#/signers/0/id' }),
+  CreateEmbeddedSigningSession: linkTo('createEmbeddedSigningSession', { id: '$response.body#/id', signerId: '$response.body#/signers/0/id' }),
 };
 
 export function signingRequestRoutes({ router, db, events, config, rateLimit, openapi, temporal }: RouteDeps) {
@@ -204,6 +205,7 @@ export function signingRequestRoutes({ router, db, events, config, rateLimit, op
     {
       method: 'post',
       path: '/signatures/{id}/signers/{signerId}/embed',
+      operationId: 'createEmbeddedSigningSession',
       tag,
       summary: 'A one-time URL of the signer’s page, to frame in your own page on the origins you name (embedded signing)',
       description:
