@@ -19,6 +19,8 @@ PUBLIC_ADDRESS = r"url must not point to (a|an|localhost) ?.*"
 PUNYCODE_ORIGIN = r"allowedOrigins\.\d+ must be an origin whose host name is valid \(an xn-- label must be valid punycode\)"
 PUNYCODE_URL = r"(returnUrl|redirectUrl) must be a URL whose host name is valid \(an xn-- label must be valid punycode\)"
 TEMPLATE_LAYOUT = [
+    # "each once" (uniqueItems cannot say it of objects that differ only in other properties)
+    r"documents\.\d+\.document_id is a duplicate: each document is copied once",
     r"documentId must name a document (of this account|whose PDF has been uploaded)",
     r"roles must have at least one role( that is not cc)?",
     r"fields\.\d+\.document_id must be one of the template’s documents: .+",
