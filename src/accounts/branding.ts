@@ -1,6 +1,6 @@
 import type { Db } from '../db';
 import { validationError } from '../errors';
-import { z } from '../api/validation';
+import { text, VISIBLE_CHARACTER, z } from '../api/validation';
 import { DEFAULT_BRAND_NAME, defaultBrand, type SignerBrand } from '../domain/brand';
 import { checkLogo, decodeLogo, MAX_LOGO_BYTES, MAX_LOGO_SIDE, type Logo, type LogoType } from './logo';
 
@@ -12,6 +12,8 @@ export const MIN_CONTRAST = 4.5;
 const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
 // Control characters (NUL among them) have no place in a name or a line of an e-mail.
 const NO_CONTROL = /^[^\u0000-\u001f\u007f-\u009f]*$/;
+// Both rules as one JSON Schema pattern: no control character, and at least one visible one.
+const LINE_PATTERN = `^[^\\u0000-\\u001f\\u007f-\\u009f]*${VISIBLE_CHARACTER.source}[^\\u0000-\\u001f\\u007f-\\u009f]*$`;
 
 /** The relative luminance of a #rrggbb colour, as WCAG 2.1 defines it. */
 export function relativeLuminance(hex: string): number {
@@ -26,12 +28,11 @@ export function relativeLuminance(hex: string): number {
 export const contrastWithWhite = (hex: string) => 1.05 / (relativeLuminance(hex) + 0.05);
 
 const line = (max: number) =>
-  z
-    .string()
+  text(max)
+    .refine((value) => NO_CONTROL.test(value), { error: 'must not contain control characters' })
+    .refine((value) => VISIBLE_CHARACTER.test(value), { error: 'must not be blank (null clears it)' })
     .trim()
-    .min(1, { error: 'must not be empty (null clears it)' })
-    .max(max, { error: `must be at most ${max} characters` })
-    .regex(NO_CONTROL, { error: 'must not contain control characters' });
+    .openapi({ maxLength: max, pattern: LINE_PATTERN });
 
 const accentColor = z
   .string()
