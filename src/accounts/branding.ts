@@ -1,7 +1,7 @@
 import type { Db } from '../db';
 import { validationError } from '../errors';
 import { text, VISIBLE_CHARACTER, z } from '../api/validation';
-import { DEFAULT_BRAND_NAME, defaultBrand, type SignerBrand } from '../domain/brand';
+import { DEFAULT_BRAND_NAME, type SignerBrand } from '../domain/brand';
 import { checkLogo, decodeLogo, MAX_LOGO_BYTES, MAX_LOGO_SIDE, type Logo, type LogoType } from './logo';
 
 // An account's brand: its name, logo, accent colour, e-mail footer and support address, shown to signers
@@ -180,12 +180,10 @@ export async function signerBrandOf(db: Db, accountId: string): Promise<SignerBr
   return toSignerBrand(await getBranding(db, accountId));
 }
 
+/** Each field the account set in place of Signet's; Signet's for the others. */
 export function toSignerBrand(brand: AccountBrand): SignerBrand {
-  const custom = brand.updatedAt !== null && (brand.name ?? brand.logo ?? brand.accentColor ?? brand.emailFooter ?? brand.supportEmail) !== null;
-  if (!custom) return defaultBrand;
   return {
     name: brand.name ?? DEFAULT_BRAND_NAME,
-    custom,
     logoPath: brand.logo ? logoPath(brand.logo.sha256) : null,
     accentColor: brand.accentColor,
     emailFooter: brand.emailFooter,

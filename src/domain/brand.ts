@@ -6,8 +6,6 @@ export const DEFAULT_BRAND_NAME = 'Signet';
 export interface SignerBrand {
   /** In place of "Signet"; the default when unset. */
   name: string;
-  /** Whether the account set a brand at all: without one, pages and e-mails read as they always did. */
-  custom: boolean;
   /** The logo's path on this service's own origin (/brand-logos/<sha256>); e-mails put the public URL before it. */
   logoPath: string | null;
   /** #rrggbb with at least 4.5:1 against white: white text on it, and it on white, can be read. */
@@ -18,7 +16,6 @@ export interface SignerBrand {
 
 export const defaultBrand: SignerBrand = {
   name: DEFAULT_BRAND_NAME,
-  custom: false,
   logoPath: null,
   accentColor: null,
   emailFooter: null,

@@ -2,7 +2,7 @@
 // every value interpolated into HTML goes through the `html` tag, which escapes it. Those to signers
 // carry the brand of the request's account (its name in place of Signet's, logo, colour, footer).
 
-import { defaultBrand, type SignerBrand } from '../domain/brand';
+import { DEFAULT_BRAND_NAME, defaultBrand, type SignerBrand } from '../domain/brand';
 
 export interface RenderedMail {
   subject: string;
@@ -39,7 +39,8 @@ const fonts = "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,He
 /** A brand as an e-mail shows it: its logo at an absolute URL, since a mail client has no origin. */
 export interface MailBrand {
   name: string;
-  custom: boolean;
+  /** The From name of e-mails to signers, in place of MAIL_FROM's: the brand's name, when it has one. */
+  fromName: string | null;
   logoUrl: string | null;
   accentColor: string | null;
   emailFooter: string | null;
@@ -48,6 +49,7 @@ export interface MailBrand {
 
 export const mailBrandOf = ({ logoPath, ...brand }: SignerBrand, publicUrl: string): MailBrand => ({
   ...brand,
+  fromName: brand.name === DEFAULT_BRAND_NAME ? null : brand.name,
   logoUrl: logoPath ? `${publicUrl}${logoPath}` : null,
 });
 
@@ -66,7 +68,7 @@ interface Layout {
 const brandHeading = (brand: MailBrand) =>
   brand.logoUrl
     ? html`<p style="margin:0 0 16px;"><img src="${brand.logoUrl}" alt="${brand.name}" height="40" style="display:block;height:40px;max-width:200px;border:0;"></p>`
-    : brand.custom
+    : brand.name !== DEFAULT_BRAND_NAME
       ? html`<p style="margin:0 0 16px;font-size:18px;font-weight:700;">${brand.name}</p>`
       : '';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Context } from 'koa';
-import { defaultBrand, type SignerBrand } from '../domain/brand';
+import { DEFAULT_BRAND_NAME, defaultBrand, type SignerBrand } from '../domain/brand';
 import { escapeHtml } from '../mail/templates';
 
 // The page a signer opens from their link: a static HTML shell; /sign-assets/signing.js fills it from the JSON endpoints.
@@ -57,7 +57,7 @@ export function setSigningPageHeaders(ctx: Context, brand: SignerBrand = default
 
 // A brand's logo (or its name) above the page, and its support address below; nothing without a brand.
 const brandHeader = (brand: SignerBrand) =>
-  brand.custom
+  brand.logoPath || brand.name !== DEFAULT_BRAND_NAME
     ? `
     <header class="brand-bar">${
       brand.logoPath

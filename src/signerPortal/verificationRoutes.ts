@@ -131,7 +131,7 @@ export function verificationRoutes({
         to: context.signer.email,
         toName: context.signer.name,
         ...sender,
-        ...(brand.custom ? { fromName: brand.name } : {}),
+        ...(brand.fromName ? { fromName: brand.fromName } : {}),
         ...verificationCodeMail({ signerName: context.signer.name, sender: context.sender, code: issued.code, expiresAt: issued.expiresAt, brand }),
       });
       return state(ctx, context, params.token);

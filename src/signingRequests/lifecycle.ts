@@ -106,7 +106,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
       to: to.email,
       toName: to.name ?? undefined,
       ...sender,
-      ...(brand.custom ? { fromName: brand.name } : {}),
+      ...(brand.fromName ? { fromName: brand.fromName } : {}),
       ...rendered,
       attachments,
     });

@@ -13,7 +13,7 @@ import {
 
 const brand: MailBrand = {
   name: 'Acme Rentals',
-  custom: true,
+  fromName: 'Acme Rentals',
   logoUrl: 'https://sign.acme.example/brand-logos/abc',
   accentColor: '#1d4ed8',
   emailFooter: 'Acme Rentals Ltd, Leith.',
