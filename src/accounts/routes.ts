@@ -65,6 +65,7 @@ export function accountRoutes({ router, db, config, openapi }: RouteDeps) {
     {
       method: 'get',
       path: '/account/branding',
+      operationId: 'getAccountBranding',
       tag: 'Account',
       summary: 'Your brand: the name, logo, accent colour, e-mail footer and support address signers see in place of Signet’s',
       response: BrandingSchema,
@@ -78,6 +79,7 @@ export function accountRoutes({ router, db, config, openapi }: RouteDeps) {
     {
       method: 'patch',
       path: '/account/branding',
+      operationId: 'updateAccountBranding',
       tag: 'Account',
       summary: 'Set your brand: each field given is set, null clears it',
       description:
