@@ -173,12 +173,13 @@ const PLAIN_VALUE = /^[^\\@()]*$/;
 const COLOUR_FUNCTION = /^\s*(?:rgba?|hsla?)\(\s*[\d\s.,%]+\)\s*$/i;
 const styleValues = [LOCAL_URL, PLAIN_VALUE, COLOUR_FUNCTION];
 
-/** The attributes kept: a reference must stay inside the file; any url() must be url(#id). */
+/** The attributes kept: a reference must stay inside the file; any url() must be url(#id), and no value holds a CSS escape. */
 function localReferencesOnly(attribs: Record<string, string>) {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(attribs)) {
     if ((name === 'href' || name === 'xlink:href') && !/^#[\w.:-]+$/.test(value.trim())) continue;
-    if (name !== 'style' && /url\s*\(/i.test(value) && !LOCAL_URL.test(value)) continue;
+    // A presentation attribute is read as CSS, where an escape (u\72l) can spell url(: none is kept.
+    if (name !== 'style' && (value.includes('\\') || (/url\s*\(/i.test(value) && !LOCAL_URL.test(value)))) continue;
     kept[name] = value;
   }
   return kept;

@@ -45,4 +45,5 @@ export const hostileSvg = `<?xml version="1.0" encoding="UTF-8"?>
   <foreignObject width="100" height="40"><div xmlns="http://www.w3.org/1999/xhtml"><iframe src="http://evil.example/"></iframe>inside</div></foreignObject>
   <a href="javascript:alert('link')"><text x="10" y="25" fill="#ffffff">Acme</text></a>
   <path d="M0 0L10 10" filter="url(http://evil.example/f.svg#f)"/>
+  <circle r="2" fill="u\\72l(http://evil.example/escaped.svg#e)" mask="url( 'http://evil.example/m.svg#m' )"/>
 </svg>`;
