@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { client } from '../support/http';
+import { signedUp, uploadPdf } from '../support/consoleClient';
+import { makePdf } from '../support/pdfs';
 import { signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount, useSharedSystem } from '../support/system';
 import { templateField, uploadDocument } from '../support/templates';
@@ -123,6 +125,25 @@ describe('template roles with signer verification', function () {
       const view = await browser('GET', `/sign/${token}/request`, { headers: { Cookie: cookie } });
       expect(view.status).to.equal(200);
       expect(view.body.request.title).to.equal('Lease');
+    });
+  });
+
+  describe('the console', () => {
+    it('shows each role’s verification on the template’s page', async () => {
+      const { browser } = await signedUp((await createTestAccount()).system.url!);
+      const document = await uploadPdf(browser, await makePdf(['Lease']), 'lease.pdf');
+      const created = await browser.postJson('/app/templates', {
+        name: 'Lease',
+        documentId: document.id,
+        roles: [
+          { name: 'landlord', verification: { method: 'access_code' } },
+          { name: 'tenant', verification: { method: 'email_code' } },
+        ],
+        fields: [templateField('landlord', 'signature'), templateField('tenant', 'signature', { y: 200 })],
+      });
+      expect(created.status, created.text).to.equal(201);
+      const page = await browser.request('GET', `/app/templates/${created.json.id}`);
+      expect(page.text).to.include('1 field; an access code, given with each request').and.include('1 field; an e-mailed code');
     });
   });
 });
