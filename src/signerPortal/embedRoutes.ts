@@ -2,7 +2,9 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Db } from '../db';
 import { openEmbeddedSigningLink } from '../signingRequests/embedding';
-import { embeddedLinkExpiredPage, embeddedSigningPage, linkNotValidPage, setSigningPageHeaders } from './page';
+import { signerBrandOf } from '../accounts/branding';
+import { defaultBrand } from '../domain/brand';
+import { embeddedLinkExpiredPageFor, embeddedSigningPageFor, linkNotValidPage, setSigningPageHeaders } from './page';
 
 /** A page, or for a client that asks for JSON, the API's error body. */
 function answer(ctx: Context, status: number, page: string, error?: { error: string; message: string }) {
@@ -25,14 +27,15 @@ export function embedRoutes(router: Router, db: Db) {
       return;
     }
     const opening = await openEmbeddedSigningLink(db, ctx.params.token);
-    setSigningPageHeaders(ctx, opening?.page.allowedOrigins);
+    const brand = opening ? await signerBrandOf(db, opening.accountId) : defaultBrand;
+    setSigningPageHeaders(ctx, brand, opening?.page.allowedOrigins);
     if (!opening) return answer(ctx, 404, linkNotValidPage, { error: 'not_found', message: 'Signing link not found.' });
     if (opening.outcome === 'expired') {
-      return answer(ctx, 410, embeddedLinkExpiredPage(opening.page), {
+      return answer(ctx, 410, embeddedLinkExpiredPageFor(brand, opening.page), {
         error: 'link_expired',
         message: 'This embedded signing URL has been opened already or has expired: it opens once. Make a new one.',
       });
     }
-    answer(ctx, 200, embeddedSigningPage({ ...opening.page, session: opening.sessionToken }));
+    answer(ctx, 200, embeddedSigningPageFor(brand, { ...opening.page, session: opening.sessionToken }));
   });
 }

@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Context } from 'koa';
+import { DEFAULT_BRAND_NAME, defaultBrand, type SignerBrand } from '../domain/brand';
+import { escapeHtml } from '../mail/templates';
 import type { EmbeddedPage } from '../signingRequests/embedding';
 
 // The page a signer opens from their link: a static HTML shell; /sign-assets/signing.js fills it from the JSON endpoints.
@@ -24,12 +27,13 @@ export const signingAssets: Record<string, { file: string; type: string }> = {
 export const signingAssetPath = /^\/sign-assets\/([a-z.-]+)$/;
 
 // pdf.js needs a module worker (worker-src 'self') and draws pages on canvases; nothing else loads from anywhere.
-// No page may be framed, but an embedded page by the origins its URL was made for.
-const pageCsp = (frameAncestors: string) =>
+// A brand's accent colour is the one inline style, allowed by its hash. No page may be framed, but an
+// embedded page by the origins its URL was made for.
+const signingPageCspWith = (styleHashes: string[], frameAncestors = "'none'") =>
   [
     "default-src 'none'",
     "script-src 'self'",
-    "style-src 'self'",
+    ["style-src 'self'", ...styleHashes.map((hash) => `'${hash}'`)].join(' '),
     "img-src 'self' data: blob:",
     "connect-src 'self'",
     "worker-src 'self' blob:",
@@ -40,36 +44,61 @@ const pageCsp = (frameAncestors: string) =>
     `frame-ancestors ${frameAncestors}`,
   ].join('; ');
 
-export const signingPageCsp = pageCsp("'none'");
+export const signingPageCsp = signingPageCspWith([]);
+
+// The accent colour (#rrggbb, checked when it was set) as a CSS variable that signing.css reads.
+const accentStyle = (brand: SignerBrand) => (brand.accentColor ? `:root{--accent:${brand.accentColor}}` : undefined);
+const styleHash = (css: string) => `sha256-${createHash('sha256').update(css).digest('base64')}`;
 
 /**
  * The headers of every signing page: the token is in the URL, so nothing may leak it or keep it. An
  * embedded page names the origins that may frame it (validated origins: nothing in them can end the
  * directive); no X-Frame-Options says otherwise.
  */
-export function setSigningPageHeaders(ctx: Context, frameAncestors?: string[]) {
-  ctx.set('Content-Security-Policy', frameAncestors ? pageCsp(frameAncestors.join(' ')) : signingPageCsp);
+export function setSigningPageHeaders(ctx: Context, brand: SignerBrand = defaultBrand, frameAncestors?: string[]) {
+  const accent = accentStyle(brand);
+  ctx.set('Content-Security-Policy', signingPageCspWith(accent ? [styleHash(accent)] : [], frameAncestors?.join(' ')));
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('Cache-Control', 'no-store');
   ctx.type = 'text/html';
 }
 
-const shell = (title: string, main: string, script = '') => `<!doctype html>
+// A brand's logo (or its name) above the page, and its support address below; nothing without a brand.
+const brandHeader = (brand: SignerBrand) =>
+  brand.logoPath || brand.name !== DEFAULT_BRAND_NAME
+    ? `
+    <header class="brand-bar">${
+      brand.logoPath
+        ? `<img class="brand-logo" src="${escapeHtml(brand.logoPath)}" alt="${escapeHtml(brand.name)}">`
+        : `<span class="brand-name">${escapeHtml(brand.name)}</span>`
+    }</header>`
+    : '';
+const brandFooter = (brand: SignerBrand) =>
+  brand.supportEmail
+    ? `
+    <footer class="brand-footer"><p>Questions? Write to <a href="mailto:${escapeHtml(brand.supportEmail)}">${escapeHtml(brand.supportEmail)}</a>.</p></footer>`
+    : '';
+
+const shell = (title: string, main: string, script = '', brand: SignerBrand = defaultBrand) => {
+  const accent = accentStyle(brand);
+  return `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="robots" content="noindex">
-  <title>${title}</title>
+  <meta name="application-name" content="${escapeHtml(brand.name)}">
+  <title>${escapeHtml(title)} · ${escapeHtml(brand.name)}</title>
   <link rel="icon" href="data:,">
-  <link rel="stylesheet" href="/sign-assets/signing.css">${script}
+  <link rel="stylesheet" href="/sign-assets/signing.css">${accent ? `\n  <style>${accent}</style>` : ''}${script}
 </head>
-<body>
+<body>${brandHeader(brand)}
   <main class="page">
 ${main}
-  </main>
+  </main>${brandFooter(brand)}
 </body>
 </html>`;
+};
 
 const signingMain = `    <p id="loading" class="notice" aria-live="polite">Loading the document…</p>
     <div id="alert" class="alert" role="alert" hidden></div>
@@ -157,28 +186,31 @@ const signingMain = `    <p id="loading" class="notice" aria-live="polite">Loadi
     <noscript><p class="notice">This page needs JavaScript to show the document and record your signature.</p></noscript>`;
 const signingScript = '\n  <script type="module" src="/sign-assets/signing.js"></script>';
 
-export const signingPage = shell('Sign a document · Signet', signingMain, signingScript);
+/** The signing page in the brand of the request's account. */
+export const signingPageFor = (brand: SignerBrand) => shell('Sign a document', signingMain, signingScript, brand);
 
 /** A JSON data block (never run as a script): nothing in the value can end the element. */
 const dataBlock = (value: unknown) => `\n  <script type="application/json" id="signet-embed">${JSON.stringify(value).replace(/</g, '\\u003c')}</script>`;
 
 /** The signing page of an embedded session: the session's token and what the page tells its parent, in a data block. */
-export const embeddedSigningPage = (embedded: EmbeddedPage & { session: string }) =>
-  shell('Sign a document · Signet', signingMain, dataBlock(embedded) + signingScript);
+export const embeddedSigningPageFor = (brand: SignerBrand, embedded: EmbeddedPage & { session: string }) =>
+  shell('Sign a document', signingMain, dataBlock(embedded) + signingScript, brand);
 
 /** An embedded URL opened a second time or too late: the page tells its parent and goes to the return URL, if any. */
-export const embeddedLinkExpiredPage = (embedded: EmbeddedPage) =>
+export const embeddedLinkExpiredPageFor = (brand: SignerBrand, embedded: EmbeddedPage) =>
   shell(
-    'Link expired · Signet',
+    'Link expired',
     `    <section class="outcome expired">
       <h1>This signing link has expired</h1>
       <p>It can be opened once, within minutes of being made. Reload the page you came from to get a new one.</p>
     </section>`,
     dataBlock(embedded) + '\n  <script type="module" src="/sign-assets/embed-expired.js"></script>',
+    brand,
   );
 
+// An unknown token names no account, so no brand: Signet's page.
 export const linkNotValidPage = shell(
-  'Link not valid · Signet',
+  'Link not valid',
   `    <section class="outcome">
       <h1>This signing link is not valid</h1>
       <p>Check that you opened the whole link from your e-mail, or ask the sender for a new one.</p>

@@ -24,7 +24,8 @@ export interface EmbeddedPage {
   locale: string | null;
 }
 
-export type EmbeddedOpening = { outcome: 'opened'; sessionToken: string; page: EmbeddedPage } | { outcome: 'expired'; page: EmbeddedPage };
+/** An embedded URL opened: a new session, or `expired`; with the account whose brand the page wears. */
+export type EmbeddedOpening = { accountId: string; page: EmbeddedPage } & ({ outcome: 'opened'; sessionToken: string } | { outcome: 'expired' });
 
 /**
  * A one-time URL for a signer whose turn it is on a pending request of the account: 404 for another
@@ -82,7 +83,7 @@ export async function openEmbeddedSigningLink(db: Db, token: string): Promise<Em
       .join('signers as s', 's.id', 'l.signer_id')
       .join('signing_requests as r', 'r.id', 's.signing_request_id')
       .where('l.token_hash', tokenHash)
-      .first('l.*', 's.signing_request_id', 'r.expires_at as request_expires_at', 'r.redirect_url');
+      .first('l.*', 's.signing_request_id', 'r.account_id', 'r.expires_at as request_expires_at', 'r.redirect_url');
     if (!link) return undefined;
     const page: EmbeddedPage = {
       signingRequestId: link.signing_request_id,
@@ -91,7 +92,7 @@ export async function openEmbeddedSigningLink(db: Db, token: string): Promise<Em
       returnUrl: link.return_url ?? link.redirect_url ?? null,
       locale: link.locale ?? null,
     };
-    if (opened !== 1) return { outcome: 'expired', page };
+    if (opened !== 1) return { outcome: 'expired', accountId: link.account_id, page };
     const sessionToken = randomToken();
     await trx('signer_tokens').insert({
       token_hash: hashToken(sessionToken),
@@ -99,7 +100,7 @@ export async function openEmbeddedSigningLink(db: Db, token: string): Promise<Em
       expires_at: new Date(Math.min(now.getTime() + EMBEDDED_SESSION_MS, new Date(link.request_expires_at).getTime())),
       embedded_link_hash: tokenHash,
     });
-    return { outcome: 'opened', sessionToken, page };
+    return { outcome: 'opened', accountId: link.account_id, sessionToken, page };
   });
 }
 

@@ -582,7 +582,7 @@ async function start() {
   requestId = view.request.id;
   if (!embedded) returnUrl = view.request.redirectUrl;
   $('title').textContent = view.request.title;
-  document.title = `${view.request.title} · Signet`;
+  document.title = `${view.request.title} · ${document.querySelector('meta[name="application-name"]').content}`;
   $('sender-name').textContent = view.request.sender.name || view.request.sender.email;
   $('sender-email').textContent = view.request.sender.name ? `<${view.request.sender.email}>` : '';
   if (view.request.message) {
