@@ -139,6 +139,22 @@ describe('GET /embed/{token}', function () {
     expect(linked.headers.get('content-security-policy')).to.include("frame-ancestors 'none'");
   });
 
+  it('wears the account’s brand, as the page of an e-mail link does', async () => {
+    const account = await createTestAccount();
+    expect((await account.request('PATCH', '/api/v1/account/branding', { json: { name: 'Acme Contracts' } })).status).to.equal(200);
+    const { signingRequest } = await createSigningRequest(account.request);
+    const made = await account.request('POST', `/api/v1/signatures/${signingRequest.id}/signers/${signingRequest.signers[0].id}/embed`, {
+      json: { allowedOrigins: ['https://app.example.com'] },
+    });
+    const open = client(account.system.url!);
+    const page = await open('GET', new URL(made.body.url).pathname);
+    expect(page.body).to.include('<title>Sign a document · Acme Contracts</title>');
+    expect(page.body).not.to.include('Signet<');
+    const again = await open('GET', new URL(made.body.url).pathname);
+    expect(again.status).to.equal(410);
+    expect(again.body).to.include('<title>Link expired · Acme Contracts</title>');
+  });
+
   it('10 opens of one URL at once: exactly one session, nine 410', async () => {
     const { url, open, db, signer } = await embedded();
     const path = new URL(url).pathname;
