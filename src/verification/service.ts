@@ -28,10 +28,15 @@ export function sealFingerprintOf(config: Config): () => Promise<string | undefi
   let fingerprint: Promise<string | undefined> | undefined;
   return () => {
     if (!config.SEAL_P12_PATH && config.NODE_ENV === 'production' && !config.runWorker) return Promise.resolve(undefined);
+    // A certificate that cannot be read (the worker's progress shows that problem) leaves the hash alone to
+    // recognise seals by, and is read again by the next verification.
     fingerprint ??= loadSealCertificate({ p12Path: config.SEAL_P12_PATH, p12Password: config.SEAL_P12_PASSWORD, dataDir: config.dataDir }).then(
       sealCertificateFingerprint,
+      () => {
+        fingerprint = undefined;
+        return undefined;
+      },
     );
-    fingerprint.catch(() => (fingerprint = undefined)); // a certificate fixed later is read again
     return fingerprint;
   };
 }

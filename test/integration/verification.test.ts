@@ -171,6 +171,20 @@ describe('POST /api/v1/verify', function () {
     expect(response.body).to.deep.equal({ result: 'unsigned', signatures: [] });
   });
 
+  it('recognises a sealed PDF by its hash alone where the api cannot read the seal certificate', async () => {
+    const api = await startApp({ SEAL_P12_PATH: path.join(os.tmpdir(), 'no-such-seal.p12') });
+    try {
+      const response = await verifyRaw(client(api.url), sealed);
+      expect(response.status, JSON.stringify(response.body)).to.equal(200);
+      expect(response.body).to.include({ result: 'sealed_unmodified', signingRequestId: signingRequest.id });
+      expect(response.body.signatures[0]).to.include({ trusted: true });
+      // Without the certificate, a changed file cannot be told from one signed elsewhere.
+      expect((await verifyRaw(client(api.url), appendIncrementalUpdate(sealed))).body.result).to.equal('sealed_by_other');
+    } finally {
+      await api.close();
+    }
+  });
+
   it('400 for what is not a PDF, 415 for another body type', async () => {
     const notPdf = await verifyRaw(anyone, Buffer.from('hello, not a PDF'));
     expect(notPdf.status).to.equal(400);
