@@ -56,13 +56,14 @@ export function readSignatures(bytes) {
     const range = match.slice(1, 5).map(Number);
     const key = range.join(' ');
     if (seen.has(key)) continue;
+    // Every byte range is counted, a signature's or not: each costs a look at its gap.
+    if (seen.size === MAX_SIGNATURES) return { problem: `content holds more than ${MAX_SIGNATURES} signatures` };
     seen.add(key);
     const [start, firstLength, second, secondLength] = range;
     // A range that is not two stretches of this file around a gap is no signature's.
     if (start !== 0 || firstLength <= 0 || second <= firstLength || second + secondLength > bytes.length) continue;
     const gap = HEX_STRING.exec(text.slice(firstLength, second));
     if (!gap) continue;
-    if (signatures.length === MAX_SIGNATURES) return { problem: `content holds more than ${MAX_SIGNATURES} signatures` };
     const der = Buffer.from(gap[1].replace(/\s/g, ''), 'hex');
     const signed = [bytes.subarray(0, firstLength), bytes.subarray(second, second + secondLength)];
     signatures.push({ ...checkSignature(der.subarray(0, MAX_SIGNATURE_BYTES), signed), coversWholeFile: second + secondLength === bytes.length });
