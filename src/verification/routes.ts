@@ -52,6 +52,7 @@ export function verificationRoutes({ router, openapi, db, config, rateLimit, upl
     {
       method: 'post',
       path: '/verify',
+      operationId: 'verifyPdf',
       tag: 'Verification',
       summary: 'Verify a PDF: is it one Signet sealed, unchanged?',
       description:

@@ -61,16 +61,17 @@ export function createRateLimiter(db: Db, multiplier: number) {
 
   /** `pointsPerHour` requests an hour per client address (an IPv6 address by its /64) for `name`, a route without an account. */
   rateLimit.perClientAddress = (name: string, pointsPerHour: number): Middleware => {
-    const limiter = new RateLimiterPostgres({
-      storeClient: db,
-      storeType: 'knex',
-      tableName: 'rate_limits',
-      tableCreated: true,
-      keyPrefix: `${name}|address`,
-      points: pointsPerHour,
-      duration: HOUR_SECONDS,
-    });
+    let limiter: RateLimiterPostgres | undefined; // made on first use, as limiterFor's: declaring a route touches no database
     return async (ctx, next) => {
+      limiter ??= new RateLimiterPostgres({
+        storeClient: db,
+        storeType: 'knex',
+        tableName: 'rate_limits',
+        tableCreated: true,
+        keyPrefix: `${name}|address`,
+        points: pointsPerHour,
+        duration: HOUR_SECONDS,
+      });
       await consume(ctx, limiter, clientKey(ctx.ip), `Rate limit of ${pointsPerHour} requests per hour from one client address for ${name} exceeded.`);
       await next();
     };
