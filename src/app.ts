@@ -36,6 +36,7 @@ import { createPageRenderer, type PageRenderer } from './pdf/pageRenderer';
 import { createTextTagFinder, type TextTagFinder } from './pdf/textTags';
 import { templateRoutes } from './templates/routes';
 import { consoleRoutes } from './console/routes';
+import { verificationPageRoutes, verificationRoutes } from './verification/routes';
 import { recordRequestDuration } from './metrics';
 
 export interface AppDeps {
@@ -91,6 +92,8 @@ export function createApp({
     openApiDocument ??= buildOpenApiDocument(openapi, config.publicUrl);
     ctx.body = openApiDocument;
   });
+  // Public, like the OpenAPI document: registered before the API key check.
+  verificationRoutes({ router: api, openapi, db, config, rateLimit, uploadGate: uploads, pdf });
   api.use(authenticate(apiKeys));
   const deps = { router: api, db, events, config, rateLimit, openapi, temporal, webhooks, search, dashboard, pdf, textTags, pages, uploadGate: uploads };
   accountRoutes(deps);
@@ -136,6 +139,7 @@ export function createApp({
   app.use(health.routes());
   app.use(docs.routes());
   app.use(signerPortal.routes());
+  app.use(verificationPageRoutes().routes());
   app.use(consoleRoutes(deps).routes()); // the REST API's dependencies, the same upload gate among them
   if (config.NODE_ENV !== 'production') app.use(mailDevRoutes(db)); // loopback clients only
   app.use(api.allowedMethods({ throw: false }));

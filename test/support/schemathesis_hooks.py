@@ -58,6 +58,7 @@ RULES_IN_WORDS = {
     "GET /dashboard/signing-breakdown": [r"to must be after from"],
     "POST /documents": [PDF, r"fileSize must equal the size of the content \(\d+ bytes\)"],
     "PUT /documents/{id}/file": [PDF, r"fileSize must equal the size of the content \(\d+ bytes\)"],
+    "POST /verify": [PDF, r"content holds more than \d+ signatures", r"file is required"],
     "POST /signatures": [
         r"expiresAt must be in the future",
         r"expiresAt must be at most \d+ days ahead",
