@@ -1,12 +1,16 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
 import { expect } from 'chai';
 import { IDEMPOTENCY_KEY_TTL_MS, IDEMPOTENCY_LEASE_MS } from '../../src/api/middleware/idempotency';
 import type { PdfInspector } from '../../src/pdf/inspect';
 import { startApp } from '../support/app';
 import { client, type Request, type TestResponse } from '../support/http';
 import { makePdf } from '../support/pdfs';
+import { startOnFreePorts } from '../support/ports';
 import { eventually } from '../support/signing';
-import { createTestAccount, useSharedSystem } from '../support/system';
+import { createTestAccount, databaseKind, sharedSystem, useSharedSystem } from '../support/system';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 
@@ -240,5 +244,103 @@ describe('Idempotency-Key on POST /api/v1/…', function () {
       expect(retried.headers.get('idempotent-replayed')).to.equal(null);
       expect(await documentsOf(account)).to.have.length(1);
     });
+  });
+});
+
+/** A TCP proxy in front of Temporal that can hold: bytes sent while it holds are never forwarded. */
+async function holdingProxy(target: string) {
+  const [host, port] = target.split(':');
+  let holding = false;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((inbound) => {
+    const upstream = net.connect(Number(port), host);
+    for (const socket of [inbound, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    inbound.on('data', (chunk) => holding || upstream.write(chunk));
+    upstream.on('data', (chunk) => holding || inbound.write(chunk));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    address: `127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    hold: () => void (holding = true),
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('Idempotency-Key: a replay after the api was killed (SIGKILL) between its commit and its answer', function () {
+  this.timeout(180_000);
+  useSharedSystem();
+
+  it('takes the key over once its lease ran out, finds the request the first try made, and starts one workflow', async () => {
+    const system = await sharedSystem();
+    const account = await createTestAccount();
+    const documentId = await readyDocument(account.request);
+    // The api in a process of its own, reaching Temporal through a proxy that will hold its workflow start.
+    const temporal = await holdingProxy(process.env.TEMPORAL_ADDRESS!);
+    const [port] = await startOnFreePorts(1, async (ports) => ports);
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      NODE_ENV: 'test',
+      SIGNET_PROCESSES: 'api',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      METRICS_PORT: 'off',
+      LOG_LEVEL: 'error',
+      DATA_DIR: system.config.dataDir, // PGlite's socket, and the signing-token secret
+      TEMPORAL_TASK_QUEUE: system.config.TEMPORAL_TASK_QUEUE,
+      TEMPORAL_ADDRESS: temporal.address,
+    };
+    if (databaseKind === 'pglite') delete env.DATABASE_URL;
+    const api = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], { cwd: path.resolve(__dirname, '../..'), env, stdio: 'ignore' });
+    const exited = new Promise((resolve) => api.once('exit', resolve));
+    const killed = client(`http://127.0.0.1:${port}`, account.apiKey);
+    try {
+      await eventually(async () => expect((await killed('GET', '/api/v1/signatures')).status).to.equal(200), 60_000);
+      temporal.hold();
+      const body = requestBody(documentId);
+      void killed('POST', '/api/v1/signatures', { json: body, headers: withKey('crash-1') }).catch(() => undefined);
+      // Committed; its workflow start is held at the proxy, its answer not sent: now the process dies.
+      const [made] = await eventually(async () => {
+        const rows = await requestsOf(account);
+        expect(rows).to.have.length(1);
+        return rows;
+      });
+      api.kill('SIGKILL');
+      await exited;
+      expect(made.workflow_started_at).to.equal(null);
+      const [held] = await account.db('idempotency_keys').where({ account_id: account.account.id });
+      expect(held.status).to.equal(null);
+
+      // A fresh api, once the dead one's lease has run out.
+      const fresh = await startApp({}, { deps: { now: () => new Date(Date.now() + IDEMPOTENCY_LEASE_MS + 1000) } });
+      try {
+        const request = client(fresh.url, account.apiKey);
+        const retried = await request('POST', '/api/v1/signatures', { json: body, headers: withKey('crash-1') });
+        expect(retried.status, JSON.stringify(retried.body)).to.equal(201);
+        expect(retried.body.id).to.equal(made.id);
+        const replayed = await request('POST', '/api/v1/signatures', { json: body, headers: withKey('crash-1') });
+        expect(replayed.headers.get('idempotent-replayed')).to.equal('true');
+        expect(replayed.body).to.deep.equal(retried.body);
+      } finally {
+        await fresh.close();
+      }
+      expect((await requestsOf(account)).map((row) => row.id)).to.deep.equal([made.id]);
+      const workflows = account.system.client.workflow;
+      expect((await workflows.getHandle(made.id).describe()).status.name).to.equal('RUNNING');
+      await eventually(async () => {
+        let runs = 0;
+        for await (const _ of workflows.list({ query: `WorkflowId = '${made.id}'` })) runs += 1;
+        expect(runs).to.equal(1);
+      });
+    } finally {
+      api.kill('SIGKILL');
+      await temporal.close();
+    }
   });
 });
