@@ -69,6 +69,12 @@ export function createSweeperActivities({ db, config, mail }: SweeperActivityDep
       for (const request of orphans) await resumeSigningRequest(db, context.client, context.info.taskQueue, toSigningRequest(request));
       return orphans.length;
     },
+
+    /** Deletes up to `limit` Idempotency-Keys past their 24 hours (the api already treats them as free). */
+    async deleteExpiredIdempotencyKeys(input: { limit: number }): Promise<number> {
+      const expired = db('idempotency_keys').where('expires_at', '<=', db.fn.now()).limit(input.limit).select('account_id', 'key');
+      return db('idempotency_keys').whereIn(['account_id', 'key'], expired).delete();
+    },
   };
 }
 

@@ -11,7 +11,9 @@ function hashOf(contentType: string, body: string, size = body.length) {
 }
 
 const multipart = (boundary: string, file: string) =>
-  [`--${boundary}`, 'Content-Disposition: form-data; name="file"; filename="a.pdf"', 'Content-Type: application/pdf', '', file, `--${boundary}--`, ''].join('\r\n');
+  [`--${boundary}`, 'Content-Disposition: form-data; name="file"; filename="a.pdf"', 'Content-Type: application/pdf', '', file, `--${boundary}--`, ''].join(
+    '\r\n',
+  );
 
 describe('RequestBodyHash (the body hash of an Idempotency-Key)', () => {
   it('is the SHA-256 of a body that is not multipart, however it is cut', () => {
