@@ -18,6 +18,7 @@ import { signingRequestRoutes } from './signingRequests/routes';
 import { signerPortalRoutes } from './signerPortal/routes';
 import { webhookRoutes } from './webhooks/routes';
 import type { Webhooks } from './webhooks/setup';
+import { loadWebhookSecretKey } from './webhooks/secrets';
 import { healthRoutes, type ReadinessChecks } from './health/routes';
 import { type ApiKeyAuthenticator, uncachedAuthenticator } from './apiKeys/cache';
 import { authenticate } from './apiKeys/authenticate';
@@ -97,7 +98,15 @@ export function createApp({
   });
   api.use(authenticate(apiKeys));
   // The largest body a POST takes: a file as base64 in JSON, with its fields.
-  api.use(idempotencyKeys({ db, now, maxBodyBytes: Math.ceil((config.MAX_UPLOAD_BYTES * 4) / 3) + 1024 * 1024 }));
+  api.use(
+    idempotencyKeys({
+      db,
+      now,
+      // Kept answers are secret at rest as webhook secrets are: by the same key (a key derived from it).
+      secretKey: loadWebhookSecretKey(config.WEBHOOK_SECRET_KEY, config.dataDir),
+      maxBodyBytes: Math.ceil((config.MAX_UPLOAD_BYTES * 4) / 3) + 1024 * 1024,
+    }),
+  );
   const deps = { router: api, db, events, config, rateLimit, openapi, temporal, webhooks, search, dashboard, pdf, textTags, pages, uploadGate: uploads };
   accountRoutes(deps);
   documentRoutes(deps);

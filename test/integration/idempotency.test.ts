@@ -198,6 +198,21 @@ describe('Idempotency-Key on POST /api/v1/…', function () {
     });
   });
 
+  describe('POST /api/v1/webhooks', () => {
+    it('keeps its answer encrypted: the secret shown once is replayed, and is not in the database in clear', async () => {
+      const account = await createTestAccount();
+      const send = () => account.request('POST', '/api/v1/webhooks', { json: { url: 'http://127.0.0.1:9/hook', events: ['*'] }, headers: withKey('hook') });
+      const first = await send();
+      expect(first.status, JSON.stringify(first.body)).to.equal(201);
+      const again = await send();
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect(again.body.secret).to.equal(first.body.secret);
+      const [kept] = await account.db('idempotency_keys').where({ account_id: account.account.id });
+      expect(kept.response_body).not.to.contain(first.body.secret);
+      expect(kept.response_body).not.to.contain(first.body.id);
+    });
+  });
+
   describe('POST /api/v1/documents', () => {
     it('10 identical multipart uploads at once make one document and answer the same body', async () => {
       const account = await createTestAccount();

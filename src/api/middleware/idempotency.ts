@@ -1,4 +1,4 @@
-import { createHash, randomUUID, type Hash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID, type Hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware } from 'koa';
 import type { Db } from '../../db';
@@ -116,6 +116,11 @@ interface HeldKey {
 
 export interface IdempotencyOptions {
   db: Db;
+  /**
+   * What kept answers are encrypted with (AES-256-GCM, a key derived for each account and key): an
+   * answer may carry a secret shown once (a webhook's), which must not lie in the database in clear.
+   */
+  secretKey: Buffer;
   /** The clock of leases and expiry; tests move it. */
   now?: () => Date;
   /** The largest body a POST takes: a replay reads its body to compare it, and no more than this. */
@@ -131,8 +136,9 @@ export interface IdempotencyOptions {
  * kept, nor an answer given before the body was read in full (413, 415, 408): the key is released and
  * a retry runs the request. An expired key is free again.
  */
-export function idempotencyKeys({ db, now = () => new Date(), maxBodyBytes }: IdempotencyOptions): Middleware {
+export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBodyBytes }: IdempotencyOptions): Middleware {
   const table = () => db('idempotency_keys');
+  const keyOf = (accountId: string, key: string) => Buffer.from(hkdfSync('sha256', secretKey, `${accountId}\n${key}`, 'signet idempotency-key answer', 32));
 
   async function claim(accountId: string, key: string, ctx: Context, holder: string) {
     const at = now();
@@ -171,13 +177,13 @@ export function idempotencyKeys({ db, now = () => new Date(), maxBodyBytes }: Id
     return taken?.created_at as Date | undefined;
   }
 
-  async function replay(ctx: Context, row: KeyRow, body: RequestBodyHash) {
+  async function replay(ctx: Context, key: string, row: KeyRow, body: RequestBodyHash) {
     await readToEnd(ctx.req, body, maxBodyBytes);
     if (body.hex() !== row.body_hash) throw idempotencyKeyReused();
     ctx.status = row.status!;
     ctx.set(row.response_headers ?? {});
     ctx.set('Idempotent-Replayed', 'true');
-    if (row.response_body !== null) ctx.body = JSON.parse(row.response_body);
+    if (row.response_body !== null) ctx.body = JSON.parse(decrypt(keyOf(ctx.state.account.id, key), row.response_body));
   }
 
   async function run(ctx: Context, next: () => Promise<unknown>, held: HeldKey, holder: string, body: RequestBodyHash) {
@@ -204,7 +210,7 @@ export function idempotencyKeys({ db, now = () => new Date(), maxBodyBytes }: Id
           status: answer.status,
           body_hash: hash,
           response_headers: JSON.stringify(answer.headers),
-          response_body: answer.body === undefined ? null : JSON.stringify(answer.body),
+          response_body: answer.body === undefined ? null : encrypt(keyOf(held.accountId, held.key), JSON.stringify(answer.body)),
           locked_until: null,
         });
       } else {
@@ -233,7 +239,7 @@ export function idempotencyKeys({ db, now = () => new Date(), maxBodyBytes }: Id
       const row: KeyRow | undefined = await table().where({ account_id: accountId, key }).first();
       if (!row) continue;
       if (row.method !== ctx.method || row.path !== ctx.path) throw idempotencyKeyReused();
-      if (row.status !== null) return replay(ctx, row, body);
+      if (row.status !== null) return replay(ctx, key, row, body);
       if (row.locked_until && row.locked_until > now()) throw idempotencyInProgress();
       const takenAt = await takeOver(accountId, key, ctx, holder);
       if (takenAt) return run(ctx, next, { accountId, key, claimedAt: takenAt }, holder, body);
@@ -263,6 +269,26 @@ function errorAnswer(error: unknown, requestId: string): Answer | undefined {
 }
 
 const replayedHeaders = (get: (name: string) => string) => Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (get(name) ? [[name, get(name)]] : [])));
+
+/** iv.tag.ciphertext, each base64url. */
+function encrypt(key: Buffer, text: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const ciphertext = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return [iv, cipher.getAuthTag(), ciphertext].map((part) => part.toString('base64url')).join('.');
+}
+
+function decrypt(key: Buffer, sealed: string): string {
+  const [iv, tag, ciphertext] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, iv);
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
+  } catch {
+    // Said plainly for the operator: the usual cause is an api started with another key.
+    throw new Error('cannot decrypt a kept Idempotency-Key answer: WEBHOOK_SECRET_KEY (or DATA_DIR/webhook-secret.key) is not the key it was encrypted with');
+  }
+}
 
 /** Reads the rest of a body to hash it, at most `maxBytes`, without destroying the request on a refusal. */
 async function readToEnd(req: IncomingMessage, body: RequestBodyHash, maxBytes: number) {

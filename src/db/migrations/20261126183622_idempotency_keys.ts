@@ -15,7 +15,11 @@ export async function up(knex: Knex) {
       .comment('while in progress: the holder’s lease, extended while it runs; past it, a retry may take the key over');
     table.integer('status').comment('the stored answer’s HTTP status; null while in progress');
     table.jsonb('response_headers').comment('the stored answer’s headers that a replay repeats (Content-Type, Location)');
-    table.text('response_body').comment('the stored answer’s body, as sent');
+    table
+      .text('response_body')
+      .comment(
+        'the stored answer’s body as sent, AES-256-GCM encrypted (iv.tag.ciphertext) with a key derived from the webhook secret key, the account and the key',
+      );
     table.timestamp('created_at', { useTz: true, precision: 3 }).notNullable().comment('when the key was claimed; ids derived from the key carry this time');
     table.timestamp('expires_at', { useTz: true, precision: 3 }).notNullable().comment('24 hours after the claim: past it, the key is free again');
     table.primary(['account_id', 'key'], { constraintName: 'idempotency_keys_pkey' });
