@@ -32,6 +32,7 @@ export function accountRoutes({ router, db, config, openapi }: RouteDeps) {
     {
       method: 'get',
       path: '/account',
+      operationId: 'getAccount',
       tag: 'Account',
       summary: 'Your plan, this month’s usage against its quotas, and the rate limits that apply',
       response: AccountSchema,

@@ -16,6 +16,11 @@ export interface RouteSpec<Params extends Schema | undefined, Query extends Sche
   method: Method;
   /** The OpenAPI path, e.g. `/documents/{id}`; the router gets `/documents/:id`. */
   path: string;
+  /**
+   * The operation's name in the OpenAPI document, for what it does (`createSigningRequest`, `listDocuments`):
+   * generated clients name their methods after it, and links (see `linkTo`) point at it. Unique.
+   */
+  operationId: string;
   tag: string;
   summary: string;
   description?: string;
@@ -72,6 +77,7 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
   openapi.registerPath({
     method: spec.method,
     path: spec.path,
+    operationId: spec.operationId,
     tags: [spec.tag],
     summary: spec.summary,
     description: spec.description,
@@ -135,16 +141,18 @@ function implicitErrors(spec: RouteSpec<Schema | undefined, Schema | undefined, 
 /** The API's POSTs take an Idempotency-Key (src/api/middleware/idempotency.ts); the signer's page does not. */
 const isIdempotent = (spec: { method: Method; security?: RouteConfig['security'] }) => spec.method === 'post' && spec.security === undefined;
 
-/** An OpenAPI link to the operation `method path`, its parameters (and fields of its body) taken from runtime expressions. */
-export const linkTo = (method: Method, path: string, parameters: Record<string, string>, requestBody?: Record<string, string>): LinkObject => ({
-  operationRef: `#/paths/${path.replaceAll('~', '~0').replaceAll('/', '~1')}/${method}`,
+/** An OpenAPI link to the operation `operationId`, its parameters (and fields of its body) taken from runtime expressions. */
+export const linkTo = (operationId: string, parameters: Record<string, string>, requestBody?: Record<string, string>): LinkObject => ({
+  operationId,
   parameters,
   ...(requestBody ? { requestBody } : {}),
 });
 
-/** Links named after the operations they lead to, each given the `{id}` of the resource in the response. */
-export const linksById = (operations: Record<string, [Method, string]>) =>
-  Object.fromEntries(Object.entries(operations).map(([name, [method, path]]) => [name, linkTo(method, path, { id: '$response.body#/id' })]));
+/** Links to operations given the `{id}` of the resource in the response, each named after its operation (`getDocument`: `GetDocument`). */
+export const linksById = (...operationIds: string[]) =>
+  Object.fromEntries(
+    operationIds.map((operationId) => [operationId[0].toUpperCase() + operationId.slice(1), linkTo(operationId, { id: '$response.body#/id' })]),
+  );
 
 /** Content-Disposition of a download: the file's own name, in UTF-8 whatever its characters. */
 export const attachment = (fileName: string) => `attachment; filename*=UTF-8''${encodeURIComponent(fileName)}`;

@@ -18,6 +18,7 @@ export function dashboardRoutes({ router, db, openapi, dashboard }: RouteDeps & 
     {
       method: 'get',
       path: '/dashboard/stats',
+      operationId: 'getDashboardStats',
       tag,
       summary: 'Documents, signing requests and signers at a glance, and usage against the plan',
       response: StatsSchema,
@@ -31,6 +32,7 @@ export function dashboardRoutes({ router, db, openapi, dashboard }: RouteDeps & 
     {
       method: 'get',
       path: '/dashboard/activity',
+      operationId: 'listActivity',
       tag,
       summary: 'The activity feed: the account’s events, newest first',
       query: ActivityQuerySchema,
@@ -45,6 +47,7 @@ export function dashboardRoutes({ router, db, openapi, dashboard }: RouteDeps & 
     {
       method: 'get',
       path: '/dashboard/signing-breakdown',
+      operationId: 'getSigningBreakdown',
       tag,
       summary: 'Signing requests and signers by status, who is holding things up, and why people decline',
       query: BreakdownQuerySchema,
@@ -59,6 +62,7 @@ export function dashboardRoutes({ router, db, openapi, dashboard }: RouteDeps & 
     {
       method: 'get',
       path: '/dashboard/trends',
+      operationId: 'getDashboardTrends',
       tag,
       summary: 'Per calendar month (UTC): documents created, requests sent, completed, declined, expired, median time to complete',
       query: TrendsQuerySchema,

@@ -31,14 +31,8 @@ import {
 const tag = 'Documents';
 const pdfBody = { content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } };
 const documentLinks = {
-  ...linksById({
-    GetDocument: ['get', '/documents/{id}'],
-    RenameDocument: ['patch', '/documents/{id}'],
-    DeleteDocument: ['delete', '/documents/{id}'],
-    UploadDocumentFile: ['put', '/documents/{id}/file'],
-    DownloadDocumentFile: ['get', '/documents/{id}/file'],
-  }),
-  SendForSignature: linkTo('post', '/signatures', {}, { document_id: '$response.body#/id' }),
+  ...linksById('getDocument', 'renameDocument', 'deleteDocument', 'uploadDocumentFile', 'downloadDocumentFile'),
+  SendForSignature: linkTo('createSigningRequest', {}, { document_id: '$response.body#/id' }),
 };
 
 /** The fileName field of a multipart upload (built once: zod's pick() compiles a new schema on every call). */
@@ -75,6 +69,7 @@ export function documentRoutes({ router, db, events, config, rateLimit, openapi,
     {
       method: 'post',
       path: '/documents',
+      operationId: 'createDocument',
       tag,
       summary: 'Create a document',
       description:
@@ -101,6 +96,7 @@ export function documentRoutes({ router, db, events, config, rateLimit, openapi,
     {
       method: 'get',
       path: '/documents',
+      operationId: 'listDocuments',
       tag,
       summary: 'List documents, newest first',
       query: DocumentListQuerySchema,
@@ -115,6 +111,7 @@ export function documentRoutes({ router, db, events, config, rateLimit, openapi,
     {
       method: 'get',
       path: '/documents/{id}',
+      operationId: 'getDocument',
       tag,
       summary: 'Retrieve a document',
       params: DocumentIdParams,
@@ -129,6 +126,7 @@ export function documentRoutes({ router, db, events, config, rateLimit, openapi,
     {
       method: 'patch',
       path: '/documents/{id}',
+      operationId: 'renameDocument',
       tag,
       summary: 'Rename a document',
       params: DocumentIdParams,
@@ -144,6 +142,7 @@ export function documentRoutes({ router, db, events, config, rateLimit, openapi,
     {
       method: 'delete',
       path: '/documents/{id}',
+      operationId: 'deleteDocument',
       tag,
       summary: 'Delete a document',
       params: DocumentIdParams,
@@ -160,6 +159,7 @@ export function documentRoutes({ router, db, events, config, rateLimit, openapi,
     {
       method: 'put',
       path: '/documents/{id}/file',
+      operationId: 'uploadDocumentFile',
       tag,
       summary: 'Upload the PDF of a document created without content',
       params: DocumentIdParams,
@@ -180,6 +180,7 @@ export function documentRoutes({ router, db, events, config, rateLimit, openapi,
     {
       method: 'get',
       path: '/documents/{id}/file',
+      operationId: 'downloadDocumentFile',
       tag,
       summary: 'Download the original PDF',
       params: DocumentIdParams,

@@ -14,6 +14,7 @@ export function searchRoutes({ router, db, openapi, search }: RouteDeps & { sear
     {
       method: 'get',
       path: '/search',
+      operationId: 'search',
       tag: 'Search',
       summary: 'Search documents, signing requests and templates',
       description:

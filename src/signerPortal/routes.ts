@@ -63,6 +63,7 @@ export function signerPortalRoutes({
       ...signerSide,
       method: 'get',
       path: '/sign/{token}/request',
+      operationId: 'getSigningPage',
       summary: 'What the signer needs to render the signing page; opening it counts as viewed',
       response: SignerViewSchema,
       responseDescription: 'The signer’s view',
@@ -95,6 +96,7 @@ export function signerPortalRoutes({
       ...signerSide,
       method: 'get',
       path: '/sign/{token}/document',
+      operationId: 'downloadDocumentToSign',
       summary: 'The PDF to sign (the first, when there are several)',
       response: pdf,
       errors: [404, 409],
@@ -106,6 +108,7 @@ export function signerPortalRoutes({
       ...signerSide,
       method: 'get',
       path: '/sign/{token}/documents/{documentId}',
+      operationId: 'downloadOneDocumentToSign',
       summary: 'One of the PDFs to sign, when the request has several',
       params: DocumentParams,
       response: pdf,
@@ -119,6 +122,7 @@ export function signerPortalRoutes({
       ...signerSide,
       method: 'post',
       path: '/sign/{token}/sign',
+      operationId: 'sign',
       summary: 'Sign, with consent to sign electronically, a typed or drawn signature and the values of the signer’s fields',
       body: SignSchema,
       parseBody: jsonBody(2 * 1024 * 1024),
@@ -152,6 +156,7 @@ export function signerPortalRoutes({
       ...signerSide,
       method: 'post',
       path: '/sign/{token}/decline',
+      operationId: 'declineToSign',
       summary: 'Decline to sign, with a reason',
       body: DeclineSchema,
       response: SignerStatusSchema,
@@ -167,9 +172,9 @@ export function signerPortalRoutes({
   );
 
   // An approver's and a viewer's part: nothing to send but the link, answered once the workflow has it.
-  const partRoute = (path: string, summary: string, status: 'approved' | 'viewed', part: 'approve' | 'viewDone') =>
+  const partRoute = (path: string, operationId: string, summary: string, status: 'approved' | 'viewed', part: 'approve' | 'viewDone') =>
     route(
-      { ...signerSide, method: 'post', path, summary, response: SignerStatusSchema, responseDescription: 'Recorded', errors: [404, 409] },
+      { ...signerSide, method: 'post', path, operationId, summary, response: SignerStatusSchema, responseDescription: 'Recorded', errors: [404, 409] },
       async ({ params }, ctx) => {
         const context = await resolveVerified(ctx, params.token);
         assertCanAct(context);
@@ -177,8 +182,8 @@ export function signerPortalRoutes({
         return { signerId: context.signer.id, status };
       },
     );
-  partRoute('/sign/{token}/approve', 'Approve, as an approver (who places nothing and may decline instead)', 'approved', 'approve');
-  partRoute('/sign/{token}/viewed', 'A viewer’s page has shown the documents: the viewer’s step is done', 'viewed', 'viewDone');
+  partRoute('/sign/{token}/approve', 'approve', 'Approve, as an approver (who places nothing and may decline instead)', 'approved', 'approve');
+  partRoute('/sign/{token}/viewed', 'markViewed', 'A viewer’s page has shown the documents: the viewer’s step is done', 'viewed', 'viewDone');
 
   // --- The signing page (HTML) and its assets. ---
   router.get('/sign/:token', async (ctx) => {

@@ -94,6 +94,7 @@ export function verificationRoutes({
       ...signerSide,
       method: 'get',
       path: '/sign/{token}/verification',
+      operationId: 'getSignerVerification',
       summary: 'What the signer must give before the page shows anything, and whether this browser has given it',
       response: VerificationStateSchema,
       errors: [404],
@@ -110,6 +111,7 @@ export function verificationRoutes({
       ...signerSide,
       method: 'post',
       path: '/sign/{token}/verification/code',
+      operationId: 'sendVerificationCode',
       summary: 'E-mail the signer a new 6-digit code (valid 10 minutes; at most one a minute); the last one stops working',
       response: VerificationStateSchema,
       responseDescription: 'Sent',
@@ -140,6 +142,7 @@ export function verificationRoutes({
       ...signerSide,
       method: 'post',
       path: '/sign/{token}/verification',
+      operationId: 'verifySigner',
       summary: 'Give the access code or the e-mailed code; the right one opens the page in this browser (a cookie on the link’s path)',
       description:
         'A wrong code is 403 verification_failed with triesLeft; the fifth wrong one in a row locks the page for 15 minutes (429 verification_locked, ' +

@@ -23,14 +23,8 @@ const SignerParams = IdParams.extend({ signerId: idParam('signer', 'Signer') });
 const DocumentParams = IdParams.extend({ documentId: idParam('document', 'Document') });
 const tag = 'Signing requests';
 const signingRequestLinks = {
-  ...linksById({
-    GetSigningRequest: ['get', '/signatures/{id}'],
-    CancelSigningRequest: ['post', '/signatures/{id}/cancel'],
-    RemindSigners: ['post', '/signatures/{id}/remind'],
-    GetAuditTrail: ['get', '/signatures/{id}/audit-trail'],
-    GetSealedDocument: ['get', '/signatures/{id}/document'],
-  }),
-  CreateSigningLink: linkTo('post', '/signatures/{id}/signers/{signerId}/link', { id: '$response.body#/id', signerId: '$response.body#/signers/0/id' }),
+  ...linksById('getSigningRequest', 'cancelSigningRequest', 'remindSigners', 'getAuditTrail', 'downloadSealedDocument'),
+  CreateSigningLink: linkTo('createSigningLink', { id: '$response.body#/id', signerId: '$response.body#/signers/0/id' }),
 };
 
 export function signingRequestRoutes({ router, db, events, config, rateLimit, openapi, temporal }: RouteDeps) {
@@ -42,6 +36,7 @@ export function signingRequestRoutes({ router, db, events, config, rateLimit, op
     {
       method: 'post',
       path: '/signatures',
+      operationId: 'createSigningRequest',
       tag,
       summary: 'Send a document to one or more signers',
       description:
@@ -62,6 +57,7 @@ export function signingRequestRoutes({ router, db, events, config, rateLimit, op
     {
       method: 'get',
       path: '/signatures',
+      operationId: 'listSigningRequests',
       tag,
       summary: 'List signing requests, newest first',
       query: SigningRequestListQuerySchema,
@@ -76,6 +72,7 @@ export function signingRequestRoutes({ router, db, events, config, rateLimit, op
     {
       method: 'get',
       path: '/signatures/{id}',
+      operationId: 'getSigningRequest',
       tag,
       summary: 'A signing request with the live status of each signer and where it stands (progress)',
       params: IdParams,
@@ -90,6 +87,7 @@ export function signingRequestRoutes({ router, db, events, config, rateLimit, op
     {
       method: 'post',
       path: '/signatures/{id}/cancel',
+      operationId: 'cancelSigningRequest',
       tag,
       summary: 'Cancel a pending signing request',
       params: IdParams,
@@ -105,6 +103,7 @@ export function signingRequestRoutes({ router, db, events, config, rateLimit, op
     {
       method: 'post',
       path: '/signatures/{id}/remind',
+      operationId: 'remindSigners',
       tag,
       summary: 'E-mail the signers whose turn it is again',
       description:
@@ -124,6 +123,7 @@ export function signingRequestRoutes({ router, db, events, config, rateLimit, op
     {
       method: 'get',
       path: '/signatures/{id}/audit-trail',
+      operationId: 'getAuditTrail',
       tag,
       summary: 'Every step of the request: who, what, when, from which IP and browser',
       params: IdParams,
@@ -138,6 +138,7 @@ export function signingRequestRoutes({ router, db, events, config, rateLimit, op
     {
       method: 'get',
       path: '/signatures/{id}/document',
+      operationId: 'downloadSealedDocument',
       tag,
       summary: 'The sealed PDF, once every signer has signed; a ZIP of every sealed PDF when the request has several documents',
       params: IdParams,
@@ -162,6 +163,7 @@ export function signingRequestRoutes({ router, db, events, config, rateLimit, op
     {
       method: 'get',
       path: '/signatures/{id}/documents/{documentId}',
+      operationId: 'downloadOneSealedDocument',
       tag,
       summary: 'One document’s sealed PDF, once every signer has signed',
       params: DocumentParams,
@@ -180,6 +182,7 @@ export function signingRequestRoutes({ router, db, events, config, rateLimit, op
     {
       method: 'post',
       path: '/signatures/{id}/signers/{signerId}/link',
+      operationId: 'createSigningLink',
       tag,
       summary: 'A fresh signing link for one signer (embedded signing)',
       params: SignerParams,

@@ -30,12 +30,7 @@ import {
 } from './service';
 
 const tag = 'Templates';
-const templateLinks = linksById({
-  GetTemplate: ['get', '/templates/{id}'],
-  UpdateTemplate: ['patch', '/templates/{id}'],
-  DeleteTemplate: ['delete', '/templates/{id}'],
-  PreviewTemplatePage: ['get', '/templates/{id}/preview.png'],
-});
+const templateLinks = linksById('getTemplate', 'updateTemplate', 'deleteTemplate', 'previewTemplatePage');
 
 export function templateRoutes({ router, db, events, rateLimit, openapi, textTags, pages, config }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
@@ -51,6 +46,7 @@ export function templateRoutes({ router, db, events, rateLimit, openapi, textTag
     {
       method: 'post',
       path: '/templates',
+      operationId: 'createTemplate',
       tag,
       summary: 'Create a template from a document, or from several',
       description:
@@ -73,6 +69,7 @@ export function templateRoutes({ router, db, events, rateLimit, openapi, textTag
     {
       method: 'get',
       path: '/templates',
+      operationId: 'listTemplates',
       tag,
       summary: 'List templates, newest first',
       description: 'Rate limited per plan.',
@@ -89,6 +86,7 @@ export function templateRoutes({ router, db, events, rateLimit, openapi, textTag
     {
       method: 'get',
       path: '/templates/{id}',
+      operationId: 'getTemplate',
       tag,
       summary: 'Retrieve a template',
       params: TemplateIdParams,
@@ -103,6 +101,7 @@ export function templateRoutes({ router, db, events, rateLimit, openapi, textTag
     {
       method: 'patch',
       path: '/templates/{id}',
+      operationId: 'updateTemplate',
       tag,
       summary: 'Change a template’s name, description, documents, roles or fields',
       description: 'A new document of documents that is not the account’s is a 404, one without its PDF a 409.',
@@ -120,6 +119,7 @@ export function templateRoutes({ router, db, events, rateLimit, openapi, textTag
     {
       method: 'delete',
       path: '/templates/{id}',
+      operationId: 'deleteTemplate',
       tag,
       summary: 'Delete a template',
       description: 'Requests already made from it keep their own copy of its PDF and fields.',
@@ -137,6 +137,7 @@ export function templateRoutes({ router, db, events, rateLimit, openapi, textTag
     {
       method: 'get',
       path: '/templates/{id}/preview.png',
+      operationId: 'previewTemplatePage',
       tag,
       summary: 'A page of one of the template’s documents rendered with its fields drawn and labelled by role',
       description: 'A PNG at 72 dpi (one pixel per PDF point; a page whose longer side passes 4000 points is scaled down to 4000 pixels).',
@@ -155,6 +156,7 @@ export function templateRoutes({ router, db, events, rateLimit, openapi, textTag
     {
       method: 'post',
       path: '/documents/{id}/detect-fields',
+      operationId: 'detectDocumentFields',
       tag,
       summary: 'Find the fields of the text tags printed in a document’s PDF (a dry run)',
       description:

@@ -22,18 +22,11 @@ import {
 import { createWebhook, deleteWebhook, getBacklog, getDelivery, getWebhook, listDeliveries, listWebhooks, rotateWebhookSecret, updateWebhook } from './service';
 
 const tag = 'Webhooks';
-const webhookLinks = linksById({
-  GetWebhook: ['get', '/webhooks/{id}'],
-  UpdateWebhook: ['patch', '/webhooks/{id}'],
-  DeleteWebhook: ['delete', '/webhooks/{id}'],
-  RotateWebhookSecret: ['post', '/webhooks/{id}/rotate-secret'],
-  TestWebhook: ['post', '/webhooks/{id}/test'],
-  ListDeliveries: ['get', '/webhooks/{id}/deliveries'],
-});
+const webhookLinks = linksById('getWebhook', 'updateWebhook', 'deleteWebhook', 'rotateWebhookSecret', 'testWebhook', 'listWebhookDeliveries');
 const deliveryIds = { id: '$response.body#/webhookId', deliveryId: '$response.body#/id' };
 const deliveryLinks = {
-  GetDelivery: linkTo('get', '/webhooks/{id}/deliveries/{deliveryId}', deliveryIds),
-  Redeliver: linkTo('post', '/webhooks/{id}/deliveries/{deliveryId}/redeliver', deliveryIds),
+  GetWebhookDelivery: linkTo('getWebhookDelivery', deliveryIds),
+  RedeliverWebhookDelivery: linkTo('redeliverWebhookDelivery', deliveryIds),
 };
 
 export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: RouteDeps & { webhooks: Webhooks }) {
@@ -45,6 +38,7 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
     {
       method: 'post',
       path: '/webhooks',
+      operationId: 'createWebhook',
       tag,
       summary: 'Subscribe a URL to events',
       description:
@@ -68,6 +62,7 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
     {
       method: 'get',
       path: '/webhooks',
+      operationId: 'listWebhooks',
       tag,
       summary: 'List webhooks, newest first',
       query: WebhookListQuerySchema,
@@ -82,6 +77,7 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
     {
       method: 'get',
       path: '/webhooks/{id}',
+      operationId: 'getWebhook',
       tag,
       summary: 'Retrieve a webhook, with its backlog',
       params: WebhookIdParams,
@@ -100,6 +96,7 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
     {
       method: 'patch',
       path: '/webhooks/{id}',
+      operationId: 'updateWebhook',
       tag,
       summary: 'Change a webhook’s URL, events, description, or enable it again',
       params: WebhookIdParams,
@@ -115,6 +112,7 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
     {
       method: 'delete',
       path: '/webhooks/{id}',
+      operationId: 'deleteWebhook',
       tag,
       summary: 'Delete a webhook and its delivery log',
       params: WebhookIdParams,
@@ -131,6 +129,7 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
     {
       method: 'post',
       path: '/webhooks/{id}/rotate-secret',
+      operationId: 'rotateWebhookSecret',
       tag,
       summary: 'Replace the signing secret',
       description: 'The old secret keeps signing alongside the new one for 24 hours: each signature header then carries both signatures.',
@@ -149,6 +148,7 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
     {
       method: 'post',
       path: '/webhooks/{id}/test',
+      operationId: 'testWebhook',
       tag,
       summary: 'Send a webhook.test ping now and answer with the result',
       description: 'Counts against the POST /webhooks hourly rate limit: every call sends a request out.',
@@ -171,6 +171,7 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
     {
       method: 'get',
       path: '/webhooks/{id}/deliveries',
+      operationId: 'listWebhookDeliveries',
       tag,
       summary: 'The delivery log, newest first',
       params: WebhookIdParams,
@@ -186,6 +187,7 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
     {
       method: 'get',
       path: '/webhooks/{id}/deliveries/{deliveryId}',
+      operationId: 'getWebhookDelivery',
       tag,
       summary: 'One delivery, with the body sent and every attempt',
       params: DeliveryIdParams,
@@ -203,6 +205,7 @@ export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: Rout
     {
       method: 'post',
       path: '/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+      operationId: 'redeliverWebhookDelivery',
       tag,
       summary: 'Send a delivery again now, with the same body and webhook-id',
       description: 'Counts against the POST /webhooks hourly rate limit: every call sends a request out.',

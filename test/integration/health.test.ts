@@ -37,7 +37,7 @@ describe('GET /api/v1/openapi.json and /docs', () => {
     expect(components.schemas.WebhookCreate.properties.events.items.enum).to.include.members(['*', 'document.created']);
     expect(components.schemas.WebhookCreate.properties.url.pattern).to.match(/^\^https:/);
     expect(paths['/documents'].post.responses['201'].links.GetDocument).to.deep.equal({
-      operationRef: '#/paths/~1documents~1{id}/get',
+      operationId: 'getDocument',
       parameters: { id: '$response.body#/id' },
     });
   });
