@@ -161,7 +161,7 @@ export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBody
       .merge()
       .where('idempotency_keys.expires_at', '<=', at)
       .returning(['created_at']);
-    return claimed?.created_at as Date | undefined;
+    return claimed ? new Date(claimed.created_at) : undefined;
   }
 
   /** Takes over a key whose holder stopped extending its lease (its process died); it keeps its claim time. */
@@ -174,7 +174,7 @@ export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBody
       .where('expires_at', '>', at)
       .update({ holder, locked_until: new Date(at.getTime() + IDEMPOTENCY_LEASE_MS) })
       .returning(['created_at']);
-    return taken?.created_at as Date | undefined;
+    return taken ? new Date(taken.created_at) : undefined;
   }
 
   async function replay(ctx: Context, key: string, row: KeyRow, body: RequestBodyHash) {
@@ -234,7 +234,7 @@ export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBody
     const holder = randomUUID();
     // Two rounds at most: a key released (or expired) between the claim and the read is claimed again.
     for (let round = 0; round < 2; round++) {
-      const claimedAt = (await claim(accountId, key, ctx, holder)) ?? undefined;
+      const claimedAt = await claim(accountId, key, ctx, holder);
       if (claimedAt) return run(ctx, next, { accountId, key, claimedAt }, holder, body);
       const row: KeyRow | undefined = await table().where({ account_id: accountId, key }).first();
       if (!row) continue;
