@@ -111,5 +111,5 @@ def filter_failure(ctx, failure, case, response):
         details = response.json().get("details") or []
     except ValueError:
         return True
-    stated_in_words = bool(details) and all(any(re.fullmatch(rule, detail) for rule in rules) for detail in details)
+    stated_in_words = bool(details) and all(any(re.fullmatch(rule, detail, re.DOTALL) for rule in rules) for detail in details)
     return not stated_in_words
