@@ -242,6 +242,9 @@ describe('Idempotency-Key on POST /api/v1/…', function () {
         inspect: async () => {
           throw new Error('the PDF checker crashed');
         },
+        inspectSignatures: async () => {
+          throw new Error('the PDF checker crashed');
+        },
         jobsStarted: 0,
         close: async () => {},
       };
