@@ -4,7 +4,7 @@ import type { Context, Middleware } from 'koa';
 import { notFound } from '../errors';
 import { idPattern, idPrefixes, isId, type IdKind } from '../domain/ids';
 import { jsonBody } from './middleware/body';
-import { jsonContent, pickErrors, type errorResponses } from './openapi';
+import { IdempotencyKeyHeader, idempotentReplayedHeader, jsonContent, pickErrors, type errorResponses } from './openapi';
 import { parseInput, parseInputWithRules, z } from './validation';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -73,6 +73,7 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
 ) {
   const status = spec.status ?? 200;
   const response = spec.response instanceof z.ZodType ? { description: spec.responseDescription ?? 'OK', ...jsonContent(spec.response) } : spec.response;
+  const idempotent = isIdempotent(spec);
   openapi.registerPath({
     method: spec.method,
     path: spec.path,
@@ -86,8 +87,16 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
       // A body whose every field is optional may be left out: an absent body reads as {}.
       ...(spec.body ? { body: { required: !spec.body.safeParse({}).success, ...jsonContent(spec.body) } } : {}),
       ...(spec.requestBody ? { body: { required: true, ...spec.requestBody } } : {}),
+      ...(idempotent ? { headers: z.object({ 'Idempotency-Key': IdempotencyKeyHeader }) } : {}),
     },
-    responses: { [status]: { ...response, ...(spec.links ? { links: spec.links } : {}) }, ...pickErrors(...implicitErrors(spec), ...spec.errors) },
+    responses: {
+      [status]: {
+        ...response,
+        ...(idempotent ? { headers: { ...('headers' in response ? response.headers : {}), ...idempotentReplayedHeader } } : {}),
+        ...(spec.links ? { links: spec.links } : {}),
+      },
+      ...pickErrors(...implicitErrors(spec), ...spec.errors),
+    },
     ...(spec.servers ? { servers: spec.servers } : {}),
     ...(spec.security ? { security: spec.security } : {}),
   });
@@ -116,7 +125,7 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
 /**
  * The errors a route can give by its shape alone: 401 without a valid key (every route but the
  * signer's), 403 email_unverified for a write by an account whose address is not proven yet, 404 for a path id, 400 for a query, and 400, 408, 413 and 415 for a body (unreadable,
- * stalled, too large, or not of a media type it takes).
+ * stalled, too large, or not of a media type it takes); a POST's Idempotency-Key adds 400, 409 and 422.
  */
 function implicitErrors(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined>) {
   const errors: (keyof typeof errorResponses)[] = [];
@@ -125,8 +134,12 @@ function implicitErrors(spec: RouteSpec<Schema | undefined, Schema | undefined, 
   if (spec.params) errors.push(404);
   if (spec.query) errors.push(400);
   if (spec.body || spec.parseBody || spec.requestBody) errors.push(400, 408, 413, 415);
+  if (isIdempotent(spec)) errors.push(400, 409, 422);
   return errors;
 }
+
+/** The API's POSTs take an Idempotency-Key (src/api/middleware/idempotency.ts); the signer's page does not. */
+const isIdempotent = (spec: { method: Method; security?: RouteConfig['security'] }) => spec.method === 'post' && spec.security === undefined;
 
 /** An OpenAPI link to the operation `operationId`, its parameters (and fields of its body) taken from runtime expressions. */
 export const linkTo = (operationId: string, parameters: Record<string, string>, requestBody?: Record<string, string>): LinkObject => ({
