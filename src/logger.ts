@@ -25,8 +25,8 @@ export interface ProgressLog {
 // links, password-reset and other e-mailed links carry 43, API keys more; our ids have at most 31.
 const SECRET_LIKE = /(?:[A-Za-z0-9_-]|%[0-9A-Fa-f]{2}){40,}/g;
 // A segment whose next segment is a link's token whatever it looks like (a token one character short
-// is still most of a token): /sign/<token>, /app/password/reset/<token>.
-const TOKEN_BEFORE = /^(sign|reset)$/i;
+// is still most of a token): /sign/<token>, /embed/<token>, /app/password/reset/<token>.
+const TOKEN_BEFORE = /^(sign|embed|reset)$/i;
 
 /**
  * A request path (or URL) as it may be logged or echoed: link tokens, and anything shaped like one,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Context } from 'koa';
 import { DEFAULT_BRAND_NAME, defaultBrand, type SignerBrand } from '../domain/brand';
 import { escapeHtml } from '../mail/templates';
+import type { EmbeddedPage } from '../signingRequests/embedding';
 
 // The page a signer opens from their link: a static HTML shell; /sign-assets/signing.js fills it from the JSON endpoints.
 // The PDF is drawn by pdf.js and signatures by signature_pad, both served from their npm packages (no CDN)
@@ -16,6 +17,8 @@ const ownDir = path.join(__dirname, 'assets');
 export const signingAssets: Record<string, { file: string; type: string }> = {
   'signing.js': { file: path.join(ownDir, 'signing.js'), type: 'text/javascript' },
   'signing.css': { file: path.join(ownDir, 'signing.css'), type: 'text/css' },
+  'embed.js': { file: path.join(ownDir, 'embed.js'), type: 'text/javascript' },
+  'embed-expired.js': { file: path.join(ownDir, 'embed-expired.js'), type: 'text/javascript' },
   'pdf.min.mjs': { file: path.join(pdfjsDir, 'pdf.min.mjs'), type: 'text/javascript' },
   'pdf.worker.min.mjs': { file: path.join(pdfjsDir, 'pdf.worker.min.mjs'), type: 'text/javascript' },
   'signature-pad.min.mjs': { file: path.join(signaturePadDir, 'signature_pad.min.js'), type: 'text/javascript' },
@@ -24,8 +27,9 @@ export const signingAssets: Record<string, { file: string; type: string }> = {
 export const signingAssetPath = /^\/sign-assets\/([a-z.-]+)$/;
 
 // pdf.js needs a module worker (worker-src 'self') and draws pages on canvases; nothing else loads from anywhere.
-// A brand's accent colour is the one inline style, allowed by its hash.
-const signingPageCspWith = (styleHashes: string[]) =>
+// A brand's accent colour is the one inline style, allowed by its hash. No page may be framed, but an
+// embedded page by the origins its URL was made for.
+const signingPageCspWith = (styleHashes: string[], frameAncestors = "'none'") =>
   [
     "default-src 'none'",
     "script-src 'self'",
@@ -37,7 +41,7 @@ const signingPageCspWith = (styleHashes: string[]) =>
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",
-    "frame-ancestors 'none'",
+    `frame-ancestors ${frameAncestors}`,
   ].join('; ');
 
 export const signingPageCsp = signingPageCspWith([]);
@@ -46,10 +50,14 @@ export const signingPageCsp = signingPageCspWith([]);
 const accentStyle = (brand: SignerBrand) => (brand.accentColor ? `:root{--accent:${brand.accentColor}}` : undefined);
 const styleHash = (css: string) => `sha256-${createHash('sha256').update(css).digest('base64')}`;
 
-/** The headers of every signing page: the token is in the URL, so nothing may leak it or keep it. */
-export function setSigningPageHeaders(ctx: Context, brand: SignerBrand = defaultBrand) {
+/**
+ * The headers of every signing page: the token is in the URL, so nothing may leak it or keep it. An
+ * embedded page names the origins that may frame it (validated origins: nothing in them can end the
+ * directive); no X-Frame-Options says otherwise.
+ */
+export function setSigningPageHeaders(ctx: Context, brand: SignerBrand = defaultBrand, frameAncestors?: string[]) {
   const accent = accentStyle(brand);
-  ctx.set('Content-Security-Policy', signingPageCspWith(accent ? [styleHash(accent)] : []));
+  ctx.set('Content-Security-Policy', signingPageCspWith(accent ? [styleHash(accent)] : [], frameAncestors?.join(' ')));
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('Cache-Control', 'no-store');
   ctx.type = 'text/html';
@@ -92,11 +100,7 @@ ${main}
 </html>`;
 };
 
-/** The signing page in the brand of the request's account. */
-export const signingPageFor = (brand: SignerBrand) =>
-  shell(
-    'Sign a document',
-    `    <p id="loading" class="notice" aria-live="polite">Loading the document…</p>
+const signingMain = `    <p id="loading" class="notice" aria-live="polite">Loading the document…</p>
     <div id="alert" class="alert" role="alert" hidden></div>
 
     <section id="verify" class="verify" aria-labelledby="verify-heading" hidden>
@@ -179,8 +183,28 @@ export const signingPageFor = (brand: SignerBrand) =>
       </div>
     </section>
 
-    <noscript><p class="notice">This page needs JavaScript to show the document and record your signature.</p></noscript>`,
-    '\n  <script type="module" src="/sign-assets/signing.js"></script>',
+    <noscript><p class="notice">This page needs JavaScript to show the document and record your signature.</p></noscript>`;
+const signingScript = '\n  <script type="module" src="/sign-assets/signing.js"></script>';
+
+/** The signing page in the brand of the request's account. */
+export const signingPageFor = (brand: SignerBrand) => shell('Sign a document', signingMain, signingScript, brand);
+
+/** A JSON data block (never run as a script): nothing in the value can end the element. */
+const dataBlock = (value: unknown) => `\n  <script type="application/json" id="signet-embed">${JSON.stringify(value).replace(/</g, '\\u003c')}</script>`;
+
+/** The signing page of an embedded session: the session's token and what the page tells its parent, in a data block. */
+export const embeddedSigningPageFor = (brand: SignerBrand, embedded: EmbeddedPage & { session: string }) =>
+  shell('Sign a document', signingMain, dataBlock(embedded) + signingScript, brand);
+
+/** An embedded URL opened a second time or too late: the page tells its parent and goes to the return URL, if any. */
+export const embeddedLinkExpiredPageFor = (brand: SignerBrand, embedded: EmbeddedPage) =>
+  shell(
+    'Link expired',
+    `    <section class="outcome expired">
+      <h1>This signing link has expired</h1>
+      <p>It can be opened once, within minutes of being made. Reload the page you came from to get a new one.</p>
+    </section>`,
+    dataBlock(embedded) + '\n  <script type="module" src="/sign-assets/embed-expired.js"></script>',
     brand,
   );
 

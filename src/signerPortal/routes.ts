@@ -21,6 +21,7 @@ import { linkNotValidPage, setSigningPageHeaders, signingAssetPath, signingAsset
 import { findLogo, signerBrandOf } from '../accounts/branding';
 import { verificationRequired, verifiedSessions } from './verifiedSession';
 import { verificationRoutes } from './verificationRoutes';
+import { embedRoutes } from './embedRoutes';
 
 const DocumentParams = TokenParams.extend({ documentId: idParam('document', 'Document') });
 const SignerStatusSchema = z.object({ signerId: z.string(), status: z.string() }).openapi('SignerStatus');
@@ -54,7 +55,7 @@ export function signerPortalRoutes({
   // The signer of a link, once verified when the sender asked for it: until then, nothing of the request.
   const resolveVerified = async (ctx: Context, token: string) => {
     const context = await resolveSigningToken(db, token);
-    if (context.signer.verification && !sessions.holds(ctx, context.signer.id, token)) throw verificationRequired();
+    if (context.signer.verification && !sessions.verified(ctx, context, token)) throw verificationRequired();
     return context;
   };
   verificationRoutes({ route, signerSide, db, events, config, logger, sessions, client });
@@ -211,6 +212,7 @@ export function signerPortalRoutes({
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
     ctx.body = logo.content;
   });
+  embedRoutes(router, db);
   router.get(signingAssetPath, (ctx) => {
     const name = ctx.captures?.[0] ?? '';
     if (!Object.hasOwn(signingAssets, name)) return;

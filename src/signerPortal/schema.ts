@@ -58,6 +58,10 @@ export const SignerViewSchema = z
       signingOrder: z.string(),
       expiresAt: z.string(),
       sender: z.object({ name: z.string().nullable(), email: z.string() }),
+      redirectUrl: z
+        .string()
+        .nullable()
+        .openapi({ description: 'Where the page sends the signer once they have acted, with ?event=…&signing_request_id=…; null: nowhere.' }),
     }),
     signer: z.object({
       id: z.string(),

@@ -18,6 +18,8 @@ export async function resolveSigningToken(db: Db, token: string) {
       'v.method as verification_method',
       'v.verified_at as verification_verified_at',
       'v.locked_until as verification_locked_until',
+      't.embedded_link_hash',
+      't.verified_at as session_verified_at',
     );
   if (!link) throw notFound('Signing link');
   const signer = toSigner(link);
@@ -43,6 +45,8 @@ export async function resolveSigningToken(db: Db, token: string) {
     sender: { name: row.sender_name as string | null, email: row.sender_email as string },
     documents,
     linkExpiresAt: link.link_expires_at as Date,
+    /** A session an embedded URL opened (its page holds the token), and whether its signer gave their code through it. */
+    embeddedSession: link.embedded_link_hash ? { verified: link.session_verified_at !== null } : null,
     waitingOnOthers: Number(earlier[0].count) > 0,
   };
 }
@@ -67,6 +71,7 @@ export function presentSignerView({ signer, request, sender, documents, waitingO
       signingOrder: request.signingOrder,
       expiresAt: request.expiresAt.toISOString(),
       sender,
+      redirectUrl: request.redirectUrl,
     },
     signer: { id: signer.id, name: signer.name, email: signer.email, recipientType: signer.recipientType, status: signer.status, fields: signer.fields },
     // The first document as before, and every document in the order the signer reads them.

@@ -7,6 +7,7 @@ import { AppError, conflict, rateLimitExceeded, retryAfterHeader } from '../erro
 import { createMailTransport, mailSender } from '../mail';
 import { mailBrandOf, verificationCodeMail } from '../mail/templates';
 import { signerBrandOf } from '../accounts/branding';
+import { markEmbeddedSessionVerified } from '../signingRequests/embedding';
 import { loadTokenSecret, verificationKey } from '../signingRequests/tokens';
 import {
   findSignerVerification,
@@ -81,7 +82,7 @@ export function verificationRoutes({
     const emailed = verification?.method === 'email_code';
     return {
       method: verification?.method ?? null,
-      verified: !verification || sessions.holds(ctx, context.signer.id, token),
+      verified: !verification || sessions.verified(ctx, context, token),
       lockedUntil: verification?.lockedUntil && verification.lockedUntil > now ? verification.lockedUntil.toISOString() : null,
       sentTo: emailed ? maskedEmail(context.signer.email) : null,
       codeExpiresAt: emailed && verification.codeExpiresAt && !verification.codeUsedAt ? verification.codeExpiresAt.toISOString() : null,
@@ -167,7 +168,8 @@ export function verificationRoutes({
           extra: { triesLeft: tried.triesLeft },
         });
       }
-      sessions.start(ctx, context.signer.id, params.token);
+      if (context.embeddedSession) await markEmbeddedSessionVerified(db, params.token);
+      else sessions.start(ctx, context.signer.id, params.token);
       ctx.set('Cache-Control', 'no-store');
       return { ...(await state(ctx, context, params.token)), verified: true };
     },

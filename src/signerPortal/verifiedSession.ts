@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { Config } from '../config';
 import { AppError } from '../errors';
 import { hashToken, loadTokenSecret } from '../signingRequests/tokens';
+import type { SigningContext } from './service';
 
 // What a signer who gave the right code holds: a cookie scoped to their link's path (/sign/<token>), so
 // every endpoint of that link sees it and nothing else does. It is stateless: the expiry and an HMAC
@@ -19,6 +20,14 @@ export function verifiedSessions(config: Pick<Config, 'SIGNING_TOKEN_SECRET' | '
       .update(`${signerId}:${hashToken(token)}:${expiresAt}`)
       .digest('base64url');
   const secure = () => config.NODE_ENV === 'production' || config.publicUrl.startsWith('https:');
+  /** Whether this browser gave the right code for this signer through this link, within the session's hours. */
+  const holds = (ctx: Context, signerId: string, token: string): boolean => {
+    const [expiresAt, signature] = (ctx.cookies.get(COOKIE) ?? '').split('.');
+    if (!expiresAt || !signature || !/^[0-9]{1,15}$/.test(expiresAt) || Number(expiresAt) <= Date.now()) return false;
+    const expected = Buffer.from(mac(signerId, token, expiresAt));
+    const given = Buffer.from(signature);
+    return given.length === expected.length && crypto.timingSafeEqual(given, expected);
+  };
 
   return {
     /** Sets the cookie on the answer to a right code. */
@@ -35,13 +44,14 @@ export function verifiedSessions(config: Pick<Config, 'SIGNING_TOKEN_SECRET' | '
       ctx.append('Set-Cookie', parts.join('; '));
     },
 
-    /** Whether this browser gave the right code for this signer through this link, within the session's hours. */
-    holds(ctx: Context, signerId: string, token: string): boolean {
-      const [expiresAt, signature] = (ctx.cookies.get(COOKIE) ?? '').split('.');
-      if (!expiresAt || !signature || !/^[0-9]{1,15}$/.test(expiresAt) || Number(expiresAt) <= Date.now()) return false;
-      const expected = Buffer.from(mac(signerId, token, expiresAt));
-      const given = Buffer.from(signature);
-      return given.length === expected.length && crypto.timingSafeEqual(given, expected);
+    holds,
+
+    /**
+     * Whether the page of this link may see the request: an embedded session by its own record (its page
+     * holds the token in memory, and a framed page may get no cookie), any other link by this browser's cookie.
+     */
+    verified(ctx: Context, { signer, embeddedSession }: Pick<SigningContext, 'signer' | 'embeddedSession'>, token: string): boolean {
+      return embeddedSession ? embeddedSession.verified : holds(ctx, signer.id, token);
     },
   };
 }

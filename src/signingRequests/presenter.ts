@@ -51,5 +51,6 @@ export function presentSigningRequest(found: SigningRequestWithSigners & { progr
     createdAt: request.createdAt.toISOString(),
     updatedAt: request.updatedAt.toISOString(),
     completedAt: iso(request.completedAt),
+    redirectUrl: request.redirectUrl,
   };
 }

@@ -5,7 +5,16 @@ import { attachment, idParam, linksById, linkTo, listOf, presentPage, routesOn }
 import { idempotentId } from '../api/middleware/idempotency';
 import { z } from '../api/validation';
 import { presentSigningRequest } from './presenter';
-import { AuditStepSchema, CancelSchema, SigningRequestCreateSchema, SigningRequestListQuerySchema, SigningRequestSchema } from './schema';
+import { createEmbeddedSigningLink } from './embedding';
+import {
+  AuditStepSchema,
+  CancelSchema,
+  EmbeddedSigningCreateSchema,
+  EmbeddedSigningSchema,
+  SigningRequestCreateSchema,
+  SigningRequestListQuerySchema,
+  SigningRequestSchema,
+} from './schema';
 import {
   cancelSigningRequest,
   createSigningLink,
@@ -25,6 +34,7 @@ const tag = 'Signing requests';
 const signingRequestLinks = {
   ...linksById('getSigningRequest', 'cancelSigningRequest', 'remindSigners', 'getAuditTrail', 'downloadSealedDocument'),
   CreateSigningLink: linkTo('createSigningLink', { id: '$response.body#/id', signerId: '$response.body#/signers/0/id' }),
+  CreateEmbeddedSigningSession: linkTo('createEmbeddedSigningSession', { id: '$response.body#/id', signerId: '$response.body#/signers/0/id' }),
 };
 
 export function signingRequestRoutes({ router, db, events, config, rateLimit, openapi, temporal }: RouteDeps) {
@@ -191,5 +201,29 @@ export function signingRequestRoutes({ router, db, events, config, rateLimit, op
       errors: [401, 404, 409],
     },
     ({ params }, ctx) => createSigningLink(deps, account(ctx).id, params.id, params.signerId),
+  );
+
+  route(
+    {
+      method: 'post',
+      path: '/signatures/{id}/signers/{signerId}/embed',
+      operationId: 'createEmbeddedSigningSession',
+      tag,
+      summary: 'A one-time URL of the signer’s page, to frame in your own page on the origins you name (embedded signing)',
+      description:
+        'The URL opens once, within expiresInSeconds: opening it starts a session of this signer on this request alone, which the page keeps ' +
+        'in memory; opened again it answers 410 link_expired. The page may be framed only by allowedOrigins (Content-Security-Policy ' +
+        'frame-ancestors) and posts messages to its parent on the origin that frames it, never to any other: ' +
+        '{source: "signet", version: 1, type, signingRequestId, signerId}, type one of signet.signing.ready, .viewed, .completed, .declined, ' +
+        '.verification_required, .expired, .error. Only for a signer whose turn it is on a pending request (409 otherwise). ' +
+        'Origins and returnUrl are https (http://localhost or http://127.x.x.x too, except with NODE_ENV=production).',
+      params: SignerParams,
+      body: EmbeddedSigningCreateSchema,
+      status: 201,
+      response: EmbeddedSigningSchema,
+      responseDescription: 'The URL, and until when it may be opened',
+      errors: [400, 401, 404, 409],
+    },
+    ({ params, body }, ctx) => createEmbeddedSigningLink(deps, account(ctx).id, params.id, params.signerId, body),
   );
 }

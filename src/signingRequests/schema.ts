@@ -8,6 +8,43 @@ import { recipientTypes, requestStatuses, signerStatuses, signingOrders, verific
 export const MAX_EXPIRY_DAYS = 365;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+// Where an embedded page may be framed from (an origin), and where a signer goes after acting (a URL):
+// https, or http on the loopback (localhost, 127.x.x.x) for development, which the service refuses with
+// NODE_ENV=production. Stated as patterns, so that the OpenAPI document says what the schema enforces.
+// No IPv6 literal: a Content-Security-Policy source cannot name one.
+const DNS_NAME = '([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const PORT = '(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})';
+const ORIGIN_SHAPE = `(https://(${DNS_NAME}|${OCTET}(\\.${OCTET}){3})|http://(localhost|127(\\.${OCTET}){3}))(:${PORT})?`;
+const ORIGIN = new RegExp(`^${ORIGIN_SHAPE}$`);
+const RETURN_URL = new RegExp(`^${ORIGIN_SHAPE}([/?#][!-~]*)?$`);
+
+/** An origin as browsers write it: lower-case, without the scheme's default port. */
+const OriginSchema = z
+  .string()
+  .max(300)
+  .regex(ORIGIN, {
+    error:
+      'must be an origin, https://host or https://host:port (http://localhost or http://127.x.x.x in development): no path, query, wildcard or trailing slash',
+  })
+  .refine((origin) => URL.canParse(origin), { error: 'must be an origin whose host name is valid (an xn-- label must be valid punycode)' })
+  .transform((origin) => new URL(origin).origin)
+  .openapi({ pattern: ORIGIN.source, example: 'https://app.example.com' });
+
+/** Where a signer's browser is sent after acting: https (or http on the loopback in development), no credentials. */
+export const ReturnUrlSchema = z
+  .string()
+  .max(2000)
+  .regex(RETURN_URL, { error: 'must be an https:// URL (http://localhost or http://127.x.x.x in development) with a host name or an IPv4 address' })
+  .refine((url) => URL.canParse(url), { error: 'must be a URL whose host name is valid (an xn-- label must be valid punycode)' })
+  .openapi({ pattern: RETURN_URL.source, example: 'https://app.example.com/signing/done' });
+
+/** The given origins and URLs that are plain http, refused with NODE_ENV=production: loopback development only. */
+export const plainHttpProblems = (loopbackHttp: boolean, urls: [field: string, url: string | undefined][]) =>
+  loopbackHttp
+    ? []
+    : urls.filter(([, url]) => url?.startsWith('http:')).map(([field]) => `${field} must be https:// (http:// to the loopback is for development only)`);
+
 /** An access code: 4 to 12 visible ASCII characters (letters, digits, symbols; no spaces), easy to read out over the phone. */
 export const ACCESS_CODE = /^[!-~]{4,12}$/;
 
@@ -140,6 +177,11 @@ export const SigningRequestCreateSchema = z
         }),
         expiresInDays: z.number().int().min(1).max(MAX_EXPIRY_DAYS).optional().openapi({ description: 'Default 30; not with expiresAt.' }),
         reminderEveryDays: z.number().int().min(0).max(30).default(3).openapi({ description: '0 = no reminders.' }),
+        redirectUrl: ReturnUrlSchema.optional().openapi({
+          description:
+            'Where signers go once they have acted, from their e-mail link as from an embedded page without a returnUrl: ' +
+            'with ?event=signing_complete|declined|expired&signing_request_id=… added.',
+        }),
       })
       .superRefine((input, ctx) => {
         const seen = new Set<string>();
@@ -266,6 +308,46 @@ function sourceIssues(input: {
   return issues;
 }
 
+/** The longest an embedded signing URL stays unopened: it opens once, within this many seconds. */
+export const MAX_EMBED_SECONDS = 300;
+
+export const EmbeddedSigningCreateSchema = z
+  .object({
+    allowedOrigins: z
+      .array(OriginSchema)
+      .min(1)
+      .max(10)
+      .transform((origins) => [...new Set(origins)])
+      .openapi({
+        description: 'The origins of the pages that may frame the signing page (its Content-Security-Policy frame-ancestors), and that receive its messages.',
+      }),
+    returnUrl: ReturnUrlSchema.optional().openapi({
+      description:
+        'Where the frame goes once the signer has acted or the session has expired, with ?event=signing_complete|declined|expired&signing_request_id=… added. ' +
+        'Default: the request’s redirectUrl, if any; without either, the page shows the outcome.',
+    }),
+    expiresInSeconds: z
+      .number()
+      .int()
+      .min(30)
+      .max(MAX_EMBED_SECONDS)
+      .default(MAX_EMBED_SECONDS)
+      .openapi({ description: `How long the URL may wait to be opened (at most ${MAX_EMBED_SECONDS}, the default). It opens once.` }),
+    locale: z
+      .string()
+      .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,4}$/, { error: 'must be a BCP 47 language tag such as en or fr-CH' })
+      .optional()
+      .openapi({ description: 'The signer’s locale (BCP 47), which the page formats dates and times in.', example: 'en-GB' }),
+  })
+  .openapi('EmbeddedSigningCreate');
+
+export const EmbeddedSigningSchema = z
+  .object({
+    url: z.string().openapi({ description: 'The URL to put in an iframe of one of allowedOrigins. It works once.' }),
+    expiresAt: z.string().openapi({ description: 'Until when the URL may be opened.' }),
+  })
+  .openapi('EmbeddedSigning');
+
 export const CancelSchema = z.object({ reason: text(1000).optional() }).openapi('SigningRequestCancel');
 
 export const SigningRequestListQuerySchema = z
@@ -358,6 +440,7 @@ export const SigningRequestSchema = z
     createdAt: z.string(),
     updatedAt: z.string(),
     completedAt: z.string().nullable(),
+    redirectUrl: z.string().nullable().openapi({ description: 'Where signers go once they have acted; null: they stay on the page.' }),
   })
   .openapi('SigningRequest');
 
@@ -376,4 +459,5 @@ export const AuditStepSchema = z
 
 export type SigningRequestCreateInput = z.infer<typeof SigningRequestCreateSchema>;
 export type VerificationInput = z.infer<typeof VerificationInputSchema>;
+export type EmbeddedSigningCreateInput = z.infer<typeof EmbeddedSigningCreateSchema>;
 export type SigningRequestListQuery = z.infer<typeof SigningRequestListQuerySchema>;

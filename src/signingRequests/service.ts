@@ -27,7 +27,7 @@ import { signedFileNames } from './lifecycle';
 import { zipSync } from 'fflate';
 import { invitationMailKey, remindable, remindedWithinTheHour } from './reminders';
 import { requestLimitsFrom, tooManyDocuments, tooManyPages, type RequestField, type RequestLimits, type SignerField } from '../documents/fields';
-import type { SigningRequestCreateInput, VerificationInput } from './schema';
+import { plainHttpProblems, type SigningRequestCreateInput, type VerificationInput } from './schema';
 import { findSigningRequest, toSigningRequest, type SigningRequest, type SigningRequestWithSigners } from './store';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -42,6 +42,7 @@ export const signingDepsFrom = ({ db, events, temporal, config }: { db: Db; even
   rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
   requestLimits: requestLimitsFrom(config),
   verificationKey: verificationKey(loadTokenSecret(config.SIGNING_TOKEN_SECRET, config.dataDir)),
+  loopbackHttp: config.NODE_ENV !== 'production',
 });
 const PROGRESS_QUERY_MS = 2000;
 
@@ -56,6 +57,8 @@ export interface SigningDeps {
   requestLimits: RequestLimits;
   /** What signers' access codes are hashed with (tokens.ts). */
   verificationKey: Buffer;
+  /** Whether return URLs and embedding origins may be plain http to the loopback (not with NODE_ENV=production). */
+  loopbackHttp: boolean;
 }
 
 /**
@@ -67,11 +70,13 @@ export interface SigningDeps {
  * request is refused with a 429.
  */
 export async function createSigningRequest(
-  { db, events, temporal, taskQueue, rateLimitMultiplier, requestLimits, verificationKey: codeKey }: SigningDeps,
+  { db, events, temporal, taskQueue, rateLimitMultiplier, requestLimits, verificationKey: codeKey, loopbackHttp }: SigningDeps,
   account: Account,
   input: SigningRequestCreateInput,
   { requestId = newId('signingRequest') }: { requestId?: string } = {},
 ) {
+  const insecure = plainHttpProblems(loopbackHttp, [['redirectUrl', input.redirectUrl]]);
+  if (insecure.length > 0) throw validationError(insecure);
   // An id given (one derived from an Idempotency-Key) may have been made already, by a try whose process
   // died between its commit and its answer: that request is the answer, its workflow started if it was not.
   const made = await db('signing_requests').where({ id: requestId, account_id: account.id }).first();
@@ -102,6 +107,7 @@ export async function createSigningRequest(
         reminder_every_days: input.reminderEveryDays,
         original_sha256: document.sha256,
         signer_text: signers.map((signer) => `${signer.name} ${signer.email}`).join(' '),
+        redirect_url: input.redirectUrl ?? null,
       })
       .returning('*');
     await trx('signing_request_documents').insert(

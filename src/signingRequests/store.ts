@@ -58,6 +58,8 @@ export interface SigningRequest {
   originalSha256: string;
   sealedSha256: string | null;
   cancelReason: string | null;
+  /** Where signers go once they have acted (with ?event=…), or null. */
+  redirectUrl: string | null;
   createdAt: Date;
   updatedAt: Date;
   completedAt: Date | null;
@@ -120,6 +122,7 @@ export const toSigningRequest = (row: Record<string, any>): SigningRequest => ({
   originalSha256: row.original_sha256,
   sealedSha256: row.sealed_sha256,
   cancelReason: row.cancel_reason,
+  redirectUrl: row.redirect_url ?? null,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   completedAt: row.completed_at,

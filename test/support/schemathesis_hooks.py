@@ -17,7 +17,12 @@ from schemathesis.openapi.checks import RejectedPositiveData
 DATE_ORDER = r"createdBefore must be after createdAfter"
 PDF = r"content (must be a PDF file|is a truncated PDF \(no %%EOF marker\)|is not a parsable PDF(: .+)?|must not be an encrypted PDF|must be a PDF with at least one page|exceeds the limit of .+ \([A-Z_]+\))"
 PUBLIC_ADDRESS = r"url must not point to (a|an|localhost) ?.*"
+# A host name of the pattern's shape whose xn-- label is not valid punycode.
+PUNYCODE_ORIGIN = r"allowedOrigins\.\d+ must be an origin whose host name is valid \(an xn-- label must be valid punycode\)"
+PUNYCODE_URL = r"(returnUrl|redirectUrl) must be a URL whose host name is valid \(an xn-- label must be valid punycode\)"
 TEMPLATE_LAYOUT = [
+    # "each once" (uniqueItems cannot say it of objects that differ only in other properties)
+    r"documents\.\d+\.document_id is a duplicate: each document is copied once",
     r"documentId must name a document (of this account|whose PDF has been uploaded)",
     r"roles must have at least one role( that is not cc)?",
     r"fields\.\d+\.document_id must be one of the template’s documents: .+",
@@ -73,7 +78,9 @@ RULES_IN_WORDS = {
         r"signers\.\d+\.verification\.method must be left out or be the role's: .+",
         r"signers\.\d+\.verification\.code is required: the role .+ asks for an access code, which a template cannot hold .+",
         r"signingOrder cannot be sequential: the template’s roles have routing orders, which are the steps",
+        PUNYCODE_URL,
     ],
+    "POST /signatures/{id}/signers/{signerId}/embed": [PUNYCODE_ORIGIN, PUNYCODE_URL],
     "POST /templates": TEMPLATE_LAYOUT,
     "PATCH /templates/{id}": TEMPLATE_LAYOUT,
     "GET /templates/{id}/preview.png": [r"page must be at most \d+: .+ has \d+ page\(s\)", r"documentId must be one of the template’s documents: .+"],

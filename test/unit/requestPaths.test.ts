@@ -73,8 +73,9 @@ describe('loggablePath', () => {
     );
   });
 
-  it('redacts whatever follows /sign/ or /reset/, even a token too short to be one', () => {
+  it('redacts whatever follows /sign/, /embed/ or /reset/, even a token too short to be one', () => {
     expect(loggablePath('/sign/abc/request')).to.equal('/sign/[redacted]/request');
+    expect(loggablePath('/embed/abc')).to.equal('/embed/[redacted]');
     expect(loggablePath('/app/password/reset/abc')).to.equal('/app/password/reset/[redacted]');
   });
 

@@ -3,8 +3,10 @@
 // signature_pad or typed, text, checkboxes; dates and the sender's prefilled values are fixed), and sends
 // Sign or Decline. Everything shown comes from the API answers; nothing is inserted as HTML.
 import SignaturePad from '/sign-assets/signature-pad.min.mjs';
+import { embedded, goToReturnUrl, tellParent } from '/sign-assets/embed.js';
 
-const token = location.pathname.split('/').filter(Boolean).pop();
+// An embedded page holds its session's token in memory (embed.js); a page from an e-mail link has it in its address.
+const token = embedded ? embedded.session : location.pathname.split('/').filter(Boolean).pop();
 const api = `/sign/${encodeURIComponent(token)}`;
 const $ = (id) => document.getElementById(id);
 
@@ -20,6 +22,16 @@ const endStates = {
   viewed: ['You have read the documents', 'Your reading is recorded. Everyone will receive the sealed documents by e-mail once the request is complete.'],
   invalid: ['This signing link is not valid', 'Check that you opened the whole link from your e-mail, or ask the sender for a new one.'],
 };
+
+// Where the signer goes once they have acted: the embedded URL's returnUrl, or the request's redirectUrl.
+let returnUrl = embedded ? embedded.returnUrl : null;
+let requestId = embedded ? embedded.signingRequestId : null;
+
+/** The parent page hears what happened, and the signer goes on to the return URL, if any. */
+function finish(type, event) {
+  tellParent(type);
+  if (event) goToReturnUrl(returnUrl, event, requestId);
+}
 
 const typeNames = { signature: 'Signature', initials: 'Initials', date: 'Date', text: 'Text', checkbox: 'Checkbox' };
 // The date a date field is sealed with: the day of signing, as the sealed PDF prints it (UTC).
@@ -95,8 +107,15 @@ function stateOf(view) {
 
 /** The answer to Sign / Decline / the PDF: an end state, or the API's message in the alert region. */
 async function handleFailure(result) {
-  if (result.status === 410) return showOutcome('expired');
-  if (result.status === 404) return showOutcome('invalid');
+  if (result.status === 410) {
+    showOutcome('expired');
+    return finish('expired', 'expired');
+  }
+  if (result.status === 404) {
+    showOutcome('invalid');
+    return tellParent('error');
+  }
+  if (result.status >= 500) tellParent('error');
   showAlert(result.data.message || 'Something went wrong. Please try again.', result.data.details || []);
   if (result.status === 409) {
     const view = await call('GET', '/request');
@@ -445,10 +464,14 @@ function setUpSigning(view) {
     clearAlert();
     try {
       const result = await call('POST', path, body);
-      if (result.ok) showOutcome(state);
-      else await handleFailure(result);
+      if (result.ok) {
+        showOutcome(state);
+        if (state === 'declined') finish('declined', 'declined');
+        else finish('completed', 'signing_complete');
+      } else await handleFailure(result);
     } catch {
       showAlert('The connection failed. Check your network and try again.');
+      tellParent('error');
     } finally {
       busy = false;
       update();
@@ -477,6 +500,15 @@ const verifyTexts = {
   email_code: (state) => `We e-mailed a 6-digit code to ${state.sentTo}. Enter it to see the documents. It works for 10 minutes.`,
 };
 
+/** A time as the signer reads it: in the embedded session's locale, else the browser's. */
+function timeOf(iso) {
+  try {
+    return new Date(iso).toLocaleTimeString(embedded?.locale ?? undefined);
+  } catch {
+    return new Date(iso).toLocaleTimeString();
+  }
+}
+
 /** Shows the code form until a right code; resolves once this browser may see the request. */
 function verify(state) {
   return new Promise((resolve) => {
@@ -484,8 +516,7 @@ function verify(state) {
     $('resend-button').hidden = state.method !== 'email_code';
     $('verify').hidden = false;
     $('verify-code').focus();
-    const locked = (data) =>
-      showAlert(`Too many wrong codes: this page is locked until ${new Date(data.lockedUntil).toLocaleTimeString()}. The sender has been told.`);
+    const locked = (data) => showAlert(`Too many wrong codes: this page is locked until ${timeOf(data.lockedUntil)}. The sender has been told.`);
     if (state.lockedUntil) locked(state);
     $('resend-button').addEventListener('click', async () => {
       clearAlert();
@@ -525,10 +556,12 @@ function verify(state) {
 
 async function start() {
   let result;
+  tellParent('ready');
   try {
     const state = await call('GET', '/verification');
     if (state.ok && !state.data.verified) {
       $('loading').hidden = true;
+      tellParent('verification_required');
       // An e-mailed code is sent when the page opens, unless one sent earlier still works.
       if (state.data.method === 'email_code' && !state.data.codeExpiresAt && !state.data.lockedUntil) {
         const sent = await call('POST', '/verification/code');
@@ -540,11 +573,14 @@ async function start() {
     result = await call('GET', '/request');
   } catch {
     $('loading').hidden = true;
+    tellParent('error');
     return showAlert('The connection failed. Check your network and reload the page.');
   }
   $('loading').hidden = true;
   if (!result.ok) return handleFailure(result);
   const view = result.data;
+  requestId = view.request.id;
+  if (!embedded) returnUrl = view.request.redirectUrl;
   $('title').textContent = view.request.title;
   document.title = `${view.request.title} · ${document.querySelector('meta[name="application-name"]').content}`;
   $('sender-name').textContent = view.request.sender.name || view.request.sender.email;
@@ -561,13 +597,17 @@ async function start() {
   }
   const state = stateOf(view);
   if (state) showOutcome(state);
+  if (state === 'expired') return finish('expired', 'expired');
   if (state && state !== 'waiting') return;
+  tellParent('viewed');
   if (view.signer.recipientType === 'viewer') {
     // A viewer's step is done once the documents have been shown: the page says so after drawing them.
     const shown = await renderDocument(view, createMarks(null, false, null));
     if (!shown || state) return;
     const result = await call('POST', '/viewed');
-    return result.ok ? showViewed() : handleFailure(result);
+    if (!result.ok) return handleFailure(result);
+    showViewed();
+    return finish('completed', 'signing_complete');
   }
   const marks = state ? createMarks(null, false, null) : setUpSigning(view);
   await renderDocument(view, marks);

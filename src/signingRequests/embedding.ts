@@ -1,0 +1,113 @@
+import type { Db } from '../db';
+import { unitOfWork } from '../db/unitOfWork';
+import { conflict, notFound, validationError } from '../errors';
+import { hasActed } from '../domain/signingRequests';
+import { plainHttpProblems, type EmbeddedSigningCreateInput } from './schema';
+import { progressFromDatabase, type SigningDeps } from './service';
+import { findSigningRequest } from './store';
+import { hashToken, randomToken, SIGNING_TOKEN } from './tokens';
+
+// Embedded signing: an API client asks for a one-time URL for one signer and frames it in its own page,
+// for the origins it names. Opening the URL uses it up (one conditional update, so that of two opens at
+// once one gets the session) and starts a session of that signer on that request: a link token that
+// the page keeps in memory and never shows in its address. Only hashes of both tokens are stored.
+
+/** How long an embedded session lasts once opened (and never past the request's expiry). */
+export const EMBEDDED_SESSION_MS = 60 * 60 * 1000;
+
+/** What the embedded page needs besides its session: who it is for, whom it may talk to, and where it goes after. */
+export interface EmbeddedPage {
+  signingRequestId: string;
+  signerId: string;
+  allowedOrigins: string[];
+  returnUrl: string | null;
+  locale: string | null;
+}
+
+/** An embedded URL opened: a new session, or `expired`; with the account whose brand the page wears. */
+export type EmbeddedOpening = { accountId: string; page: EmbeddedPage } & ({ outcome: 'opened'; sessionToken: string } | { outcome: 'expired' });
+
+/**
+ * A one-time URL for a signer whose turn it is on a pending request of the account: 404 for another
+ * account's request or signer, 409 when the signer cannot act now (as for POST …/link, and not before
+ * their turn).
+ */
+export async function createEmbeddedSigningLink(
+  { db, publicUrl, loopbackHttp }: SigningDeps,
+  accountId: string,
+  requestId: string,
+  signerId: string,
+  input: EmbeddedSigningCreateInput,
+) {
+  const problems = plainHttpProblems(loopbackHttp, [
+    ...input.allowedOrigins.map((origin, index): [string, string] => [`allowedOrigins.${index}`, origin]),
+    ['returnUrl', input.returnUrl],
+  ]);
+  if (problems.length > 0) throw validationError(problems);
+  const found = await findSigningRequest(db, accountId, requestId);
+  const signer = found.signers.find((candidate) => candidate.id === signerId);
+  if (!signer) throw notFound('Signer');
+  if (found.request.status !== 'pending') throw conflict(`This signing request is ${found.request.status}.`);
+  if (signer.recipientType === 'cc') throw conflict('A cc recipient gets the sealed documents by e-mail, never a signing page.');
+  if (hasActed(signer)) throw conflict(`This signer has already ${signer.status}.`);
+  const { waitingFor } = progressFromDatabase(found);
+  if (!waitingFor.includes(signer.id)) throw conflict(`It is not this signer’s turn yet: the request waits for ${waitingFor.join(', ')} first.`);
+  const token = randomToken();
+  const expiresAt = new Date(Date.now() + input.expiresInSeconds * 1000);
+  await db('embedded_signing_links').insert({
+    token_hash: hashToken(token),
+    signer_id: signer.id,
+    allowed_origins: JSON.stringify(input.allowedOrigins),
+    return_url: input.returnUrl ?? null,
+    locale: input.locale ?? null,
+    expires_at: expiresAt,
+  });
+  return { url: `${publicUrl}/embed/${token}`, expiresAt: expiresAt.toISOString() };
+}
+
+/**
+ * Opens an embedded URL: the first open within its time gets a new session; any later one, or one too
+ * late, gets `expired` (with what its page needs to tell the frame's parent); an unknown token nothing.
+ */
+export async function openEmbeddedSigningLink(db: Db, token: string): Promise<EmbeddedOpening | undefined> {
+  if (!SIGNING_TOKEN.test(token)) return undefined;
+  const tokenHash = hashToken(token);
+  const now = new Date();
+  return unitOfWork(db, async (trx) => {
+    const opened = await trx('embedded_signing_links')
+      .where({ token_hash: tokenHash })
+      .whereNull('used_at')
+      .andWhere('expires_at', '>', now)
+      .update({ used_at: now });
+    const link = await trx('embedded_signing_links as l')
+      .join('signers as s', 's.id', 'l.signer_id')
+      .join('signing_requests as r', 'r.id', 's.signing_request_id')
+      .where('l.token_hash', tokenHash)
+      .first('l.*', 's.signing_request_id', 'r.account_id', 'r.expires_at as request_expires_at', 'r.redirect_url');
+    if (!link) return undefined;
+    const page: EmbeddedPage = {
+      signingRequestId: link.signing_request_id,
+      signerId: link.signer_id,
+      allowedOrigins: typeof link.allowed_origins === 'string' ? JSON.parse(link.allowed_origins) : link.allowed_origins,
+      returnUrl: link.return_url ?? link.redirect_url ?? null,
+      locale: link.locale ?? null,
+    };
+    if (opened !== 1) return { outcome: 'expired', accountId: link.account_id, page };
+    const sessionToken = randomToken();
+    await trx('signer_tokens').insert({
+      token_hash: hashToken(sessionToken),
+      signer_id: link.signer_id,
+      expires_at: new Date(Math.min(now.getTime() + EMBEDDED_SESSION_MS, new Date(link.request_expires_at).getTime())),
+      embedded_link_hash: tokenHash,
+    });
+    return { outcome: 'opened', accountId: link.account_id, sessionToken, page };
+  });
+}
+
+/** An embedded session whose signer gave the right code: its page shows the request from now on. */
+export async function markEmbeddedSessionVerified(db: Db, sessionToken: string) {
+  await db('signer_tokens')
+    .where({ token_hash: hashToken(sessionToken) })
+    .whereNotNull('embedded_link_hash')
+    .update({ verified_at: new Date() });
+}
