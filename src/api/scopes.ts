@@ -5,17 +5,20 @@ import { missingScopes, scopes, type KeyScopes, type Scope } from '../domain/sco
 // The scope an operation needs, decided in one place: by its tag (the resource) and method (GET reads,
 // anything else writes), unless its route says otherwise (`scope` in RouteSpec). A tag that is not listed
 // here and a route that names no scope is a mistake caught when the route is defined.
-const byTag: Record<string, { resource: 'documents' | 'signatures' | 'templates' | 'webhooks' } | { scopes: Scope[] }> = {
-  Documents: { resource: 'documents' },
-  'Signing requests': { resource: 'signatures' },
-  Templates: { resource: 'templates' },
-  Webhooks: { resource: 'webhooks' },
-  Account: { scopes: ['account:read'] },
+const every = [...scopes];
+const resource = (name: 'documents' | 'signatures' | 'templates' | 'webhooks') => ({ read: [`${name}:read` as const], write: [`${name}:write` as const] });
+const byTag: Record<string, { read: Scope[]; write: Scope[] }> = {
+  Documents: resource('documents'),
+  'Signing requests': resource('signatures'),
+  Templates: resource('templates'),
+  Webhooks: resource('webhooks'),
+  // There is no account:write: changing the account takes a key with every scope.
+  Account: { read: ['account:read'], write: every },
   // Search and the dashboard show documents, signing requests and templates, or counts of them.
-  Search: { scopes: ['documents:read', 'signatures:read', 'templates:read'] },
-  Dashboard: { scopes: ['documents:read', 'signatures:read'] },
+  Search: { read: ['documents:read', 'signatures:read', 'templates:read'], write: every },
+  Dashboard: { read: ['documents:read', 'signatures:read'], write: every },
   // Managing keys takes a key that holds every scope: a scoped key can never make, or unmake, a broader one.
-  'API keys': { scopes: [...scopes] },
+  'API keys': { read: every, write: every },
 };
 
 /** The scopes an operation needs (all of them), from its explicit `scope` or its tag and method. */
@@ -23,8 +26,7 @@ export function requiredScopes(spec: { tag: string; method: string; scope?: Scop
   if (spec.scope) return typeof spec.scope === 'string' ? [spec.scope] : [...spec.scope];
   const rule = byTag[spec.tag];
   if (!rule) throw new Error(`${spec.method.toUpperCase()} ${spec.path}: tag ${spec.tag} has no scope; add it to src/api/scopes.ts or give the route a scope`);
-  if ('scopes' in rule) return rule.scopes;
-  return [`${rule.resource}:${spec.method === 'get' ? 'read' : 'write'}`];
+  return [...(spec.method === 'get' ? rule.read : rule.write)];
 }
 
 /** 403 insufficient_scope, naming what is missing, unless the request's key holds every scope in `required`. */

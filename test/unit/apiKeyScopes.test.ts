@@ -50,6 +50,11 @@ describe('requiredScopes', () => {
     expect(() => requiredScopes({ tag: 'Mystery', method: 'get', path: '/mystery' })).to.throw(/tag Mystery has no scope/);
     expect(requiredScopes({ tag: 'Mystery', method: 'post', path: '/mystery', scope: 'account:read' })).to.deep.equal(['account:read']);
   });
+
+  it('asks a key with every scope to change the account, which has no :write scope of its own', () => {
+    expect(requiredScopes({ tag: 'Account', method: 'get', path: '/account' })).to.deep.equal(['account:read']);
+    expect(requiredScopes({ tag: 'Account', method: 'patch', path: '/account/branding' })).to.deep.equal([...scopes]);
+  });
 });
 
 describe('authenticate: expiry', () => {
