@@ -1,6 +1,7 @@
 # The production image: dependencies without dev tools, run as the unprivileged `node` user.
 # The same image serves api and worker (SIGNET_PROCESSES); both answer GET /healthz on PORT.
-FROM node:20-bookworm-slim
+# Node 24, the current LTS (CI runs the unit and PGlite integration tests on it: scripts/test-node24.sh).
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 RUN chown node:node /app

@@ -4,13 +4,13 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
 // The tiers (docs/architecture.md, "Tiers"). An import may go down or sideways, never back up:
-//   entry points  src/app.ts, system.ts, main.ts, cli/, console/, signerPortal/, docs/, health/
+//   entry points  src/app.ts, system.ts, main.ts, cli/, console/, signerPortal/, verification/, docs/, health/
 //   worker side   src/worker/, activities/, workflows/ (workflows: only src/domain, the workflow SDK and types)
 //   resources     accounts, apiKeys, documents, templates, signingRequests, webhooks, events, mail, pdf,
 //                 search and dashboard (read models), temporal (the client services use)
 //   infrastructure  config, logger, errors, ids, metrics, dataDirSecret, db/, api/ (the HTTP route kit)
 //   domain        src/domain/: the vocabulary, pure data and types, no I/O
-const entryPoints = ['app', 'system', 'main', 'cli', 'console', 'signerPortal', 'docs', 'health'];
+const entryPoints = ['app', 'system', 'main', 'cli', 'console', 'signerPortal', 'verification', 'docs', 'health'];
 const workerSide = ['worker', 'activities', 'workflows'];
 const resources = ['accounts', 'apiKeys', 'documents', 'templates', 'signingRequests', 'webhooks', 'events', 'mail', 'pdf', 'search', 'dashboard', 'temporal'];
 const infrastructure = ['config', 'logger', 'errors', 'ids', 'metrics', 'dataDirSecret', 'db', 'api'];

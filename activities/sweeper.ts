@@ -1,8 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Config } from '../src/config';
 import type { Db } from '../src/db';
-import { startSigningRequest } from '../src/signingRequests/service';
-import type { RecipientType } from '../src/domain/signingRequests';
+import { resumeSigningRequest } from '../src/signingRequests/service';
 import { toSigningRequest } from '../src/signingRequests/store';
 import { tellSendersOfLocks } from '../src/signingRequests/verification';
 import type { MailTransport } from '../src/mail';
@@ -67,14 +66,14 @@ export function createSweeperActivities({ db, config, mail }: SweeperActivityDep
         .where('created_at', '<', cutoff(input.olderThanMs))
         .orderBy('created_at')
         .limit(input.limit);
-      for (const request of orphans) {
-        const recipients = (await db('signers').where({ signing_request_id: request.id }).orderBy('order').select('id', 'recipient_type', 'routing_order')).map(
-          (row) => ({ id: row.id as string, type: row.recipient_type as RecipientType, routingOrder: row.routing_order as number }),
-        );
-        const [{ count }] = await db('signing_request_documents').where({ signing_request_id: request.id }).count({ count: '*' });
-        await startSigningRequest(db, context.client, context.info.taskQueue, toSigningRequest(request), recipients, Number(count));
-      }
+      for (const request of orphans) await resumeSigningRequest(db, context.client, context.info.taskQueue, toSigningRequest(request));
       return orphans.length;
+    },
+
+    /** Deletes up to `limit` Idempotency-Keys past their 24 hours (the api already treats them as free). */
+    async deleteExpiredIdempotencyKeys(input: { limit: number }): Promise<number> {
+      const expired = db('idempotency_keys').where('expires_at', '<=', db.fn.now()).limit(input.limit).select('account_id', 'key');
+      return db('idempotency_keys').whereIn(['account_id', 'key'], expired).delete();
     },
   };
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `npm test`: provision and start the real services (PostgreSQL, Temporal dev server, Elasticsearch 8)
 # on loopback, then lint, type-check and run every suite. The integration suite runs twice: on the
-# PostgreSQL server and on the embedded PGlite. Services are stopped however the run ends.
+# PostgreSQL server and on the embedded PGlite. Then the unit tests and the PGlite integration suite
+# again on Node 24, the production image's runtime (scripts/test-node24.sh), while the rest ran on the
+# machine's Node (20 or later). Services are stopped however the run ends.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +27,7 @@ step "unit, workflow and system tests" npx mocha 'test/unit/**/*.test.ts' 'test/
 step "integration tests on PostgreSQL" env SIGNET_TEST_DB=postgres npx mocha --require test/support/hooks.ts 'test/integration/**/*.test.ts'
 step "integration tests on PGlite" env SIGNET_TEST_DB=pglite npx mocha --require test/support/hooks.ts 'test/integration/**/*.test.ts'
 step "browser tests (headless Chromium)" env SIGNET_TEST_DB=postgres npx mocha --require test/support/hooks.ts 'test/browser/**/*.test.ts'
+step "unit and PGlite integration tests on Node 24" bash scripts/test-node24.sh
 
 # One closing line over all the mocha runs.
 passed=$(grep -Eo '^ +[0-9]+ passing' "$log" | awk '{s+=$1} END {print s+0}')

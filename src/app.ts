@@ -18,6 +18,7 @@ import { signingRequestRoutes } from './signingRequests/routes';
 import { signerPortalRoutes } from './signerPortal/routes';
 import { webhookRoutes } from './webhooks/routes';
 import type { Webhooks } from './webhooks/setup';
+import { loadWebhookSecretKey } from './webhooks/secrets';
 import { healthRoutes, type ReadinessChecks } from './health/routes';
 import { type ApiKeyAuthenticator, uncachedAuthenticator } from './apiKeys/cache';
 import { authenticate } from './apiKeys/authenticate';
@@ -30,6 +31,7 @@ import { requestContext } from './api/middleware/requestContext';
 import { canonicalPath } from './api/middleware/canonicalPath';
 import { contentEncoding } from './api/middleware/contentEncoding';
 import { strictTransportSecurity } from './api/middleware/strictTransportSecurity';
+import { hashIdempotentBodies, idempotencyKeys } from './api/middleware/idempotency';
 import { createRouter } from './api/router';
 import { buildOpenApiDocument, createOpenApiRegistry } from './api/openapi';
 import { createPdfInspector, type PdfInspector } from './pdf/inspect';
@@ -37,6 +39,7 @@ import { createPageRenderer, type PageRenderer } from './pdf/pageRenderer';
 import { createTextTagFinder, type TextTagFinder } from './pdf/textTags';
 import { templateRoutes } from './templates/routes';
 import { consoleRoutes } from './console/routes';
+import { verificationPageRoutes, verificationRoutes } from './verification/routes';
 import { recordRequestDuration } from './metrics';
 
 export interface AppDeps {
@@ -61,6 +64,8 @@ export interface AppDeps {
   pages?: PageRenderer;
   /** The one gate of large bodies, REST API and console together; without one, the app gets its own of MAX_CONCURRENT_UPLOADS slots. */
   uploads?: UploadGate;
+  /** The clock of Idempotency-Keys' leases and expiry; tests move it. */
+  now?: () => Date;
 }
 
 export function createApp({
@@ -78,6 +83,7 @@ export function createApp({
   textTags = createTextTagFinder(config),
   pages = createPageRenderer(config),
   uploads = uploadGate(config.MAX_CONCURRENT_UPLOADS),
+  now,
 }: AppDeps) {
   // X-Forwarded-For is believed only from the proxies named in TRUST_PROXY: the client's address goes
   // into the audit trail and the sealed certificate, so it is evidence, not a header anyone may set.
@@ -92,7 +98,19 @@ export function createApp({
     openApiDocument ??= buildOpenApiDocument(openapi, config.publicUrl);
     ctx.body = openApiDocument;
   });
+  // Public, like the OpenAPI document: registered before the API key check.
+  verificationRoutes({ router: api, openapi, db, config, rateLimit, uploadGate: uploads, pdf });
   api.use(authenticate(apiKeys));
+  // The largest body a POST takes: a file as base64 in JSON, with its fields.
+  api.use(
+    idempotencyKeys({
+      db,
+      now,
+      // Kept answers are secret at rest as webhook secrets are: by the same key (a key derived from it).
+      secretKey: loadWebhookSecretKey(config.WEBHOOK_SECRET_KEY, config.dataDir),
+      maxBodyBytes: Math.ceil((config.MAX_UPLOAD_BYTES * 4) / 3) + 1024 * 1024,
+    }),
+  );
   const deps = { router: api, db, events, config, rateLimit, openapi, temporal, webhooks, search, dashboard, pdf, textTags, pages, uploadGate: uploads };
   accountRoutes(deps);
   apiKeyRoutes(deps);
@@ -106,6 +124,7 @@ export function createApp({
 
   const health = healthRoutes(readinessChecks);
   const docs = docsRoutes();
+  app.use(hashIdempotentBodies()); // before anything awaits, so that it sees every byte of a body (idempotency.ts)
   app.use(recordRequestDuration()); // outermost: it sees the status the error rendering chose
   app.use(requestContext(logger));
   app.use(strictTransportSecurity(config));
@@ -138,6 +157,7 @@ export function createApp({
   app.use(health.routes());
   app.use(docs.routes());
   app.use(signerPortal.routes());
+  app.use(verificationPageRoutes().routes());
   app.use(consoleRoutes(deps).routes()); // the REST API's dependencies, the same upload gate among them
   if (config.NODE_ENV !== 'production') app.use(mailDevRoutes(db)); // loopback clients only
   app.use(api.allowedMethods({ throw: false }));

@@ -53,6 +53,8 @@ export const configSchema = z.object({
   REQUEST_MAX_DOCUMENTS: z.coerce.number().int().min(1).max(20).default(20),
   REQUEST_MAX_PAGES: z.coerce.number().int().positive().default(2_000),
   RATE_LIMIT_MULTIPLIER: z.coerce.number().positive().default(1),
+  /** Public verifications (POST /api/v1/verify, the /verify page) per client address per hour. */
+  VERIFY_REQUESTS_PER_HOUR: z.coerce.number().int().positive().default(60),
   /** Console sign-ups (new accounts) per client address per hour. */
   CONSOLE_SIGNUPS_PER_HOUR: z.coerce.number().int().positive().default(20),
   /** Prometheus /metrics, on a server of its own: 0 picks a free port, `off` serves none. */

@@ -27,6 +27,16 @@ export const emailUnverified = (
 export const insufficientScope = (message: string) => new AppError(403, 'insufficient_scope', message);
 export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found.`);
 export const conflict = (message: string) => new AppError(409, 'conflict', message);
+export const idempotencyInProgress = () =>
+  new AppError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still running: try again shortly for its answer.', {
+    headers: { 'Retry-After': '1' },
+  });
+export const idempotencyKeyReused = () =>
+  new AppError(
+    422,
+    'idempotency_key_reused',
+    'This Idempotency-Key was given to another request (another method, path or body) in the last 24 hours: send a new request under a new key.',
+  );
 export const payloadTooLarge = (limitBytes: number) => new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`);
 export const unsupportedMediaType = (message: string) => new AppError(415, 'unsupported_media_type', message);
 export const rateLimitExceeded = (message: string, headers: Record<string, string>) => new AppError(429, 'rate_limit_exceeded', message, { headers });

@@ -12,8 +12,37 @@ export function createOpenApiRegistry() {
       'templates:read, templates:write, webhooks:read, webhooks:write, account:read), all of them if made without a list; each operation ' +
       'lists the scopes it needs in its security requirement.',
   });
+  registry.registerParameter('IdempotencyKey', IdempotencyKeyHeader);
   return registry;
 }
+
+/** The Idempotency-Key header every POST of the API takes (src/api/middleware/idempotency.ts). */
+export const IdempotencyKeyHeader = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x20-\x7e]+$/)
+  .optional()
+  .openapi('IdempotencyKey', {
+    param: {
+      name: 'Idempotency-Key',
+      in: 'header',
+      description:
+        'Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, ' +
+        'with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; ' +
+        'while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. ' +
+        'Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.',
+    },
+    example: '5f0c3a52-2f5e-4d7e-9b3a-8f1e2c4d6a7b',
+  });
+
+/** The header a replayed answer carries. */
+export const idempotentReplayedHeader = {
+  'Idempotent-Replayed': {
+    description: 'true when this is the kept answer of an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string' as const, enum: ['true'] },
+  },
+};
 
 export const ErrorBody = z
   .object({
@@ -40,9 +69,17 @@ export const errorResponses = {
   ),
   404: errorResponse('Not Found (also for other accounts’ resources).'),
   408: errorResponse('Request Timeout: request_timeout, the body stopped arriving, or arrived slower than the minimum rate; the connection is closed.'),
-  409: errorResponse('Conflict with the resource’s current state.'),
+  409: {
+    ...errorResponse(
+      'Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).',
+    ),
+    headers: { 'Retry-After': { description: 'Seconds after which to retry (idempotency_in_progress).', schema: { type: 'integer' as const } } },
+  },
   413: errorResponse('Payload Too Large: payload_too_large.'),
   415: errorResponse('Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.'),
+  422: errorResponse(
+    'Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.',
+  ),
   429: {
     ...errorResponse(
       'Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. ' +

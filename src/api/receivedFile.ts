@@ -59,7 +59,8 @@ export class ReceivedFileWriter extends Writable {
   /** File operations, one after another: a discard waits for a write in progress. */
   private work: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly dir: string) {
+  /** `dir` undefined: the file stays in memory whatever its size (its limit is the caller's to enforce). */
+  constructor(private readonly dir: string | undefined) {
     super({ autoDestroy: false }); // once finished, the file stays until discard()
   }
 
@@ -142,13 +143,14 @@ export class ReceivedFileWriter extends Writable {
 
   private async store(buffers: Buffer[]) {
     if (this.file) await this.file.writev(buffers);
-    else if (this.size <= IN_MEMORY_BYTES) this.chunks.push(...buffers);
+    else if (this.size <= IN_MEMORY_BYTES || this.dir === undefined) this.chunks.push(...buffers);
     else await this.spill(buffers);
   }
 
   private async spill(buffers: Buffer[]) {
-    await fs.promises.mkdir(this.dir, { recursive: true });
-    this.filePath = path.join(this.dir, `${crypto.randomUUID()}.part`);
+    const dir = this.dir!; // store() spills only with one
+    await fs.promises.mkdir(dir, { recursive: true });
+    this.filePath = path.join(dir, `${crypto.randomUUID()}.part`);
     this.file = await fs.promises.open(this.filePath, 'wx', 0o600);
     await this.file.writev([...this.chunks, ...buffers]);
     this.chunks = [];

@@ -5,7 +5,7 @@ import { notFound } from '../errors';
 import { idPattern, idPrefixes, isId, type IdKind } from '../domain/ids';
 import type { Scope } from '../domain/scopes';
 import { jsonBody } from './middleware/body';
-import { jsonContent, pickErrors, type errorResponses } from './openapi';
+import { IdempotencyKeyHeader, idempotentReplayedHeader, jsonContent, pickErrors, type errorResponses } from './openapi';
 import { requiredScopes, requireScopes } from './scopes';
 import { parseInput, parseInputWithRules, z } from './validation';
 
@@ -80,6 +80,7 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
   // Every operation under the API key names the scopes it needs; the signer's routes have their own security.
   const scopes = spec.security === undefined ? requiredScopes(spec) : [];
   const response = spec.response instanceof z.ZodType ? { description: spec.responseDescription ?? 'OK', ...jsonContent(spec.response) } : spec.response;
+  const idempotent = isIdempotent(spec);
   openapi.registerPath({
     method: spec.method,
     path: spec.path,
@@ -93,8 +94,16 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
       // A body whose every field is optional may be left out: an absent body reads as {}.
       ...(spec.body ? { body: { required: !spec.body.safeParse({}).success, ...jsonContent(spec.body) } } : {}),
       ...(spec.requestBody ? { body: { required: true, ...spec.requestBody } } : {}),
+      ...(idempotent ? { headers: z.object({ 'Idempotency-Key': IdempotencyKeyHeader }) } : {}),
     },
-    responses: { [status]: { ...response, ...(spec.links ? { links: spec.links } : {}) }, ...pickErrors(...implicitErrors(spec), ...spec.errors) },
+    responses: {
+      [status]: {
+        ...response,
+        ...(idempotent ? { headers: { ...('headers' in response ? response.headers : {}), ...idempotentReplayedHeader } } : {}),
+        ...(spec.links ? { links: spec.links } : {}),
+      },
+      ...pickErrors(...implicitErrors(spec), ...spec.errors),
+    },
     ...(spec.servers ? { servers: spec.servers } : {}),
     security: spec.security ?? [{ bearerAuth: scopes }],
   });
@@ -128,7 +137,7 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
  * The errors a route can give by its shape alone: 401 without a valid key (every route but the
  * signer's), 403 insufficient_scope for a key without the operation's scope (and email_unverified for a
  * write by an account whose address is not proven yet), 404 for a path id, 400 for a query, and 400, 408, 413 and 415 for a body (unreadable,
- * stalled, too large, or not of a media type it takes).
+ * stalled, too large, or not of a media type it takes); a POST's Idempotency-Key adds 400, 409 and 422.
  */
 function implicitErrors(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined>) {
   const errors: (keyof typeof errorResponses)[] = [];
@@ -137,8 +146,12 @@ function implicitErrors(spec: RouteSpec<Schema | undefined, Schema | undefined, 
   if (spec.params) errors.push(404);
   if (spec.query) errors.push(400);
   if (spec.body || spec.parseBody || spec.requestBody) errors.push(400, 408, 413, 415);
+  if (isIdempotent(spec)) errors.push(400, 409, 422);
   return errors;
 }
+
+/** The API's POSTs take an Idempotency-Key (src/api/middleware/idempotency.ts); the signer's page does not. */
+const isIdempotent = (spec: { method: Method; security?: RouteConfig['security'] }) => spec.method === 'post' && spec.security === undefined;
 
 /** An OpenAPI link to the operation `operationId`, its parameters (and fields of its body) taken from runtime expressions. */
 export const linkTo = (operationId: string, parameters: Record<string, string>, requestBody?: Record<string, string>): LinkObject => ({

@@ -1,31 +1,17 @@
 import crypto from 'node:crypto';
-import ipaddr from 'ipaddr.js';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../db';
 import { rateLimitExceeded } from '../errors';
 import { normalizeEmail } from './people';
+
+// The REST API's limiter keys a client address the same way (public verification).
+export { clientKey } from '../api/middleware/clientAddress';
 
 // The console's own limits (sign-ups, log-ins, reset links): counts per key in fixed windows, kept in
 // PostgreSQL's rate_limits table like the REST API's, so every api process shares them.
 
 export const windowLimiter = (db: Db, keyPrefix: string, points: number, seconds: number) =>
   new RateLimiterPostgres({ storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true, keyPrefix, points, duration: seconds });
-
-/**
- * A client address as a limiter key: IPv4 as it is (also when mapped into IPv6), IPv6 by its /64, the
- * network one subscriber is given, inside which changing address costs nothing.
- */
-export function clientKey(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv4') return address;
-  const ipv6 = parsed as ipaddr.IPv6;
-  if (ipv6.isIPv4MappedAddress()) return ipv6.toIPv4Address().toString();
-  return `${ipv6.parts
-    .slice(0, 4)
-    .map((group) => group.toString(16))
-    .join(':')}::/64`;
-}
 
 /** An e-mail as a limiter key: one per person whatever the letter case, and not the address itself. */
 export const emailKey = (email: string) => crypto.createHash('sha256').update(normalizeEmail(email)).digest('hex');

@@ -10,8 +10,25 @@ export interface PdfFacts {
   sha256: string;
 }
 
+/** A PKCS#7 signature found in a PDF (pdfSignatures.mjs). */
+export interface PdfSignature {
+  /** The certificate's common name (or its whole subject); null when the signature cannot be read. */
+  signer: string | null;
+  /** The signature's signingTime attribute, ISO 8601. */
+  signedAt: string | null;
+  /** Hex SHA-256 of the signer's certificate (DER). */
+  certificateFingerprint: string | null;
+  /** It checks out, with its certificate's key, over the bytes its /ByteRange names. */
+  intact: boolean;
+  /** Those bytes are the whole file: nothing was appended after it. */
+  coversWholeFile: boolean;
+}
+
 /** The facts of a PDF, or the one problem that refuses it (a validation message). */
 export type PdfInspection = { facts: PdfFacts; problem?: undefined } | { facts?: undefined; problem: string };
+
+/** inspectSignatures' answer: the facts with the file's signatures, or the one problem that refuses it. */
+export type SignedPdfInspection = { facts: PdfFacts & { signatures: PdfSignature[] }; problem?: undefined } | { facts?: undefined; problem: string };
 
 /** A file to inspect, hashed as it arrived (the api's ReceivedFile): in memory (`bytes`) or in a file (`path`). */
 export interface PdfFile {
@@ -23,6 +40,8 @@ export interface PdfFile {
 export interface PdfInspector {
   /** A small file goes to the child as bytes, a large one as the path of its temporary file, which the child reads. */
   inspect(file: PdfFile): Promise<PdfInspection>;
+  /** The same checks and limits, and the file's signatures, each checked (in memory only: a file to verify is never written). */
+  inspectSignatures(file: PdfFile & { bytes: Buffer }): Promise<SignedPdfInspection>;
   /** PDFs handed to a child process so far. */
   readonly jobsStarted: number;
   close(): Promise<void>;
@@ -42,7 +61,8 @@ const NO_BYTES = new Uint8Array(0);
  */
 export function createPdfInspector(config: Config): PdfInspector {
   const limits = { maxPages: config.PDF_MAX_PAGES, maxObjects: config.PDF_MAX_OBJECTS, maxDecompressedBytes: config.PDF_MAX_DECOMPRESSED_BYTES };
-  const pool = createPdfPool<{ facts: Omit<PdfFacts, 'sha256'>; problem?: undefined } | { facts?: undefined; problem: string }>({
+  type ChildAnswer = { facts: Omit<PdfFacts, 'sha256'> & { signatures?: PdfSignature[] }; problem?: undefined } | { facts?: undefined; problem: string };
+  const pool = createPdfPool<ChildAnswer>({
     script: path.join(__dirname, 'inspectPdf.mjs'),
     args: [JSON.stringify(limits)],
     size: config.PDF_POOL_SIZE,
@@ -50,17 +70,19 @@ export function createPdfInspector(config: Config): PdfInspector {
     timeoutMs: config.PDF_TIMEOUT_MS,
     maxMemoryMb: config.PDF_MAX_MEMORY_MB,
   });
+  async function run(file: PdfFile, signatures: boolean) {
+    try {
+      const inspection = await pool.run(file.bytes ?? NO_BYTES, { path: file.path, signatures });
+      return inspection.facts ? { facts: { ...inspection.facts, sha256: file.sha256 } } : inspection;
+    } catch (error) {
+      if (error instanceof PdfLimitError) return { problem: error.message };
+      if (error instanceof PdfPoolBusyError) throw serverBusy('Too many PDFs are being checked at the moment; try again in a second.');
+      throw error;
+    }
+  }
   return {
-    async inspect(file) {
-      try {
-        const inspection = await pool.run(file.bytes ?? NO_BYTES, file.path);
-        return inspection.facts ? { facts: { ...inspection.facts, sha256: file.sha256 } } : inspection;
-      } catch (error) {
-        if (error instanceof PdfLimitError) return { problem: error.message };
-        if (error instanceof PdfPoolBusyError) throw serverBusy('Too many PDFs are being checked at the moment; try again in a second.');
-        throw error;
-      }
-    },
+    inspect: (file) => run(file, false) as Promise<PdfInspection>,
+    inspectSignatures: (file) => run({ sha256: file.sha256, bytes: file.bytes }, true) as Promise<SignedPdfInspection>,
     get jobsStarted() {
       return pool.jobsStarted;
     },

@@ -2,11 +2,13 @@
 // The child program of the PDF inspector (inspect.ts), run in the pool of pool.ts: is this a whole,
 // unencrypted PDF with at least one page, within the limits of argv[2] ({maxPages, maxObjects,
 // maxDecompressedBytes}), and what are its pages? Answers {facts} or {problem}. A job brings the PDF's
-// bytes, or the path of the api's temporary file holding a large one. Plain JavaScript, so that it
-// starts without a TypeScript loader.
+// bytes, or the path of the api's temporary file holding a large one ({path}), and may ask for its
+// signatures too ({signatures: true}, pdfSignatures.mjs: the answer's facts then hold them). Plain
+// JavaScript, so that it starts without a TypeScript loader.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import zlib from 'node:zlib';
+import { readSignatures } from './pdfSignatures.mjs';
 import { serveJobs } from './serveJobs.mjs';
 
 const require = createRequire(import.meta.url);
@@ -174,9 +176,9 @@ const isEncrypted = (context) => context.lookup(context.trailerInfo.Encrypt) !==
 
 /**
  * @param {Buffer} sent
- * @param {string | undefined} path
+ * @param {{ path?: string, signatures?: boolean } | undefined} job
  */
-async function inspect(sent, path) {
+async function inspect(sent, { path, signatures } = {}) {
   const bytes = path ? await fs.promises.readFile(path) : sent;
   if (!bytes.subarray(0, 1024).toString('latin1').includes('%PDF-')) return { problem: 'content must be a PDF file' };
   // A PDF ends with %%EOF; one cut short (an interrupted upload) does not, though pdf-lib would often still open it.
@@ -197,7 +199,10 @@ async function inspect(sent, path) {
   if (problem) return { problem };
   const pageSizes = /** @type {[number, number][]} */ (sizes); // there when there is no problem
   if (pageSizes.length === 0) return { problem: 'content must be a PDF with at least one page' };
-  return { facts: { pageCount: pageSizes.length, pageSizes } };
+  if (!signatures) return { facts: { pageCount: pageSizes.length, pageSizes } };
+  const signed = readSignatures(bytes);
+  if (signed.problem) return { problem: signed.problem };
+  return { facts: { pageCount: pageSizes.length, pageSizes, signatures: signed.signatures } };
 }
 
 serveJobs(inspect);

@@ -70,3 +70,9 @@ export class SealSigner extends Signer {
     return Buffer.from(forge.asn1.toDer(p7.toAsn1()).getBytes(), 'binary');
   }
 }
+
+/** Hex SHA-256 of the seal certificate (DER): what a sealed PDF's signature names as its signer's. */
+export function sealCertificateFingerprint(certificate: SealCertificate): string {
+  const der = forge.asn1.toDer(forge.pki.certificateToAsn1(open(certificate).certificate)).getBytes();
+  return crypto.createHash('sha256').update(Buffer.from(der, 'binary')).digest('hex');
+}

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { Account } from '../accounts/service';
 import type { RouteDeps } from '../api/routeDeps';
 import { attachment, idParam, linksById, linkTo, listOf, presentPage, routesOn } from '../api/route';
+import { idempotentId } from '../api/middleware/idempotency';
 import { z } from '../api/validation';
 import { presentSigningRequest } from './presenter';
 import { AuditStepSchema, CancelSchema, SigningRequestCreateSchema, SigningRequestListQuerySchema, SigningRequestSchema } from './schema';
@@ -48,7 +49,8 @@ export function signingRequestRoutes({ router, db, events, config, rateLimit, op
       links: signingRequestLinks,
       errors: [400, 401, 404, 409, 429],
     },
-    async ({ body }, ctx) => presentSigningRequest(await createSigningRequest(deps, account(ctx), body)),
+    // Under an Idempotency-Key, the request's id (and so its workflow's) is derived from the key: a retry never makes a second.
+    async ({ body }, ctx) => presentSigningRequest(await createSigningRequest(deps, account(ctx), body, { requestId: idempotentId(ctx, 'signingRequest') })),
   );
 
   route(

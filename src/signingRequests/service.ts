@@ -70,8 +70,15 @@ export async function createSigningRequest(
   { db, events, temporal, taskQueue, rateLimitMultiplier, requestLimits, verificationKey: codeKey }: SigningDeps,
   account: Account,
   input: SigningRequestCreateInput,
+  { requestId = newId('signingRequest') }: { requestId?: string } = {},
 ) {
-  const requestId = newId('signingRequest');
+  // An id given (one derived from an Idempotency-Key) may have been made already, by a try whose process
+  // died between its commit and its answer: that request is the answer, its workflow started if it was not.
+  const made = await db('signing_requests').where({ id: requestId, account_id: account.id }).first();
+  if (made) {
+    if (!made.workflow_started_at) await resumeSigningRequest(db, temporal, taskQueue, toSigningRequest(made));
+    return findSigningRequest(db, account.id, requestId);
+  }
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : new Date(Date.now() + (input.expiresInDays ?? 30) * DAY_MS);
   const signerIds = input.signers.map(() => newId('signer'));
   const request = await unitOfWork(db, async (trx) => {
@@ -236,6 +243,15 @@ export async function startSigningRequest(
     { accountId: request.accountId, documentId: request.documentId, title: request.title, documentCount },
   );
   await db('signing_requests').where({ id: request.id }).whereNull('workflow_started_at').update({ workflow_started_at: db.fn.now() });
+}
+
+/** Starts the workflow of a committed request from what was stored of it: its recipients and documents. */
+export async function resumeSigningRequest(db: Db, temporal: Client, taskQueue: string, request: SigningRequest) {
+  const recipients = (await db('signers').where({ signing_request_id: request.id }).orderBy('order').select('id', 'recipient_type', 'routing_order')).map(
+    (row) => ({ id: row.id as string, type: row.recipient_type as RecipientType, routingOrder: row.routing_order as number }),
+  );
+  const [{ count }] = await db('signing_request_documents').where({ signing_request_id: request.id }).count({ count: '*' });
+  await startSigningRequest(db, temporal, taskQueue, request, recipients, Number(count));
 }
 
 /** Every field must lie on a page that exists in its document, inside its box: sealing draws it there. */

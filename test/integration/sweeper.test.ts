@@ -70,3 +70,25 @@ describe('the sweeper', () => {
     expect(invitation).to.have.length(1);
   });
 });
+
+describe('the sweeper and Idempotency-Keys', () => {
+  it('deletes the keys past their 24 hours, and only those', async () => {
+    const account = await createTestAccount();
+    const key = (name: string, expiresAt: Date) => ({
+      account_id: account.account.id,
+      key: name,
+      method: 'POST',
+      path: '/api/v1/documents',
+      holder: 'h',
+      status: 201,
+      created_at: new Date(expiresAt.getTime() - 86_400_000),
+      expires_at: expiresAt,
+    });
+    await account.db('idempotency_keys').insert([key('old', TWO_MINUTES_AGO()), key('fresh', new Date(Date.now() + 3_600_000))]);
+    await runSweeper(account);
+    await eventually(async () => {
+      const left = await account.db('idempotency_keys').where({ account_id: account.account.id }).pluck('key');
+      expect(left).to.deep.equal(['fresh']);
+    });
+  });
+});

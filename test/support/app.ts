@@ -10,8 +10,8 @@ export interface TestAppOptions {
   logger?: Logger;
   /** Set config.publicUrl to the URL it listens on, for links in mails and redirects a test follows. */
   publicUrlIsUrl?: boolean;
-  /** Deps to use instead of the shared system's or the app's own (its PDF pools, another search backend). */
-  deps?: Partial<Pick<AppDeps, 'pdf' | 'pages' | 'search'>>;
+  /** Deps to use instead of the shared system's or the app's own (its PDF pools, another search backend, a moved clock). */
+  deps?: Partial<Pick<AppDeps, 'pdf' | 'pages' | 'search' | 'now'>>;
 }
 
 /** The API (createApp) on the shared system's services, with this config (or testConfig of these settings). */

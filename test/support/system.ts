@@ -33,6 +33,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     WEBHOOK_TIMEOUT_MS: '1000',
     // Every test signs up from 127.0.0.1: the limit itself is tested on an app of its own (consolePasswordReset.test.ts).
     CONSOLE_SIGNUPS_PER_HOUR: '100000',
+    // The same for public verification: its limit is tested on an app of its own (verification.test.ts).
+    VERIFY_REQUESTS_PER_HOUR: '100000',
     // The index is a copy of one database: the shared PostgreSQL database has one prefix for every run on it,
     // each run's fresh PGlite database a prefix of its own.
     ELASTICSEARCH_INDEX_PREFIX: databaseKind === 'pglite' ? `signet-test-pglite-${process.pid}-` : 'signet-test-postgres-',

@@ -115,6 +115,14 @@ describe('Dockerfile', () => {
     expect(fs.existsSync(path.join(root, 'scripts/healthcheck.js'))).to.equal(true);
   });
 
+  it('runs on Node 24, the LTS CI tests it on (scripts/node24.sh), while package.json still allows Node 20', () => {
+    expect(dockerfile).to.match(/^FROM node:24-bookworm-slim$/m);
+    const provisioned = /^VERSION=(\d+)\.\d+\.\d+$/m.exec(fs.readFileSync(path.join(root, 'scripts/node24.sh'), 'utf8'));
+    expect(provisioned?.[1]).to.equal('24');
+    const { engines } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+    expect(engines.node).to.match(/^>=20(\.|$)/);
+  });
+
   it('keeps local state out of the image', () => {
     expect(ignored).to.include.members(['node_modules', '.cache', 'data', '.git', 'secrets']);
   });

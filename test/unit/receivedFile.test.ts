@@ -13,8 +13,9 @@ describe('ReceivedFileWriter', () => {
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-received-'))));
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  async function receive(bytes: Buffer, chunkBytes = 64 * 1024) {
-    const writer = new ReceivedFileWriter(dir);
+  /** `into` null: a writer without a directory. */
+  async function receive(bytes: Buffer, chunkBytes = 64 * 1024, into: string | null = dir) {
+    const writer = new ReceivedFileWriter(into ?? undefined);
     for (let offset = 0; offset < bytes.length; offset += chunkBytes) writer.write(bytes.subarray(offset, offset + chunkBytes));
     writer.end();
     await finished(writer);
@@ -64,6 +65,14 @@ describe('ReceivedFileWriter', () => {
       await writer.discard();
     });
   }
+
+  it('without a directory keeps a larger one in memory too, writing nothing (a PDF to verify)', async () => {
+    const bytes = crypto.randomBytes(3 * IN_MEMORY_BYTES);
+    const { received } = await receive(bytes, 64 * 1024, null);
+    expect(received).to.deep.include({ size: bytes.length, sha256: sha256(bytes) });
+    expect(received!.path).to.equal(undefined);
+    expect(received!.bytes!.equals(bytes)).to.equal(true);
+  });
 
   it('removes its temporary file when destroyed mid-body', async () => {
     const writer = new ReceivedFileWriter(dir);

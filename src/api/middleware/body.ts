@@ -127,9 +127,10 @@ const multipartJoiningShortData: formidable.PluginFunction = (form, options) => 
  * 1 MiB, in a temporary file in `uploadDir` beyond (read it with `receivedFileOf`): the api never holds a
  * large body, and the temporary file is removed when the request ends, however it ends. A part is a
  * file when it has a Content-Type, a filename, or the name `fileField`: not every client gives a file
- * part its own Content-Type, and formidable alone would take such a part for a text field.
+ * part its own Content-Type, and formidable alone would take such a part for a text field. Without an
+ * `uploadDir` the file stays in memory (at most maxFileBytes): never written anywhere.
  */
-export function jsonOrMultipartBody(maxFileBytes: number, fileField: string, uploadDir: string): Middleware {
+export function jsonOrMultipartBody(maxFileBytes: number, fileField: string, uploadDir: string | undefined): Middleware {
   const parseJson = koaBody({ json: true, text: false, urlencoded: false, multipart: false, jsonLimit: jsonLimitFor(maxFileBytes) });
   const options = {
     maxFileSize: maxFileBytes,
@@ -181,10 +182,10 @@ const requestAborted = () => Object.assign(new Error('request aborted'), { type:
 
 /**
  * The raw body of a PDF upload (Content-Type application/pdf), refusing anything over the limit (before
- * reading it, when its Content-Length says so), received as jsonOrMultipartBody receives a file part;
- * `use` gets it, and its temporary file is removed once `use` is done.
+ * reading it, when its Content-Length says so), received as jsonOrMultipartBody receives a file part
+ * (in memory only without an `uploadDir`); `use` gets it, and its temporary file is removed once `use` is done.
  */
-export async function withPdfBody<T>(ctx: Context, maxFileBytes: number, uploadDir: string, use: (file: ReceivedFile) => Promise<T>): Promise<T> {
+export async function withPdfBody<T>(ctx: Context, maxFileBytes: number, uploadDir: string | undefined, use: (file: ReceivedFile) => Promise<T>): Promise<T> {
   if (!ctx.is('application/pdf', 'application/octet-stream')) {
     throw unsupportedMediaType('Send the PDF bytes with Content-Type: application/pdf.');
   }

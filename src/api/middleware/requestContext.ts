@@ -37,14 +37,23 @@ function renderError(ctx: Parameters<Middleware>[0], error: unknown, requestId: 
   const appError = toAppError(error);
   if (!appError) log.error({ err: error }, 'unhandled error');
   else if (appError.code === 'request_aborted') log.info({ reason: (error as Error).message }, 'client closed the request');
-  const { status, code, message, details, headers, extra } = appError ?? new AppError(500, 'internal_error', 'Something went wrong on our side.');
-  ctx.status = status;
-  ctx.set(headers);
-  ctx.body = { error: code, message, ...(details ? { details } : {}), ...extra, requestId };
+  const rendered = appError ?? new AppError(500, 'internal_error', 'Something went wrong on our side.');
+  ctx.status = rendered.status;
+  ctx.set(rendered.headers);
+  ctx.body = errorBody(rendered, requestId);
 }
 
+/** The body an error is answered with, in the spec's shape. */
+export const errorBody = ({ code, message, details, extra }: AppError, requestId: string) => ({
+  error: code,
+  message,
+  ...(details ? { details } : {}),
+  ...extra,
+  requestId,
+});
+
 // Errors thrown by koa-body (co-body, formidable) carry an HTTP status of their own.
-function toAppError(error: unknown): AppError | undefined {
+export function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
   const status = (error as { status?: number; httpCode?: number })?.status ?? (error as { httpCode?: number })?.httpCode;
   const type = (error as { type?: string })?.type;

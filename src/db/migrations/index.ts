@@ -25,6 +25,8 @@ import * as requestDocumentsSearch from './20261126151000_request_documents_sear
 import * as requestNameSearch from './20261126155300_request_name_search';
 import * as signerVerification from './20261126155500_signer_verification';
 import * as accountBrands from './20261126182605_account_brands';
+import * as sealedDocumentsByHash from './20261126183600_sealed_documents_by_hash';
+import * as idempotencyKeys from './20261126183622_idempotency_keys';
 import * as apiKeyScopes from './20261126185923_api_key_scopes';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
@@ -57,6 +59,8 @@ const migrations: Record<string, Knex.Migration> = {
   '20261126155300_request_name_search': requestNameSearch,
   '20261126155500_signer_verification': signerVerification,
   '20261126182605_account_brands': accountBrands,
+  '20261126183600_sealed_documents_by_hash': sealedDocumentsByHash,
+  '20261126183622_idempotency_keys': idempotencyKeys,
   '20261126185923_api_key_scopes': apiKeyScopes,
 };
 
