@@ -22,6 +22,7 @@ import { loadWebhookSecretKey } from './webhooks/secrets';
 import { healthRoutes, type ReadinessChecks } from './health/routes';
 import { type ApiKeyAuthenticator, uncachedAuthenticator } from './apiKeys/cache';
 import { authenticate } from './apiKeys/authenticate';
+import { apiKeyRoutes } from './apiKeys/routes';
 import { createRateLimiter } from './api/middleware/rateLimit';
 import { uploadGate, type UploadGate } from './api/middleware/uploadGate';
 import { clientAddress } from './api/middleware/clientAddress';
@@ -112,6 +113,7 @@ export function createApp({
   );
   const deps = { router: api, db, events, config, rateLimit, openapi, temporal, webhooks, search, dashboard, pdf, textTags, pages, uploadGate: uploads };
   accountRoutes(deps);
+  apiKeyRoutes(deps);
   documentRoutes(deps);
   templateRoutes(deps);
   signingRequestRoutes(deps);

@@ -24,6 +24,7 @@ export const quotaExceeded = (message: string, extra: Record<string, unknown>) =
 export const emailUnverified = (
   message = 'This account’s e-mail address is not confirmed yet: follow the link we e-mailed to it (the console at /app sends a new one). Until then the account can read but not create, change or send anything.',
 ) => new AppError(403, 'email_unverified', message);
+export const insufficientScope = (message: string) => new AppError(403, 'insufficient_scope', message);
 export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found.`);
 export const conflict = (message: string) => new AppError(409, 'conflict', message);
 export const idempotencyInProgress = () =>

@@ -7,7 +7,10 @@ export function createOpenApiRegistry() {
   registry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',
-    description: 'An API key: `Authorization: Bearer sk_live_…`.',
+    description:
+      'An API key: `Authorization: Bearer sk_live_…`. A key holds scopes (documents:read, documents:write, signatures:read, signatures:write, ' +
+      'templates:read, templates:write, webhooks:read, webhooks:write, account:read), all of them if made without a list; each operation ' +
+      'lists the scopes it needs in its security requirement.',
   });
   registry.registerParameter('IdempotencyKey', IdempotencyKeyHeader);
   return registry;
@@ -58,10 +61,10 @@ const errorResponse = (description: string) => ({ description, content: { 'appli
 export const errorResponses = {
   400: errorResponse('Bad Request: validation_error, one details string per violated rule.'),
   401: errorResponse(
-    'Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).',
+    'Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).',
   ),
   403: errorResponse(
-    'Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), ' +
+    'Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), ' +
       'or verification_failed (a signer’s wrong code, with triesLeft).',
   ),
   404: errorResponse('Not Found (also for other accounts’ resources).'),

@@ -3,8 +3,10 @@ import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { notFound } from '../errors';
 import { idPattern, idPrefixes, isId, type IdKind } from '../domain/ids';
+import type { Scope } from '../domain/scopes';
 import { jsonBody } from './middleware/body';
 import { IdempotencyKeyHeader, idempotentReplayedHeader, jsonContent, pickErrors, type errorResponses } from './openapi';
+import { requiredScopes, requireScopes } from './scopes';
 import { parseInput, parseInputWithRules, z } from './validation';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -21,7 +23,10 @@ export interface RouteSpec<Params extends Schema | undefined, Query extends Sche
    * generated clients name their methods after it, and links (see `linkTo`) point at it. Unique.
    */
   operationId: string;
+  /** The resource: with the method, it decides the scope the operation needs (src/api/scopes.ts). */
   tag: string;
+  /** The scope (or scopes, all needed) of an operation the tag and method do not decide. */
+  scope?: Scope | readonly Scope[];
   summary: string;
   description?: string;
   /** Path parameters; an id that fails its schema (see `idParam`) is a 404, before any query. */
@@ -72,6 +77,8 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
   handler: (input: RouteInput<Parsed<Params>, Parsed<Query>, Parsed<Body>>, ctx: Context) => unknown,
 ) {
   const status = spec.status ?? 200;
+  // Every operation under the API key names the scopes it needs; the signer's routes have their own security.
+  const scopes = spec.security === undefined ? requiredScopes(spec) : [];
   const response = spec.response instanceof z.ZodType ? { description: spec.responseDescription ?? 'OK', ...jsonContent(spec.response) } : spec.response;
   const idempotent = isIdempotent(spec);
   openapi.registerPath({
@@ -98,9 +105,13 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
       ...pickErrors(...implicitErrors(spec), ...spec.errors),
     },
     ...(spec.servers ? { servers: spec.servers } : {}),
-    ...(spec.security ? { security: spec.security } : {}),
+    security: spec.security ?? [{ bearerAuth: scopes }],
   });
-  const middleware = [...(spec.before ?? []), ...(spec.body || spec.parseBody ? [spec.parseBody ?? jsonBody()] : [])];
+  const middleware = [
+    ...(spec.security === undefined ? [requireScopes(scopes)] : []),
+    ...(spec.before ?? []),
+    ...(spec.body || spec.parseBody ? [spec.parseBody ?? jsonBody()] : []),
+  ];
   const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
   router[spec.method](koaPath, ...middleware, async (ctx: Context) => {
     const params = spec.params ? parsePathParams(spec.params, ctx.params) : undefined;
@@ -124,13 +135,14 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
 
 /**
  * The errors a route can give by its shape alone: 401 without a valid key (every route but the
- * signer's), 403 email_unverified for a write by an account whose address is not proven yet, 404 for a path id, 400 for a query, and 400, 408, 413 and 415 for a body (unreadable,
+ * signer's), 403 insufficient_scope for a key without the operation's scope (and email_unverified for a
+ * write by an account whose address is not proven yet), 404 for a path id, 400 for a query, and 400, 408, 413 and 415 for a body (unreadable,
  * stalled, too large, or not of a media type it takes); a POST's Idempotency-Key adds 400, 409 and 422.
  */
 function implicitErrors(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined>) {
   const errors: (keyof typeof errorResponses)[] = [];
   if (spec.security === undefined) errors.push(401);
-  if (spec.security === undefined && spec.method !== 'get') errors.push(403);
+  if (spec.security === undefined) errors.push(403);
   if (spec.params) errors.push(404);
   if (spec.query) errors.push(400);
   if (spec.body || spec.parseBody || spec.requestBody) errors.push(400, 408, 413, 415);

@@ -15,8 +15,13 @@ export function authenticate(apiKeys: ApiKeyAuthenticator): Middleware {
     if (!match) throw unauthorized('Malformed Authorization header: expected Bearer <API_KEY>.');
     const result = await apiKeys.authenticate(match[1]);
     if (!result) throw unauthorized('Unknown or revoked API key.');
+    // Here, not in the lookup: a key found in the cache a second before its expiry is refused a second after.
+    if (result.expiresAt && result.expiresAt.getTime() <= Date.now()) {
+      throw unauthorized(`This API key expired at ${result.expiresAt.toISOString()}: make a new one (POST /api/v1/api-keys or the console).`);
+    }
     ctx.state.account = result.account;
     ctx.state.apiKeyId = result.keyId;
+    ctx.state.apiKeyScopes = result.scopes; // checked per operation by the route kit (src/api/scopes.ts)
     if (!result.account.emailVerified && !READS.has(ctx.method)) throw emailUnverified();
     await next();
   };

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db';
 import { notFound } from '../errors';
+import type { KeyScopes, Scope } from '../domain/scopes';
 import { newId } from '../ids';
 import type { Account } from '../accounts/service';
 import { authChanged } from '../accounts/authChanges';
@@ -16,7 +17,10 @@ export interface ApiKey {
   accountId: string;
   name: string;
   prefix: string;
+  /** null: every scope. */
+  scopes: KeyScopes;
   createdAt: Date;
+  expiresAt: Date | null;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
 }
@@ -27,7 +31,9 @@ interface ApiKeyRow {
   name: string;
   prefix: string;
   key_hash: string;
+  scopes: Scope[] | null;
   created_at: Date;
+  expires_at: Date | null;
   last_used_at: Date | null;
   revoked_at: Date | null;
 }
@@ -37,7 +43,9 @@ const toApiKey = (row: ApiKeyRow): ApiKey => ({
   accountId: row.account_id,
   name: row.name,
   prefix: row.prefix,
+  scopes: row.scopes,
   createdAt: row.created_at,
+  expiresAt: row.expires_at,
   lastUsedAt: row.last_used_at,
   revokedAt: row.revoked_at,
 });
@@ -55,10 +63,25 @@ function randomBase62(length: number): string {
 
 export const hashKey = (key: string) => crypto.createHash('sha256').update(key).digest('hex');
 
-export async function createApiKey(db: Db, accountId: string, name = 'default') {
+export interface ApiKeyLimits {
+  /** Omitted or null: every scope. */
+  scopes?: KeyScopes;
+  expiresAt?: Date | null;
+}
+
+export async function createApiKey(db: Db, accountId: string, name = 'default', { scopes = null, expiresAt = null }: ApiKeyLimits = {}) {
   const secret = `${KEY_START}${randomBase62(43)}`;
   const [row] = await db<ApiKeyRow>('api_keys')
-    .insert({ id: newId('apiKey'), account_id: accountId, name, prefix: secret.slice(0, PREFIX_LENGTH), key_hash: hashKey(secret) })
+    .insert({
+      id: newId('apiKey'),
+      account_id: accountId,
+      name,
+      prefix: secret.slice(0, PREFIX_LENGTH),
+      key_hash: hashKey(secret),
+      // jsonb: knex would send a JS array as a PostgreSQL array literal.
+      scopes: (scopes === null ? null : JSON.stringify([...new Set(scopes)])) as never,
+      expires_at: expiresAt,
+    })
     .returning('*');
   return { apiKey: toApiKey(row), secret };
 }
@@ -68,9 +91,10 @@ export async function listApiKeys(db: Db, accountId: string) {
   return rows.map(toApiKey);
 }
 
-export async function revokeApiKey(db: Db, id: string) {
+/** Revokes the key `id` (of the account `accountId` only, when given: another account's key is not found). */
+export async function revokeApiKey(db: Db, id: string, accountId?: string) {
   const [row] = await db<ApiKeyRow>('api_keys')
-    .where({ id })
+    .where({ id, ...(accountId ? { account_id: accountId } : {}) })
     .update({ revoked_at: db.raw('coalesce(revoked_at, now())') })
     .returning('*');
   if (!row) throw notFound('API key');
@@ -88,9 +112,14 @@ export async function revokeAllApiKeys(db: Db, accountId: string): Promise<numbe
 export interface Authenticated {
   account: Account;
   keyId: string;
+  scopes: KeyScopes;
+  /** The key works until then: checked on every request (see authenticate.ts), cached or not. */
+  expiresAt: Date | null;
 }
 
-/** The account a presented key belongs to, or null for a malformed, unknown or revoked key. */
+const LAST_USED_EVERY_MS = 60_000;
+
+/** The account a presented key belongs to (expired or not), or null for a malformed, unknown or revoked key. */
 export async function authenticateApiKey(db: Db, presented: string): Promise<Authenticated | null> {
   if (!presented.startsWith(KEY_START) || presented.length !== KEY_START.length + 43) return null;
   const row = await db('api_keys')
@@ -101,6 +130,8 @@ export async function authenticateApiKey(db: Db, presented: string): Promise<Aut
       'api_keys.id as key_id',
       'api_keys.key_hash',
       'api_keys.last_used_at',
+      'api_keys.scopes',
+      'api_keys.expires_at',
       'accounts.id',
       'accounts.email',
       'accounts.name',
@@ -111,11 +142,18 @@ export async function authenticateApiKey(db: Db, presented: string): Promise<Aut
   if (!row) return null;
   const expected = Buffer.from(row.key_hash, 'hex');
   if (!crypto.timingSafeEqual(expected, Buffer.from(hashKey(presented), 'hex'))) return null;
-  if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > 60_000) {
-    await db('api_keys').where({ id: row.key_id }).update({ last_used_at: db.fn.now() });
+  const expired = row.expires_at !== null && row.expires_at.getTime() <= Date.now();
+  if (!expired && (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_EVERY_MS)) {
+    // Conditional, so that processes looking the key up at once write it once.
+    await db('api_keys')
+      .where({ id: row.key_id })
+      .where((stale) => stale.whereNull('last_used_at').orWhere('last_used_at', '<', db.raw(`now() - interval '${LAST_USED_EVERY_MS} milliseconds'`)))
+      .update({ last_used_at: db.fn.now() });
   }
   return {
     keyId: row.key_id,
+    scopes: row.scopes,
+    expiresAt: row.expires_at,
     account: { id: row.id, email: row.email, name: row.name, plan: row.plan, emailVerified: row.email_verified_at !== null, createdAt: row.created_at },
   };
 }

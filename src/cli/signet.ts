@@ -5,6 +5,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { setAccountPlan } from '../accounts/service';
 import { createAccountWithKey } from './accountWithKey';
 import { planNames, type Plan } from '../domain/plans';
+import { isScope, scopes, type Scope } from '../domain/scopes';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
 import { loadConfig } from '../config';
 import { migrateLatest, openDatabase, type Db } from '../db';
@@ -100,16 +101,33 @@ account
     }),
   );
 
+const parseScopes = (list: string): Scope[] => {
+  const given = list.split(',').map((scope) => scope.trim());
+  if (!given.every(isScope)) throw new InvalidArgumentError(`scopes must be among: ${scopes.join(', ')}`);
+  return given;
+};
+
+const parseDays = (value: string): number => {
+  const days = Number(value);
+  if (!Number.isInteger(days) || days < 1) throw new InvalidArgumentError('a whole number of days, 1 or more');
+  return days;
+};
+
 const key = program.command('key').description('manage API keys');
 key
   .command('create')
   .requiredOption('--account <accountId>')
   .option('--name <name>', 'a label for the key', 'default')
+  .option('--scopes <scopes>', `what the key may do, comma-separated among ${scopes.join(', ')}; default all`, parseScopes)
+  .option('--expires-in-days <days>', 'the key stops working after that many days; default never', parseDays)
   .description('create an API key; it is shown only once')
-  .action((options: { account: string; name: string }) =>
+  .action((options: { account: string; name: string; scopes?: Scope[]; expiresInDays?: number }) =>
     withDatabase(async (db) => {
-      const { apiKey, secret } = await createApiKey(db, options.account, options.name);
-      return { keyId: apiKey.id, name: apiKey.name, apiKey: secret };
+      const { apiKey, secret } = await createApiKey(db, options.account, options.name, {
+        scopes: options.scopes ?? null,
+        expiresAt: options.expiresInDays === undefined ? null : new Date(Date.now() + options.expiresInDays * 86_400_000),
+      });
+      return { keyId: apiKey.id, name: apiKey.name, scopes: apiKey.scopes ?? 'all', expiresAt: apiKey.expiresAt, apiKey: secret };
     }),
   );
 key

@@ -1,5 +1,6 @@
 import type { Account } from '../accounts/service';
 import type { ApiKey } from '../apiKeys/service';
+import { scopes } from '../domain/scopes';
 import type { SigningBreakdown } from '../dashboard/backend';
 import type { presentDocument } from '../documents/presenter';
 import { html, jsonData, type Html } from './html';
@@ -130,6 +131,15 @@ export function errorPage(frame: Frame, status: number, message: string) {
   );
 }
 
+/** The expiries the console offers a new key: [days ('' = never), label]. */
+export const keyExpiries = [
+  ['', 'Never'],
+  ['7', 'In 7 days'],
+  ['30', 'In 30 days'],
+  ['90', 'In 90 days'],
+  ['365', 'In a year'],
+] as const;
+
 export function apiKeysPage(frame: Frame, keys: ApiKey[], created?: { name: string; secret: string }, problems: string[] = []) {
   const shown = created
     ? html`<section class="card created" aria-labelledby="created-heading">
@@ -146,7 +156,9 @@ export function apiKeysPage(frame: Frame, keys: ApiKey[], created?: { name: stri
     (key) => html`<tr>
       <td data-label="Name">${key.name}</td>
       <td data-label="Prefix" class="mono">${key.prefix}…</td>
+      <td data-label="Scopes">${key.scopes === null ? 'all' : key.scopes.join(', ')}</td>
       <td data-label="Created">${dateTime(key.createdAt)}</td>
+      <td data-label="Expires">${key.expiresAt ? dateTime(key.expiresAt) : 'never'}</td>
       <td data-label="Last used">${dateTime(key.lastUsedAt)}</td>
       <td data-label="Status">${
         key.revokedAt
@@ -163,13 +175,22 @@ export function apiKeysPage(frame: Frame, keys: ApiKey[], created?: { name: stri
     <p>Use a key as <code>Authorization: Bearer &lt;API_KEY&gt;</code> on <code>/api/v1</code>.</p>
     ${shown}
     ${problemList(problems)}
-    <form method="post" action="/app/settings/api-keys" class="card inline-form">
+    <form method="post" action="/app/settings/api-keys" class="card">
       ${csrfField(frame.csrf)}
       <label for="key-name">Name</label>
       <input id="key-name" name="name" required maxlength="100" placeholder="e.g. production">
+      <fieldset>
+        <legend>Scopes: what the key may do</legend>
+        <input type="hidden" name="scopesChosen" value="1">
+        ${scopes.map((scope) => html`<label class="choice"><input type="checkbox" name="scopes" value="${scope}" checked> ${scope}</label>`)}
+      </fieldset>
+      <label for="key-expiry">Expires</label>
+      <select id="key-expiry" name="expiresInDays">
+        ${keyExpiries.map(([days, text]) => html`<option value="${days}">${text}</option>`)}
+      </select>
       <button type="submit" class="primary">Create key</button>
     </form>
-    ${keys.length ? listTable('Your API keys', ['Name', 'Prefix', 'Created', 'Last used', 'Status'], rows) : html`<p>No keys yet.</p>`}`,
+    ${keys.length ? listTable('Your API keys', ['Name', 'Prefix', 'Scopes', 'Created', 'Expires', 'Last used', 'Status'], rows) : html`<p>No keys yet.</p>`}`,
     ['console.js'],
   );
 }

@@ -8,6 +8,7 @@ import { hourlyLimit, plans, rateLimitedOperations } from '../domain/plans';
 import type { Account } from '../accounts/service';
 import { describeUsage } from '../dashboard/usage';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
+import { isScope, scopes as allScopes, type Scope } from '../domain/scopes';
 import { jsonOrMultipartBody, receivedFileOf } from '../api/middleware/body';
 import { uploadDirOf } from '../api/receivedFile';
 import { idParam } from '../api/route';
@@ -211,16 +212,25 @@ export function consoleRoutes(deps: ConsoleDeps) {
   // API lets an unproven account's keys read only.
   router.get('/settings/api-keys', requireLogin, (ctx) => keysPage(ctx));
   router.post('/settings/api-keys', requireLoginOnly, async (ctx) => {
-    const parsed = KeyNameSchema.safeParse({ name: form(ctx).name });
-    if (!parsed.success) return keysPage(ctx, undefined, ['name must be 1 to 100 characters'], 400);
-    const { apiKey, secret } = await createApiKey(db, account(ctx).id, parsed.data.name);
+    const { name, scopes: chosen, scopesChosen, expiresInDays } = (ctx.request.body ?? {}) as Record<string, string | string[] | undefined>;
+    const parsed = KeyNameSchema.safeParse({ name });
+    const listed = chosen === undefined ? [] : [chosen].flat().map(String);
+    const problems = [
+      ...(parsed.success ? [] : ['name must be 1 to 100 characters']),
+      ...(scopesChosen && !listed.length ? ['choose at least one scope'] : []),
+      ...(listed.some((scope) => !isScope(scope)) ? ['scopes must be among those listed'] : []),
+      ...(pages.keyExpiries.some(([days]) => days === (expiresInDays ?? '')) ? [] : ['expiry must be one of those offered']),
+    ];
+    if (!parsed.success || problems.length) return keysPage(ctx, undefined, problems, 400);
+    // Every box ticked (or a form without them) is a key with every scope, one that new scopes will include too.
+    const keyScopes = listed.length && !allScopes.every((scope) => listed.includes(scope)) ? (listed as Scope[]) : null;
+    const expiresAt = expiresInDays ? new Date(Date.now() + Number(expiresInDays) * 86_400_000) : null;
+    const { apiKey, secret } = await createApiKey(db, account(ctx).id, parsed.data.name, { scopes: keyScopes, expiresAt });
     await keysPage(ctx, { name: apiKey.name, secret }, [], 201);
   });
   router.post('/settings/api-keys/:id/revoke', requireLoginOnly, async (ctx) => {
     const { id } = parseInput(KeyIdParams, ctx.params);
-    // revokeApiKey acts on any id: the key must be this account's first.
-    if (!(await listApiKeys(db, account(ctx).id)).some((key) => key.id === id)) throw notFound('API key');
-    await revokeApiKey(db, id);
+    await revokeApiKey(db, id, account(ctx).id); // another account's key: 404
     seeOther(ctx, '/app/settings/api-keys');
   });
 

@@ -198,6 +198,27 @@ describe('the owner console (/app)', function () {
       expect((await api('GET', '/api/v1/account')).status).to.equal(401);
       expect((await browser.request('GET', '/app/settings/api-keys')).text).to.contain('revoked');
     });
+
+    it('makes a key with the scopes ticked and the expiry chosen; refuses none ticked', async () => {
+      const { browser } = await signedUp(baseUrl);
+      const page = await browser.request('GET', '/app/settings/api-keys');
+      expect(page.text).to.contain('value="documents:write" checked').and.contain('name="expiresInDays"');
+      const form = { _csrf: browser.csrf, name: 'reader', scopesChosen: '1', expiresInDays: '30' };
+      const none = await browser.request('POST', '/app/settings/api-keys', { form });
+      expect(none.status).to.equal(400);
+      expect(none.text).to.contain('choose at least one scope');
+
+      const created = await browser.request('POST', '/app/settings/api-keys', { form: { ...form, scopes: ['documents:read', 'account:read'] } });
+      expect(created.status).to.equal(201);
+      const api = client(baseUrl, /value="(sk_live_[A-Za-z0-9]{43})"/.exec(created.text)![1]);
+      expect((await api('GET', '/api/v1/account')).status).to.equal(200);
+      const refused = await api('GET', '/api/v1/signatures');
+      expect(refused.status).to.equal(403);
+      expect(refused.body.message).to.contain('signatures:read');
+      expect(created.text).to.contain('documents:read, account:read');
+      const expiresAt = (await db('api_keys').where({ name: 'reader' }).orderBy('created_at', 'desc').first()).expires_at as Date;
+      expect(expiresAt.getTime() - Date.now()).to.be.within(29 * 86_400_000, 30 * 86_400_000);
+    });
   });
 
   describe('Settings → plan, dashboard and documents', () => {

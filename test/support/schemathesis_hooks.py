@@ -85,6 +85,7 @@ RULES_IN_WORDS = {
     "PATCH /templates/{id}": TEMPLATE_LAYOUT,
     "GET /templates/{id}/preview.png": [r"page must be at most \d+: .+ has \d+ page\(s\)", r"documentId must be one of the template’s documents: .+"],
     "PATCH /account/branding": BRANDING,
+    "POST /api-keys": [r"expiresAt must be in the future"],
     "POST /webhooks": [PUBLIC_ADDRESS],
     "PATCH /webhooks/{id}": [PUBLIC_ADDRESS],
 }
