@@ -141,6 +141,20 @@ describe('Idempotency-Key on POST /api/v1/…', function () {
       expect(again.body).to.deep.equal(first.body);
     });
 
+    it('a 403 for a key without the scope is not kept: the same Idempotency-Key then runs under a key that has it', async () => {
+      const account = await createTestAccount();
+      const created = await account.request('POST', '/api/v1/api-keys', { json: { name: 'reader', scopes: ['documents:read'] } });
+      expect(created.status).to.equal(201);
+      const reader = client(account.system.url!, created.body.secret);
+      const json = { fileName: 'scoped.pdf', fileSize: 10 };
+      const refused = await reader('POST', '/api/v1/documents', { json, headers: withKey('scoped') });
+      expect(refused.status).to.equal(403);
+      expect(refused.body.error).to.equal('insufficient_scope');
+      const allowed = await account.request('POST', '/api/v1/documents', { json, headers: withKey('scoped') });
+      expect(allowed.status).to.equal(201);
+      expect(allowed.headers.get('idempotent-replayed')).to.equal(null);
+    });
+
     it('400 for a key that is empty, too long or not printable ASCII', async () => {
       const account = await createTestAccount();
       for (const key of ['', 'x'.repeat(256), 'clé']) {

@@ -133,8 +133,9 @@ export interface IdempotencyOptions {
  * hours with its method, path and body hash. The same key on the same request answers the kept answer
  * with Idempotent-Replayed: true and runs nothing; on another method, path or body it is 422
  * idempotency_key_reused; while the first still runs, 409 idempotency_in_progress. A 5xx or 429 is not
- * kept, nor an answer given before the body was read in full (413, 415, 408): the key is released and
- * a retry runs the request. An expired key is free again.
+ * kept, nor a 403 (it answers the key's scopes, not the request: a retry with a broader key runs), nor an
+ * answer given before the body was read in full (413, 415, 408): the key is released and a retry runs the
+ * request. An expired key is free again.
  */
 export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBodyBytes }: IdempotencyOptions): Middleware {
   const table = () => db('idempotency_keys');
@@ -205,7 +206,7 @@ export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBody
     const answer = failure ? errorAnswer(failure.error, ctx.state.requestId) : successAnswer(ctx);
     const hash = body.hex();
     try {
-      if (answer && hash !== undefined && answer.status < 500 && answer.status !== 429) {
+      if (answer && hash !== undefined && answer.status < 500 && answer.status !== 429 && answer.status !== 403) {
         await mine().update({
           status: answer.status,
           body_hash: hash,
