@@ -1,0 +1,141 @@
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { Signet, SignetError, paginate, retryingFetch, verifyWebhook } from '../../sdk/src';
+import { verifyWebhook as packageVerifier } from '../../src/webhooks/verify';
+import type { Db } from '../../src/db';
+import { makePdf } from '../support/pdfs';
+import { eventually, tokenOf } from '../support/signing';
+import { createTestAccount } from '../support/system';
+
+/** The signing links e-mailed to `email` (the dev outbox: what the signer's inbox would show), newest first. */
+export async function signingLinksMailedTo(db: Db, email: string) {
+  const rows: { text: string }[] = await db('mail_outbox').whereLike('to_address', `%${email}%`).orderBy('id', 'desc').select('text');
+  return rows.flatMap((row) => [...row.text.matchAll(/https?:\/\/[^\s<>"]+/g)].map(([url]) => url)).filter((url) => new URL(url).pathname.startsWith('/sign/'));
+}
+
+describe('the SDK (sdk/): the whole flow through it alone', function () {
+  this.timeout(120_000);
+
+  it('uploads a PDF, sends it, signs through the e-mailed link, waits, downloads the sealed PDF and checks it', async () => {
+    const { apiKey, db, system } = await createTestAccount();
+    const signet = new Signet({ apiKey, baseUrl: system.url! });
+    const email = `ada-${crypto.randomUUID()}@example.com`;
+
+    const pdf = await makePdf(['Non-disclosure agreement']);
+    const document = await signet.documents.upload(pdf, 'nda.pdf');
+    expect(document).to.include({ fileName: 'nda.pdf', status: 'ready', fileSize: pdf.length });
+
+    const sent = await signet.signingRequests.create({ document_id: document.id, title: 'NDA', signers: [{ name: 'Ada Lovelace', email }] });
+    expect(sent.status).to.equal('pending');
+
+    const [link] = await eventually(async () => {
+      const links = await signingLinksMailedTo(db, email);
+      expect(links).to.have.length.greaterThan(0);
+      return links;
+    });
+    const token = tokenOf(link);
+    const view = await signet.signer.view(token);
+    expect(view.request.title).to.equal('NDA');
+    expect(await signet.signer.sign(token, { consent: true, signature: { type: 'typed', value: 'Ada Lovelace' } })).to.deep.equal({
+      signerId: sent.signers[0].id,
+      status: 'signed',
+    });
+
+    const stages: string[] = [];
+    const done = await signet.signingRequests.waitForOutcome(sent.id, { timeoutMs: 60_000, intervalMs: 200, onProgress: (r) => stages.push(r.progress.stage) });
+    expect(done.status).to.equal('completed');
+    expect(stages.at(-1)).to.equal('finished');
+
+    const sealed = await signet.signingRequests.download(sent.id);
+    expect(crypto.createHash('sha256').update(sealed).digest('hex')).to.equal(done.sealedSha256);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-sdk-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'sealed.pdf'), sealed);
+      execFileSync('qpdf', ['--check', path.join(dir, 'sealed.pdf')]);
+      const report = execFileSync('pdfsig', [path.join(dir, 'sealed.pdf')]).toString();
+      expect(report).to.contain('Signature is Valid');
+      expect(report).to.contain('Total document signed');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    // POST /api/v1/verify (issue 29 §3) is not in this branch yet: the last step, verifying the file, waits for it.
+
+    const listed = [];
+    for await (const item of signet.documents.iterate({ limit: 1 })) listed.push(item.id);
+    expect(listed).to.include(document.id);
+  });
+
+  it('answers an error as a SignetError with the API’s status, code and message', async () => {
+    const { apiKey, system } = await createTestAccount();
+    const signet = new Signet({ apiKey, baseUrl: `${system.url}/api/v1`, maxRetries: 0 });
+    const missing = await signet.documents.get('doc_01jd8x3c6hf1z8k3q2v5n7m9pt').catch((error) => error);
+    expect(missing).to.be.instanceOf(SignetError);
+    expect(missing).to.include({ status: 404, code: 'not_found' });
+    const invalid = await signet.signingRequests.create({ title: '', signers: [] }).catch((error) => error);
+    expect(invalid).to.include({ status: 400, code: 'validation_error' });
+    expect(invalid.details).to.have.length.greaterThan(0);
+    const unauthorized = await new Signet({ apiKey: 'sk_live_wrong', baseUrl: system.url! }).account.get().catch((error) => error);
+    expect(unauthorized).to.include({ status: 401 });
+  });
+
+  it('re-exports the webhook verifier of signet/webhooks', () => {
+    expect(verifyWebhook).to.equal(packageVerifier);
+  });
+});
+
+describe('the SDK’s retries and pagination (no service)', () => {
+  it('retries a 503, a 429 and a network error with one Idempotency-Key on a POST, and stops at maxRetries', async () => {
+    const seen: { method: string; key: string | null }[] = [];
+    const answers: (() => Response)[] = [
+      () => new Response('{}', { status: 503 }),
+      () => {
+        throw new TypeError('fetch failed');
+      },
+      () => new Response('{}', { status: 429, headers: { 'Retry-After': '0' } }),
+      () => new Response('{"ok":true}', { status: 201 }),
+    ];
+    const fake = (async (input: Request) => {
+      seen.push({ method: input.method, key: input.headers.get('Idempotency-Key') });
+      expect(await input.text()).to.equal('{"a":1}');
+      return answers[seen.length - 1]();
+    }) as typeof fetch;
+    const response = await retryingFetch(fake, 3, 1)('http://signet.test/api/v1/x', { method: 'POST', body: '{"a":1}' });
+    expect(response.status).to.equal(201);
+    expect(seen).to.have.length(4);
+    expect(new Set(seen.map((s) => s.key)).size).to.equal(1);
+    expect(seen[0].key).to.match(/^[0-9a-f-]{36}$/);
+
+    seen.length = 0;
+    const always = (async (input: Request) => (
+      seen.push({ method: input.method, key: input.headers.get('Idempotency-Key') }),
+      new Response('', { status: 500 })
+    )) as typeof fetch;
+    expect((await retryingFetch(always, 2, 1)('http://signet.test/x', { method: 'GET' })).status).to.equal(500);
+    expect(seen).to.deep.equal([
+      { method: 'GET', key: null },
+      { method: 'GET', key: null },
+      { method: 'GET', key: null },
+    ]);
+    const given = (async (input: Request) => (
+      seen.push({ method: input.method, key: input.headers.get('Idempotency-Key') }),
+      new Response('', { status: 200 })
+    )) as typeof fetch;
+    await retryingFetch(given, 2, 1)('http://signet.test/x', { method: 'POST', headers: { 'Idempotency-Key': 'mine' } });
+    expect(seen.at(-1)).to.deep.equal({ method: 'POST', key: 'mine' });
+  });
+
+  it('walks every page of a list by its cursor', async () => {
+    const pages: Record<string, { data: number[]; pagination: { limit: number; hasMore: boolean; nextCursor: string | null } }> = {
+      '': { data: [1, 2], pagination: { limit: 2, hasMore: true, nextCursor: 'b' } },
+      b: { data: [3, 4], pagination: { limit: 2, hasMore: true, nextCursor: 'c' } },
+      c: { data: [5], pagination: { limit: 2, hasMore: false, nextCursor: null } },
+    };
+    const items = [];
+    for await (const item of paginate(async (query: { cursor?: string; limit?: number }) => pages[query.cursor ?? ''], { limit: 2 })) items.push(item);
+    expect(items).to.deep.equal([1, 2, 3, 4, 5]);
+  });
+});
