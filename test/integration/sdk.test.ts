@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -137,5 +137,74 @@ describe('the SDK’s retries and pagination (no service)', () => {
     const items = [];
     for await (const item of paginate(async (query: { cursor?: string; limit?: number }) => pages[query.cursor ?? ''], { limit: 2 })) items.push(item);
     expect(items).to.deep.equal([1, 2, 3, 4, 5]);
+  });
+});
+
+/** Runs `npx signet …` (src/cli/bin.js) against the service, as a user would. */
+function cli(args: string[], env: Record<string, string | undefined>) {
+  return new Promise<{ code: number | null; stdout: Buffer; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [path.resolve(__dirname, '../../src/cli/bin.js'), ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const stdout: Buffer[] = [];
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    child.on('error', reject).on('close', (code) => resolve({ code, stdout: Buffer.concat(stdout), stderr }));
+  });
+}
+
+describe('npx signet send, status, download (through the SDK)', function () {
+  this.timeout(180_000);
+
+  it('sends a PDF, waits while the signer signs, reports the status and downloads the sealed PDF', async () => {
+    const { apiKey, db, system } = await createTestAccount();
+    const env = { SIGNET_API_KEY: apiKey, SIGNET_URL: system.url! };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-cli-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'contract.pdf'), await makePdf(['Contract']));
+      const email = `ada-${crypto.randomUUID()}@example.com`;
+      const sending = cli(['send', path.join(dir, 'contract.pdf'), '--to', `Ada Lovelace <${email}>`, '--title', 'NDA', '--wait', '--timeout', '150'], env);
+      // The signer, meanwhile, signs through the link she was e-mailed.
+      const [link] = await eventually(async () => {
+        const links = await signingLinksMailedTo(db, email);
+        expect(links).to.have.length.greaterThan(0);
+        return links;
+      }, 90_000);
+      const signer = new Signet({ apiKey, baseUrl: system.url! }).signer;
+      await signer.sign(tokenOf(link), { consent: true, signature: { type: 'typed', value: 'Ada Lovelace' } });
+      const sent = await sending;
+      expect(sent.code, sent.stderr).to.equal(0);
+      const result = JSON.parse(sent.stdout.toString());
+      expect(result).to.deep.include({ title: 'NDA', status: 'completed', stage: 'finished' });
+      expect(result.signers).to.deep.equal([{ id: result.signers[0].id, name: 'Ada Lovelace', email, status: 'signed' }]);
+      expect(sent.stderr).to.contain(`sent ${result.id}`);
+
+      const status = await cli(['status', result.id], env);
+      expect(status.code, status.stderr).to.equal(0);
+      expect(JSON.parse(status.stdout.toString())).to.deep.include({ id: result.id, status: 'completed' });
+
+      const output = path.join(dir, 'signed.pdf');
+      const download = await cli(['download', result.id, '-o', output], env);
+      expect(download.code, download.stderr).to.equal(0);
+      expect(crypto.createHash('sha256').update(fs.readFileSync(output)).digest('hex')).to.equal(result.sealedSha256);
+      expect(execFileSync('pdfsig', [output]).toString()).to.contain('Signature is Valid');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('says what is wrong: no key, an unknown request, a recipient it cannot read', async () => {
+    const { apiKey, system } = await createTestAccount();
+    const noKey = await cli(['status', 'sr_01jd8x3c6hf1z8k3q2v5n7m9pt'], { SIGNET_URL: system.url! });
+    expect(noKey.code).to.equal(1);
+    expect(noKey.stderr).to.contain('SIGNET_API_KEY is not set');
+    const unknown = await cli(['status', 'sr_01jd8x3c6hf1z8k3q2v5n7m9pt'], { SIGNET_API_KEY: apiKey, SIGNET_URL: system.url! });
+    expect(unknown.code).to.equal(1);
+    expect(unknown.stderr).to.match(/signet: .*not found/i);
+    const badRecipient = await cli(['send', 'x.pdf', '--to', 'Ada', '--title', 'NDA'], { SIGNET_API_KEY: apiKey, SIGNET_URL: system.url! });
+    expect(badRecipient.code).to.equal(1);
+    expect(badRecipient.stderr).to.contain('Name <email>');
   });
 });
