@@ -42,7 +42,8 @@ export class SignetError extends Error {
 type Result<T> = { data?: T; error?: unknown; response?: Response; request?: Request };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const retriable = (status: number) => status === 429 || status >= 500;
+// A 409 with Retry-After is idempotency_in_progress: the same key's first request is still running.
+const retriable = (response: Response) => response.status === 429 || response.status >= 500 || (response.status === 409 && response.headers.has('Retry-After'));
 
 /** How long to wait before attempt `attempt` (1-based), Retry-After first. */
 function delayBefore(attempt: number, baseMs: number, response?: Response) {
@@ -56,7 +57,7 @@ function delayBefore(attempt: number, baseMs: number, response?: Response) {
 }
 
 /**
- * A fetch that retries a network error, a 429 or a 5xx with backoff. A POST gets an Idempotency-Key (one for
+ * A fetch that retries a network error, a 429, a 5xx or a 409 with Retry-After with backoff. A POST gets an Idempotency-Key (one for
  * all its attempts) unless it has one: a retry of a request that did run is answered, not run again.
  */
 export function retryingFetch(inner: typeof fetch, maxRetries: number, retryDelayMs: number): typeof fetch {
@@ -70,7 +71,7 @@ export function retryingFetch(inner: typeof fetch, maxRetries: number, retryDela
       } catch (error) {
         if (attempt >= maxRetries) throw error;
       }
-      if (response && (!retriable(response.status) || attempt >= maxRetries)) return response;
+      if (response && (!retriable(response) || attempt >= maxRetries)) return response;
       await response?.body?.cancel();
       await sleep(delayBefore(attempt + 1, retryDelayMs, response));
     }
