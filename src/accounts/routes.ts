@@ -1,8 +1,11 @@
+import { jsonBody } from '../api/middleware/body';
 import { routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
 import { z } from '../api/validation';
 import { hourlyLimit, plans, planNames, rateLimitedOperations } from '../domain/plans';
 import type { Account } from './service';
+import { MAX_LOGO_BYTES } from './logo';
+import { BrandingSchema, BrandingUpdateSchema, getBranding, presentBranding, updateBranding } from './branding';
 // Against the folders' order on purpose: GET /account shows the usage read model, which counts
 // documents and templates, both above accounts (docs/architecture.md, "Tiers").
 import { describeUsage } from '../dashboard/usage';
@@ -56,5 +59,39 @@ export function accountRoutes({ router, db, config, openapi }: RouteDeps) {
         createdAt: account.createdAt.toISOString(),
       };
     },
+  );
+
+  route(
+    {
+      method: 'get',
+      path: '/account/branding',
+      operationId: 'getAccountBranding',
+      tag: 'Account',
+      summary: 'Your brand: the name, logo, accent colour, e-mail footer and support address signers see in place of Signet’s',
+      response: BrandingSchema,
+      responseDescription: 'The brand (every field null when none is set)',
+      errors: [401],
+    },
+    async (_input, ctx) => presentBranding(await getBranding(db, (ctx.state.account as Account).id), config.publicUrl),
+  );
+
+  route(
+    {
+      method: 'patch',
+      path: '/account/branding',
+      operationId: 'updateAccountBranding',
+      tag: 'Account',
+      summary: 'Set your brand: each field given is set, null clears it',
+      description:
+        'The signing page, its verification and every e-mail to signers show the brand: with a name set, “Signet” appears nowhere a signer sees. ' +
+        'A colour with too little contrast against white, a logo that is not a PNG or an SVG, too large, or a PNG whose header claims more than ' +
+        '2000 × 2000 pixels are refused with 400, each naming its rule.',
+      body: BrandingUpdateSchema,
+      parseBody: jsonBody(MAX_LOGO_BYTES),
+      response: BrandingSchema,
+      responseDescription: 'The brand as set',
+      errors: [400, 401],
+    },
+    async ({ body }, ctx) => presentBranding(await updateBranding(db, (ctx.state.account as Account).id, body), config.publicUrl),
   );
 }

@@ -23,6 +23,7 @@ const nav = [
   ['/app/webhooks', 'Webhooks'],
   ['/app/settings/api-keys', 'API keys'],
   ['/app/settings/plan', 'Plan'],
+  ['/app/settings/branding', 'Branding'],
 ] as const;
 
 /** A list of records: a table with a caption for screen readers, one header per column. */

@@ -90,9 +90,15 @@ const recipientParts = [
   ['cc', 'gets a copy (cc)'],
 ] as const;
 
-/** A template role's part and step, when it is not a signer's of the request's order: "approver, step 2". */
-const roleKind = ({ recipientType, routingOrder }: Template['roles'][number]) =>
-  [recipientType === 'signer' ? [] : [recipientType], routingOrder === null ? [] : [`step ${routingOrder}`]].flat().join(', ');
+/** A template role's part, step and verification, when it is not a signer's of the request's order: "approver, step 2, access code". */
+const roleKind = ({ recipientType, routingOrder, verification }: Template['roles'][number]) =>
+  [
+    recipientType === 'signer' ? [] : [recipientType],
+    routingOrder === null ? [] : [`step ${routingOrder}`],
+    verification === null ? [] : [verification.method === 'access_code' ? 'access code: give it below' : 'e-mailed code'],
+  ]
+    .flat()
+    .join(', ');
 
 /** How a recipient proves who they are before their page opens, as the send form offers it (none by default). */
 const verificationMethods = [

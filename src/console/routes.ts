@@ -30,6 +30,7 @@ import { templatePages } from './templates';
 import { documentViewPages } from './documentView';
 import { requestPages } from './requests';
 import { webhookPages } from './webhooks';
+import { brandingPages } from './branding';
 import { passwordResetPages } from './passwordReset';
 import { emailVerificationPages, verificationMailer } from './emailVerification';
 import { seeOther, type ConsoleDeps, type ConsoleKit } from './kit';
@@ -62,6 +63,7 @@ const assets: Record<string, { file: () => string; type: string }> = {
   'chart.umd.js': { file: chartJsFile, type: 'text/javascript' },
   'templateEditor.js': { file: () => path.join(__dirname, 'assets', 'templateEditor.js'), type: 'text/javascript' },
   'requests.js': { file: () => path.join(__dirname, 'assets', 'requests.js'), type: 'text/javascript' },
+  'branding.js': { file: () => path.join(__dirname, 'assets', 'branding.js'), type: 'text/javascript' },
 };
 
 const SignupSchema = z.object({
@@ -268,6 +270,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
   templatePages(kit);
   documentViewPages(kit);
   webhookPages(kit);
+  brandingPages(kit);
   passwordResetPages(kit);
   emailVerificationPages(kit);
 

@@ -242,7 +242,12 @@ function templatePreviewPage(frame: Frame, template: TemplateView) {
     </div>
     <section class="card" aria-labelledby="roles-heading">
       <h2 id="roles-heading">Roles, in signing order</h2>
-      <ol>${template.roles.map((role) => html`<li>${role.name} <span class="hint">(${fieldCount(template.fields.filter((field) => field.role === role.name).length)})</span></li>`)}</ol>
+      <ol>${template.roles.map(
+        (role) =>
+          html`<li>${role.name} <span class="hint">(${fieldCount(template.fields.filter((field) => field.role === role.name).length)}${
+            role.verification ? (role.verification.method === 'access_code' ? '; an access code, given with each request' : '; an e-mailed code') : ''
+          })</span></li>`,
+      )}</ol>
     </section>
     <section class="card" aria-labelledby="fields-heading">
       <h2 id="fields-heading">Fields</h2>

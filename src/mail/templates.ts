@@ -1,5 +1,8 @@
 // The e-mails of the signing-request workflow. Names, titles, messages and reasons are user input:
-// every value interpolated into HTML goes through the `html` tag, which escapes it.
+// every value interpolated into HTML goes through the `html` tag, which escapes it. Those to signers
+// carry the brand of the request's account (its name in place of Signet's, logo, colour, footer).
+
+import { DEFAULT_BRAND_NAME, defaultBrand, type SignerBrand } from '../domain/brand';
 
 export interface RenderedMail {
   subject: string;
@@ -33,15 +36,45 @@ function html(strings: TemplateStringsArray, ...values: unknown[]) {
 
 const fonts = "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
 
+/** A brand as an e-mail shows it: its logo at an absolute URL, since a mail client has no origin. */
+export interface MailBrand {
+  name: string;
+  /** The From name of e-mails to signers, in place of MAIL_FROM's: the brand's name, when it has one. */
+  fromName: string | null;
+  logoUrl: string | null;
+  accentColor: string | null;
+  emailFooter: string | null;
+  supportEmail: string | null;
+}
+
+export const mailBrandOf = ({ logoPath, ...brand }: SignerBrand, publicUrl: string): MailBrand => ({
+  ...brand,
+  fromName: brand.name === DEFAULT_BRAND_NAME ? null : brand.name,
+  logoUrl: logoPath ? `${publicUrl}${logoPath}` : null,
+});
+
+const signetMail: MailBrand = mailBrandOf(defaultBrand, '');
+
 interface Layout {
   heading: string;
   paragraphs: SafeHtml[];
   quote?: string;
   button?: { label: string; url: string };
   footer?: string;
+  brand?: MailBrand;
 }
 
-function layout({ heading, paragraphs, quote, button, footer }: Layout): string {
+// The brand's logo (or name) above the heading: nothing for Signet's own e-mails.
+const brandHeading = (brand: MailBrand) =>
+  brand.logoUrl
+    ? html`<p style="margin:0 0 16px;"><img src="${brand.logoUrl}" alt="${brand.name}" height="40" style="display:block;height:40px;max-width:200px;border:0;"></p>`
+    : brand.name !== DEFAULT_BRAND_NAME
+      ? html`<p style="margin:0 0 16px;font-size:18px;font-weight:700;">${brand.name}</p>`
+      : '';
+
+function layout({ heading, paragraphs, quote, button, footer, brand = signetMail }: Layout): string {
+  // At least 4.5:1 against white (checked when it was set): white text on it and it on white can be read.
+  const accent = brand.accentColor ?? '#2563eb';
   return html`<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${heading}</title></head>
@@ -49,13 +82,13 @@ function layout({ heading, paragraphs, quote, button, footer }: Layout): string 
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f4f4f5;"><tr><td align="center" style="padding:24px 12px;">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:560px;background:#ffffff;border-radius:8px;">
 <tr><td style="padding:28px 24px;font-size:16px;line-height:1.5;">
-<h1 style="margin:0 0 16px;font-size:20px;line-height:1.3;">${heading}</h1>
+${brandHeading(brand)}<h1 style="margin:0 0 16px;font-size:20px;line-height:1.3;">${heading}</h1>
 ${paragraphs.map((paragraph) => html`<p style="margin:0 0 16px;">${paragraph}</p>`)}
 ${quote ? html`<blockquote style="margin:0 0 16px;padding:12px 16px;background:#f4f4f5;border-left:4px solid #a1a1aa;white-space:pre-wrap;">${quote}</blockquote>` : ''}
 ${
   button
-    ? html`<p style="margin:24px 0;"><a href="${button.url}" style="display:inline-block;padding:12px 20px;background:#2563eb;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600;">${button.label}</a></p>
-<p style="margin:0 0 16px;font-size:13px;color:#52525b;word-break:break-all;">Or open this link: <a href="${button.url}" style="color:#2563eb;">${button.url}</a></p>`
+    ? html`<p style="margin:24px 0;"><a href="${button.url}" style="display:inline-block;padding:12px 20px;background:${accent};color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600;">${button.label}</a></p>
+<p style="margin:0 0 16px;font-size:13px;color:#52525b;word-break:break-all;">Or open this link: <a href="${button.url}" style="color:${accent};">${button.url}</a></p>`
     : ''
 }
 </td></tr>
@@ -70,7 +103,11 @@ function text(lines: (string | undefined | false)[]) {
   return `${lines.filter((line): line is string => typeof line === 'string').join('\n')}\n`;
 }
 
-const sentBySignet = 'Sent by Signet on behalf of the sender. If you did not expect this e-mail, you can ignore it.';
+/** The closing words of an e-mail to signers: the brand's name, its own footer and support address. */
+function signOff(brand: MailBrand, onBehalf = true) {
+  const sentBy = onBehalf ? `Sent by ${brand.name} on behalf of the sender. If you did not expect this e-mail, you can ignore it.` : `Sent by ${brand.name}.`;
+  return [sentBy, brand.emailFooter, brand.supportEmail ? `Questions? Write to ${brand.supportEmail}.` : null].filter(Boolean).join(' ');
+}
 
 export function formatDate(date: Date) {
   return `${new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(date)} UTC`;
@@ -90,6 +127,8 @@ export interface InvitationInput {
   expiresAt: Date;
   /** What the recipient is asked to do: sign (the default), approve, or read the documents. */
   part?: 'signer' | 'approver' | 'viewer';
+  /** The brand of the request's account; Signet's by default. */
+  brand?: MailBrand;
 }
 
 // How each kind of recipient is asked: the verb of the invitation, the reminder's noun, the button.
@@ -113,14 +152,15 @@ function signingLinkMail(input: InvitationInput, wording: { subject: string; hea
       `${asks[input.part ?? 'signer'].button}: ${input.signingUrl}`,
       `The link expires on ${expires}.`,
       '',
-      sentBySignet,
+      signOff(input.brand ?? signetMail),
     ]),
     html: layout({
       heading: wording.heading,
       paragraphs: [html`Hello ${input.signerName},`, html`<strong>${from}</strong> ${wording.lead} <strong>${input.title}</strong>.`],
       quote: input.message ?? undefined,
       button: { label: asks[input.part ?? 'signer'].button, url: input.signingUrl },
-      footer: `The link expires on ${expires}. ${sentBySignet}`,
+      footer: `The link expires on ${expires}. ${signOff(input.brand ?? signetMail)}`,
+      brand: input.brand,
     }),
   };
 }
@@ -150,6 +190,7 @@ export interface DeclinedInput {
   title: string;
   decliner: { name: string; email: string };
   reason?: string | null;
+  brand?: MailBrand;
 }
 
 export function declinedMail(input: DeclinedInput): RenderedMail {
@@ -162,7 +203,7 @@ export function declinedMail(input: DeclinedInput): RenderedMail {
       `${who} declined to sign "${input.title}". The signing request is closed; no one else needs to sign it.`,
       input.reason ? `\nTheir reason:\n${input.reason}` : '',
       '',
-      'Sent by Signet.',
+      signOff(input.brand ?? signetMail, false),
     ]),
     html: layout({
       heading: `Declined: ${input.title}`,
@@ -172,7 +213,8 @@ export function declinedMail(input: DeclinedInput): RenderedMail {
         ...(input.reason ? [html`Their reason:`] : []),
       ],
       quote: input.reason ?? undefined,
-      footer: 'Sent by Signet.',
+      footer: signOff(input.brand ?? signetMail, false),
+      brand: input.brand,
     }),
   };
 }
@@ -182,6 +224,7 @@ export interface CancelledInput {
   title: string;
   sender: { name?: string | null; email: string };
   reason?: string | null;
+  brand?: MailBrand;
 }
 
 export function cancelledMail(input: CancelledInput): RenderedMail {
@@ -194,7 +237,7 @@ export function cancelledMail(input: CancelledInput): RenderedMail {
       `${from} cancelled the signing request for "${input.title}". You no longer need to sign it, and its link no longer works.`,
       input.reason ? `\nTheir reason:\n${input.reason}` : '',
       '',
-      sentBySignet,
+      signOff(input.brand ?? signetMail),
     ]),
     html: layout({
       heading: `Cancelled: ${input.title}`,
@@ -204,7 +247,8 @@ export function cancelledMail(input: CancelledInput): RenderedMail {
         ...(input.reason ? [html`Their reason:`] : []),
       ],
       quote: input.reason ?? undefined,
-      footer: sentBySignet,
+      footer: signOff(input.brand ?? signetMail),
+      brand: input.brand,
     }),
   };
 }
@@ -214,6 +258,7 @@ export interface CompletedInput {
   title: string;
   /** When set, the sealed PDF is linked; otherwise the caller attaches it. */
   downloadUrl?: string;
+  brand?: MailBrand;
 }
 
 export function completedMail(input: CompletedInput): RenderedMail {
@@ -228,13 +273,14 @@ export function completedMail(input: CompletedInput): RenderedMail {
       `Everyone has signed "${input.title}". ${where}`,
       input.downloadUrl ? `\nDownload: ${input.downloadUrl}` : '',
       '',
-      'Sent by Signet.',
+      signOff(input.brand ?? signetMail, false),
     ]),
     html: layout({
       heading: `Completed: ${input.title}`,
       paragraphs: [html`Hello ${input.recipientName},`, html`Everyone has signed <strong>${input.title}</strong>. ${where}`],
       button: input.downloadUrl ? { label: 'Download the signed PDF', url: input.downloadUrl } : undefined,
-      footer: 'Sent by Signet.',
+      footer: signOff(input.brand ?? signetMail, false),
+      brand: input.brand,
     }),
   };
 }
@@ -262,6 +308,7 @@ export interface VerificationCodeInput {
   sender: { name?: string | null; email: string };
   code: string;
   expiresAt: Date;
+  brand?: MailBrand;
 }
 
 /** The 6-digit code a signer gives on their page; the e-mail holds the only copy of it. */
@@ -271,7 +318,7 @@ export function verificationCodeMail(input: VerificationCodeInput): RenderedMail
   const expiry = `It works once, until ${formatDate(input.expiresAt)}. If you did not open a signing page, ignore this e-mail.`;
   return {
     subject: `Your signing code: ${input.code}`,
-    text: text([`Hello ${input.signerName},`, '', lead, expiry, '', sentBySignet]),
+    text: text([`Hello ${input.signerName},`, '', lead, expiry, '', signOff(input.brand ?? signetMail)]),
     html: layout({
       heading: 'Your signing code',
       paragraphs: [
@@ -280,7 +327,8 @@ export function verificationCodeMail(input: VerificationCodeInput): RenderedMail
         html`<strong style="font-size:28px;letter-spacing:6px;">${input.code}</strong>`,
         html`${expiry}`,
       ],
-      footer: sentBySignet,
+      footer: signOff(input.brand ?? signetMail),
+      brand: input.brand,
     }),
   };
 }

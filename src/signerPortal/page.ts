@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Context } from 'koa';
+import { DEFAULT_BRAND_NAME, defaultBrand, type SignerBrand } from '../domain/brand';
+import { escapeHtml } from '../mail/templates';
 
 // The page a signer opens from their link: a static HTML shell; /sign-assets/signing.js fills it from the JSON endpoints.
 // The PDF is drawn by pdf.js and signatures by signature_pad, both served from their npm packages (no CDN)
@@ -21,48 +24,79 @@ export const signingAssets: Record<string, { file: string; type: string }> = {
 export const signingAssetPath = /^\/sign-assets\/([a-z.-]+)$/;
 
 // pdf.js needs a module worker (worker-src 'self') and draws pages on canvases; nothing else loads from anywhere.
-export const signingPageCsp = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "worker-src 'self' blob:",
-  "frame-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+// A brand's accent colour is the one inline style, allowed by its hash.
+const signingPageCspWith = (styleHashes: string[]) =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    ["style-src 'self'", ...styleHashes.map((hash) => `'${hash}'`)].join(' '),
+    "img-src 'self' data: blob:",
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+    "frame-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+
+export const signingPageCsp = signingPageCspWith([]);
+
+// The accent colour (#rrggbb, checked when it was set) as a CSS variable that signing.css reads.
+const accentStyle = (brand: SignerBrand) => (brand.accentColor ? `:root{--accent:${brand.accentColor}}` : undefined);
+const styleHash = (css: string) => `sha256-${createHash('sha256').update(css).digest('base64')}`;
 
 /** The headers of every signing page: the token is in the URL, so nothing may leak it or keep it. */
-export function setSigningPageHeaders(ctx: Context) {
-  ctx.set('Content-Security-Policy', signingPageCsp);
+export function setSigningPageHeaders(ctx: Context, brand: SignerBrand = defaultBrand) {
+  const accent = accentStyle(brand);
+  ctx.set('Content-Security-Policy', signingPageCspWith(accent ? [styleHash(accent)] : []));
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('Cache-Control', 'no-store');
   ctx.type = 'text/html';
 }
 
-const shell = (title: string, main: string, script = '') => `<!doctype html>
+// A brand's logo (or its name) above the page, and its support address below; nothing without a brand.
+const brandHeader = (brand: SignerBrand) =>
+  brand.logoPath || brand.name !== DEFAULT_BRAND_NAME
+    ? `
+    <header class="brand-bar">${
+      brand.logoPath
+        ? `<img class="brand-logo" src="${escapeHtml(brand.logoPath)}" alt="${escapeHtml(brand.name)}">`
+        : `<span class="brand-name">${escapeHtml(brand.name)}</span>`
+    }</header>`
+    : '';
+const brandFooter = (brand: SignerBrand) =>
+  brand.supportEmail
+    ? `
+    <footer class="brand-footer"><p>Questions? Write to <a href="mailto:${escapeHtml(brand.supportEmail)}">${escapeHtml(brand.supportEmail)}</a>.</p></footer>`
+    : '';
+
+const shell = (title: string, main: string, script = '', brand: SignerBrand = defaultBrand) => {
+  const accent = accentStyle(brand);
+  return `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="robots" content="noindex">
-  <title>${title}</title>
+  <meta name="application-name" content="${escapeHtml(brand.name)}">
+  <title>${escapeHtml(title)} · ${escapeHtml(brand.name)}</title>
   <link rel="icon" href="data:,">
-  <link rel="stylesheet" href="/sign-assets/signing.css">${script}
+  <link rel="stylesheet" href="/sign-assets/signing.css">${accent ? `\n  <style>${accent}</style>` : ''}${script}
 </head>
-<body>
+<body>${brandHeader(brand)}
   <main class="page">
 ${main}
-  </main>
+  </main>${brandFooter(brand)}
 </body>
 </html>`;
+};
 
-export const signingPage = shell(
-  'Sign a document · Signet',
-  `    <p id="loading" class="notice" aria-live="polite">Loading the document…</p>
+/** The signing page in the brand of the request's account. */
+export const signingPageFor = (brand: SignerBrand) =>
+  shell(
+    'Sign a document',
+    `    <p id="loading" class="notice" aria-live="polite">Loading the document…</p>
     <div id="alert" class="alert" role="alert" hidden></div>
 
     <section id="verify" class="verify" aria-labelledby="verify-heading" hidden>
@@ -146,11 +180,13 @@ export const signingPage = shell(
     </section>
 
     <noscript><p class="notice">This page needs JavaScript to show the document and record your signature.</p></noscript>`,
-  '\n  <script type="module" src="/sign-assets/signing.js"></script>',
-);
+    '\n  <script type="module" src="/sign-assets/signing.js"></script>',
+    brand,
+  );
 
+// An unknown token names no account, so no brand: Signet's page.
 export const linkNotValidPage = shell(
-  'Link not valid · Signet',
+  'Link not valid',
   `    <section class="outcome">
       <h1>This signing link is not valid</h1>
       <p>Check that you opened the whole link from your e-mail, or ask the sender for a new one.</p>

@@ -16,8 +16,9 @@ import { signingRequestHandle } from '../temporal/client';
 import { DeclineSchema, SignerViewSchema, SignSchema, TokenParams } from './schema';
 import { checkFieldValues } from './fieldValues';
 import { assertCanAct, getOriginalPdf, presentSignerView, resolveSigningToken } from './service';
-import { AppError, validationError } from '../errors';
-import { linkNotValidPage, setSigningPageHeaders, signingAssetPath, signingAssets, signingPage } from './page';
+import { AppError, notFound, validationError } from '../errors';
+import { linkNotValidPage, setSigningPageHeaders, signingAssetPath, signingAssets, signingPageFor } from './page';
+import { findLogo, signerBrandOf } from '../accounts/branding';
 import { verificationRequired, verifiedSessions } from './verifiedSession';
 import { verificationRoutes } from './verificationRoutes';
 
@@ -189,13 +190,26 @@ export function signerPortalRoutes({
   router.get('/sign/:token', async (ctx) => {
     setSigningPageHeaders(ctx);
     try {
-      await resolveSigningToken(db, ctx.params.token);
-      ctx.body = signingPage;
+      const { request } = await resolveSigningToken(db, ctx.params.token);
+      const brand = await signerBrandOf(db, request.accountId);
+      setSigningPageHeaders(ctx, brand);
+      ctx.body = signingPageFor(brand);
     } catch (error) {
       if (!(error instanceof AppError && error.status === 404)) throw error;
       ctx.status = 404;
       ctx.body = linkNotValidPage;
     }
+  });
+  // Accounts' logos, by their SHA-256: an SVG served from here can run nothing, load nothing, and is never
+  // taken for anything but an image.
+  router.get('/brand-logos/:sha256', async (ctx) => {
+    const logo = await findLogo(db, ctx.params.sha256);
+    if (!logo) throw notFound('Logo');
+    ctx.type = logo.type;
+    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+    ctx.body = logo.content;
   });
   router.get(signingAssetPath, (ctx) => {
     const name = ctx.captures?.[0] ?? '';

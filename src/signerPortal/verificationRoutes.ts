@@ -5,7 +5,8 @@ import type { EventLog } from '../events/service';
 import type { Logger } from '../logger';
 import { AppError, conflict, rateLimitExceeded, retryAfterHeader } from '../errors';
 import { createMailTransport, mailSender } from '../mail';
-import { verificationCodeMail } from '../mail/templates';
+import { mailBrandOf, verificationCodeMail } from '../mail/templates';
+import { signerBrandOf } from '../accounts/branding';
 import { loadTokenSecret, verificationKey } from '../signingRequests/tokens';
 import {
   findSignerVerification,
@@ -126,12 +127,14 @@ export function verificationRoutes({
       if (issued.outcome === 'too_soon') {
         throw rateLimitExceeded(`A new code can be sent once a minute: the next at ${issued.retryAt.toISOString()}.`, retryAfterHeader(issued.retryAt));
       }
+      const brand = mailBrandOf(await signerBrandOf(db, context.request.accountId), config.publicUrl);
       await mail.send({
         idempotencyKey: issued.mailKey,
         to: context.signer.email,
         toName: context.signer.name,
         ...sender,
-        ...verificationCodeMail({ signerName: context.signer.name, sender: context.sender, code: issued.code, expiresAt: issued.expiresAt }),
+        ...(brand.fromName ? { fromName: brand.fromName } : {}),
+        ...verificationCodeMail({ signerName: context.signer.name, sender: context.sender, code: issued.code, expiresAt: issued.expiresAt, brand }),
       });
       return state(ctx, context, params.token);
     },

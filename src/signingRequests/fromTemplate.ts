@@ -71,6 +71,7 @@ function recipientKindProblems(template: Template, { signers, signingOrder }: Pi
       );
     if (role.recipientType === 'cc' && signer.verification !== undefined)
       problems.push(`signers.${index}.verification cannot be given to a cc: "${role.name}" is a cc's role, and a cc never opens a signing page`);
+    problems.push(...roleVerificationProblems(role, signer.verification, index));
     if (signer.routingOrder !== undefined && role.routingOrder !== null && signer.routingOrder !== role.routingOrder)
       problems.push(`signers.${index}.routingOrder must be left out or be the role's: "${role.name}" acts in step ${role.routingOrder}`);
   });
@@ -80,9 +81,26 @@ function recipientKindProblems(template: Template, { signers, signingOrder }: Pi
 }
 
 /**
+ * A role that asks for verification decides its signer's method: an e-mailed code needs nothing more (the
+ * signer's verification may be left out), an access code needs the code, which no template holds.
+ */
+function roleVerificationProblems(role: Template['roles'][number], given: VerificationInput | undefined, index: number): string[] {
+  if (!role.verification) return [];
+  const { method } = role.verification;
+  if (given !== undefined && given.method !== method)
+    return [`signers.${index}.verification.method must be left out or be the role's: "${role.name}" asks for ${method}`];
+  if (method === 'access_code' && given === undefined)
+    return [
+      `signers.${index}.verification.code is required: the role "${role.name}" asks for an access code, which a template cannot hold ` +
+        '(give signers[].verification: {"method": "access_code", "code": …})',
+    ];
+  return [];
+}
+
+/**
  * The recipients of a request made from a template, in signing order (their roles' order), each of its
  * role's kind and step (or the signer's routingOrder; without either, the request's signingOrder decides,
- * as for any request), a signer with its role's fields on the request's documents (`documentIds`, by the
+ * as for any request), its role's verification unless it gave its own, a signer with its role's fields on the request's documents (`documentIds`, by the
  * template's positions) and the values prefilled in them. Call after templateRequestProblems found none.
  */
 export function templateSigners(template: Template, { signers, prefill = {} }: TemplateRequestInput, documentIds: string[]): TemplateSigner[] {
@@ -115,7 +133,7 @@ export function templateSigners(template: Template, { signers, prefill = {} }: T
         email: signer.email,
         recipientType,
         routingOrder,
-        verification: signer.verification,
+        verification: signer.verification ?? (role?.verification?.method === 'email_code' ? { method: 'email_code' as const } : undefined),
         ...(recipientType === 'signer' ? { fields } : {}),
       };
     });

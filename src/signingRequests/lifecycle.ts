@@ -6,7 +6,8 @@ import { type EventType } from '../domain/events';
 import { mailSender, type MailMessage, type MailTransport } from '../mail';
 import { countOwedMail, openMailHour } from '../mail/allowance';
 import { countSigningRequestEnd } from '../metrics';
-import { cancelledMail, completedMail, declinedMail, invitationMail, reminderMail, type RenderedMail } from '../mail/templates';
+import { cancelledMail, completedMail, declinedMail, invitationMail, mailBrandOf, reminderMail, type MailBrand, type RenderedMail } from '../mail/templates';
+import { signerBrandOf } from '../accounts/branding';
 import { sealDocumentOnThread } from '../pdf/sealThread';
 import type { SignatureMark, SignatureStamp } from '../pdf/stamp';
 import { loadSealCertificate } from '../pdf/sealCertificate';
@@ -97,8 +98,18 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
     events.record(trx, request.accountId, type, { signingRequestId: request.id, ...data, documents: documents.map(eventDocument) }, key);
   const tokenSecret = loadTokenSecret(config.SIGNING_TOKEN_SECRET, config.dataDir);
   const sender = mailSender(config);
-  const sendMail = (key: string, to: Recipient, rendered: RenderedMail, attachments?: MailMessage['attachments']) =>
-    mail.send({ idempotencyKey: key, to: to.email, toName: to.name ?? undefined, ...sender, ...rendered, attachments });
+  // An account's brand names the sender of its e-mails to signers, in place of MAIL_FROM's name.
+  const brandOf = async (accountId: string) => mailBrandOf(await signerBrandOf(db, accountId), config.publicUrl);
+  const sendMail = (key: string, to: Recipient, rendered: RenderedMail, brand: MailBrand, attachments?: MailMessage['attachments']) =>
+    mail.send({
+      idempotencyKey: key,
+      to: to.email,
+      toName: to.name ?? undefined,
+      ...sender,
+      ...(brand.fromName ? { fromName: brand.fromName } : {}),
+      ...rendered,
+      attachments,
+    });
   // The sealed PDFs of a completed request, as attachments, in the documents' order.
   const sealedAttachments = async (requestId: string, documents: RequestDocument[]): Promise<NonNullable<MailMessage['attachments']>> => {
     const rows = await db('sealed_documents').where({ signing_request_id: requestId }).select('document_id', 'content');
@@ -121,7 +132,9 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
     request: SigningRequest,
     owner: { email: string; name: string | null },
     signer: { id: string; name: string; recipientType: RecipientType },
+    brand: MailBrand,
   ) => ({
+    brand,
     part: signer.recipientType === 'cc' ? undefined : signer.recipientType,
     signerName: signer.name,
     sender: owner,
@@ -171,6 +184,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
     async sendInvitations(requestId: string, signerIds: string[]) {
       const loaded = await loadForLifecycle(db, requestId);
       const { request, signers, owner } = loaded;
+      const brand = await brandOf(request.accountId);
       for (const signer of signers.filter((candidate) => signerIds.includes(candidate.id) && !['signed', 'declined'].includes(candidate.status))) {
         const key = invitationMailKey(signer.id);
         await unitOfWork(db, async (trx) => {
@@ -189,7 +203,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
             });
           }
         });
-        await sendMail(key, signer, invitationMail(linkMail(request, owner, signer)));
+        await sendMail(key, signer, invitationMail(linkMail(request, owner, signer, brand)), brand);
       }
     },
 
@@ -240,8 +254,9 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
         if (ready.length > 0) return { remindedSignerIds, limitedBy: { limit: 'account', perHour: hour.limit, retryAt: (await hour.fitsAt(1)).toISOString() } };
         return nextAt ? { remindedSignerIds, limitedBy: { limit: 'signer', perHour: 1, retryAt: nextAt.toISOString() } } : { remindedSignerIds };
       });
+      const brand = await brandOf(request.accountId);
       for (const signer of signers.filter((candidate) => outcome.remindedSignerIds.includes(candidate.id))) {
-        await sendMail(keyOf(signer.id), signer, reminderMail(linkMail(request, owner, signer)));
+        await sendMail(keyOf(signer.id), signer, reminderMail(linkMail(request, owner, signer, brand)), brand);
       }
       return outcome;
     },
@@ -487,9 +502,10 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
     async sendClosingMails(requestId: string) {
       const loaded = await loadForLifecycle(db, requestId);
       const { request, signers, owner, documents } = loaded;
+      const brand = await brandOf(request.accountId);
       const send = async (key: string, to: Recipient, rendered: RenderedMail, attachments?: MailMessage['attachments']) => {
         await countOwedMail(db, request.accountId, key);
-        await sendMail(key, to, rendered, attachments);
+        await sendMail(key, to, rendered, brand, attachments);
       };
       const everyone = [...signers, { id: 'owner', ...owner }];
       if (request.status === 'completed') {
@@ -498,7 +514,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
           await send(
             `completed:${requestId}:${person.email}`,
             person,
-            completedMail({ recipientName: person.name ?? person.email, title: request.title }),
+            completedMail({ recipientName: person.name ?? person.email, title: request.title, brand }),
             attachments,
           );
         }
@@ -516,6 +532,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
               title: request.title,
               decliner: { name: decliner?.name ?? '', email: decliner?.email ?? '' },
               reason: decliner?.declineReason,
+              brand,
             }),
           );
         }
@@ -524,7 +541,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
           await send(
             `cancelled:${requestId}:${signer.email}`,
             signer,
-            cancelledMail({ recipientName: signer.name, title: request.title, sender: owner, reason: request.cancelReason }),
+            cancelledMail({ recipientName: signer.name, title: request.title, sender: owner, reason: request.cancelReason, brand }),
           );
         }
       }

@@ -1,5 +1,5 @@
 import { problemsOf } from '../api/validation';
-import type { RecipientType } from '../domain/signingRequests';
+import type { RecipientType, VerificationMethod } from '../domain/signingRequests';
 import type { FieldType, TaggedField } from '../pdf/textTags';
 import { fieldLabel, MAX_FIELDS_PER_ROLE, MAX_ROLES, MAX_TEMPLATE_FIELDS, roleName } from './schema';
 
@@ -11,6 +11,8 @@ export interface TemplateRole {
   recipientType: RecipientType;
   /** The step the role's recipient acts in; null: the request's signingOrder decides. */
   routingOrder: number | null;
+  /** What the role's signer proves before their page opens; an access code itself is given with each request. */
+  verification: { method: VerificationMethod } | null;
 }
 
 export interface TemplateField {
@@ -48,13 +50,20 @@ export interface TemplateLayout extends LayoutDraft {
 }
 
 /** A role as a request gives it (or as it was read): `order` defaults to its position (1-based), the recipient type to signer. */
-export type RoleInput = { name: string; order?: number; recipientType?: RecipientType; routingOrder?: number | null };
+export type RoleInput = {
+  name: string;
+  order?: number;
+  recipientType?: RecipientType;
+  routingOrder?: number | null;
+  verification?: { method: VerificationMethod } | null;
+};
 
 export const roleOf = (role: RoleInput, index: number): TemplateRole => ({
   name: role.name,
   order: role.order ?? index + 1,
   recipientType: role.recipientType ?? 'signer',
   routingOrder: role.routingOrder ?? null,
+  verification: role.verification ? { method: role.verification.method } : null,
 });
 
 /** Roles and fields as a request gives them (fields on their documents already), named by their paths in it. */
@@ -82,7 +91,7 @@ export function withTaggedFields<Layout extends LayoutDraft>(layout: Layout, tag
   let order = Math.max(0, ...roles.map((role) => role.order));
   for (const field of tagged) {
     if (roles.some((role) => role.name === field.role)) continue;
-    roles.push({ name: field.role, order: ++order, recipientType: 'signer', routingOrder: null });
+    roles.push({ name: field.role, order: ++order, recipientType: 'signer', routingOrder: null, verification: null });
     roleNames.push(`the role of tag ${field.tag} ${tagPlace(field)}`);
   }
   return {
@@ -132,6 +141,10 @@ const article = (type: string) => (type === 'approver' ? 'an' : 'a');
 function recipientProblems({ roles, roleNames }: LayoutDraft): string[] {
   const problems: string[] = [];
   if (roles.length > 0 && roles.every((role) => role.recipientType === 'cc')) problems.push('roles must have at least one role that is not cc');
+  roles.forEach((role, index) => {
+    if (role.recipientType === 'cc' && role.verification)
+      problems.push(`${roleNames[index]}.verification cannot be given to a cc's role: a cc never opens a signing page`);
+  });
   if (roles.some((role) => role.routingOrder !== null))
     roles.forEach((role, index) => {
       if (role.routingOrder === null && role.recipientType !== 'cc') problems.push(`${roleNames[index]}.routingOrder is required once another role has one`);

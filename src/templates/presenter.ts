@@ -5,7 +5,7 @@ const pagesOf = (pageSizes: [number, number][]) => pageSizes.map(([width, height
 
 /**
  * Exactly the fields of a template that leave the service. A signer's role shows no recipientType, a role
- * without a step no routingOrder, and a field its documentId only when there are several documents: a
+ * without a step no routingOrder, one without verification none, and a field its documentId only when there are several documents: a
  * template as it was before those answers as it did.
  */
 export function presentTemplate(template: Template) {
@@ -25,11 +25,12 @@ export function presentTemplate(template: Template) {
       pages: pagesOf(document.pageSizes),
       sha256: document.sha256,
     })),
-    roles: template.roles.map(({ name, order, recipientType, routingOrder }) => ({
+    roles: template.roles.map(({ name, order, recipientType, routingOrder, verification }) => ({
       name,
       order,
       ...(recipientType === 'signer' ? {} : { recipientType }),
       ...(routingOrder === null ? {} : { routingOrder }),
+      ...(verification === null ? {} : { verification }),
     })),
     fields: template.fields.map(({ document, role, type, required, label, page, x, y, width, height }) => ({
       ...(several ? { documentId: template.documents[document - 1].sourceDocumentId } : {}),

@@ -3,7 +3,7 @@ import { jsonSchemaKeywords, paginationQuery, text, visibleText, z } from '../ap
 import { drawableInSealedPdf } from '../pdf/drawableText';
 import { fieldTypes } from '../pdf/textTags';
 import { FieldSchema, MAX_FIELDS_PER_SIGNER, MAX_SIGNERS } from '../documents/fields';
-import { recipientTypes } from '../domain/signingRequests';
+import { recipientTypes, verificationMethods } from '../domain/signingRequests';
 
 export { fieldTypes };
 
@@ -45,6 +45,24 @@ export const TemplateFieldInputSchema = z
   })
   .openapi('TemplateFieldInput', { description: 'A field of one role, in PDF points from the bottom-left corner of a 1-based page, inside the page.' });
 
+// A template holds no access code: a request made from it gives the code for the role's signer.
+const TemplateRoleVerificationSchema = z
+  .looseObject({ method: z.enum(verificationMethods) })
+  .superRefine((verification, ctx) => {
+    if ('code' in verification)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['code'],
+        message: 'cannot be given to a template: give the access code for the role’s signer when a request is made from it (signers[].verification.code)',
+      });
+  })
+  .openapi('TemplateRoleVerification', {
+    not: { required: ['code'] },
+    description:
+      'What the role’s signer proves before their page shows anything: email_code, a 6-digit code e-mailed to them; access_code, a code the sender tells them, ' +
+      'given for the role’s signer in each request made from the template (signers[].verification: {method: "access_code", code}), or the request is refused (400). Not for a cc’s role.',
+  });
+
 export const TemplateRoleInputSchema = z
   .object({
     name: roleName.openapi({ description: 'Unique within the template.' }),
@@ -62,6 +80,7 @@ export const TemplateRoleInputSchema = z
     routingOrder: z.number().int().min(1).max(MAX_SIGNERS).optional().openapi({
       description: 'The step the role acts in, as a request’s routingOrder: given on one role, needed on every one but cc; requests from the template keep it.',
     }),
+    verification: TemplateRoleVerificationSchema.optional(),
   })
   .openapi('TemplateRoleInput');
 
@@ -207,6 +226,10 @@ export const TemplateSchema = z
           order: z.number().int(),
           recipientType: z.enum(recipientTypes).optional().openapi({ description: 'Absent for a signer’s role.' }),
           routingOrder: z.number().int().optional().openapi({ description: 'The role’s step; absent when the request’s signingOrder decides.' }),
+          verification: z
+            .object({ method: z.enum(verificationMethods) })
+            .optional()
+            .openapi({ description: 'What the role’s signer proves before their page shows anything; absent when nothing.' }),
         }),
       )
       .openapi({ description: 'In signing order.' }),

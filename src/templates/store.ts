@@ -47,7 +47,7 @@ interface TemplateRow {
   page_count: number;
   page_sizes: [number, number][];
   sha256: string;
-  roles: (Omit<TemplateRole, 'recipientType' | 'routingOrder'> & Partial<TemplateRole>)[];
+  roles: (Omit<TemplateRole, 'recipientType' | 'routingOrder' | 'verification'> & Partial<TemplateRole>)[];
   fields: (Omit<TemplateField, 'document'> & Partial<TemplateField>)[];
   created_at: Date;
   updated_at: Date;
@@ -94,7 +94,12 @@ const toTemplate = (row: TemplateRow, documents: TemplateDocumentRow[]): Templat
     pageSizes: document.page_sizes,
     sha256: document.sha256,
   })),
-  roles: row.roles.map((role) => ({ ...role, recipientType: role.recipientType ?? 'signer', routingOrder: role.routingOrder ?? null })),
+  roles: row.roles.map((role) => ({
+    ...role,
+    recipientType: role.recipientType ?? 'signer',
+    routingOrder: role.routingOrder ?? null,
+    verification: role.verification ?? null,
+  })),
   fields: row.fields.map((field) => ({ ...field, document: field.document ?? 1 })),
   createdAt: row.created_at,
   updatedAt: row.updated_at,

@@ -69,6 +69,7 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
       `/app/documents/${document.body.id}`,
       '/app/settings/api-keys',
       '/app/settings/plan',
+      '/app/settings/branding',
       '/app/webhooks',
       '/app/requests',
       '/app/requests/new',

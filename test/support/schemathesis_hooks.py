@@ -33,6 +33,11 @@ TEMPLATE_LAYOUT = [
     r"roles must have at most \d+ items, those its text tags name included .+",
     r"fields must have at most \d+ items, those of its text tags included: .+",
     r".+ \(.+\) must have at most \d+ fields \(a request's signer has at most \d+\): it has \d+",
+    r".+\.verification cannot be given to a cc's role: a cc never opens a signing page",
+]
+BRANDING = [
+    r"accentColor must have a contrast ratio of at least 4\.5:1 against white .+",
+    r"logo must .+",
 ]
 
 # The document's general rules (its description), for every operation with a JSON body.
@@ -62,11 +67,14 @@ RULES_IN_WORDS = {
         # A request from a template: its roles decide each recipient's kind and step.
         r"signers\.\d+\.(recipientType|routingOrder) must be left out or be the role's: .+",
         r"signers\.\d+\.verification cannot be given to a cc: .+",
+        r"signers\.\d+\.verification\.method must be left out or be the role's: .+",
+        r"signers\.\d+\.verification\.code is required: the role .+ asks for an access code, which a template cannot hold .+",
         r"signingOrder cannot be sequential: the template’s roles have routing orders, which are the steps",
     ],
     "POST /templates": TEMPLATE_LAYOUT,
     "PATCH /templates/{id}": TEMPLATE_LAYOUT,
     "GET /templates/{id}/preview.png": [r"page must be at most \d+: .+ has \d+ page\(s\)", r"documentId must be one of the template’s documents: .+"],
+    "PATCH /account/branding": BRANDING,
     "POST /webhooks": [PUBLIC_ADDRESS],
     "PATCH /webhooks/{id}": [PUBLIC_ADDRESS],
 }

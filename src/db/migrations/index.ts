@@ -24,6 +24,7 @@ import * as templateDocuments from './20261126150433_template_documents';
 import * as requestDocumentsSearch from './20261126151000_request_documents_search';
 import * as requestNameSearch from './20261126155300_request_name_search';
 import * as signerVerification from './20261126155500_signer_verification';
+import * as accountBrands from './20261126182605_account_brands';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 // Each is named after the time it was written, and knex runs them in this order: a new one is appended
@@ -54,6 +55,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261126151000_request_documents_search': requestDocumentsSearch,
   '20261126155300_request_name_search': requestNameSearch,
   '20261126155500_signer_verification': signerVerification,
+  '20261126182605_account_brands': accountBrands,
 };
 
 /**

@@ -546,7 +546,7 @@ async function start() {
   if (!result.ok) return handleFailure(result);
   const view = result.data;
   $('title').textContent = view.request.title;
-  document.title = `${view.request.title} · Signet`;
+  document.title = `${view.request.title} · ${document.querySelector('meta[name="application-name"]').content}`;
   $('sender-name').textContent = view.request.sender.name || view.request.sender.email;
   $('sender-email').textContent = view.request.sender.name ? `<${view.request.sender.email}>` : '';
   if (view.request.message) {
