@@ -43,6 +43,52 @@ export type Error = {
     requestId?: string;
 };
 
+export type Branding = {
+    name: string | null;
+    logo: {
+        /**
+         * On this service’s own origin; the address changes with the logo.
+         */
+        url: string;
+        contentType: 'image/png' | 'image/svg+xml';
+        size: number;
+        sha256: string;
+    } | null;
+    accentColor: string | null;
+    emailFooter: string | null;
+    supportEmail: string | null;
+    /**
+     * null: never set.
+     */
+    updatedAt: string | null;
+};
+
+/**
+ * Each field given is set; null clears it; a field left out keeps its value.
+ */
+export type BrandingUpdate = {
+    /**
+     * Shown to signers in place of “Signet”, on pages and in e-mails.
+     */
+    name?: string | null;
+    /**
+     * A PNG (at most 2000 × 2000 pixels) or an SVG, at most 200 KB, as base64 or as a data: URL (data:image/png;base64,…). An SVG is rebuilt from shapes, text, gradients, clips and masks: scripts, event handlers, style sheets, foreignObject, images, links and every reference outside the file are removed. Many mail clients show no SVG: a PNG shows everywhere.
+     */
+    logo?: string | null;
+    /**
+     * Buttons and links on the signing page and in e-mails: #rrggbb with a contrast of at least 4.5:1 against white (WCAG 2.1 AA).
+     */
+    accentColor?: string | null;
+    /**
+     * The closing line of every e-mail to signers, in place of “Sent by Signet”.
+     */
+    emailFooter?: string | null;
+    /**
+     * Shown to signers as where to write with questions.
+     */
+    supportEmail?: string | null;
+};
+
 export type Document = {
     id: string;
     fileName: string;
@@ -139,6 +185,12 @@ export type Template = {
          * The role’s step; absent when the request’s signingOrder decides.
          */
         routingOrder?: number;
+        /**
+         * What the role’s signer proves before their page shows anything; absent when nothing.
+         */
+        verification?: {
+            method: 'access_code' | 'email_code';
+        };
     }>;
     fields: Array<TemplateField>;
     createdAt: string;
@@ -230,6 +282,15 @@ export type TemplateRoleInput = {
      * The step the role acts in, as a request’s routingOrder: given on one role, needed on every one but cc; requests from the template keep it.
      */
     routingOrder?: number;
+    verification?: TemplateRoleVerification;
+};
+
+/**
+ * What the role’s signer proves before their page shows anything: email_code, a 6-digit code e-mailed to them; access_code, a code the sender tells them, given for the role’s signer in each request made from the template (signers[].verification: {method: "access_code", code}), or the request is refused (400). Not for a cc’s role.
+ */
+export type TemplateRoleVerification = {
+    method: 'access_code' | 'email_code';
+    [key: string]: unknown;
 };
 
 /**
@@ -1049,6 +1110,76 @@ export type GetAccountResponses = {
 };
 
 export type GetAccountResponse = GetAccountResponses[keyof GetAccountResponses];
+
+export type GetAccountBrandingData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/account/branding';
+};
+
+export type GetAccountBrandingErrors = {
+    /**
+     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     */
+    401: Error;
+};
+
+export type GetAccountBrandingError = GetAccountBrandingErrors[keyof GetAccountBrandingErrors];
+
+export type GetAccountBrandingResponses = {
+    /**
+     * The brand (every field null when none is set)
+     */
+    200: Branding;
+};
+
+export type GetAccountBrandingResponse = GetAccountBrandingResponses[keyof GetAccountBrandingResponses];
+
+export type UpdateAccountBrandingData = {
+    body?: BrandingUpdate;
+    path?: never;
+    query?: never;
+    url: '/account/branding';
+};
+
+export type UpdateAccountBrandingErrors = {
+    /**
+     * Bad Request: validation_error, one details string per violated rule.
+     */
+    400: Error;
+    /**
+     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     */
+    401: Error;
+    /**
+     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
+    /**
+     * Request Timeout: request_timeout, the body stopped arriving, or arrived slower than the minimum rate; the connection is closed.
+     */
+    408: Error;
+    /**
+     * Payload Too Large: payload_too_large.
+     */
+    413: Error;
+    /**
+     * Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.
+     */
+    415: Error;
+};
+
+export type UpdateAccountBrandingError = UpdateAccountBrandingErrors[keyof UpdateAccountBrandingErrors];
+
+export type UpdateAccountBrandingResponses = {
+    /**
+     * The brand as set
+     */
+    200: Branding;
+};
+
+export type UpdateAccountBrandingResponse = UpdateAccountBrandingResponses[keyof UpdateAccountBrandingResponses];
 
 export type ListDocumentsData = {
     body?: never;
