@@ -4,6 +4,7 @@ import { Connection } from '@temporalio/client';
 import { Command, InvalidArgumentError } from 'commander';
 import { setAccountPlan } from '../accounts/service';
 import { createAccountWithKey } from './accountWithKey';
+import { clientCommands } from './client';
 import { planNames, type Plan } from '../domain/plans';
 import { isScope, scopes, type Scope } from '../domain/scopes';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
@@ -36,7 +37,9 @@ async function withDatabase(work: (db: Db) => Promise<unknown>) {
   }
 }
 
-const program = new Command('signet').description('Signet operator commands').showHelpAfterError();
+const program = new Command('signet').description('Signet: send PDFs for signature through the API, and the operator commands').showHelpAfterError();
+
+clientCommands(program);
 
 program
   .command('migrate')
