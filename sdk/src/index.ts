@@ -207,6 +207,9 @@ export class Signet {
     delete: (id: string) => unwrap(api.deleteWebhook({ ...this.c, path: { id } })),
   };
 
+  /** Is this PDF one Signet sealed, unchanged? (No API key needed; the file is not stored.) */
+  verify = (file: Uint8Array) => unwrap(api.verifyPdf({ ...this.c, body: new Blob([Uint8Array.from(file)]) }));
+
   /** The signer's side, by the token of their link (`…/sign/<token>`): what the signing page does. */
   readonly signer = {
     view: (token: string) => unwrap(api.getSigningPage({ client: this.signerClient, path: { token } })),

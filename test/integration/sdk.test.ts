@@ -62,7 +62,11 @@ describe('the SDK (sdk/): the whole flow through it alone', function () {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-    // POST /api/v1/verify (issue 29 §3) is not in this branch yet: the last step, verifying the file, waits for it.
+    const verdict = await signet.verify(sealed);
+    expect(verdict).to.include({ result: 'sealed_unmodified', signingRequestId: sent.id });
+    const altered = Uint8Array.from(sealed);
+    altered[10] ^= 0x20; // in the header's binary comment: inside the signed range, still a PDF
+    expect((await signet.verify(altered)).result).to.equal('modified_after_seal');
 
     const listed = [];
     for await (const item of signet.documents.iterate({ limit: 1 })) listed.push(item.id);

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { ApproveData, ApproveErrors, ApproveResponses, CancelSigningRequestData, CancelSigningRequestErrors, CancelSigningRequestResponses, CreateDocumentData, CreateDocumentErrors, CreateDocumentResponses, CreateSigningLinkData, CreateSigningLinkErrors, CreateSigningLinkResponses, CreateSigningRequestData, CreateSigningRequestErrors, CreateSigningRequestResponses, CreateTemplateData, CreateTemplateErrors, CreateTemplateResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeclineToSignData, DeclineToSignErrors, DeclineToSignResponses, DeleteDocumentData, DeleteDocumentErrors, DeleteDocumentResponses, DeleteTemplateData, DeleteTemplateErrors, DeleteTemplateResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DetectDocumentFieldsData, DetectDocumentFieldsErrors, DetectDocumentFieldsResponses, DownloadDocumentFileData, DownloadDocumentFileErrors, DownloadDocumentFileResponses, DownloadDocumentToSignData, DownloadDocumentToSignErrors, DownloadDocumentToSignResponses, DownloadOneDocumentToSignData, DownloadOneDocumentToSignErrors, DownloadOneDocumentToSignResponses, DownloadOneSealedDocumentData, DownloadOneSealedDocumentErrors, DownloadOneSealedDocumentResponses, DownloadSealedDocumentData, DownloadSealedDocumentErrors, DownloadSealedDocumentResponses, GetAccountBrandingData, GetAccountBrandingErrors, GetAccountBrandingResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAuditTrailData, GetAuditTrailErrors, GetAuditTrailResponses, GetDashboardStatsData, GetDashboardStatsErrors, GetDashboardStatsResponses, GetDashboardTrendsData, GetDashboardTrendsErrors, GetDashboardTrendsResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetSignerVerificationData, GetSignerVerificationErrors, GetSignerVerificationResponses, GetSigningBreakdownData, GetSigningBreakdownErrors, GetSigningBreakdownResponses, GetSigningPageData, GetSigningPageErrors, GetSigningPageResponses, GetSigningRequestData, GetSigningRequestErrors, GetSigningRequestResponses, GetTemplateData, GetTemplateErrors, GetTemplateResponses, GetWebhookData, GetWebhookDeliveryData, GetWebhookDeliveryErrors, GetWebhookDeliveryResponses, GetWebhookErrors, GetWebhookResponses, ListActivityData, ListActivityErrors, ListActivityResponses, ListDocumentsData, ListDocumentsErrors, ListDocumentsResponses, ListSigningRequestsData, ListSigningRequestsErrors, ListSigningRequestsResponses, ListTemplatesData, ListTemplatesErrors, ListTemplatesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, MarkViewedData, MarkViewedErrors, MarkViewedResponses, PreviewTemplatePageData, PreviewTemplatePageErrors, PreviewTemplatePageResponses, RedeliverWebhookDeliveryData, RedeliverWebhookDeliveryErrors, RedeliverWebhookDeliveryResponses, RemindSignersData, RemindSignersErrors, RemindSignersResponses, RenameDocumentData, RenameDocumentErrors, RenameDocumentResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SearchData, SearchErrors, SearchResponses, SendVerificationCodeData, SendVerificationCodeErrors, SendVerificationCodeResponses, SignData, SignErrors, SignResponses, TestWebhookData, TestWebhookErrors, TestWebhookResponses, UpdateAccountBrandingData, UpdateAccountBrandingErrors, UpdateAccountBrandingResponses, UpdateTemplateData, UpdateTemplateErrors, UpdateTemplateResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses, UploadDocumentFileData, UploadDocumentFileErrors, UploadDocumentFileResponses, VerifySignerData, VerifySignerErrors, VerifySignerResponses } from './types.gen.js';
+import type { ApproveData, ApproveErrors, ApproveResponses, CancelSigningRequestData, CancelSigningRequestErrors, CancelSigningRequestResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateDocumentData, CreateDocumentErrors, CreateDocumentResponses, CreateEmbeddedSigningSessionData, CreateEmbeddedSigningSessionErrors, CreateEmbeddedSigningSessionResponses, CreateSigningLinkData, CreateSigningLinkErrors, CreateSigningLinkResponses, CreateSigningRequestData, CreateSigningRequestErrors, CreateSigningRequestResponses, CreateTemplateData, CreateTemplateErrors, CreateTemplateResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeclineToSignData, DeclineToSignErrors, DeclineToSignResponses, DeleteDocumentData, DeleteDocumentErrors, DeleteDocumentResponses, DeleteTemplateData, DeleteTemplateErrors, DeleteTemplateResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DetectDocumentFieldsData, DetectDocumentFieldsErrors, DetectDocumentFieldsResponses, DownloadDocumentFileData, DownloadDocumentFileErrors, DownloadDocumentFileResponses, DownloadDocumentToSignData, DownloadDocumentToSignErrors, DownloadDocumentToSignResponses, DownloadOneDocumentToSignData, DownloadOneDocumentToSignErrors, DownloadOneDocumentToSignResponses, DownloadOneSealedDocumentData, DownloadOneSealedDocumentErrors, DownloadOneSealedDocumentResponses, DownloadSealedDocumentData, DownloadSealedDocumentErrors, DownloadSealedDocumentResponses, GetAccountBrandingData, GetAccountBrandingErrors, GetAccountBrandingResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAuditTrailData, GetAuditTrailErrors, GetAuditTrailResponses, GetDashboardStatsData, GetDashboardStatsErrors, GetDashboardStatsResponses, GetDashboardTrendsData, GetDashboardTrendsErrors, GetDashboardTrendsResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetSignerVerificationData, GetSignerVerificationErrors, GetSignerVerificationResponses, GetSigningBreakdownData, GetSigningBreakdownErrors, GetSigningBreakdownResponses, GetSigningPageData, GetSigningPageErrors, GetSigningPageResponses, GetSigningRequestData, GetSigningRequestErrors, GetSigningRequestResponses, GetTemplateData, GetTemplateErrors, GetTemplateResponses, GetWebhookData, GetWebhookDeliveryData, GetWebhookDeliveryErrors, GetWebhookDeliveryResponses, GetWebhookErrors, GetWebhookResponses, ListActivityData, ListActivityErrors, ListActivityResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListDocumentsData, ListDocumentsErrors, ListDocumentsResponses, ListSigningRequestsData, ListSigningRequestsErrors, ListSigningRequestsResponses, ListTemplatesData, ListTemplatesErrors, ListTemplatesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, MarkViewedData, MarkViewedErrors, MarkViewedResponses, PreviewTemplatePageData, PreviewTemplatePageErrors, PreviewTemplatePageResponses, RedeliverWebhookDeliveryData, RedeliverWebhookDeliveryErrors, RedeliverWebhookDeliveryResponses, RemindSignersData, RemindSignersErrors, RemindSignersResponses, RenameDocumentData, RenameDocumentErrors, RenameDocumentResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SearchData, SearchErrors, SearchResponses, SendVerificationCodeData, SendVerificationCodeErrors, SendVerificationCodeResponses, SignData, SignErrors, SignResponses, TestWebhookData, TestWebhookErrors, TestWebhookResponses, UpdateAccountBrandingData, UpdateAccountBrandingErrors, UpdateAccountBrandingResponses, UpdateTemplateData, UpdateTemplateErrors, UpdateTemplateResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses, UploadDocumentFileData, UploadDocumentFileErrors, UploadDocumentFileResponses, VerifyPdfData, VerifyPdfErrors, VerifyPdfResponses, VerifySignerData, VerifySignerErrors, VerifySignerResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -17,6 +17,21 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
      */
     meta?: Record<string, unknown>;
 };
+
+/**
+ * Verify a PDF: is it one Signet sealed, unchanged?
+ *
+ * No API key. The PDF as the body (application/pdf) or as the file part of multipart/form-data, at most 26214400 bytes; it is checked under the same limits as an upload and never stored. Its PKCS#7 signatures are checked, each one's byte range against the whole file, its certificate against Signet's seal, and the file's SHA-256 against the PDFs Signet sealed. Rate limited to 60 requests per hour per client address.
+ */
+export const verifyPdf = <ThrowOnError extends boolean = false>(options: Options<VerifyPdfData, ThrowOnError>) => (options.client ?? client).post<VerifyPdfResponses, VerifyPdfErrors, ThrowOnError>({
+    bodySerializer: null,
+    url: '/verify',
+    ...options,
+    headers: {
+        'Content-Type': 'application/pdf',
+        ...options.headers
+    }
+});
 
 /**
  * Your plan, this month’s usage against its quotas, and the rate limits that apply
@@ -49,6 +64,41 @@ export const updateAccountBranding = <ThrowOnError extends boolean = false>(opti
         'Content-Type': 'application/json',
         ...options?.headers
     }
+});
+
+/**
+ * List the account’s API keys, newest first, revoked ones included (never their secrets)
+ */
+export const listApiKeys = <ThrowOnError extends boolean = false>(options?: Options<ListApiKeysData, ThrowOnError>) => (options?.client ?? client).get<ListApiKeysResponses, ListApiKeysErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api-keys',
+    ...options
+});
+
+/**
+ * Make an API key, with scopes and an expiry if you like
+ *
+ * The answer carries the key itself (`secret`), shown only here: Signet keeps only its hash.
+ */
+export const createApiKey = <ThrowOnError extends boolean = false>(options: Options<CreateApiKeyData, ThrowOnError>) => (options.client ?? client).post<CreateApiKeyResponses, CreateApiKeyErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api-keys',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Revoke an API key: it stops working at once, for good
+ *
+ * Revoking a revoked key changes nothing and answers it again. The key making the request may revoke itself.
+ */
+export const revokeApiKey = <ThrowOnError extends boolean = false>(options: Options<RevokeApiKeyData, ThrowOnError>) => (options.client ?? client).delete<RevokeApiKeyResponses, RevokeApiKeyErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api-keys/{id}',
+    ...options
 });
 
 /**
@@ -303,6 +353,21 @@ export const createSigningLink = <ThrowOnError extends boolean = false>(options:
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/signatures/{id}/signers/{signerId}/link',
     ...options
+});
+
+/**
+ * A one-time URL of the signer’s page, to frame in your own page on the origins you name (embedded signing)
+ *
+ * The URL opens once, within expiresInSeconds: opening it starts a session of this signer on this request alone, which the page keeps in memory; opened again it answers 410 link_expired. The page may be framed only by allowedOrigins (Content-Security-Policy frame-ancestors) and posts messages to its parent on the origin that frames it, never to any other: {source: "signet", version: 1, type, signingRequestId, signerId}, type one of signet.signing.ready, .viewed, .completed, .declined, .verification_required, .expired, .error. Only for a signer whose turn it is on a pending request (409 otherwise). Origins and returnUrl are https (http://localhost or http://127.x.x.x too, except with NODE_ENV=production).
+ */
+export const createEmbeddedSigningSession = <ThrowOnError extends boolean = false>(options: Options<CreateEmbeddedSigningSessionData, ThrowOnError>) => (options.client ?? client).post<CreateEmbeddedSigningSessionResponses, CreateEmbeddedSigningSessionErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/signatures/{id}/signers/{signerId}/embed',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**

@@ -4,6 +4,65 @@ export type ClientOptions = {
     baseUrl: 'http://localhost:3000/api/v1' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | (string & {});
 };
 
+export type IdempotencyKey = string;
+
+export type Verification = {
+    /**
+     * sealed_unmodified: a PDF Signet sealed, byte for byte. modified_after_seal: it carries a Signet seal but is not, byte for byte, a PDF Signet sealed (changed, or with an update appended). sealed_by_other: signed, but not by Signet. unsigned: no signature.
+     */
+    result: 'sealed_unmodified' | 'modified_after_seal' | 'sealed_by_other' | 'unsigned';
+    /**
+     * sealed_unmodified: the signing request that sealed it.
+     */
+    signingRequestId?: string;
+    /**
+     * sealed_unmodified: when that request completed.
+     */
+    completedAt?: string;
+    /**
+     * sealed_unmodified: the document of that request this file is the sealed copy of.
+     */
+    documents?: Array<{
+        id: string;
+        fileName: string;
+    }>;
+    signatures: Array<VerifiedSignature>;
+};
+
+export type VerifiedSignature = {
+    /**
+     * The signing certificate's common name (or its whole subject); null when the signature cannot be read.
+     */
+    signer: string | null;
+    /**
+     * The time the signature says it was made (its signingTime attribute).
+     */
+    signedAt: string | null;
+    /**
+     * Hex SHA-256 of the signer's certificate (DER).
+     */
+    certificateFingerprint: string | null;
+    /**
+     * The signature checks out and its certificate is Signet's seal certificate (or the file is one Signet sealed).
+     */
+    trusted: boolean;
+    /**
+     * The signature checks out, with its certificate's key, over the bytes it covers.
+     */
+    intact: boolean;
+    /**
+     * The bytes the signature covers are the whole file: nothing was appended after it.
+     */
+    coversWholeFile: boolean;
+};
+
+export type Error = {
+    error: string;
+    message: string;
+    details?: Array<string>;
+    requestId?: string;
+};
+
 export type Account = {
     id: string;
     email: string;
@@ -34,13 +93,6 @@ export type Account = {
         window: '1h';
     }>;
     createdAt: string;
-};
-
-export type Error = {
-    error: string;
-    message: string;
-    details?: Array<string>;
-    requestId?: string;
 };
 
 export type Branding = {
@@ -87,6 +139,57 @@ export type BrandingUpdate = {
      * Shown to signers as where to write with questions.
      */
     supportEmail?: string | null;
+};
+
+export type ApiKeyWithSecret = ApiKey & {
+    /**
+     * The key itself: shown only in this answer, never again. Send it as `Authorization: Bearer …`.
+     */
+    secret: string;
+};
+
+/**
+ * What a key may do: read or write one kind of resource (signatures: signing requests), or read the account.
+ */
+export type Scope = 'documents:read' | 'documents:write' | 'signatures:read' | 'signatures:write' | 'templates:read' | 'templates:write' | 'webhooks:read' | 'webhooks:write' | 'account:read';
+
+export type ApiKey = {
+    id: string;
+    name: string;
+    /**
+     * The non-secret start of the key, to recognise it.
+     */
+    prefix: string;
+    /**
+     * Every scope for a key made without a list.
+     */
+    scopes: Array<Scope>;
+    createdAt: string;
+    /**
+     * null: never.
+     */
+    expiresAt: string | null;
+    /**
+     * Updated at most once a minute.
+     */
+    lastUsedAt: string | null;
+    revokedAt: string | null;
+};
+
+export type ApiKeyCreate = {
+    name: string;
+    /**
+     * Left out: every scope. A key may only make keys whose scopes it holds itself.
+     */
+    scopes?: Array<Scope>;
+    /**
+     * When the key stops working (in the future); left out: never.
+     */
+    expiresAt?: string;
+};
+
+export type ApiKeyList = {
+    data: Array<ApiKey>;
 };
 
 export type Document = {
@@ -400,6 +503,10 @@ export type SigningRequest = {
     createdAt: string;
     updatedAt: string;
     completedAt: string | null;
+    /**
+     * Where signers go once they have acted; null: they stay on the page.
+     */
+    redirectUrl: string | null;
 };
 
 export type SigningRequestDocument = {
@@ -575,6 +682,10 @@ export type SigningRequestCreate = unknown & {
      * 0 = no reminders.
      */
     reminderEveryDays?: number;
+    /**
+     * Where signers go once they have acted, from their e-mail link as from an embedded page without a returnUrl: with ?event=signing_complete|declined|expired&signing_request_id=… added.
+     */
+    redirectUrl?: string;
 };
 
 export type SigningRequestDocumentInput = {
@@ -621,6 +732,36 @@ export type AuditStep = {
     userAgent: string | null;
     data?: unknown;
     at: string;
+};
+
+export type EmbeddedSigning = {
+    /**
+     * The URL to put in an iframe of one of allowedOrigins. It works once.
+     */
+    url: string;
+    /**
+     * Until when the URL may be opened.
+     */
+    expiresAt: string;
+};
+
+export type EmbeddedSigningCreate = {
+    /**
+     * The origins of the pages that may frame the signing page (its Content-Security-Policy frame-ancestors), and that receive its messages.
+     */
+    allowedOrigins: Array<string>;
+    /**
+     * Where the frame goes once the signer has acted or the session has expired, with ?event=signing_complete|declined|expired&signing_request_id=… added. Default: the request’s redirectUrl, if any; without either, the page shows the outcome.
+     */
+    returnUrl?: string;
+    /**
+     * How long the URL may wait to be opened (at most 300, the default). It opens once.
+     */
+    expiresInSeconds?: number;
+    /**
+     * The signer’s locale (BCP 47), which the page formats dates and times in.
+     */
+    locale?: string;
 };
 
 export type WebhookWithSecret = Webhook & {
@@ -952,6 +1093,10 @@ export type SignerView = {
             name: string | null;
             email: string;
         };
+        /**
+         * Where the page sends the signer once they have acted, with ?event=…&signing_request_id=…; null: nowhere.
+         */
+        redirectUrl: string | null;
     };
     signer: {
         id: string;
@@ -1071,6 +1216,10 @@ export type SigningRequestCreateWritable = unknown & {
      * 0 = no reminders.
      */
     reminderEveryDays?: number;
+    /**
+     * Where signers go once they have acted, from their e-mail link as from an embedded page without a returnUrl: with ?event=signing_complete|declined|expired&signing_request_id=… added.
+     */
+    redirectUrl?: string;
 };
 
 /**
@@ -1086,6 +1235,56 @@ export type SignerVerificationInputWritable = {
     method: 'email_code';
 };
 
+/**
+ * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+ */
+export type IdempotencyKey2 = IdempotencyKey;
+
+export type VerifyPdfData = {
+    body: Blob | File;
+    path?: never;
+    query?: never;
+    url: '/verify';
+};
+
+export type VerifyPdfErrors = {
+    /**
+     * Bad Request: validation_error, one details string per violated rule.
+     */
+    400: Error;
+    /**
+     * Request Timeout: request_timeout, the body stopped arriving, or arrived slower than the minimum rate; the connection is closed.
+     */
+    408: Error;
+    /**
+     * Payload Too Large: payload_too_large.
+     */
+    413: Error;
+    /**
+     * Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.
+     */
+    415: Error;
+    /**
+     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
+     */
+    429: Error;
+    /**
+     * Service Unavailable: search_unavailable (Elasticsearch does not answer; the rest of the API works), or server_busy (too many uploads are being checked at once); see Retry-After.
+     */
+    503: Error;
+};
+
+export type VerifyPdfError = VerifyPdfErrors[keyof VerifyPdfErrors];
+
+export type VerifyPdfResponses = {
+    /**
+     * What Signet can say of the PDF
+     */
+    200: Verification;
+};
+
+export type VerifyPdfResponse = VerifyPdfResponses[keyof VerifyPdfResponses];
+
 export type GetAccountData = {
     body?: never;
     path?: never;
@@ -1095,9 +1294,13 @@ export type GetAccountData = {
 
 export type GetAccountErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
 };
 
 export type GetAccountError = GetAccountErrors[keyof GetAccountErrors];
@@ -1120,9 +1323,13 @@ export type GetAccountBrandingData = {
 
 export type GetAccountBrandingErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
 };
 
 export type GetAccountBrandingError = GetAccountBrandingErrors[keyof GetAccountBrandingErrors];
@@ -1149,11 +1356,11 @@ export type UpdateAccountBrandingErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
@@ -1180,6 +1387,129 @@ export type UpdateAccountBrandingResponses = {
 };
 
 export type UpdateAccountBrandingResponse = UpdateAccountBrandingResponses[keyof UpdateAccountBrandingResponses];
+
+export type ListApiKeysData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api-keys';
+};
+
+export type ListApiKeysErrors = {
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
+     */
+    401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
+};
+
+export type ListApiKeysError = ListApiKeysErrors[keyof ListApiKeysErrors];
+
+export type ListApiKeysResponses = {
+    /**
+     * Every key of the account
+     */
+    200: ApiKeyList;
+};
+
+export type ListApiKeysResponse = ListApiKeysResponses[keyof ListApiKeysResponses];
+
+export type CreateApiKeyData = {
+    body: ApiKeyCreate;
+    headers?: {
+        /**
+         * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+         */
+        'Idempotency-Key'?: IdempotencyKey;
+    };
+    path?: never;
+    query?: never;
+    url: '/api-keys';
+};
+
+export type CreateApiKeyErrors = {
+    /**
+     * Bad Request: validation_error, one details string per violated rule.
+     */
+    400: Error;
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
+     */
+    401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
+    /**
+     * Request Timeout: request_timeout, the body stopped arriving, or arrived slower than the minimum rate; the connection is closed.
+     */
+    408: Error;
+    /**
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
+     */
+    409: Error;
+    /**
+     * Payload Too Large: payload_too_large.
+     */
+    413: Error;
+    /**
+     * Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.
+     */
+    415: Error;
+    /**
+     * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
+     */
+    422: Error;
+};
+
+export type CreateApiKeyError = CreateApiKeyErrors[keyof CreateApiKeyErrors];
+
+export type CreateApiKeyResponses = {
+    /**
+     * Created
+     */
+    201: ApiKeyWithSecret;
+};
+
+export type CreateApiKeyResponse = CreateApiKeyResponses[keyof CreateApiKeyResponses];
+
+export type RevokeApiKeyData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api-keys/{id}';
+};
+
+export type RevokeApiKeyErrors = {
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
+     */
+    401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
+    /**
+     * Not Found (also for other accounts’ resources).
+     */
+    404: Error;
+};
+
+export type RevokeApiKeyError = RevokeApiKeyErrors[keyof RevokeApiKeyErrors];
+
+export type RevokeApiKeyResponses = {
+    /**
+     * The revoked key
+     */
+    200: ApiKey;
+};
+
+export type RevokeApiKeyResponse = RevokeApiKeyResponses[keyof RevokeApiKeyResponses];
 
 export type ListDocumentsData = {
     body?: never;
@@ -1212,9 +1542,13 @@ export type ListDocumentsErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
 };
 
 export type ListDocumentsError = ListDocumentsErrors[keyof ListDocumentsErrors];
@@ -1230,6 +1564,12 @@ export type ListDocumentsResponse = ListDocumentsResponses[keyof ListDocumentsRe
 
 export type CreateDocumentData = {
     body: DocumentCreate;
+    headers?: {
+        /**
+         * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+         */
+        'Idempotency-Key'?: IdempotencyKey;
+    };
     path?: never;
     query?: never;
     url: '/documents';
@@ -1241,17 +1581,21 @@ export type CreateDocumentErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
      * Request Timeout: request_timeout, the body stopped arriving, or arrived slower than the minimum rate; the connection is closed.
      */
     408: Error;
+    /**
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
+     */
+    409: Error;
     /**
      * Payload Too Large: payload_too_large.
      */
@@ -1260,6 +1604,10 @@ export type CreateDocumentErrors = {
      * Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.
      */
     415: Error;
+    /**
+     * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
+     */
+    422: Error;
     /**
      * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
      */
@@ -1292,11 +1640,11 @@ export type DeleteDocumentData = {
 
 export type DeleteDocumentErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
@@ -1304,7 +1652,7 @@ export type DeleteDocumentErrors = {
      */
     404: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
 };
@@ -1331,9 +1679,13 @@ export type GetDocumentData = {
 
 export type GetDocumentErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
     /**
      * Not Found (also for other accounts’ resources).
      */
@@ -1366,11 +1718,11 @@ export type RenameDocumentErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
@@ -1413,15 +1765,19 @@ export type DownloadDocumentFileData = {
 
 export type DownloadDocumentFileErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
     /**
      * Not Found (also for other accounts’ resources).
      */
     404: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
 };
@@ -1452,11 +1808,11 @@ export type UploadDocumentFileErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
@@ -1468,7 +1824,7 @@ export type UploadDocumentFileErrors = {
      */
     408: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
     /**
@@ -1522,9 +1878,13 @@ export type ListTemplatesErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
     /**
      * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
      */
@@ -1544,6 +1904,12 @@ export type ListTemplatesResponse = ListTemplatesResponses[keyof ListTemplatesRe
 
 export type CreateTemplateData = {
     body: TemplateCreate;
+    headers?: {
+        /**
+         * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+         */
+        'Idempotency-Key'?: IdempotencyKey;
+    };
     path?: never;
     query?: never;
     url: '/templates';
@@ -1555,11 +1921,11 @@ export type CreateTemplateErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
@@ -1571,7 +1937,7 @@ export type CreateTemplateErrors = {
      */
     408: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
     /**
@@ -1582,6 +1948,10 @@ export type CreateTemplateErrors = {
      * Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.
      */
     415: Error;
+    /**
+     * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
+     */
+    422: Error;
     /**
      * Service Unavailable: search_unavailable (Elasticsearch does not answer; the rest of the API works), or server_busy (too many uploads are being checked at once); see Retry-After.
      */
@@ -1610,11 +1980,11 @@ export type DeleteTemplateData = {
 
 export type DeleteTemplateErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
@@ -1645,9 +2015,13 @@ export type GetTemplateData = {
 
 export type GetTemplateErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
     /**
      * Not Found (also for other accounts’ resources).
      */
@@ -1680,11 +2054,11 @@ export type UpdateTemplateErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
@@ -1696,7 +2070,7 @@ export type UpdateTemplateErrors = {
      */
     408: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
     /**
@@ -1744,9 +2118,13 @@ export type PreviewTemplatePageErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
     /**
      * Not Found (also for other accounts’ resources).
      */
@@ -1766,6 +2144,12 @@ export type PreviewTemplatePageResponse = PreviewTemplatePageResponses[keyof Pre
 
 export type DetectDocumentFieldsData = {
     body?: never;
+    headers?: {
+        /**
+         * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+         */
+        'Idempotency-Key'?: IdempotencyKey;
+    };
     path: {
         id: string;
     };
@@ -1779,11 +2163,11 @@ export type DetectDocumentFieldsErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
@@ -1791,9 +2175,13 @@ export type DetectDocumentFieldsErrors = {
      */
     404: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
+    /**
+     * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
+     */
+    422: Error;
     /**
      * Service Unavailable: search_unavailable (Elasticsearch does not answer; the rest of the API works), or server_busy (too many uploads are being checked at once); see Retry-After.
      */
@@ -1844,9 +2232,13 @@ export type ListSigningRequestsErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
 };
 
 export type ListSigningRequestsError = ListSigningRequestsErrors[keyof ListSigningRequestsErrors];
@@ -1862,6 +2254,12 @@ export type ListSigningRequestsResponse = ListSigningRequestsResponses[keyof Lis
 
 export type CreateSigningRequestData = {
     body: SigningRequestCreateWritable;
+    headers?: {
+        /**
+         * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+         */
+        'Idempotency-Key'?: IdempotencyKey;
+    };
     path?: never;
     query?: never;
     url: '/signatures';
@@ -1873,11 +2271,11 @@ export type CreateSigningRequestErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
@@ -1889,7 +2287,7 @@ export type CreateSigningRequestErrors = {
      */
     408: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
     /**
@@ -1900,6 +2298,10 @@ export type CreateSigningRequestErrors = {
      * Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.
      */
     415: Error;
+    /**
+     * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
+     */
+    422: Error;
     /**
      * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
      */
@@ -1928,9 +2330,13 @@ export type GetSigningRequestData = {
 
 export type GetSigningRequestErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
     /**
      * Not Found (also for other accounts’ resources).
      */
@@ -1950,6 +2356,12 @@ export type GetSigningRequestResponse = GetSigningRequestResponses[keyof GetSign
 
 export type CancelSigningRequestData = {
     body?: SigningRequestCancel;
+    headers?: {
+        /**
+         * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+         */
+        'Idempotency-Key'?: IdempotencyKey;
+    };
     path: {
         id: string;
     };
@@ -1963,11 +2375,11 @@ export type CancelSigningRequestErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
@@ -1979,7 +2391,7 @@ export type CancelSigningRequestErrors = {
      */
     408: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
     /**
@@ -1990,6 +2402,10 @@ export type CancelSigningRequestErrors = {
      * Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.
      */
     415: Error;
+    /**
+     * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
+     */
+    422: Error;
 };
 
 export type CancelSigningRequestError = CancelSigningRequestErrors[keyof CancelSigningRequestErrors];
@@ -2005,6 +2421,12 @@ export type CancelSigningRequestResponse = CancelSigningRequestResponses[keyof C
 
 export type RemindSignersData = {
     body?: never;
+    headers?: {
+        /**
+         * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+         */
+        'Idempotency-Key'?: IdempotencyKey;
+    };
     path: {
         id: string;
     };
@@ -2014,11 +2436,15 @@ export type RemindSignersData = {
 
 export type RemindSignersErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Bad Request: validation_error, one details string per violated rule.
+     */
+    400: Error;
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
@@ -2026,9 +2452,13 @@ export type RemindSignersErrors = {
      */
     404: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
+    /**
+     * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
+     */
+    422: Error;
     /**
      * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
      */
@@ -2059,9 +2489,13 @@ export type GetAuditTrailData = {
 
 export type GetAuditTrailErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
     /**
      * Not Found (also for other accounts’ resources).
      */
@@ -2092,15 +2526,19 @@ export type DownloadSealedDocumentData = {
 
 export type DownloadSealedDocumentErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
     /**
      * Not Found (also for other accounts’ resources).
      */
     404: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
 };
@@ -2128,15 +2566,19 @@ export type DownloadOneSealedDocumentData = {
 
 export type DownloadOneSealedDocumentErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
     /**
      * Not Found (also for other accounts’ resources).
      */
     404: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
 };
@@ -2154,6 +2596,12 @@ export type DownloadOneSealedDocumentResponse = DownloadOneSealedDocumentRespons
 
 export type CreateSigningLinkData = {
     body?: never;
+    headers?: {
+        /**
+         * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+         */
+        'Idempotency-Key'?: IdempotencyKey;
+    };
     path: {
         id: string;
         signerId: string;
@@ -2164,11 +2612,15 @@ export type CreateSigningLinkData = {
 
 export type CreateSigningLinkErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Bad Request: validation_error, one details string per violated rule.
+     */
+    400: Error;
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
@@ -2176,9 +2628,13 @@ export type CreateSigningLinkErrors = {
      */
     404: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
+    /**
+     * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
+     */
+    422: Error;
 };
 
 export type CreateSigningLinkError = CreateSigningLinkErrors[keyof CreateSigningLinkErrors];
@@ -2194,6 +2650,72 @@ export type CreateSigningLinkResponses = {
 };
 
 export type CreateSigningLinkResponse = CreateSigningLinkResponses[keyof CreateSigningLinkResponses];
+
+export type CreateEmbeddedSigningSessionData = {
+    body: EmbeddedSigningCreate;
+    headers?: {
+        /**
+         * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+         */
+        'Idempotency-Key'?: IdempotencyKey;
+    };
+    path: {
+        id: string;
+        signerId: string;
+    };
+    query?: never;
+    url: '/signatures/{id}/signers/{signerId}/embed';
+};
+
+export type CreateEmbeddedSigningSessionErrors = {
+    /**
+     * Bad Request: validation_error, one details string per violated rule.
+     */
+    400: Error;
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
+     */
+    401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
+    /**
+     * Not Found (also for other accounts’ resources).
+     */
+    404: Error;
+    /**
+     * Request Timeout: request_timeout, the body stopped arriving, or arrived slower than the minimum rate; the connection is closed.
+     */
+    408: Error;
+    /**
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
+     */
+    409: Error;
+    /**
+     * Payload Too Large: payload_too_large.
+     */
+    413: Error;
+    /**
+     * Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.
+     */
+    415: Error;
+    /**
+     * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
+     */
+    422: Error;
+};
+
+export type CreateEmbeddedSigningSessionError = CreateEmbeddedSigningSessionErrors[keyof CreateEmbeddedSigningSessionErrors];
+
+export type CreateEmbeddedSigningSessionResponses = {
+    /**
+     * The URL, and until when it may be opened
+     */
+    201: EmbeddedSigning;
+};
+
+export type CreateEmbeddedSigningSessionResponse = CreateEmbeddedSigningSessionResponses[keyof CreateEmbeddedSigningSessionResponses];
 
 export type ListWebhooksData = {
     body?: never;
@@ -2217,9 +2739,13 @@ export type ListWebhooksErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
 };
 
 export type ListWebhooksError = ListWebhooksErrors[keyof ListWebhooksErrors];
@@ -2235,6 +2761,12 @@ export type ListWebhooksResponse = ListWebhooksResponses[keyof ListWebhooksRespo
 
 export type CreateWebhookData = {
     body: WebhookCreate;
+    headers?: {
+        /**
+         * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+         */
+        'Idempotency-Key'?: IdempotencyKey;
+    };
     path?: never;
     query?: never;
     url: '/webhooks';
@@ -2246,17 +2778,21 @@ export type CreateWebhookErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
      * Request Timeout: request_timeout, the body stopped arriving, or arrived slower than the minimum rate; the connection is closed.
      */
     408: Error;
+    /**
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
+     */
+    409: Error;
     /**
      * Payload Too Large: payload_too_large.
      */
@@ -2265,6 +2801,10 @@ export type CreateWebhookErrors = {
      * Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.
      */
     415: Error;
+    /**
+     * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
+     */
+    422: Error;
     /**
      * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
      */
@@ -2293,11 +2833,11 @@ export type DeleteWebhookData = {
 
 export type DeleteWebhookErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
@@ -2328,9 +2868,13 @@ export type GetWebhookData = {
 
 export type GetWebhookErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
     /**
      * Not Found (also for other accounts’ resources).
      */
@@ -2363,11 +2907,11 @@ export type UpdateWebhookErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
@@ -2401,6 +2945,12 @@ export type UpdateWebhookResponse = UpdateWebhookResponses[keyof UpdateWebhookRe
 
 export type RotateWebhookSecretData = {
     body?: never;
+    headers?: {
+        /**
+         * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+         */
+        'Idempotency-Key'?: IdempotencyKey;
+    };
     path: {
         id: string;
     };
@@ -2410,17 +2960,29 @@ export type RotateWebhookSecretData = {
 
 export type RotateWebhookSecretErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Bad Request: validation_error, one details string per violated rule.
+     */
+    400: Error;
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
      * Not Found (also for other accounts’ resources).
      */
     404: Error;
+    /**
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
+     */
+    409: Error;
+    /**
+     * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
+     */
+    422: Error;
 };
 
 export type RotateWebhookSecretError = RotateWebhookSecretErrors[keyof RotateWebhookSecretErrors];
@@ -2436,6 +2998,12 @@ export type RotateWebhookSecretResponse = RotateWebhookSecretResponses[keyof Rot
 
 export type TestWebhookData = {
     body?: never;
+    headers?: {
+        /**
+         * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+         */
+        'Idempotency-Key'?: IdempotencyKey;
+    };
     path: {
         id: string;
     };
@@ -2445,17 +3013,29 @@ export type TestWebhookData = {
 
 export type TestWebhookErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Bad Request: validation_error, one details string per violated rule.
+     */
+    400: Error;
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
      * Not Found (also for other accounts’ resources).
      */
     404: Error;
+    /**
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
+     */
+    409: Error;
+    /**
+     * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
+     */
+    422: Error;
     /**
      * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
      */
@@ -2499,9 +3079,13 @@ export type ListWebhookDeliveriesErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
     /**
      * Not Found (also for other accounts’ resources).
      */
@@ -2531,9 +3115,13 @@ export type GetWebhookDeliveryData = {
 
 export type GetWebhookDeliveryErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
     /**
      * Not Found (also for other accounts’ resources).
      */
@@ -2553,6 +3141,12 @@ export type GetWebhookDeliveryResponse = GetWebhookDeliveryResponses[keyof GetWe
 
 export type RedeliverWebhookDeliveryData = {
     body?: never;
+    headers?: {
+        /**
+         * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+         */
+        'Idempotency-Key'?: IdempotencyKey;
+    };
     path: {
         id: string;
         deliveryId: string;
@@ -2563,17 +3157,29 @@ export type RedeliverWebhookDeliveryData = {
 
 export type RedeliverWebhookDeliveryErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Bad Request: validation_error, one details string per violated rule.
+     */
+    400: Error;
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
      * Not Found (also for other accounts’ resources).
      */
     404: Error;
+    /**
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
+     */
+    409: Error;
+    /**
+     * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
+     */
+    422: Error;
     /**
      * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
      */
@@ -2641,9 +3247,13 @@ export type SearchErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
     /**
      * Service Unavailable: search_unavailable (Elasticsearch does not answer; the rest of the API works), or server_busy (too many uploads are being checked at once); see Retry-After.
      */
@@ -2670,9 +3280,13 @@ export type GetDashboardStatsData = {
 
 export type GetDashboardStatsErrors = {
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
     /**
      * Service Unavailable: search_unavailable (Elasticsearch does not answer; the rest of the API works), or server_busy (too many uploads are being checked at once); see Retry-After.
      */
@@ -2713,9 +3327,13 @@ export type ListActivityErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
 };
 
 export type ListActivityError = ListActivityErrors[keyof ListActivityErrors];
@@ -2751,9 +3369,13 @@ export type GetSigningBreakdownErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
     /**
      * Service Unavailable: search_unavailable (Elasticsearch does not answer; the rest of the API works), or server_busy (too many uploads are being checked at once); see Retry-After.
      */
@@ -2789,9 +3411,13 @@ export type GetDashboardTrendsErrors = {
      */
     400: Error;
     /**
-     * Unauthorized: missing, malformed, unknown or revoked API key; on a signer’s page, verification_required (the signer has not given their code in this browser).
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
      */
     401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
     /**
      * Service Unavailable: search_unavailable (Elasticsearch does not answer; the rest of the API works), or server_busy (too many uploads are being checked at once); see Retry-After.
      */
@@ -2857,7 +3483,7 @@ export type VerifySignerErrors = {
      */
     400: Error;
     /**
-     * Forbidden: quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
      */
     403: Error;
     /**
@@ -2911,7 +3537,7 @@ export type SendVerificationCodeErrors = {
      */
     404: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
     /**
@@ -2979,7 +3605,7 @@ export type DownloadDocumentToSignErrors = {
      */
     404: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
 };
@@ -3014,7 +3640,7 @@ export type DownloadOneDocumentToSignErrors = {
      */
     404: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
 };
@@ -3056,7 +3682,7 @@ export type SignErrors = {
      */
     408: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
     /**
@@ -3106,7 +3732,7 @@ export type DeclineToSignErrors = {
      */
     408: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
     /**
@@ -3148,7 +3774,7 @@ export type ApproveErrors = {
      */
     404: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
 };
@@ -3182,7 +3808,7 @@ export type MarkViewedErrors = {
      */
     404: Error;
     /**
-     * Conflict with the resource’s current state.
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
      */
     409: Error;
 };
