@@ -149,7 +149,8 @@ export function readPng(bytes: Buffer, limits: PngLimits): Png {
   return { width, height, header: chunks[0].data, palette, transparency, pixels };
 }
 
-function chunk(type: string, data: Buffer): Buffer {
+/** One PNG chunk: length, type, data and CRC. */
+export function pngChunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4);
   length.writeUInt32BE(data.length);
   const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
@@ -162,10 +163,10 @@ function chunk(type: string, data: Buffer): Buffer {
 export function encodePng(png: Png): Buffer {
   return Buffer.concat([
     SIGNATURE,
-    chunk('IHDR', png.header),
-    ...(png.palette ? [chunk('PLTE', png.palette)] : []),
-    ...(png.transparency ? [chunk('tRNS', png.transparency)] : []),
-    chunk('IDAT', zlib.deflateSync(png.pixels)),
-    chunk('IEND', Buffer.alloc(0)),
+    pngChunk('IHDR', png.header),
+    ...(png.palette ? [pngChunk('PLTE', png.palette)] : []),
+    ...(png.transparency ? [pngChunk('tRNS', png.transparency)] : []),
+    pngChunk('IDAT', zlib.deflateSync(png.pixels)),
+    pngChunk('IEND', Buffer.alloc(0)),
   ]);
 }

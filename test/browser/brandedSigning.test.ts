@@ -1,23 +1,14 @@
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
 import { describeViolations, seriousViolations } from '../support/axe';
 import { dataUrl, hostileSvg } from '../support/branding';
-import { desktopContext, launchChromium, phoneContext, watchPage } from '../support/browser';
+import { desktopContext, useChromium, phoneContext, watchPage } from '../support/browser';
 import { createSigningRequest, signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount, useSharedSystem } from '../support/system';
 
 describe('the signing page in an account’s brand (headless Chromium)', function () {
   this.timeout(120_000);
   useSharedSystem();
-  let browser: Browser;
-
-  before(async () => {
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-  });
+  const browser = useChromium();
 
   async function brandedAccount() {
     const account = await createTestAccount();
@@ -45,7 +36,7 @@ describe('the signing page in an account’s brand (headless Chromium)', functio
         signers: [{ name: 'Ada Lovelace', email: 'ada@example.com', verification: { method: 'access_code', code: 'Kite-42' } }],
       });
       const link = `${account.system.url}/sign/${tokenOf(await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id))}`;
-      const context = await open(browser);
+      const context = await open(browser());
       const problems: string[] = [];
       const page = watchPage(await context.newPage(), account.system.url!, problems, { alsoAllowed: ['blob:'] });
       try {

@@ -1,22 +1,13 @@
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
 import { describeViolations, seriousViolations } from '../support/axe';
-import { launchChromium, phoneContext } from '../support/browser';
+import { useChromium, phoneContext } from '../support/browser';
 import { createSigningRequest, eventually, signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount, useSharedSystem } from '../support/system';
 
 describe('the signing page of a signer asked for a code (headless Chromium)', function () {
   this.timeout(120_000);
   useSharedSystem();
-  let browser: Browser;
-
-  before(async () => {
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-  });
+  const browser = useChromium();
 
   it('shows only the code form (no serious axe violation); a wrong code shows an error, the right one shows the document, and the signer signs', async () => {
     const account = await createTestAccount();
@@ -24,7 +15,7 @@ describe('the signing page of a signer asked for a code (headless Chromium)', fu
       signers: [{ name: 'Ada Lovelace', email: 'ada@example.com', verification: { method: 'access_code', code: 'Kite-42' } }],
     });
     const link = `${account.system.url}/sign/${tokenOf(await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id))}`;
-    const context = await phoneContext(browser);
+    const context = await phoneContext(browser());
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
@@ -73,7 +64,7 @@ describe('the signing page of a signer asked for a code (headless Chromium)', fu
       signers: [{ name: 'Ada Lovelace', email, verification: { method: 'email_code' } }],
     });
     const link = `${account.system.url}/sign/${tokenOf(await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id))}`;
-    const context = await phoneContext(browser);
+    const context = await phoneContext(browser());
     const page = await context.newPage();
     try {
       await page.goto(link);

@@ -1,15 +1,7 @@
 import zlib from 'node:zlib';
+import { pngChunk as chunk } from '../../src/pdf/pngImage';
 
 // Images for brand tests: PNGs made here (any size, or a header that lies), and hostile SVGs.
-
-function chunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(zlib.crc32(body));
-  return Buffer.concat([length, body, crc]);
-}
 
 /** A PNG of `width` × `height` grey pixels; `claim` puts other dimensions in its header (a decompression bomb's). */
 export function pngOf(width: number, height: number, claim?: { width: number; height: number }): Buffer {
