@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { Client, Connection } from '@temporalio/client';
 import { createAccount } from '../../src/accounts/service';
-import { createApiKey } from '../../src/apiKeys/service';
+import { hashKey } from '../../src/apiKeys/service';
 import { openDatabase } from '../../src/db';
 import { migrationSource } from '../../src/db/migrations';
 import { newId } from '../../src/ids';
@@ -65,7 +65,13 @@ describe('an upgrade to several documents and recipients: requests of before fin
 
     // What the code of before wrote for an account, its document and two requests.
     const account = await createAccount(old.knex, { email: `upgrade-${Math.random().toString(36).slice(2)}@example.com`, plan: 'business' });
-    const { secret } = await createApiKey(old.knex, account.id);
+    // Its key as that code made it (no scopes, no expiry): it keeps every scope on the new code.
+    const secret = `sk_live_${crypto
+      .randomBytes(64)
+      .toString('base64')
+      .replace(/[^0-9A-Za-z]/g, '')
+      .slice(0, 43)}`;
+    await old.knex('api_keys').insert({ id: newId('apiKey'), account_id: account.id, name: 'default', prefix: secret.slice(0, 16), key_hash: hashKey(secret) });
     const pdf = await makePdf(['Agreement of before', 'Page two']);
     const sha256 = crypto.createHash('sha256').update(pdf).digest('hex');
     const documentId = newId('document');
