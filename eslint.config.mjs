@@ -8,12 +8,12 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:$
 //   worker side   src/worker/, activities/, workflows/ (workflows: only src/domain, the workflow SDK and types)
 //   resources     accounts, apiKeys, documents, templates, signingRequests, webhooks, events, mail, pdf,
 //                 search and dashboard (read models), temporal (the client services use)
-//   infrastructure  config, logger, errors, ids, metrics, dataDirSecret, db/, api/ (the HTTP route kit)
+//   infrastructure  config, logger, errors, ids, metrics, dataDirSecret, secretBox, db/, api/ (the HTTP route kit)
 //   domain        src/domain/: the vocabulary, pure data and types, no I/O
 const entryPoints = ['app', 'system', 'main', 'cli', 'console', 'signerPortal', 'verification', 'docs', 'health'];
 const workerSide = ['worker', 'activities', 'workflows'];
 const resources = ['accounts', 'apiKeys', 'documents', 'templates', 'signingRequests', 'webhooks', 'events', 'mail', 'pdf', 'search', 'dashboard', 'temporal'];
-const infrastructure = ['config', 'logger', 'errors', 'ids', 'metrics', 'dataDirSecret', 'db', 'api'];
+const infrastructure = ['config', 'logger', 'errors', 'ids', 'metrics', 'dataDirSecret', 'secretBox', 'db', 'api'];
 // A relative import that leaves its folder (`../`…, `../src/`…) for one of `names`; `./` too where asked (files at the top of src/).
 const reaching = (names, { sameFolder = false } = {}) => `^(${sameFolder ? '\\.\\.?' : '\\.\\.'}/)+(src/)?(${names.join('|')})(/|\\.ts$|$)`;
 const upward = (tier, names, options) => ({

@@ -1,10 +1,11 @@
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID, type Hash } from 'node:crypto';
+import { createHash, hkdfSync, randomUUID, type Hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware } from 'koa';
 import type { Db } from '../../db';
 import type { IdKind } from '../../domain/ids';
 import { AppError, idempotencyInProgress, idempotencyKeyReused, payloadTooLarge, validationError } from '../../errors';
 import { idFromSeed } from '../../ids';
+import { openText, sealText } from '../../secretBox';
 import { errorBody, toAppError } from './requestContext';
 
 /** How long a key holds its request and answer. */
@@ -184,7 +185,7 @@ export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBody
     ctx.status = row.status!;
     ctx.set(row.response_headers ?? {});
     ctx.set('Idempotent-Replayed', 'true');
-    if (row.response_body !== null) ctx.body = JSON.parse(decrypt(keyOf(ctx.state.account.id, key), row.response_body));
+    if (row.response_body !== null) ctx.body = JSON.parse(openText(keyOf(ctx.state.account.id, key), row.response_body, 'a kept Idempotency-Key answer'));
   }
 
   async function run(ctx: Context, next: () => Promise<unknown>, held: HeldKey, holder: string, body: RequestBodyHash) {
@@ -211,7 +212,7 @@ export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBody
           status: answer.status,
           body_hash: hash,
           response_headers: JSON.stringify(answer.headers),
-          response_body: answer.body === undefined ? null : encrypt(keyOf(held.accountId, held.key), JSON.stringify(answer.body)),
+          response_body: answer.body === undefined ? null : sealText(keyOf(held.accountId, held.key), JSON.stringify(answer.body)),
           locked_until: null,
         });
       } else {
@@ -272,25 +273,6 @@ function errorAnswer(error: unknown, requestId: string): Answer | undefined {
 const replayedHeaders = (get: (name: string) => string) => Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (get(name) ? [[name, get(name)]] : [])));
 
 /** iv.tag.ciphertext, each base64url. */
-function encrypt(key: Buffer, text: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const ciphertext = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-  return [iv, cipher.getAuthTag(), ciphertext].map((part) => part.toString('base64url')).join('.');
-}
-
-function decrypt(key: Buffer, sealed: string): string {
-  const [iv, tag, ciphertext] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', key, iv);
-    decipher.setAuthTag(tag);
-    return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
-  } catch {
-    // Said plainly for the operator: the usual cause is an api started with another key.
-    throw new Error('cannot decrypt a kept Idempotency-Key answer: WEBHOOK_SECRET_KEY (or DATA_DIR/webhook-secret.key) is not the key it was encrypted with');
-  }
-}
-
 /** Reads the rest of a body to hash it, at most `maxBytes`, without destroying the request on a refusal. */
 async function readToEnd(req: IncomingMessage, body: RequestBodyHash, maxBytes: number) {
   let received = 0;
