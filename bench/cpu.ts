@@ -32,9 +32,11 @@ function stat(pid: number) {
 
 /**
  * CPU ms used so far by each named process and its descendants (the live ones, and the waited-for
- * ones through the root's cutime: PostgreSQL's backends that have exited, say).
+ * ones through the root's cutime: PostgreSQL's backends that have exited, say); `{ alone: pid }` is
+ * that process without its live children, and `{ childrenOf: pid }` its live children with theirs (the
+ * service's PDF processes, told apart from its own event loop).
  */
-export function cpuMeter(roots: Record<string, number | undefined>) {
+export function cpuMeter(roots: Record<string, number | { alone: number } | { childrenOf: number } | undefined>) {
   return (): Record<string, number> => {
     const stats = new Map<number, NonNullable<ReturnType<typeof stat>>>();
     for (const entry of fs.readdirSync('/proc')) {
@@ -42,15 +44,15 @@ export function cpuMeter(roots: Record<string, number | undefined>) {
       const found = stat(Number(entry));
       if (found) stats.set(Number(entry), found);
     }
-    const below = (root: number): number => {
-      let ticks = (stats.get(root)?.own ?? 0) + (stats.get(root)?.children ?? 0);
-      for (const [pid, { ppid }] of stats) if (ppid === root) ticks += below(pid);
-      return ticks;
-    };
+    const own = (pid: number) => (stats.get(pid)?.own ?? 0) + (stats.get(pid)?.children ?? 0);
+    const childrenOf = (root: number): number => [...stats].filter(([, { ppid }]) => ppid === root).reduce((ticks, [pid]) => ticks + below(pid), 0);
+    const below = (root: number): number => own(root) + childrenOf(root);
+    const ticksOf = (root: number | { alone: number } | { childrenOf: number }) =>
+      typeof root === 'number' ? below(root) : 'alone' in root ? own(root.alone) : childrenOf(root.childrenOf);
     return Object.fromEntries(
       Object.entries(roots)
-        .filter(([, pid]) => pid)
-        .map(([name, pid]) => [name, (below(pid!) * 1000) / TICKS_PER_SECOND]),
+        .filter((entry): entry is [string, NonNullable<(typeof entry)[1]>] => entry[1] !== undefined)
+        .map(([name, root]) => [name, (ticksOf(root) * 1000) / TICKS_PER_SECOND]),
     );
   };
 }

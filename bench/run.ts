@@ -35,7 +35,7 @@ import {
 import { webhookBench, type Round, type WebhookBenchResult } from './webhooks';
 import { embeddedWebhookBench, type EmbeddedWebhookResult } from './embeddedWebhooks';
 import { searchBench } from './search';
-import { countTexts, drainTexts, sustainableRate, textSearchLag, uploadCost, type TextDrain, type TextLag, type UploadCost } from './textSearch';
+import { countTexts, createCost, drainTexts, sustainableRate, textSearchLag, type CreateCost, type TextDrain, type TextLag } from './textSearch';
 
 const REPO = path.resolve(__dirname, '..');
 const CONNECTIONS = 32;
@@ -85,6 +85,8 @@ const GOALS = {
 const TEXT_DRAIN_DEADLINE_MS = 10 * 60_000;
 const TEXT_LAG_SECONDS = 15;
 const UPLOAD_COST_SECONDS = 5; // uploads at (c2)'s rate, no searches: the CPU per upload
+/** (c)'s body: a document created without its PDF. */
+const metadataOnly = { body: JSON.stringify({ fileName: 'bench.pdf', fileSize: 1234 }), contentType: 'application/json' };
 const SUSTAINED_SECONDS = 20; // uploads at the rate the CPU per upload and per text allow, tracers among them
 // Of that rate: at 100% of the cores any hiccup is never caught up (a queue at full utilisation grows
 // without bound), so a load the cores carry is measured with the headroom any capacity plan keeps.
@@ -462,8 +464,8 @@ async function main() {
         name: '(c) POST /api/v1/documents (metadata only)',
         url: `${service.url}/api/v1/documents`,
         method: 'POST',
-        headers: { ...auth, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ fileName: 'bench.pdf', fileSize: 1234 }),
+        headers: { ...auth, 'Content-Type': metadataOnly.contentType },
+        body: metadataOnly.body,
         status: 201,
       },
       {
@@ -496,13 +498,15 @@ async function main() {
   // and how soon each is found by its text; and the same at the rate both CPUs allow together.
   let textDrain: (TextDrain & { extractedDuringRounds: number }) | null = null;
   let textLag: TextLag | null = null;
-  let upload: UploadCost | null = null;
+  let upload: CreateCost | null = null;
+  let create: CreateCost | null = null;
   let sustained: TextLag | null = null;
   if (uploadPdf) {
     const { extracted, waiting } = await countTexts(db, account.id);
     log(`waiting for the worker to extract the text of ${waiting} uploads (${extracted} extracted during the rounds)`);
     const servers = cpuMeter({
-      service: service.pid, // with its PDF processes
+      service: { alone: service.pid },
+      'its PDF processes': { childrenOf: service.pid }, // the api's checks of uploads, the worker's text extraction
       PostgreSQL: pidListeningOn(Number(new URL(serviceEnv.DATABASE_URL!).port || 5432)),
       ...(serviceEnv.ELASTICSEARCH_URL ? { Elasticsearch: pidListeningOn(Number(new URL(serviceEnv.ELASTICSEARCH_URL).port || 9200)) } : {}),
     });
@@ -512,24 +516,21 @@ async function main() {
       return { ...servers(), bench: (own.user + own.system) / 1000 };
     };
     textDrain = { ...(await drainTexts(db, account.id, TEXT_DRAIN_DEADLINE_MS, drainCpu)), extractedDuringRounds: extracted };
-    const c2Rate = median(samples.get(scenarios.find((scenario) => scenario.name.startsWith('(c2)'))!)!.map((sample) => sample.rps));
+    const rateOf = (prefix: string) => median(samples.get(scenarios.find((scenario) => scenario.name.startsWith(prefix))!)!.map((sample) => sample.rps));
+    const c2Rate = rateOf('(c2)');
     const backlog = async () => (await countTexts(db, account.id)).waiting;
     const lagOptions = { baseUrl: service.url, auth, uploadPdf, connections: CONNECTIONS, waiting: backlog };
     log(`CPU per upload: uploads at (c2)'s rate, ${c2Rate.toFixed(0)}/s for ${UPLOAD_COST_SECONDS} s`);
-    upload = await uploadCost({
-      ...lagOptions,
-      rate: c2Rate,
-      seconds: UPLOAD_COST_SECONDS,
-      db,
-      accountId: account.id,
-      cpu: drainCpu,
-      cpuPerText: textDrain.cpuPerText,
-    });
+    const costOptions = { ...lagOptions, seconds: UPLOAD_COST_SECONDS, db, accountId: account.id, cpu: drainCpu, cpuPerText: textDrain.cpuPerText };
+    upload = await createCost({ ...costOptions, body: multipartBody(uploadPdf, 'bench-paced.pdf'), rate: c2Rate });
     await drainTexts(db, account.id, TEXT_DRAIN_DEADLINE_MS, drainCpu);
+    // The same for (c), whose ratio to (c2) is that of their CPU: on a saturated machine each takes its share.
+    log(`CPU per metadata-only create: creates at (c)'s rate, ${rateOf('(c)').toFixed(0)}/s for ${UPLOAD_COST_SECONDS} s`);
+    create = await createCost({ ...costOptions, body: metadataOnly, rate: rateOf('(c)') });
     log(`uploads at (c2)'s rate, ${c2Rate.toFixed(0)}/s for ${TEXT_LAG_SECONDS} s, each tracer among them searched for until found`);
     textLag = await textSearchLag({ ...lagOptions, rate: Math.round(c2Rate), seconds: TEXT_LAG_SECONDS });
     await drainTexts(db, account.id, TEXT_DRAIN_DEADLINE_MS, drainCpu);
-    const rate = Math.floor(SUSTAINED_SHARE * sustainableRate(upload.cpuPerUpload, textDrain.cpuPerText));
+    const rate = Math.floor(SUSTAINED_SHARE * sustainableRate(upload.cpuPerCreate, textDrain.cpuPerText));
     log(`uploads at ${SUSTAINED_SHARE * 100}% of the sustainable rate, ${rate}/s for ${SUSTAINED_SECONDS} s, each tracer among them searched for until found`);
     sustained = await textSearchLag({ ...lagOptions, rate, seconds: SUSTAINED_SECONDS });
     await drainTexts(db, account.id, TEXT_DRAIN_DEADLINE_MS, drainCpu);
@@ -840,7 +841,8 @@ async function main() {
   const c = row('(c)');
   const c2 = row('(c2)');
   const textCpu = cpuTotal(textDrain?.cpuPerText ?? {});
-  const uploadCpu = cpuTotal(upload?.cpuPerUpload ?? {});
+  const uploadCpu = cpuTotal(upload?.cpuPerCreate ?? {});
+  const createCpu = cpuTotal(create?.cpuPerCreate ?? {});
   const perProcess = (perOne: Record<string, number>) =>
     Object.entries(perOne)
       .map(([name, used]) => `${name} ${used.toFixed(1)} ms`)
@@ -865,11 +867,18 @@ async function main() {
                 `CPU per text meanwhile: ${perProcess(textDrain.cpuPerText)} (${textCpu.toFixed(1)} ms in all: at most ${((cores() * 1000) / textCpu).toFixed(0)} texts/s on ${cores()} cores doing nothing else).`
               : '') +
             (textDrain && upload
-              ? ` CPU per upload (uploads at (c2)'s rate for ${UPLOAD_COST_SECONDS} s, ${upload.uploads} answered 201, less the ${upload.textsMeanwhile} texts extracted meanwhile at the CPU per text above): ` +
-                `${perProcess(upload.cpuPerUpload)} (${uploadCpu.toFixed(1)} ms in all: (c2)'s ${c2.rps.toFixed(0)} uploads/s alone take ${((c2.rps * uploadCpu) / 1000).toFixed(1)} of ${cores()} cores). ` +
+              ? ` CPU per upload (uploads at (c2)'s rate for ${UPLOAD_COST_SECONDS} s, ${upload.created} answered 201, less the ${upload.textsMeanwhile} texts extracted meanwhile at the CPU per text above): ` +
+                `${perProcess(upload.cpuPerCreate)} (${uploadCpu.toFixed(1)} ms in all: (c2)'s ${c2.rps.toFixed(0)} uploads/s alone take ${((c2.rps * uploadCpu) / 1000).toFixed(1)} of ${cores()} cores). ` +
                 `**Uploads and their text keep pace together up to ${cores()} cores × 1000 ms / (CPU per upload + CPU per text) = ` +
-                `${cores() * 1000} / (${uploadCpu.toFixed(1)} + ${textCpu.toFixed(1)}) ms = ${sustainableRate(upload.cpuPerUpload, textDrain.cpuPerText).toFixed(0)} uploads/s**: ` +
+                `${cores() * 1000} / (${uploadCpu.toFixed(1)} + ${textCpu.toFixed(1)}) ms = ${sustainableRate(upload.cpuPerCreate, textDrain.cpuPerText).toFixed(0)} uploads/s**: ` +
                 `the baseline for "text keeps pace with uploads" is that sustainable rate, not (c2)'s peak.`
+              : '') +
+            (create && upload
+              ? ` CPU per metadata-only create (creates at (c)'s rate for ${UPLOAD_COST_SECONDS} s, ${create.created} answered 201): ${perProcess(create.cpuPerCreate)} ` +
+                `(${createCpu.toFixed(1)} ms in all). With the cores saturated each scenario runs at cores / its CPU: **(c2) can reach (c)'s CPU / (c2)'s = ` +
+                `${createCpu.toFixed(1)} / ${uploadCpu.toFixed(1)} = ${percent(createCpu, uploadCpu)} of (c)** (measured: ${percent(c2.rps, c.rps)}). ` +
+                `Of the ${(uploadCpu - createCpu).toFixed(1)} ms an upload costs more than a create, ${((upload.cpuPerCreate['its PDF processes'] ?? 0) - (create.cpuPerCreate['its PDF processes'] ?? 0)).toFixed(1)} ms are the check of the PDF in the api's PDF processes ` +
+                `and ${((upload.cpuPerCreate.service ?? 0) - (create.cpuPerCreate.service ?? 0)).toFixed(1)} ms the service's own (the multipart body, handing the PDF over and back, storing it).`
               : ''),
           ...(textLag
             ? [

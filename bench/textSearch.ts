@@ -49,45 +49,51 @@ export async function drainTexts(db: Db, accountId: string, deadlineMs: number, 
   return { documents, seconds, left, perSecond: seconds > 0 ? (documents - left) / seconds : NaN, cpuPerText };
 }
 
-/** Uploads `pdf` at `rate` a second (autocannon's overall rate) for `seconds`; resolves to the number answered 201. */
-function pacedUploads(options: { baseUrl: string; auth: Record<string, string>; pdf: Buffer; rate: number; seconds: number; connections: number }) {
-  const upload = multipartBody(options.pdf, 'bench-paced.pdf');
-  let uploaded = 0;
+/** POSTs `body` to /api/v1/documents at `rate` a second (autocannon's overall rate) for `seconds`; resolves to the number answered 201. */
+function pacedCreates(options: { baseUrl: string; auth: Record<string, string>; body: PostBody; rate: number; seconds: number; connections: number }) {
+  let created = 0;
   return new Promise<number>((resolve, reject) => {
     const instance = autocannon(
       {
         url: `${options.baseUrl}/api/v1/documents`,
         method: 'POST',
-        headers: { ...options.auth, 'Content-Type': upload.contentType },
-        body: upload.body,
+        headers: { ...options.auth, 'Content-Type': options.body.contentType },
+        body: options.body.body,
         connections: options.connections,
         overallRate: Math.max(1, Math.round(options.rate)),
         duration: options.seconds,
       },
-      (error) => (error ? reject(error) : resolve(uploaded)),
+      (error) => (error ? reject(error) : resolve(created)),
     );
     instance.on('response', (_client, status) => {
-      if (status === 201) uploaded++;
+      if (status === 201) created++;
     });
   });
 }
 
-export interface UploadCost {
-  uploads: number;
+export interface PostBody {
+  body: Buffer | string;
+  contentType: string;
+}
+
+export interface CreateCost {
+  /** Answered 201. */
+  created: number;
   /** Texts the worker extracted meanwhile, whose CPU (at `cpuPerText`) is taken off. */
   textsMeanwhile: number;
-  /** CPU ms per upload of each process `cpu` reads. */
-  cpuPerUpload: Record<string, number>;
+  /** CPU ms per document created, of each process `cpu` reads. */
+  cpuPerCreate: Record<string, number>;
 }
 
 /**
- * CPU per upload: uploads at `rate` for `seconds` (no tracers, no searches), and the CPU each process
- * used meanwhile, less that of the texts the worker extracted meanwhile (at `cpuPerText` each), per upload.
+ * CPU per document created: `body` (an upload, or metadata only) POSTed at `rate` for `seconds` (no
+ * tracers, no searches), and the CPU each process used meanwhile, less that of the texts the worker
+ * extracted meanwhile (at `cpuPerText` each), per 201.
  */
-export async function uploadCost(options: {
+export async function createCost(options: {
   baseUrl: string;
   auth: Record<string, string>;
-  uploadPdf: Buffer;
+  body: PostBody;
   rate: number;
   seconds: number;
   connections: number;
@@ -95,17 +101,17 @@ export async function uploadCost(options: {
   accountId: string;
   cpu: () => Record<string, number>;
   cpuPerText: Record<string, number>;
-}): Promise<UploadCost> {
+}): Promise<CreateCost> {
   const { db, accountId, cpu, cpuPerText } = options;
   const before = await countTexts(db, accountId);
   const cpuBefore = cpu();
-  const uploads = await pacedUploads({ ...options, pdf: options.uploadPdf });
+  const created = await pacedCreates(options);
   const used = cpuBetween(cpuBefore, cpu());
   const textsMeanwhile = (await countTexts(db, accountId)).extracted - before.extracted;
-  const cpuPerUpload = Object.fromEntries(
-    Object.entries(used).map(([name, ms]) => [name, Math.max(0, ms - textsMeanwhile * (cpuPerText[name] ?? 0)) / Math.max(1, uploads)]),
+  const cpuPerCreate = Object.fromEntries(
+    Object.entries(used).map(([name, ms]) => [name, Math.max(0, ms - textsMeanwhile * (cpuPerText[name] ?? 0)) / Math.max(1, created)]),
   );
-  return { uploads, textsMeanwhile, cpuPerUpload };
+  return { created, textsMeanwhile, cpuPerCreate };
 }
 
 const sum = (perProcess: Record<string, number>) => Object.values(perProcess).reduce((total, ms) => total + ms, 0);
@@ -151,7 +157,7 @@ export async function textSearchLag(options: {
     }),
   );
   const waitingAtStart = await options.waiting();
-  const paced = pacedUploads({ ...options, pdf: options.uploadPdf, rate: rate - TRACERS_PER_SECOND });
+  const paced = pacedCreates({ ...options, body: multipartBody(options.uploadPdf, 'bench-paced.pdf'), rate: rate - TRACERS_PER_SECOND });
 
   const answered = new Map<string, number>(); // word → time of its 201
   const found = new Map<string, number>();
