@@ -250,20 +250,19 @@ export async function documentsAwaitingText(db: Db, limit: number, except: strin
 }
 
 /**
- * Extracts, for search, the text of one document's PDF and stores it, unless another extraction stored
- * it first. Runs in the worker, after the upload has committed; safe to repeat.
+ * Stores, for search, the text extracted from a document's PDF (readDocumentText), unless another
+ * extraction stored it first. Runs in the worker, after the upload has committed; safe to repeat.
  */
-export async function extractDocumentText(db: Db, pdfText: PdfTextExtractor, id: string): Promise<void> {
-  const text = await textOfDocumentFile(db, pdfText, id);
+export async function storeDocumentText(db: Db, id: string, text: string): Promise<void> {
   await db('documents').where({ id }).whereNull('body_text').update({ body_text: text });
 }
 
 /**
- * The text of a document's PDF: a small one read whole, a large one copied piece by piece into a
- * temporary file that the extractor's child reads, so that the worker never holds a large file (nor
- * its hex on the wire). The temporary file is gone when this returns, however the extraction ended.
+ * The text of a document's PDF, for search: a small one read whole, a large one copied piece by piece
+ * into a temporary file that the extractor's child reads, so that the worker never holds a large file
+ * (nor its hex on the wire). The temporary file is gone when this returns, however the extraction ended.
  */
-async function textOfDocumentFile(db: Db, pdfText: PdfTextExtractor, id: string): Promise<string> {
+export async function readDocumentText(db: Db, pdfText: PdfTextExtractor, id: string): Promise<string> {
   const file: { size: number; content: Buffer | null } | undefined = await db('document_files')
     .where({ document_id: id })
     .first(db.raw('octet_length(content) as size'), db.raw('case when octet_length(content) <= ? then content end as content', [IN_MEMORY_BYTES]));

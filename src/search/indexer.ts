@@ -1,5 +1,5 @@
 import type { Db } from '../db';
-import { documentsAwaitingText, extractDocumentText } from '../documents/service';
+import { documentsAwaitingText, readDocumentText, storeDocumentText } from '../documents/service';
 import type { PdfTextExtractor } from '../pdf/text';
 import type { ResourceRef, SearchBackend } from './backend';
 
@@ -101,25 +101,48 @@ export async function indexNewTexts(
         claimed = ids;
       })
       .finally(() => (claiming = undefined)));
+  // A text is stored (PostgreSQL computes its words for search meanwhile) while its process reads the
+  // next PDF: the extractor never waits for the database, and at most one store per process is pending.
+  const storing = new Set<Promise<void>>();
+  const store = (id: string, text: string) => {
+    const storeOne = storeDocumentText(db, id, text)
+      .then(() => {
+        stored.push(id);
+        wakeWriter();
+      })
+      .catch((error) => {
+        stop = true; // the processes finish the document they have, and the writer indexes what is stored
+        throw error;
+      })
+      .finally(() => {
+        storing.delete(storeOne);
+        extracting.delete(id); // not claimed again until its text is stored
+      });
+    storeOne.catch(() => undefined); // its failure is reported once the extraction has settled
+    storing.add(storeOne);
+  };
   const extractNext = async () => {
     while (!stop && keepGoing()) {
       if (claimed.length === 0) await claimMore();
       const id = claimed.shift();
       if (id === undefined) return;
       extracting.add(id);
+      let text: string;
       try {
-        await extractDocumentText(db, pdfText, id);
-        stored.push(id);
-        wakeWriter();
+        text = await readDocumentText(db, pdfText, id);
+        while (storing.size >= pdfText.processes) await Promise.race(storing);
       } catch (error) {
-        stop = true; // the other processes finish the document they have, and the writer indexes what is stored
-        throw error;
-      } finally {
+        stop = true;
         extracting.delete(id);
+        throw error;
       }
+      store(id, text);
     }
   };
-  const extraction = Promise.allSettled(Array.from({ length: pdfText.processes }, extractNext));
+  const extraction = Promise.allSettled(Array.from({ length: pdfText.processes }, extractNext)).then(async (outcomes) => [
+    ...outcomes,
+    ...(await Promise.allSettled([...storing])),
+  ]);
   let extracted = false;
   void extraction.then(() => {
     extracted = true;
