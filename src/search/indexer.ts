@@ -105,20 +105,19 @@ export async function indexNewTexts(
   // next PDF: the extractor never waits for the database, and at most one store per process is pending.
   const storing = new Set<Promise<void>>();
   const store = (id: string, text: string) => {
-    const storeOne = storeDocumentText(db, id, text)
-      .then(() => {
-        stored.push(id);
-        wakeWriter();
-      })
-      .catch((error) => {
-        stop = true; // the processes finish the document they have, and the writer indexes what is stored
-        throw error;
-      })
-      .finally(() => {
+    const storeOne: Promise<void> = storeDocumentText(db, id, text).then(
+      () => {
         storing.delete(storeOne);
         extracting.delete(id); // not claimed again until its text is stored
-      });
-    storeOne.catch(() => undefined); // its failure is reported once the extraction has settled
+        stored.push(id);
+        wakeWriter();
+      },
+      (error) => {
+        stop = true; // the processes finish the document they have, and the writer indexes what is stored
+        throw error; // kept in `storing`: the extraction settles with this failure
+      },
+    );
+    storeOne.catch(() => undefined); // reported once the extraction has settled, not as unhandled
     storing.add(storeOne);
   };
   const extractNext = async () => {

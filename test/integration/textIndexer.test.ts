@@ -130,6 +130,47 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
     expect(extractor.extracted).to.have.length(extracted + ids.length - stored.length);
   });
 
+  it('when the database refuses to store a text, fails, indexes what it stored, and the next call extracts that text again', async () => {
+    const ids = await upload(8);
+    const refused = ids[3];
+    // The store of one text fails once, as a lost connection or a full disk would make it fail (a
+    // sequence counts the tries: unlike a row, it is not rolled back with the refused update).
+    await db.raw(`create table refuse_once (document_id text primary key)`);
+    await db('refuse_once').insert({ document_id: refused });
+    await db.raw('create sequence refuse_once_tries');
+    await db.raw(`create function refuse_text_once() returns trigger language plpgsql as $$
+      begin
+        if exists (select from refuse_once where document_id = new.id) and nextval('refuse_once_tries') = 1 then
+          raise exception 'disk full';
+        end if;
+        return new;
+      end $$`);
+    await db.raw('create trigger refuse_text_once before update of body_text on documents for each row execute function refuse_text_once()');
+    try {
+      const extractor = fakeExtractor(2, 5);
+      const index = fakeIndex(0);
+      let failure: unknown;
+      await indexNewTexts(db, index, extractor, { keepGoing: () => true }).catch((error) => (failure = error));
+      expect(String(failure)).to.contain('disk full');
+      expect((await textsOf([refused]))[refused]).to.equal(null);
+      // Every text it stored is indexed, the refused one is not.
+      const texts = await textsOf(ids);
+      const indexed = index.writes.flat();
+      expect(indexed).to.have.members(ids.filter((id) => texts[id] !== null));
+      expect(indexed).to.not.include(refused);
+
+      expect(await indexNewTexts(db, index, extractor, { keepGoing: () => true })).to.equal(ids.length - indexed.length);
+      expect(Object.values(await textsOf(ids))).to.not.include(null);
+      expect(index.writes.flat()).to.have.members(ids);
+      expect(extractor.extracted.filter((text) => text === 'the text of pdf-3')).to.have.length(2);
+    } finally {
+      await db.raw('drop trigger refuse_text_once on documents');
+      await db.raw('drop function refuse_text_once()');
+      await db.raw('drop table refuse_once');
+      await db.raw('drop sequence refuse_once_tries');
+    }
+  });
+
   it('writes at most 100 texts at a time to the index', async () => {
     const ids = await upload(250);
     const index = fakeIndex(0);
