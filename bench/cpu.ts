@@ -45,7 +45,11 @@ export function cpuMeter(roots: Record<string, number | { alone: number } | { ch
       if (found) stats.set(Number(entry), found);
     }
     const own = (pid: number) => (stats.get(pid)?.own ?? 0) + (stats.get(pid)?.children ?? 0);
-    const childrenOf = (root: number): number => [...stats].filter(([, { ppid }]) => ppid === root).reduce((ticks, [pid]) => ticks + below(pid), 0);
+    const childrenOf = (root: number): number => {
+      let ticks = 0;
+      for (const [pid, { ppid }] of stats) if (ppid === root) ticks += below(pid);
+      return ticks;
+    };
     const below = (root: number): number => own(root) + childrenOf(root);
     const ticksOf = (root: number | { alone: number } | { childrenOf: number }) =>
       typeof root === 'number' ? below(root) : 'alone' in root ? own(root.alone) : childrenOf(root.childrenOf);

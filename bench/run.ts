@@ -84,7 +84,7 @@ const GOALS = {
 };
 const TEXT_DRAIN_DEADLINE_MS = 10 * 60_000;
 const TEXT_LAG_SECONDS = 15;
-const UPLOAD_COST_SECONDS = 5; // uploads at (c2)'s rate, no searches: the CPU per upload
+const UPLOAD_COST_SECONDS = 5; // uploads at (c2)'s rate, then creates at (c)'s, no searches: the CPU of each
 /** (c)'s body: a document created without its PDF. */
 const metadataOnly = { body: JSON.stringify({ fileName: 'bench.pdf', fileSize: 1234 }), contentType: 'application/json' };
 const SUSTAINED_SECONDS = 20; // uploads at the rate the CPU per upload and per text allow, tracers among them

@@ -272,7 +272,6 @@ function errorAnswer(error: unknown, requestId: string): Answer | undefined {
 
 const replayedHeaders = (get: (name: string) => string) => Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (get(name) ? [[name, get(name)]] : [])));
 
-/** iv.tag.ciphertext, each base64url. */
 /** Reads the rest of a body to hash it, at most `maxBytes`, without destroying the request on a refusal. */
 async function readToEnd(req: IncomingMessage, body: RequestBodyHash, maxBytes: number) {
   let received = 0;
