@@ -1098,6 +1098,12 @@ async function main() {
           `${e2e.completed === e2e.count ? '' : ` (only ${e2e.completed} of ${e2e.count} completed)`}`,
         `- ${pass(signing.e2eAlone.signResponse.p99 <= GOALS.signOfUpdate * signing.echoAlone.latency.p99)} one at a time, sign → HTTP 200 p99 ≤ ${GOALS.signOfUpdate} × (f)'s p99 one at a time: ` +
           `${ms(signing.e2eAlone.signResponse.p99)} ms against ${ms(GOALS.signOfUpdate * signing.echoAlone.latency.p99)} ms (${(signing.e2eAlone.signResponse.p99 / signing.echoAlone.latency.p99).toFixed(1)} ×)`,
+        ...(signing.echoAlone.baselines
+          ? [
+              `- ${pass(signing.e2eAlone.signResponse.p99 <= GOALS.signOfUpdate * signing.echoAlone.baselines.regular.p99)} one at a time, sign → HTTP 200 p99 ≤ ${GOALS.signOfUpdate} × (f-regular)'s p99, the round trip that records its change durably as a sign must: ` +
+                `${ms(signing.e2eAlone.signResponse.p99)} ms against ${ms(GOALS.signOfUpdate * signing.echoAlone.baselines.regular.p99)} ms (${(signing.e2eAlone.signResponse.p99 / signing.echoAlone.baselines.regular.p99).toFixed(1)} ×; p50 ${(signing.e2eAlone.signResponse.p50 / signing.echoAlone.baselines.regular.p50).toFixed(1)} ×)`,
+            ]
+          : []),
         `- ${pass(signing.e2eAlone.completed === signing.e2eAlone.count && signing.e2eAlone.completion.p99 < GOALS.completedP99Ms)} one at a time, last sign → signing_request.completed p99 < ${GOALS.completedP99Ms} ms: ${ms(signing.e2eAlone.completion.p99)} ms`,
       );
       const { single, packet, failures } = signing.packets;
