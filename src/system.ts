@@ -118,6 +118,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
           delivery: { db: database.knex, secretKey: webhooks.secretKey, poster: webhooks.poster },
           search,
           pdfText,
+          logger,
         },
       });
       const running = worker.run();

@@ -252,9 +252,30 @@ export async function documentsAwaitingText(db: Db, limit: number, except: strin
 /**
  * Stores, for search, the text extracted from a document's PDF (readDocumentText), unless another
  * extraction stored it first. Runs in the worker, after the upload has committed; safe to repeat.
+ * `inVector`: whether PostgreSQL computes the text's words into search_vector, which only PostgreSQL
+ * search reads (a third of the CPU a text costs).
  */
-export async function storeDocumentText(db: Db, id: string, text: string): Promise<void> {
-  await db('documents').where({ id }).whereNull('body_text').update({ body_text: text });
+export async function storeDocumentText(db: Db, id: string, text: string, { inVector }: { inVector: boolean }): Promise<void> {
+  await db('documents').where({ id }).whereNull('body_text').update({ body_text: text, body_text_in_vector: inVector });
+}
+
+/**
+ * Brings the words of texts stored without them (under Elasticsearch) into search_vector, `batch` documents
+ * per statement (a partial index finds them), while `keepGoing` says so. Returns how many it brought.
+ * Workers running at once take different documents; safe to repeat.
+ */
+export async function vectorizeStoredTexts(
+  db: Db,
+  { batch = 500, keepGoing = () => true }: { batch?: number; keepGoing?: () => boolean } = {},
+): Promise<number> {
+  let brought = 0;
+  while (keepGoing()) {
+    const notInVector = db('documents').where({ body_text_in_vector: false }).limit(batch).forUpdate().skipLocked().select('id');
+    const count = await db('documents').whereIn('id', notInVector).update({ body_text_in_vector: true });
+    brought += count;
+    if (count < batch) break;
+  }
+  return brought;
 }
 
 /**

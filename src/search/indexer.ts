@@ -101,11 +101,13 @@ export async function indexNewTexts(
         claimed = ids;
       })
       .finally(() => (claiming = undefined)));
-  // A text is stored (PostgreSQL computes its words for search meanwhile) while its process reads the
-  // next PDF: the extractor never waits for the database, and at most one store per process is pending.
+  // A text is stored (PostgreSQL computes its words for search meanwhile, when it is the backend) while
+  // its process reads the next PDF: the extractor never waits for the database, and at most one store
+  // per process is pending.
   const storing = new Set<Promise<void>>();
+  const inVector = search.kind === 'postgres';
   const store = (id: string, text: string) => {
-    const storeOne: Promise<void> = storeDocumentText(db, id, text).then(
+    const storeOne: Promise<void> = storeDocumentText(db, id, text, { inVector }).then(
       () => {
         storing.delete(storeOne);
         extracting.delete(id); // not claimed again until its text is stored

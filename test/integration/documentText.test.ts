@@ -3,6 +3,8 @@ import { expect } from 'chai';
 import { uploadDirOf } from '../../src/api/receivedFile';
 import { createAccount } from '../../src/accounts/service';
 import { createApiKey } from '../../src/apiKeys/service';
+import type { Db } from '../../src/db';
+import { newId } from '../../src/ids';
 import { createLogger } from '../../src/logger';
 import { startSystem, type RunningSystem } from '../../src/system';
 import { searchIndexerWorkflowId, sweeperScheduleId } from '../../src/temporal/client';
@@ -36,14 +38,26 @@ async function expectSearchableByItsText(request: Request) {
   const word = uniqueWord();
   const id = await upload(request, word);
   await eventually(async () => expect(await hitIds(request, word)).to.deep.equal([id]), 30_000);
+  return { id, word };
 }
+
+/** Whether the document's search_vector holds the words of its text, as its flag and the vector itself say. */
+const textInVector = async (db: Db, id: string, word: string) => {
+  const row = await db('documents')
+    .where({ id })
+    .first('body_text_in_vector', db.raw(`search_vector @@ to_tsquery('simple', ?) as holds`, [word]));
+  return { flag: row.body_text_in_vector, vector: row.holds };
+};
 
 describe('the text of an uploaded PDF, extracted by the worker after the upload', function () {
   this.timeout(120_000);
 
   it(`becomes searchable by a word of its text on the running system's backend${process.env.ELASTICSEARCH_URL ? ' (Elasticsearch)' : ''}`, async () => {
-    const { request } = await createTestAccount();
-    await expectSearchableByItsText(request);
+    const { request, db, system } = await createTestAccount();
+    const { id, word } = await expectSearchableByItsText(request);
+    // PostgreSQL computes the words of the text only when its own search reads them.
+    const inVector = system.search.kind === 'postgres';
+    expect(await textInVector(db, id, word)).to.deep.equal({ flag: inVector, vector: inVector });
   });
 
   it('a PDF over 1 MiB, which the worker reads through a temporary file, is found by its text and leaves no file', async () => {
@@ -95,7 +109,29 @@ describe('the text of an uploaded PDF, extracted by the worker after the upload'
       const db = system.database.knex;
       const account = await createAccount(db, { email: `pgsearch-${Math.random().toString(36).slice(2)}@example.com`, plan: 'business' });
       const { secret } = await createApiKey(db, account.id);
-      await expectSearchableByItsText(client(system.url!, secret));
+      const { id, word } = await expectSearchableByItsText(client(system.url!, secret));
+      expect(await textInVector(db, id, word)).to.deep.equal({ flag: true, vector: true });
+    });
+
+    it('finds by its words a text stored under Elasticsearch, once the worker has brought them into PostgreSQL', async () => {
+      const db = system.database.knex;
+      const account = await createAccount(db, { email: `pgsearch-${Math.random().toString(36).slice(2)}@example.com`, plan: 'business' });
+      const { secret } = await createApiKey(db, account.id);
+      const word = uniqueWord();
+      const id = newId('document');
+      // As a worker on Elasticsearch leaves it.
+      await db('documents').insert({
+        id,
+        account_id: account.id,
+        file_name: 'agreement.pdf',
+        file_size: 4,
+        status: 'ready',
+        page_count: 1,
+        body_text: `The ${word} clause applies`,
+        body_text_in_vector: false,
+      });
+      await eventually(async () => expect(await hitIds(client(system.url!, secret), word)).to.deep.equal([id]), 30_000);
+      expect(await textInVector(db, id, word)).to.deep.equal({ flag: true, vector: true });
     });
   });
 });

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { vectorizeStoredTexts } from '../../src/documents/service';
 import { createLogger } from '../../src/logger';
 import type { SearchBackend } from '../../src/search/backend';
 import { createElasticsearchClient } from '../../src/search/elasticsearch';
@@ -125,6 +126,9 @@ describe('search and dashboard contract', () => {
     const other = await createTestAccount();
     const db = account.db;
     const known = await uploadKnownPdfs(account.request, db);
+    // The shared system's worker stored their text for its backend; on Elasticsearch, without its words in
+    // PostgreSQL, which PostgreSQL search's indexer brings in.
+    await vectorizeStoredTexts(db);
     const seeded = await seedAccount(db, account.account.id, { seed: 5, documents: 320, requests: 160, now: NOW, extraWord: 'common' });
     const foreign = await seedAccount(db, other.account.id, { seed: 9, documents: 30, requests: 20, now: NOW, extraWord: 'common zephyrine xylograph' });
     const plenty = await createTestAccount();

@@ -29,6 +29,7 @@ import * as sealedDocumentsByHash from './20261126183600_sealed_documents_by_has
 import * as idempotencyKeys from './20261126183622_idempotency_keys';
 import * as embeddedSigning from './20261126183713_embedded_signing';
 import * as apiKeyScopes from './20261126185923_api_key_scopes';
+import * as textVectorsByBackend from './20261127012900_text_vectors_by_backend';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 // Each is named after the time it was written, and knex runs them in this order: a new one is appended
@@ -64,6 +65,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261126183622_idempotency_keys': idempotencyKeys,
   '20261126183713_embedded_signing': embeddedSigning,
   '20261126185923_api_key_scopes': apiKeyScopes,
+  '20261127012900_text_vectors_by_backend': textVectorsByBackend,
 };
 
 /**
