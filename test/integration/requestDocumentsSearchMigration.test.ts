@@ -4,6 +4,7 @@ import { migrationSource } from '../../src/db/migrations';
 import { searchPostgres } from '../../src/search/postgres';
 import { SearchQuerySchema } from '../../src/search/schema';
 import { migrationsWhere, openScratchDatabase } from '../support/scratchDatabase';
+import { insertRequestRows } from '../support/searchFixture';
 
 const MIGRATION = '20261126151000_request_documents_search';
 const NAME_MIGRATION = '20261126155300_request_name_search';
@@ -44,22 +45,7 @@ describe(`migrations ${MIGRATION} and ${NAME_MIGRATION}: a request's search vect
       body_text: text,
     });
     await knex('documents').insert([document('doc_1', 'lease.pdf', 'The tenant pays'), document('doc_2', 'inventory.pdf', null)]);
-    await knex('signing_requests').insert({
-      id: 'sr_1',
-      account_id: 'acct_1',
-      document_id: 'doc_1',
-      title: 'Flat on Elm Street',
-      signing_order: 'parallel',
-      status: 'pending',
-      expires_at: new Date(Date.now() + 86_400_000),
-      reminder_every_days: 0,
-      original_sha256: 'a'.repeat(64),
-      signer_text: 'Ada ada@example.com',
-    });
-    await knex('signing_request_documents').insert([
-      { signing_request_id: 'sr_1', position: 1, document_id: 'doc_1', original_sha256: 'a'.repeat(64) },
-      { signing_request_id: 'sr_1', position: 2, document_id: 'doc_2', original_sha256: 'a'.repeat(64) },
-    ]);
+    await insertRequestRows(knex, { id: 'sr_1', accountId: 'acct_1', documentIds: ['doc_1', 'doc_2'] });
     expect(await holding('inventory')).to.deep.equal([]);
 
     await knex.migrate.latest({ migrationSource });

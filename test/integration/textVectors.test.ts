@@ -15,6 +15,7 @@ import { indexNewTexts } from '../../src/search/indexer';
 import { createPostgresSearch } from '../../src/search/postgres';
 import { SearchQuerySchema, type SearchType } from '../../src/search/schema';
 import { openScratchDatabase } from '../support/scratchDatabase';
+import { insertRequestRows } from '../support/searchFixture';
 import { databaseKind } from '../support/system';
 
 // Where the words of a PDF's text go, on a database of its own: into PostgreSQL's search_vector only when
@@ -62,18 +63,7 @@ describe("the words of a document's text in PostgreSQL's search_vector, by searc
   /** A pending signing request of the account holding the document. */
   async function requestHolding(documentId: string) {
     const id = newId('signingRequest');
-    await db('signing_requests').insert({
-      id,
-      account_id: accountId,
-      document_id: documentId,
-      title: 'Flat on Elm Street',
-      signing_order: 'parallel',
-      status: 'pending',
-      expires_at: new Date(Date.now() + 86_400_000),
-      reminder_every_days: 0,
-      original_sha256: 'a'.repeat(64),
-    });
-    await db('signing_request_documents').insert({ signing_request_id: id, position: 1, document_id: documentId, original_sha256: 'a'.repeat(64) });
+    await insertRequestRows(db, { id, accountId, documentIds: [documentId] });
     return id;
   }
   const vectorOf = async (id: string, word: string) =>

@@ -4,6 +4,7 @@ import { migrationSource } from '../../src/db/migrations';
 import { searchPostgres } from '../../src/search/postgres';
 import { SearchQuerySchema, type SearchType } from '../../src/search/schema';
 import { migrationsWhere, openScratchDatabase } from '../support/scratchDatabase';
+import { insertRequestRows } from '../support/searchFixture';
 
 const MIGRATION = '20261127012900_text_vectors_by_backend';
 
@@ -44,22 +45,7 @@ describe(`migration ${MIGRATION}: search_vector holds a document's text when bod
   it('keeps the rows made before found by their text, follows the flag from then on, and goes down again', async () => {
     await knex('accounts').insert({ id: 'acct_1', email: 'owner@example.com', plan: 'pro' });
     await knex('documents').insert([document('doc_1', 'lease.pdf', 'The tenant pays'), document('doc_2', 'inventory.pdf', 'Three chairs and a wardrobe')]);
-    await knex('signing_requests').insert({
-      id: 'sr_1',
-      account_id: 'acct_1',
-      document_id: 'doc_1',
-      title: 'Flat on Elm Street',
-      signing_order: 'parallel',
-      status: 'pending',
-      expires_at: new Date(Date.now() + 86_400_000),
-      reminder_every_days: 0,
-      original_sha256: 'a'.repeat(64),
-      signer_text: 'Ada ada@example.com',
-    });
-    await knex('signing_request_documents').insert([
-      { signing_request_id: 'sr_1', position: 1, document_id: 'doc_1', original_sha256: 'a'.repeat(64) },
-      { signing_request_id: 'sr_1', position: 2, document_id: 'doc_2', original_sha256: 'a'.repeat(64) },
-    ]);
+    await insertRequestRows(knex, { id: 'sr_1', accountId: 'acct_1', documentIds: ['doc_1', 'doc_2'] });
     expect(await generated()).to.equal('s');
 
     await knex.migrate.latest({ migrationSource });

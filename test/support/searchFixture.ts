@@ -218,3 +218,22 @@ export function percentileCont(values: number[], fraction: number): number | nul
   const upper = Math.ceil(position);
   return sorted[lower] + (sorted[upper] - sorted[lower]) * (position - lower);
 }
+
+/** A pending request of one signer ("Ada") holding `documentIds` in order, written straight to the tables (migration tests). */
+export async function insertRequestRows(db: Db, { id, accountId, documentIds }: { id: string; accountId: string; documentIds: string[] }) {
+  await db('signing_requests').insert({
+    id,
+    account_id: accountId,
+    document_id: documentIds[0],
+    title: 'Flat on Elm Street',
+    signing_order: 'parallel',
+    status: 'pending',
+    expires_at: new Date(Date.now() + DAY),
+    reminder_every_days: 0,
+    original_sha256: 'a'.repeat(64),
+    signer_text: 'Ada ada@example.com',
+  });
+  await db('signing_request_documents').insert(
+    documentIds.map((documentId, index) => ({ signing_request_id: id, position: index + 1, document_id: documentId, original_sha256: 'a'.repeat(64) })),
+  );
+}
