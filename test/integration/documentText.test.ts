@@ -10,15 +10,13 @@ import { startSystem, type RunningSystem } from '../../src/system';
 import { searchIndexerWorkflowId, sweeperScheduleId } from '../../src/temporal/client';
 import { client, type Request } from '../support/http';
 import { makeLargePdf, makePdf } from '../support/pdfs';
+import { documentRow, uniqueWord } from '../support/searchFixture';
 import { eventually } from '../support/signing';
 import { createTestAccount, databaseKind, testConfig } from '../support/system';
 
 // The upload answers with what it needs (structure, pages, hash); the worker extracts the PDF's text after
 // the commit, and the document is then found by a word of it, on either search backend. How soon (within
 // 2 s) is measured by `npm run bench` (bench/search.ts), not asserted here against a shared machine's clock.
-
-/** A word no other document holds. */
-const uniqueWord = () => `zq${Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('')}`;
 
 const hitIds = async (request: Request, word: string) => {
   const response = await request('GET', `/api/v1/search?q=${word}`);
@@ -120,16 +118,7 @@ describe('the text of an uploaded PDF, extracted by the worker after the upload'
       const word = uniqueWord();
       const id = newId('document');
       // As a worker on Elasticsearch leaves it.
-      await db('documents').insert({
-        id,
-        account_id: account.id,
-        file_name: 'agreement.pdf',
-        file_size: 4,
-        status: 'ready',
-        page_count: 1,
-        body_text: `The ${word} clause applies`,
-        body_text_in_vector: false,
-      });
+      await db('documents').insert({ ...documentRow(id, account.id, 'agreement.pdf', `The ${word} clause applies`), body_text_in_vector: false });
       await eventually(async () => expect(await hitIds(client(system.url!, secret), word)).to.deep.equal([id]), 30_000);
       expect(await textInVector(db, id, word)).to.deep.equal({ flag: true, vector: true });
     });

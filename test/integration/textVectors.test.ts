@@ -15,15 +15,12 @@ import { indexNewTexts } from '../../src/search/indexer';
 import { createPostgresSearch } from '../../src/search/postgres';
 import { SearchQuerySchema, type SearchType } from '../../src/search/schema';
 import { openScratchDatabase } from '../support/scratchDatabase';
-import { insertRequestRows } from '../support/searchFixture';
+import { insertRequestRows, uniqueWord } from '../support/searchFixture';
 import { databaseKind } from '../support/system';
 
 // Where the words of a PDF's text go, on a database of its own: into PostgreSQL's search_vector only when
 // PostgreSQL is the search backend; under Elasticsearch they stay out of it, and PostgreSQL search, run
 // later, brings them back (migration 20261127012900).
-
-/** A word no other text holds. */
-const uniqueWord = () => `zq${Math.random().toString(36).slice(2, 12).replace(/\d/g, 'x')}`;
 
 /** An extractor whose text of a PDF is the PDF's bytes. */
 const extractor: PdfTextExtractor = {

@@ -4,7 +4,7 @@ import { migrationSource } from '../../src/db/migrations';
 import { searchPostgres } from '../../src/search/postgres';
 import { SearchQuerySchema, type SearchType } from '../../src/search/schema';
 import { migrationsWhere, openScratchDatabase } from '../support/scratchDatabase';
-import { insertRequestRows } from '../support/searchFixture';
+import { documentRow, insertRequestRows } from '../support/searchFixture';
 
 const MIGRATION = '20261127012900_text_vectors_by_backend';
 
@@ -31,16 +31,7 @@ describe(`migration ${MIGRATION}: search_vector holds a document's text when bod
   const generated = async () =>
     (await knex.raw(`select attgenerated as generated from pg_attribute where attrelid = 'documents'::regclass and attname = 'search_vector'`)).rows[0]
       .generated;
-  const document = (id: string, fileName: string, text: string | null) => ({
-    id,
-    account_id: 'acct_1',
-    file_name: fileName,
-    file_size: 4,
-    status: 'ready',
-    page_count: 1,
-    sha256: 'a'.repeat(64),
-    body_text: text,
-  });
+  const document = (id: string, fileName: string, text: string | null) => documentRow(id, 'acct_1', fileName, text);
 
   it('keeps the rows made before found by their text, follows the flag from then on, and goes down again', async () => {
     await knex('accounts').insert({ id: 'acct_1', email: 'owner@example.com', plan: 'pro' });

@@ -219,6 +219,21 @@ export function percentileCont(values: number[], fraction: number): number | nul
   return sorted[lower] + (sorted[upper] - sorted[lower]) * (position - lower);
 }
 
+/** A word no other text holds. */
+export const uniqueWord = () => `zq${Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('')}`;
+
+/** A ready document's row with `text` as its extracted text, written straight to the table (migration and indexer tests). */
+export const documentRow = (id: string, accountId: string, fileName: string, text: string | null) => ({
+  id,
+  account_id: accountId,
+  file_name: fileName,
+  file_size: 4,
+  status: 'ready',
+  page_count: 1,
+  sha256: 'a'.repeat(64),
+  body_text: text,
+});
+
 /** A pending request of one signer ("Ada") holding `documentIds` in order, written straight to the tables (migration tests). */
 export async function insertRequestRows(db: Db, { id, accountId, documentIds }: { id: string; accountId: string; documentIds: string[] }) {
   await db('signing_requests').insert({
