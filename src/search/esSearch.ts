@@ -11,14 +11,22 @@ const FIELDS = ['fileName^3', 'title^3', 'name^3', 'signers^2', 'message', 'text
 const boosted = FIELDS.map((field) => ({ name: field.split('^')[0], boost: Number(field.split('^')[1] ?? 1) }));
 const FIELD_NAMES = boosted.map(({ name }) => name);
 
-/** The prefix in any field: one term of the field's index_prefixes (2–5 letters), else the words starting with it. */
+/** The fields whose words match the last word typed as a prefix; in a PDF's text (`text`) it matches whole. */
+const PREFIXED = boosted.filter(({ name }) => name !== 'text');
+// Scored as a prefix query is (constant, the field's boost): a name that starts with the word still ranks first.
+const wholeInText = (word: string) => ({ constant_score: { filter: { match: { text: { query: word, operator: 'and' } } }, boost: 1 } });
+
+/** The prefix in any field but the text (one term of the field's index_prefixes, 2–5 letters, else the words starting with it), or the whole word in the text. */
 const prefixInAnyField = (prefix: string) => ({
-  bool: { should: boosted.map(({ name, boost }) => ({ prefix: { [name]: { value: prefix, boost } } })), minimum_should_match: 1 },
+  bool: { should: [...PREFIXED.map(({ name, boost }) => ({ prefix: { [name]: { value: prefix, boost } } })), wholeInText(prefix)], minimum_should_match: 1 },
 });
 
 /** The same words for the highlighter, which does not look into index_prefixes: a wildcard expands them per hit. */
 const wordsStartingWith = (prefix: string) => ({
-  bool: { should: boosted.map(({ name }) => ({ wildcard: { [name]: { value: `${prefix.replace(/[\\*?]/g, '\\$&')}*` } } })), minimum_should_match: 1 },
+  bool: {
+    should: [...PREFIXED.map(({ name }) => ({ wildcard: { [name]: { value: `${prefix.replace(/[\\*?]/g, '\\$&')}*` } } })), wholeInText(prefix)],
+    minimum_should_match: 1,
+  },
 });
 
 /** Every word and phrase must match in some field; the last word typed matches as a prefix. */

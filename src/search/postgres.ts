@@ -12,13 +12,21 @@ const HEADLINE_CHARS = 100_000;
 
 const lexeme = (word: string) => `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
-/** q as a tsquery: every word, phrase (<->) and the prefix (:*) must match; with `weight`, each only where it has that weight. */
-export function toTsquery({ words, phrases, prefix }: SearchText, weight: '' | 'A' = ''): string {
-  const word = (value: string) => `${lexeme(value)}${weight && `:${weight}`}`;
-  return [...words.map(word), ...phrases.map((phrase) => `(${phrase.map(word).join(' <-> ')})`), ...(prefix ? [`${lexeme(prefix)}:*${weight}`] : [])].join(
-    ' & ',
-  );
+/**
+ * q as a tsquery: every word and phrase (<->) must match, and the last word typed as a prefix (:*) where
+ * `prefixIn` allows (the weights of names, titles, signers and messages), else whole: a PDF's text (weight
+ * D) matches whole words only, as on Elasticsearch. Without `prefixIn` the prefix matches anywhere.
+ */
+export function toTsquery({ words, phrases, prefix }: SearchText, prefixIn = ''): string {
+  const typed = (value: string) => (prefixIn ? `(${lexeme(value)}:*${prefixIn} | ${lexeme(value)})` : `${lexeme(value)}:*`);
+  return [...words.map(lexeme), ...phrases.map((phrase) => `(${phrase.map(lexeme).join(' <-> ')})`), ...(prefix ? [typed(prefix)] : [])].join(' & ');
 }
+
+/** The weights of each type's search_vector where a prefix matches (a template's is its name alone, unweighted). */
+const PREFIX_WEIGHTS: Record<SearchType, string> = { document: 'ABC', signing_request: 'ABC', template: '' };
+
+/** The tsquery of q for one type's search_vector. */
+const tsqueryFor = (type: SearchType, text: SearchText | null | undefined) => (text ? toTsquery(text, PREFIX_WEIGHTS[type]) : null);
 
 /**
  * Sorted by relevance, each type ranks at most this many of its matches, the newest, and as many of the newest
@@ -77,7 +85,8 @@ function inName(type: SearchType, text: SearchText): TextMatch | null {
  * A page's candidates. Sorted by relevance: the newest RANKED_UP_TO matches and the newest RANKED_UP_TO
  * matches by name or title, ranked with ts_rank (names and titles weigh most). Sorted by date: every match.
  */
-function hitsOf(db: Db, accountId: string, query: SearchQuery, type: SearchType, tsquery: string | null) {
+function hitsOf(db: Db, accountId: string, query: SearchQuery, type: SearchType) {
+  const tsquery = tsqueryFor(type, query.text);
   const typed = db.raw('? as type', [type]);
   if (!(tsquery && query.text && query.sort === 'relevance')) {
     return matching(db, accountId, query, type, inAll(tsquery)).select(typed, 'id', db.raw('null::real as score'), 'created_at');
@@ -121,14 +130,16 @@ function orderOf(builder: Knex.QueryBuilder, query: SearchQuery) {
   else builder.orderByRaw(query.sort === 'createdAt' ? 'created_at asc, id collate "C" asc' : 'created_at desc, id collate "C" desc');
 }
 
-async function highlights(db: Db, hits: SearchHitRef[], tsquery: string) {
+async function highlights(db: Db, hits: SearchHitRef[], text: SearchText) {
   const ids = (type: SearchType) => hits.filter((hit) => hit.type === type).map((hit) => hit.id);
-  const headline = (expression: string, as: string) =>
+  // ts_headline reads no weights: a PDF's text gets the last word typed as a whole word, as it matched.
+  const inText = toTsquery({ ...text, words: text.prefix ? [...text.words, text.prefix] : text.words, prefix: null });
+  const headline = (expression: string, as: string, tsquery = toTsquery(text)) =>
     db.raw(`ts_headline('simple', signet_search_words(${expression}), to_tsquery('simple', ?), ?) as ${as}`, [tsquery, HEADLINE_OPTIONS]);
   const [documents, requests, templates] = await Promise.all([
     db('documents')
       .whereIn('id', ids('document'))
-      .select('id', headline('file_name', 'file_name'), headline(`left(body_text, ${HEADLINE_CHARS})`, 'text')),
+      .select('id', headline('file_name', 'file_name'), headline(`left(body_text, ${HEADLINE_CHARS})`, 'text', inText)),
     db('signing_requests')
       .whereIn('id', ids('signing_request'))
       .select(
@@ -137,7 +148,7 @@ async function highlights(db: Db, hits: SearchHitRef[], tsquery: string) {
         headline('message', 'message'),
         headline('signer_text', 'signers'),
         headline('signing_request_documents_names(id)', 'file_name'),
-        headline(`left(signing_request_documents_text(id), ${HEADLINE_CHARS})`, 'text'),
+        headline(`left(signing_request_documents_text(id), ${HEADLINE_CHARS})`, 'text', inText),
       ),
     db('templates').whereIn('id', ids('template')).select('id', headline('name', 'name')),
   ]);
@@ -157,7 +168,6 @@ async function highlights(db: Db, hits: SearchHitRef[], tsquery: string) {
 export async function searchPostgres(db: Db, accountId: string, query: SearchQuery): Promise<SearchPage> {
   const types = typesOf(query);
   if (types.length === 0) return { hits: [], hasMore: false, total: 0, totalIsExact: true };
-  const tsquery = query.text ? toTsquery(query.text) : null;
   const union = (select: (type: SearchType) => Knex.QueryBuilder) => db.unionAll(types.map(select), true);
   const counting = (select: (type: SearchType) => Knex.QueryBuilder) =>
     db.count({ total: '*' }).from(
@@ -168,17 +178,20 @@ export async function searchPostgres(db: Db, accountId: string, query: SearchQue
         .as('counted'),
     );
   const countAll = async () => {
-    const [{ total }] = (await counting((type) => matching(db, accountId, query, type, inAll(tsquery)).select(db.raw('1')))) as { total: number | string }[];
+    const [{ total }] = (await counting((type) => matching(db, accountId, query, type, inAll(tsqueryFor(type, query.text))).select(db.raw('1')))) as {
+      total: number | string;
+    }[];
     return Number(total);
   };
   const page = db
     .select('*')
-    .from(union((type) => hitsOf(db, accountId, query, type, tsquery)).as('hits'))
+    .from(union((type) => hitsOf(db, accountId, query, type)).as('hits'))
     .modify((builder) => afterCursor(builder, query))
     .modify((builder) => orderOf(builder, query))
     .limit(query.limit + 1);
   if (hasPhrase(query)) {
-    for (const type of types) page.withMaterialized(phraseMatches(type), matching(db, accountId, query, type, inAll(tsquery)).select('id', 'created_at'));
+    for (const type of types)
+      page.withMaterialized(phraseMatches(type), matching(db, accountId, query, type, inAll(tsqueryFor(type, query.text))).select('id', 'created_at'));
     page.select(db.raw('(?) as matched', [counting((type) => db.select(db.raw('1')).from(phraseMatches(type)))]));
   }
   const [rows, counted] = await Promise.all([page, hasPhrase(query) ? null : countAll()]);
@@ -189,7 +202,7 @@ export async function searchPostgres(db: Db, accountId: string, query: SearchQue
     sortValue: query.sort === 'relevance' ? (row.score ?? 0) : row.created_at.getTime(),
     highlight: {},
   }));
-  if (tsquery && hits.length > 0) await highlights(db, hits, tsquery);
+  if (query.text && hits.length > 0) await highlights(db, hits, query.text);
   // A page past the last hit has no row to carry the count: then it is counted on its own (none without a cursor).
   const total = counted ?? (rows.length > 0 ? Number(rows[0].matched) : query.cursor ? await countAll() : 0);
   return { hits, hasMore: rows.length > query.limit, total: Math.min(total, TOTAL_COUNTED_UP_TO), totalIsExact: total <= TOTAL_COUNTED_UP_TO };

@@ -201,9 +201,18 @@ describe('search and dashboard contract', () => {
       });
 
       it('matches the last word as a prefix while it is typed, and whole once a space follows', async () => {
-        expect(ids(await get('q=indemn'))).to.deep.equal([fixture.known.pageThree.id]);
-        expect(ids(await get(`q=${encodeURIComponent('indemn ')}`))).to.deep.equal([]);
-        expect(ids(await get('q=zephyrine+clau'))).to.deep.equal([fixture.known.pageThree.id]);
+        expect(ids(await get('q=zephyr'))).to.deep.equal([fixture.known.named.id]);
+        expect(ids(await get(`q=${encodeURIComponent('zephyr ')}`))).to.deep.equal([]);
+        expect(ids(await get('q=zephyrine+no'))).to.deep.equal([fixture.known.named.id]);
+      });
+
+      it("matches a PDF's text by whole words only, the last word typed too", async () => {
+        expect(ids(await get('q=indemn'))).to.deep.equal([]);
+        const typed = await get('q=indemnity');
+        expect(ids(typed)).to.deep.equal([fixture.known.pageThree.id]);
+        expect(typed.body.data[0].highlight.text).to.match(/<mark>indemnity<\/mark>/i);
+        expect(ids(await get('q=zephyrine+clau'))).to.deep.equal([]);
+        expect(ids(await get('q=zephyrine+clause'))).to.deep.equal([fixture.known.pageThree.id]);
       });
 
       it('matches "quoted phrases" in order only', async () => {

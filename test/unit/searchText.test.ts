@@ -21,6 +21,8 @@ describe('search text', () => {
     expect(parseSearchText('{"match_all":{}}')).to.deep.equal({ phrases: [['match', 'all']], words: [], prefix: null });
     expect(parseSearchText('a & !b | c:*')).to.deep.equal({ phrases: [], words: ['a', 'b'], prefix: 'c' });
     expect(toTsquery(parseSearchText("o'brien & !x"))).to.equal("'o' & 'brien' & 'x':*");
+    // where the prefix is kept to names, titles, signers and messages, the text still has the whole word
+    expect(toTsquery(parseSearchText('"a b" contr'), 'ABC')).to.equal("('a' <-> 'b') & ('contr':*ABC | 'contr')");
   });
 });
 
