@@ -18,22 +18,30 @@ const sha256 = (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).
 // that the test controls: which documents are extracted, how many at once, and what the index receives.
 
 /**
- * An extractor of `processes` processes whose every PDF takes `ms`; it notes the most PDFs it had at once.
+ * An extractor of `processes` processes whose every PDF takes `ms`, the PDFs beyond them queued, as in the
+ * real pool; it notes the most PDFs it extracted at once, and the most it held (extracting or queued).
  * The text of a small PDF is its bytes; of a large one, the SHA-256 of its temporary file (in `fileDir`).
  */
 function fakeExtractor(processes: number, ms: number, fileDir = '/nonexistent') {
   let running = 0;
+  let held = 0;
+  const waiting: (() => void)[] = [];
   const extracted: string[] = [];
-  const extractor: PdfTextExtractor & { extracted: string[]; mostAtOnce: number } = {
+  const extractor: PdfTextExtractor & { extracted: string[]; mostAtOnce: number; mostHeld: number } = {
     processes,
     fileDir,
     extracted,
     mostAtOnce: 0,
+    mostHeld: 0,
     async extractText({ bytes, path: filePath }) {
+      extractor.mostHeld = Math.max(extractor.mostHeld, ++held);
+      if (running === processes) await new Promise<void>((resolve) => waiting.push(resolve));
       running++;
       extractor.mostAtOnce = Math.max(extractor.mostAtOnce, running);
       await new Promise((resolve) => setTimeout(resolve, ms));
       running--;
+      held--;
+      waiting.shift()?.();
       const text = filePath ? `the file of sha256 ${sha256(fs.readFileSync(filePath))}` : `the text of ${Buffer.from(bytes!).toString()}`;
       extracted.push(text);
       return text;
@@ -96,7 +104,7 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
   const textsOf = async (ids: string[]) =>
     Object.fromEntries((await db('documents').whereIn('id', ids).select('id', 'body_text')).map((row) => [row.id, row.body_text]));
 
-  it('extracts each waiting PDF once, as many at once as the extractor has processes, and indexes every one in fewer writes', async () => {
+  it('extracts each waiting PDF once, keeping every process busy with the next one read, and indexes every one in fewer writes', async () => {
     const ids = await upload(40);
     const extractor = fakeExtractor(3, 20);
     const index = fakeIndex(150); // slower than extraction: the writes grow instead of holding it up
@@ -104,6 +112,7 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
 
     expect(extractor.extracted).to.have.length(40);
     expect(extractor.mostAtOnce).to.equal(3);
+    expect(extractor.mostHeld).to.equal(6); // one extracting and one waiting for each process, never more
     expect(index.writes.flat()).to.have.members(ids);
     expect(index.writes.length).to.be.below(40);
     const texts = await textsOf(ids);
@@ -244,7 +253,7 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
     const extractor = fakeExtractor(2, 10);
     const index = fakeIndex(10);
     const done = await indexNewTexts(db, index, extractor, { keepGoing: () => extractor.extracted.length < 5 });
-    expect(done).to.be.within(5, 6);
+    expect(done).to.be.within(5, 8); // the fifth, and at most the three others held by the extractor then
     const texts = await textsOf(ids);
     const stored = ids.filter((id) => texts[id] !== null);
     expect(index.writes.flat()).to.have.members(stored);
