@@ -1,10 +1,11 @@
 import { expect } from 'chai';
+import { PDFDocument } from 'pdf-lib';
 import { newId } from '../../src/ids';
 import { createPdfInspector } from '../../src/pdf/inspect';
 import { createPageRenderer, type PageRenderer } from '../../src/pdf/pageRenderer';
 import { startApp } from '../support/app';
 import { client } from '../support/http';
-import { makeDoubledPageTree, makeManyObjectPdf, makeManyPagePdf, makeMemoryHungryPdf, makeObjectStreamBomb, makePdf } from '../support/pdfs';
+import { assemblePdf, makeDoubledPageTree, makeManyObjectPdf, makeManyPagePdf, makeMemoryHungryPdf, makeObjectStreamBomb, makePdf } from '../support/pdfs';
 import { createTestAccount, testConfig } from '../support/system';
 
 // PDFs crafted to cost a parser minutes or gigabytes. Each is made here, sent as an upload, and must be a
@@ -110,6 +111,28 @@ describe('hostile PDFs (the default limits)', function () {
     const response = await request('PUT', `/api/v1/documents/${created.body.id}/file`, { body: pdf, headers: { 'Content-Type': 'application/pdf' } });
     expect(response.status).to.equal(400);
     expect(response.body.details[0]).to.match(/page tree lists a page or node twice/);
+  });
+});
+
+describe("the names of a PDF, as its check reads them (a faster reader than pdf-lib's own)", () => {
+  const pdf = createPdfInspector(testConfig());
+  after(() => pdf.close());
+
+  it('reads escaped (#xx), long and undelimited names as pdf-lib does', async () => {
+    const bytes = assemblePdf([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /#54ype /P#61ges /Kids [3 0 R 4 0 R] /Count 2 >>',
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 400] /${'Long'.repeat(100)} 1 /A#20B /#43#44 >>`,
+      '<</Type/Page/Parent 2 0 R/MediaBox[0 0 500 600]>>',
+    ]);
+    const inspection = await pdf.inspect({ sha256: 'names', bytes });
+    expect(inspection.problem).to.equal(undefined);
+    const byPdfLib = (await PDFDocument.load(bytes)).getPages().map((page) => [page.getWidth(), page.getHeight()]);
+    expect(byPdfLib).to.deep.equal([
+      [300, 400],
+      [500, 600],
+    ]);
+    expect(inspection.facts?.pageSizes).to.deep.equal(byPdfLib);
   });
 });
 
