@@ -33,7 +33,7 @@ import * as textVectorsByBackend from './20261127012900_text_vectors_by_backend'
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 // Each is named after the time it was written, and knex runs them in this order: a new one is appended
-// and must sort last (test/unit/migrationOrder.test.ts checks this against migrations/applied.json).
+// and must sort after every migration on `main` (test/unit/migrationOrder.test.ts checks this).
 const migrations: Record<string, Knex.Migration> = {
   '20261121000000_accounts_and_api_keys': accountsAndApiKeys,
   '20261121000100_documents_and_events': documentsAndEvents,
