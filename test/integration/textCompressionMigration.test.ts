@@ -40,7 +40,8 @@ describe(`migration ${MIGRATION}: texts and their words compressed with lz4 wher
       method: string | null;
       length: number;
     };
-  const found = async (q: string) => (await searchPostgres(knex, 'acct_1', SearchQuerySchema.parse({ q: `${q} `, type: 'document' }))).hits.map((hit) => hit.id);
+  const found = async (q: string) =>
+    (await searchPostgres(knex, 'acct_1', SearchQuerySchema.parse({ q: `${q} `, type: 'document' }))).hits.map((hit) => hit.id);
 
   it('sets lz4 on PostgreSQL and leaves PGlite as it is; texts stay readable and found, down and up again', async () => {
     const before = ['documents.body_text: ', 'documents.search_vector: ', 'signing_requests.search_vector: '];
