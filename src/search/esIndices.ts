@@ -8,14 +8,15 @@ import type { SearchType } from './schema';
 
 const keyword = { type: 'keyword' } as const;
 const date = { type: 'date' } as const;
+const words = { type: 'text', analyzer: 'standard' } as const;
 // index_prefixes: a word's first 2–5 letters are indexed as terms of their own, so the prefix being typed
 // is one term to look up, not every word that starts with it (esSearch.ts marks those words by a wildcard).
-const text = { type: 'text', analyzer: 'standard', index_prefixes: { min_chars: 2, max_chars: 5 } } as const;
+const text = { ...words, index_prefixes: { min_chars: 2, max_chars: 5 } } as const;
 // Offsets let the highlighter find matches in a long text without analysing it again.
 const longText = { ...text, index_options: 'offsets' } as const;
 // A PDF's text matches whole words only (esSearch.ts): prefixes of its every word would double what a
 // text costs to index, and the index's size.
-const pdfText = { type: 'text', analyzer: 'standard', index_options: 'offsets' } as const;
+const pdfText = { ...words, index_options: 'offsets' } as const;
 
 const settings = { number_of_shards: 1, auto_expand_replicas: '0-1', refresh_interval: '1s' };
 

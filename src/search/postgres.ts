@@ -25,9 +25,6 @@ export function toTsquery({ words, phrases, prefix }: SearchText, prefixIn = '')
 /** The weights of each type's search_vector where a prefix matches (a template's is its name alone, unweighted). */
 const PREFIX_WEIGHTS: Record<SearchType, string> = { document: 'ABC', signing_request: 'ABC', template: '' };
 
-/** The tsquery of q for one type's search_vector. */
-const tsqueryFor = (type: SearchType, text: SearchText | null | undefined) => (text ? toTsquery(text, PREFIX_WEIGHTS[type]) : null);
-
 /**
  * Sorted by relevance, each type ranks at most this many of its matches, the newest, and as many of the newest
  * whose name or title holds every word: ts_rank reads a match's whole tsvector, and a common word is in
@@ -69,7 +66,11 @@ function matching(db: Db, accountId: string, query: SearchQuery, type: SearchTyp
     });
 }
 
-const inAll = (tsquery: string | null): TextMatch | null => (tsquery ? { column: 'search_vector', tsquery } : null);
+/** Matches in all of a type's words (search_vector), the last word typed a prefix where PREFIX_WEIGHTS says. */
+function inAll(type: SearchType, text: SearchText | null | undefined): TextMatch | null {
+  const tsquery = text ? toTsquery(text, PREFIX_WEIGHTS[type]) : '';
+  return tsquery ? { column: 'search_vector', tsquery } : null;
+}
 
 /** Sorted by relevance with a "quoted phrase": each type's matches are found whole, once (see hitsOf). */
 const hasPhrase = (query: SearchQuery) => query.sort === 'relevance' && (query.text?.phrases.length ?? 0) > 0;
@@ -86,10 +87,10 @@ function inName(type: SearchType, text: SearchText): TextMatch | null {
  * matches by name or title, ranked with ts_rank (names and titles weigh most). Sorted by date: every match.
  */
 function hitsOf(db: Db, accountId: string, query: SearchQuery, type: SearchType) {
-  const tsquery = tsqueryFor(type, query.text);
+  const words = inAll(type, query.text);
   const typed = db.raw('? as type', [type]);
-  if (!(tsquery && query.text && query.sort === 'relevance')) {
-    return matching(db, accountId, query, type, inAll(tsquery)).select(typed, 'id', db.raw('null::real as score'), 'created_at');
+  if (!(words && query.text && query.sort === 'relevance')) {
+    return matching(db, accountId, query, type, words).select(typed, 'id', db.raw('null::real as score'), 'created_at');
   }
   const newestFirst = [
     { column: 'created_at', order: 'desc' },
@@ -104,11 +105,11 @@ function hitsOf(db: Db, accountId: string, query: SearchQuery, type: SearchType)
     return db.withMaterialized(leg, matches).select('*').from(leg).orderBy(newestFirst).limit(RANKED_UP_TO);
   };
   const byName = inName(type, query.text);
-  const all = hasPhrase(query) ? db.select('*').from(phraseMatches(type)).orderBy(newestFirst).limit(RANKED_UP_TO) : newest(inAll(tsquery)!, 'matches');
+  const all = hasPhrase(query) ? db.select('*').from(phraseMatches(type)).orderBy(newestFirst).limit(RANKED_UP_TO) : newest(words, 'matches');
   const candidates = db.union([all, ...(byName ? [newest(byName, 'name_matches')] : [])], true);
   // Ranked once each, by primary key: a subquery per candidate that no plan can turn into a scan of the table.
   const score = db.raw(`(select ts_rank(search_vector, to_tsquery('simple', ?)) from ?? as ranked where ranked.id = candidates.id) as score`, [
-    tsquery,
+    words.tsquery,
     searchTables[type],
   ]);
   return db.select(typed, 'id', score, 'created_at').from(candidates.as('candidates'));
@@ -134,7 +135,8 @@ async function highlights(db: Db, hits: SearchHitRef[], text: SearchText) {
   const ids = (type: SearchType) => hits.filter((hit) => hit.type === type).map((hit) => hit.id);
   // ts_headline reads no weights: a PDF's text gets the last word typed as a whole word, as it matched.
   const inText = toTsquery({ ...text, words: text.prefix ? [...text.words, text.prefix] : text.words, prefix: null });
-  const headline = (expression: string, as: string, tsquery = toTsquery(text)) =>
+  const anywhere = toTsquery(text);
+  const headline = (expression: string, as: string, tsquery = anywhere) =>
     db.raw(`ts_headline('simple', signet_search_words(${expression}), to_tsquery('simple', ?), ?) as ${as}`, [tsquery, HEADLINE_OPTIONS]);
   const [documents, requests, templates] = await Promise.all([
     db('documents')
@@ -178,7 +180,7 @@ export async function searchPostgres(db: Db, accountId: string, query: SearchQue
         .as('counted'),
     );
   const countAll = async () => {
-    const [{ total }] = (await counting((type) => matching(db, accountId, query, type, inAll(tsqueryFor(type, query.text))).select(db.raw('1')))) as {
+    const [{ total }] = (await counting((type) => matching(db, accountId, query, type, inAll(type, query.text)).select(db.raw('1')))) as {
       total: number | string;
     }[];
     return Number(total);
@@ -191,7 +193,7 @@ export async function searchPostgres(db: Db, accountId: string, query: SearchQue
     .limit(query.limit + 1);
   if (hasPhrase(query)) {
     for (const type of types)
-      page.withMaterialized(phraseMatches(type), matching(db, accountId, query, type, inAll(tsqueryFor(type, query.text))).select('id', 'created_at'));
+      page.withMaterialized(phraseMatches(type), matching(db, accountId, query, type, inAll(type, query.text)).select('id', 'created_at'));
     page.select(db.raw('(?) as matched', [counting((type) => db.select(db.raw('1')).from(phraseMatches(type)))]));
   }
   const [rows, counted] = await Promise.all([page, hasPhrase(query) ? null : countAll()]);
