@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { migrationsWhere, openScratchDatabase } from '../support/scratchDatabase';
+import { migrationsWhere, scratchDatabaseMigratedBy } from '../support/scratchDatabase';
 
 const MIGRATION = '20261126063200_email_verification';
 
@@ -12,14 +12,7 @@ const through = migrationsWhere((name) => name <= MIGRATION);
 describe(`migration ${MIGRATION}: one account per address`, function () {
   this.timeout(120_000);
   let knex: Knex;
-  let close: () => Promise<void>;
-
-  before(async () => {
-    ({ knex, close } = await openScratchDatabase('migration'));
-    await knex.migrate.latest({ migrationSource: earlier });
-  });
-
-  after(() => close?.());
+  scratchDatabaseMigratedBy('migration', earlier, (opened) => (knex = opened));
 
   it('keeps each address on one account (proven with a user, proven, unproven, then the oldest), moves the others to a sub-address, and refuses new duplicates', async () => {
     const account = (id: string, email: string, createdAt: string) => knex('accounts').insert({ id, email, plan: 'free', created_at: createdAt });

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { migrationSource } from '../../src/db/migrations';
 import { searchPostgres } from '../../src/search/postgres';
 import { SearchQuerySchema } from '../../src/search/schema';
-import { migrationsWhere, openScratchDatabase } from '../support/scratchDatabase';
+import { migrationsWhere, scratchDatabaseMigratedBy } from '../support/scratchDatabase';
 import { documentRow, insertRequestRows } from '../support/searchFixture';
 
 const MIGRATION = '20261126151000_request_documents_search';
@@ -15,14 +15,11 @@ const NAME_MIGRATION = '20261126155300_request_name_search';
 describe(`migrations ${MIGRATION} and ${NAME_MIGRATION}: a request's search vectors hold its documents' words`, function () {
   this.timeout(120_000);
   let knex: Knex;
-  let close: () => Promise<void>;
-
-  before(async () => {
-    ({ knex, close } = await openScratchDatabase('request-documents-search'));
-    await knex.migrate.latest({ migrationSource: migrationsWhere((name) => name < MIGRATION) });
-  });
-
-  after(() => close?.());
+  scratchDatabaseMigratedBy(
+    'request-documents-search',
+    migrationsWhere((name) => name < MIGRATION),
+    (opened) => (knex = opened),
+  );
 
   /** The requests whose search_vector holds the word, as the column alone says (without the search code of after the migration). */
   const holding = async (word: string) =>

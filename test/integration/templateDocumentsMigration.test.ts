@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { findTemplate, findTemplateFile } from '../../src/templates/store';
 import { presentTemplate } from '../../src/templates/presenter';
-import { migrationsWhere, openScratchDatabase } from '../support/scratchDatabase';
+import { migrationsWhere, scratchDatabaseMigratedBy } from '../support/scratchDatabase';
 
 const MIGRATION = '20261126150433_template_documents';
 
@@ -11,14 +11,11 @@ const MIGRATION = '20261126150433_template_documents';
 describe(`migration ${MIGRATION}: a template's PDF becomes its first document`, function () {
   this.timeout(120_000);
   let knex: Knex;
-  let close: () => Promise<void>;
-
-  before(async () => {
-    ({ knex, close } = await openScratchDatabase('template-documents'));
-    await knex.migrate.latest({ migrationSource: migrationsWhere((name) => name < MIGRATION) });
-  });
-
-  after(() => close?.());
+  scratchDatabaseMigratedBy(
+    'template-documents',
+    migrationsWhere((name) => name < MIGRATION),
+    (opened) => (knex = opened),
+  );
 
   it('moves each PDF in place with its document’s name, keeps roles and fields as signers on it, and goes down again', async () => {
     await knex('accounts').insert({ id: 'acct_1', email: 'owner@example.com', plan: 'pro' });

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { migrationSource } from '../../src/db/migrations';
 import { searchPostgres } from '../../src/search/postgres';
 import { SearchQuerySchema } from '../../src/search/schema';
-import { migrationsWhere, openScratchDatabase } from '../support/scratchDatabase';
+import { migrationsWhere, scratchDatabaseMigratedBy } from '../support/scratchDatabase';
 import { documentRow } from '../support/searchFixture';
 import { databaseKind } from '../support/system';
 
@@ -15,14 +15,11 @@ const MIGRATION = '20261127053600_text_compression_lz4';
 describe(`migration ${MIGRATION}: texts and their words compressed with lz4 where PostgreSQL has it`, function () {
   this.timeout(120_000);
   let knex: Knex;
-  let close: () => Promise<void>;
-
-  before(async () => {
-    ({ knex, close } = await openScratchDatabase('text-compression-migration'));
-    await knex.migrate.latest({ migrationSource: migrationsWhere((name) => name < MIGRATION) });
-  });
-
-  after(() => close?.());
+  scratchDatabaseMigratedBy(
+    'text-compression-migration',
+    migrationsWhere((name) => name < MIGRATION),
+    (opened) => (knex = opened),
+  );
 
   /** Each column's compression method: '' the server's default (pglz), 'l' lz4. */
   const methods = async () =>

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { migrationSource } from '../../src/db/migrations';
 import { searchPostgres } from '../../src/search/postgres';
 import { SearchQuerySchema, type SearchType } from '../../src/search/schema';
-import { migrationsWhere, openScratchDatabase } from '../support/scratchDatabase';
+import { migrationsWhere, scratchDatabaseMigratedBy } from '../support/scratchDatabase';
 import { documentRow, insertRequestRows } from '../support/searchFixture';
 
 const MIGRATION = '20261127012900_text_vectors_by_backend';
@@ -14,14 +14,11 @@ const MIGRATION = '20261127012900_text_vectors_by_backend';
 describe(`migration ${MIGRATION}: search_vector holds a document's text when body_text_in_vector says so`, function () {
   this.timeout(120_000);
   let knex: Knex;
-  let close: () => Promise<void>;
-
-  before(async () => {
-    ({ knex, close } = await openScratchDatabase('text-vectors-migration'));
-    await knex.migrate.latest({ migrationSource: migrationsWhere((name) => name < MIGRATION) });
-  });
-
-  after(() => close?.());
+  scratchDatabaseMigratedBy(
+    'text-vectors-migration',
+    migrationsWhere((name) => name < MIGRATION),
+    (opened) => (knex = opened),
+  );
 
   /** The rows whose search_vector holds the word, as the column alone says. */
   const holding = async (table: string, word: string) =>

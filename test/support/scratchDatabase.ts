@@ -41,3 +41,19 @@ export async function openScratchDatabase(label: string): Promise<{ knex: Knex; 
     },
   };
 }
+
+/**
+ * A migration test's database: before the describe's tests, a database of their own (openScratchDatabase)
+ * migrated by `migrations` (the schema as it was before the migration under test) and handed to `opened`;
+ * closed after them. Call it in the describe.
+ */
+export function scratchDatabaseMigratedBy(label: string, migrations: Knex.MigrationSource<string>, opened: (knex: Knex) => void) {
+  let close: (() => Promise<void>) | undefined;
+  before(async () => {
+    const database = await openScratchDatabase(label);
+    close = database.close;
+    await database.knex.migrate.latest({ migrationSource: migrations });
+    opened(database.knex);
+  });
+  after(() => close?.());
+}
