@@ -50,6 +50,8 @@ const RESUME = 500;
  * even on a busy machine. (Writes of every text stored so far grew past it once extraction got fast.)
  */
 const WRITE = 100;
+/** How often the extraction looks for new uploads while the index is being written. */
+const LOOK_AGAIN_MS = 100;
 
 /**
  * Documents claimed for their text and not yet indexed with it (migration 20261126121900). Noted before
@@ -122,11 +124,20 @@ export async function indexNewTexts(
     storeOne.catch(() => undefined); // reported once the extraction has settled, not as unhandled
     storing.add(storeOne);
   };
+  let writing: Promise<unknown> | undefined;
   const extractNext = async () => {
     while (!stop && keepGoing()) {
       if (claimed.length === 0) await claimMore();
       const id = claimed.shift();
-      if (id === undefined) return;
+      if (id === undefined) {
+        // Nothing waits. While the index is written (an Elasticsearch write waits up to its 1 s refresh),
+        // look again now and then rather than leave the processes idle until the call ends: at a steady
+        // upload rate each call's last write left them idle up to a second, and the backlog grew.
+        if (!writing && stored.length === 0 && storing.size === 0) return;
+        const lookAgain = new Promise((resolve) => setTimeout(resolve, LOOK_AGAIN_MS));
+        await (writing ? Promise.race([writing.catch(() => undefined), lookAgain]) : lookAgain);
+        continue;
+      }
       extracting.add(id);
       let text: string;
       try {
@@ -162,7 +173,8 @@ export async function indexNewTexts(
         continue;
       }
       const ids = stored.splice(0, WRITE);
-      await search.index(ids.map((id) => ({ type: 'document', id, holders: true })));
+      writing = search.index(ids.map((id) => ({ type: 'document', id, holders: true }))).finally(() => (writing = undefined));
+      await writing;
       await strikeOffIndexed(db, ids);
       indexed += ids.length;
       onIndexed?.(ids.length);

@@ -120,6 +120,25 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
     expect(await indexNewTexts(db, index, extractor, { keepGoing: () => true })).to.equal(0);
   });
 
+  it('takes up documents uploaded while it writes the index, without waiting for the next call', async () => {
+    const first = await upload(4);
+    const later: string[] = [];
+    const index = fakeIndex(300);
+    // An index whose first write takes 300 ms, as an Elasticsearch write waits for its refresh; 4 more
+    // PDFs are uploaded as it begins.
+    const uploadingDuringWrite: SearchBackend = {
+      ...index,
+      async index(refs) {
+        if (later.length === 0) later.push(...(await upload(4)));
+        return index.index(refs);
+      },
+    };
+    const extractor = fakeExtractor(2, 5);
+    expect(await indexNewTexts(db, uploadingDuringWrite, extractor, { keepGoing: () => true })).to.equal(8);
+    expect(index.writes.flat()).to.have.members([...first, ...later]);
+    expect(extractor.extracted).to.have.length(8);
+  });
+
   it('when the index refuses a write, fails and keeps every text not indexed, and the next call indexes them without extracting them again', async () => {
     const ids = await upload(12);
     const extractor = fakeExtractor(2, 10);
@@ -200,11 +219,14 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
     const ids = await upload(6);
     // The first worker stores every text, then never gets its index write through: it is gone (kill -9).
     const hanging: SearchBackend = { ...fakeIndex(0), index: () => new Promise<void>(() => {}) };
-    void indexNewTexts(db, hanging, fakeExtractor(2, 5), { keepGoing: () => true });
+    // Killed once it has stored them: it takes no more PDFs.
+    let alive = true;
+    void indexNewTexts(db, hanging, fakeExtractor(2, 5), { keepGoing: () => alive });
     for (let waited = 0; Object.values(await textsOf(ids)).includes(null); waited += 10) {
       if (waited > 10_000) throw new Error('the first worker did not store the texts');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    alive = false;
 
     const extractor = fakeExtractor(2, 5);
     const index = fakeIndex(0);
