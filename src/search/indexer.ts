@@ -50,6 +50,8 @@ const RESUME = 500;
  * even on a busy machine. (Writes of every text stored so far grew past it once extraction got fast.)
  */
 const WRITE = 100;
+/** Index writes in flight at most. */
+const WRITES_AT_ONCE = 2;
 /** How often the extraction looks for new uploads while the index is being written. */
 const LOOK_AGAIN_MS = 100;
 
@@ -76,7 +78,7 @@ const storedNotIndexed = (db: Db): Promise<string[]> =>
 /**
  * Extracts the text of newly uploaded PDFs and indexes their documents, until none is left or `keepGoing`
  * says stop. Every process of the extractor stays busy, its next document read and waiting while it is
- * busy with one, while the texts already stored go to the index in bulk, one write at a time: extraction never
+ * busy with one, while the texts already stored go to the index in bulk, WRITES_AT_ONCE writes at a time: extraction never
  * waits for an index write (an Elasticsearch write is answered once searchable, up to its 1 s refresh),
  * and the writes grow with the rate, up to WRITE texts each. If the index cannot take them, the call
  * fails and the texts stored and not yet indexed stay noted (TO_INDEX), so the index never misses one: a
@@ -124,7 +126,10 @@ export async function indexNewTexts(
     storeOne.catch(() => undefined); // reported once the extraction has settled, not as unhandled
     storing.add(storeOne);
   };
-  let writing: Promise<unknown> | undefined;
+  // Index writes in flight. An Elasticsearch write is answered at the refresh after it (up to 1 s): texts
+  // stored meanwhile go out in a second write, answered at the same refresh, rather than wait for the
+  // first and then a refresh of their own.
+  const writes = new Set<Promise<void>>();
   const extractNext = async () => {
     while (!stop && keepGoing()) {
       if (claimed.length === 0) await claimMore();
@@ -133,9 +138,8 @@ export async function indexNewTexts(
         // Nothing waits. While the index is written (an Elasticsearch write waits up to its 1 s refresh),
         // look again now and then rather than leave the processes idle until the call ends: at a steady
         // upload rate each call's last write left them idle up to a second, and the backlog grew.
-        if (!writing && stored.length === 0 && storing.size === 0) return;
-        const lookAgain = new Promise((resolve) => setTimeout(resolve, LOOK_AGAIN_MS));
-        await (writing ? Promise.race([writing.catch(() => undefined), lookAgain]) : lookAgain);
+        if (writes.size === 0 && stored.length === 0 && storing.size === 0) return;
+        await Promise.race([...writes, new Promise((resolve) => setTimeout(resolve, LOOK_AGAIN_MS))]);
         continue;
       }
       extracting.add(id);
@@ -165,23 +169,33 @@ export async function indexNewTexts(
   });
 
   let indexed = 0;
+  let failed: { error: unknown } | undefined;
   try {
     for (;;) {
-      if (stored.length === 0) {
-        if (extracted) break;
-        await new Promise<void>((resolve) => (wakeWriter = resolve));
+      if (failed) throw failed.error;
+      if (stored.length === 0 || writes.size === WRITES_AT_ONCE) {
+        if (stored.length === 0 && extracted && writes.size === 0) break;
+        await Promise.race([new Promise<void>((resolve) => (wakeWriter = resolve)), ...writes]);
         continue;
       }
       const ids = stored.splice(0, WRITE);
-      writing = search.index(ids.map((id) => ({ type: 'document', id, holders: true }))).finally(() => (writing = undefined));
-      await writing;
-      await strikeOffIndexed(db, ids);
-      indexed += ids.length;
-      onIndexed?.(ids.length);
+      const write: Promise<void> = (async () => {
+        await search.index(ids.map((id) => ({ type: 'document', id, holders: true })));
+        await strikeOffIndexed(db, ids);
+        indexed += ids.length;
+        onIndexed?.(ids.length);
+      })().then(
+        () => void writes.delete(write),
+        (error) => {
+          writes.delete(write);
+          failed ??= { error };
+        },
+      );
+      writes.add(write);
     }
   } catch (error) {
     stop = true; // the processes finish the document they have; its text stays noted, for the next call
-    await extraction;
+    await Promise.all([extraction, ...writes]);
     throw error;
   }
   const failure = (await extraction).find((outcome) => outcome.status === 'rejected');
