@@ -108,7 +108,7 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
   const textsOf = async (ids: string[]) =>
     Object.fromEntries((await db('documents').whereIn('id', ids).select('id', 'body_text')).map((row) => [row.id, row.body_text]));
 
-  it('extracts each waiting PDF once, keeping every process busy with the next one read, and indexes every one in fewer writes, two at once', async () => {
+  it('extracts each waiting PDF once, keeping every process busy with the next one read, and indexes every one in fewer writes, some at once', async () => {
     const ids = await upload(40);
     const extractor = fakeExtractor(3, 20);
     const index = fakeIndex(150); // slower than extraction: the writes grow instead of holding it up
@@ -119,7 +119,7 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
     expect(extractor.mostHeld).to.equal(6); // one extracting and one waiting for each process, never more
     expect(index.writes.flat()).to.have.members(ids);
     expect(index.writes.length).to.be.below(40);
-    expect(index.mostAtOnce).to.equal(2); // the texts stored during a write go out in a second one, never a third
+    expect(index.mostAtOnce).to.be.at.least(2); // the texts stored during a write go out without waiting for it
     const texts = await textsOf(ids);
     expect(ids.map((id) => texts[id])).to.deep.equal(ids.map((_, i) => `the text of pdf-${i}`));
     expect(await indexNewTexts(db, index, extractor, { keepGoing: () => true })).to.equal(0);
@@ -204,21 +204,24 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
     }
   });
 
-  it('writes at most 100 texts at a time to the index', async () => {
+  it('writes at most 100 texts at a time to the index, and has at most 200 in writes at once', async () => {
     const ids = await upload(250);
-    const index = fakeIndex(0);
-    // The first writes (two at once) last until every text is stored: the ones after them find the rest waiting.
-    const slowFirst: SearchBackend = {
-      ...index,
-      async index(refs) {
-        while (Object.values(await textsOf(ids)).includes(null)) await new Promise((resolve) => setTimeout(resolve, 10));
-        return index.index(refs);
-      },
-    };
-    expect(await indexNewTexts(db, slowFirst, fakeExtractor(4, 0), { keepGoing: () => true })).to.equal(250);
+    // A first call stores every text and is killed before its index writes return: the next call finds
+    // 250 texts waiting at once.
+    const hanging: SearchBackend = { ...fakeIndex(0), index: () => new Promise<void>(() => {}) };
+    let alive = true;
+    void indexNewTexts(db, hanging, fakeExtractor(4, 0), { keepGoing: () => alive });
+    for (let waited = 0; Object.values(await textsOf(ids)).includes(null); waited += 10) {
+      if (waited > 20_000) throw new Error('the first call did not store the texts');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    alive = false;
+
+    const index = fakeIndex(300); // longer than the spacing of writes: the second begins during the first
+    expect(await indexNewTexts(db, index, fakeExtractor(4, 0), { keepGoing: () => true })).to.equal(250);
     expect(index.writes.flat()).to.have.members(ids);
-    const sizes = index.writes.map((write) => write.length);
-    expect(Math.max(...sizes), `writes of ${sizes.join(', ')}`).to.equal(100);
+    expect(index.writes.map((write) => write.length)).to.deep.equal([100, 100, 50]);
+    expect(index.mostAtOnce).to.equal(2);
   });
 
   it('indexes first the texts a worker killed between storing and indexing them had stored, without extracting them again', async () => {
