@@ -108,6 +108,21 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
   const textsOf = async (ids: string[]) =>
     Object.fromEntries((await db('documents').whereIn('id', ids).select('id', 'body_text')).map((row) => [row.id, row.body_text]));
 
+  /**
+   * A first worker stores the text of every one of `ids`, then never gets its index writes through: it is
+   * gone (kill -9), and takes no more PDFs.
+   */
+  async function storeThenDie(ids: string[]) {
+    const hanging: SearchBackend = { ...fakeIndex(0), index: () => new Promise<void>(() => {}) };
+    let alive = true;
+    void indexNewTexts(db, hanging, fakeExtractor(2, 0), { keepGoing: () => alive });
+    for (let waited = 0; Object.values(await textsOf(ids)).includes(null); waited += 10) {
+      if (waited > 20_000) throw new Error('the first worker did not store the texts');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    alive = false;
+  }
+
   it('extracts each waiting PDF once, keeping every process busy with the next one read, and indexes every one in fewer writes, some at once', async () => {
     const ids = await upload(40);
     const extractor = fakeExtractor(3, 20);
@@ -206,16 +221,7 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
 
   it('writes at most 100 texts at a time to the index, and has at most 200 in writes at once', async () => {
     const ids = await upload(250);
-    // A first call stores every text and is killed before its index writes return: the next call finds
-    // 250 texts waiting at once.
-    const hanging: SearchBackend = { ...fakeIndex(0), index: () => new Promise<void>(() => {}) };
-    let alive = true;
-    void indexNewTexts(db, hanging, fakeExtractor(4, 0), { keepGoing: () => alive });
-    for (let waited = 0; Object.values(await textsOf(ids)).includes(null); waited += 10) {
-      if (waited > 20_000) throw new Error('the first call did not store the texts');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    alive = false;
+    await storeThenDie(ids); // the next call finds 250 texts waiting at once
 
     const index = fakeIndex(300); // longer than the spacing of writes: the second begins during the first
     expect(await indexNewTexts(db, index, fakeExtractor(4, 0), { keepGoing: () => true })).to.equal(250);
@@ -226,16 +232,7 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
 
   it('indexes first the texts a worker killed between storing and indexing them had stored, without extracting them again', async () => {
     const ids = await upload(6);
-    // The first worker stores every text, then never gets its index write through: it is gone (kill -9).
-    const hanging: SearchBackend = { ...fakeIndex(0), index: () => new Promise<void>(() => {}) };
-    // Killed once it has stored them: it takes no more PDFs.
-    let alive = true;
-    void indexNewTexts(db, hanging, fakeExtractor(2, 5), { keepGoing: () => alive });
-    for (let waited = 0; Object.values(await textsOf(ids)).includes(null); waited += 10) {
-      if (waited > 10_000) throw new Error('the first worker did not store the texts');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    alive = false;
+    await storeThenDie(ids);
 
     const extractor = fakeExtractor(2, 5);
     const index = fakeIndex(0);
