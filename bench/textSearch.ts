@@ -173,7 +173,6 @@ export async function textSearchLag(options: {
   const found = new Map<string, number>();
   const inIndex = new Set<string>(); // words whose text the index has, by the database
   let searches = 0;
-  let searchesWhileUploading = 0;
   let polling = true;
   let pollDeadline = Number.POSITIVE_INFINITY;
   const poller = (async () => {
@@ -222,7 +221,7 @@ export async function textSearchLag(options: {
   );
   const uploaded = (await paced) + answered.size;
   const elapsed = (performance.now() - started) / 1000;
-  searchesWhileUploading = searches;
+  const searchesWhileUploading = searches;
   const waitingAtEnd = await options.waiting();
   await half;
   pollDeadline = performance.now() + FOUND_DEADLINE_MS;

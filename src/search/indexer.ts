@@ -196,17 +196,12 @@ export async function indexNewTexts(
         await strikeOffIndexed(db, ids);
         indexed += ids.length;
         onIndexed?.(ids.length);
-      })().then(
-        () => {
+      })()
+        .catch((error) => void (failed ??= { error }))
+        .finally(() => {
           writes.delete(write);
           textsInFlight -= ids.length;
-        },
-        (error) => {
-          writes.delete(write);
-          textsInFlight -= ids.length;
-          failed ??= { error };
-        },
-      );
+        });
       writes.add(write);
     }
   } catch (error) {
