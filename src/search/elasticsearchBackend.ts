@@ -102,11 +102,15 @@ export function createElasticsearchSearch({ db, client, prefix, logger }: { db: 
     elasticsearch: { client, prefix },
     async index(refs) {
       await ensureReady();
-      for (const { type, ids } of idsByType(await withRequestsHolding(db, refs))) {
-        for (let i = 0; i < ids.length; i += PAGE) {
-          await writeToIndex(client, aliasOf(prefix, type), await loadForIndex(db, type, ids.slice(i, i + PAGE)), { viaAlias: true, refresh: 'wait_for' });
-        }
-      }
+      // The types at once: a write is answered at the refresh after it (up to 1 s), and a document's
+      // change, then the requests holding it, one after the other, took two.
+      await Promise.all(
+        idsByType(await withRequestsHolding(db, refs)).map(async ({ type, ids }) => {
+          for (let i = 0; i < ids.length; i += PAGE) {
+            await writeToIndex(client, aliasOf(prefix, type), await loadForIndex(db, type, ids.slice(i, i + PAGE)), { viaAlias: true, refresh: 'wait_for' });
+          }
+        }),
+      );
     },
     health: () => client.cluster.health({}, { requestTimeout: 2000, maxRetries: 0 }),
     close: () => client.close(),

@@ -92,6 +92,48 @@ describe("the words of a document's text in PostgreSQL's search_vector, by searc
     }
   });
 
+  it("under Elasticsearch, writes a document's text and the requests holding it at once, not one refresh after the other", async function () {
+    const url = process.env.ELASTICSEARCH_URL;
+    if (!url) throw new Error('ELASTICSEARCH_URL is not set: this test runs against a real Elasticsearch (npm test starts one).');
+    const prefix = `signet-test-text-vectors-at-once-${databaseKind}-${process.pid}-`;
+    const client = createElasticsearchClient(url);
+    const elasticsearch = createElasticsearchSearch({ db, client, prefix, logger: createLogger('silent') });
+    try {
+      await elasticsearch.index([]); // creates the indices, before bulk is watched
+      // Each write is held until the other has begun, or 5 s: written one after the other, the first is
+      // held the whole time and the other never overlaps it.
+      const bulk = client.bulk.bind(client);
+      let inFlight = 0;
+      let mostAtOnce = 0;
+      let other: () => void = () => undefined;
+      const overlapping = new Promise<void>((resolve) => (other = resolve));
+      Object.assign(client, {
+        bulk: async (...args: Parameters<typeof bulk>) => {
+          mostAtOnce = Math.max(mostAtOnce, ++inFlight);
+          if (inFlight === 2) other();
+          await Promise.race([overlapping, new Promise((resolve) => setTimeout(resolve, 5000))]);
+          try {
+            return await bulk(...args);
+          } finally {
+            inFlight--;
+          }
+        },
+      });
+
+      const word = uniqueWord();
+      const id = await upload(`The ${word} clause applies`);
+      const requestId = await requestHolding(id);
+      expect(await indexNewTexts(db, elasticsearch, extractor, { keepGoing: () => true })).to.equal(1);
+
+      expect(mostAtOnce).to.equal(2);
+      expect(await found(elasticsearch, word)).to.deep.equal([id]);
+      expect(await found(elasticsearch, word, 'signing_request')).to.deep.equal([requestId]);
+    } finally {
+      await client.indices.delete({ index: `${prefix}*` }).catch(() => undefined);
+      await elasticsearch.close();
+    }
+  });
+
   it('under PostgreSQL, stores the text with its words, and PostgreSQL search finds it by them', async () => {
     const word = uniqueWord();
     const id = await upload(`The ${word} clause applies`);
