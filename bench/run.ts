@@ -1194,4 +1194,7 @@ main()
     console.error('[bench] failed:', error);
     process.exitCode = 1;
   })
-  .finally(cleanUp);
+  .finally(cleanUp)
+  // Everything is closed by now, but the Temporal SDK's native runtime (installed for the echo
+  // worker) keeps the process alive after its last connection has closed.
+  .finally(() => process.exit());
