@@ -1293,4 +1293,6 @@ main()
     console.error(error);
     process.exitCode = 1;
   })
-  .finally(() => cleanUp());
+  .finally(() => cleanUp())
+  // The Temporal SDK's native runtime (installed for the replay worker) outlives its last connection.
+  .finally(() => process.exit());
