@@ -44,12 +44,15 @@ export async function rebuildIndex(db: Db, client: Client, prefix: string, type:
   await flipAlias(client, aliasOf(prefix, type), index);
   const replay = await db('events').whereRaw('xid >= ?::xid8', [xmin]).select('id', 'data');
   const refs = (await withRequestsHolding(db, resourcesOf(replay))).filter((ref) => ref.type === type);
-  for (const group of idsByType(refs)) {
-    for (let i = 0; i < group.ids.length; i += PAGE) {
-      await writeToIndex(client, aliasOf(prefix, type), await loadForIndex(db, type, group.ids.slice(i, i + PAGE)), { viaAlias: true, refresh: false });
-    }
-  }
+  for (const group of idsByType(refs)) await writeThroughAlias(db, client, prefix, group, false);
   return { index, documents: done };
+}
+
+/** Writes the resources of one type to its alias, PAGE at a time. */
+async function writeThroughAlias(db: Db, client: Client, prefix: string, { type, ids }: { type: SearchType; ids: string[] }, refresh: boolean | 'wait_for') {
+  for (let i = 0; i < ids.length; i += PAGE) {
+    await writeToIndex(client, aliasOf(prefix, type), await loadForIndex(db, type, ids.slice(i, i + PAGE)), { viaAlias: true, refresh });
+  }
 }
 
 /**
@@ -104,13 +107,7 @@ export function createElasticsearchSearch({ db, client, prefix, logger }: { db: 
       await ensureReady();
       // The types at once: a write is answered at the refresh after it (up to 1 s), and a document's
       // change, then the requests holding it, one after the other, took two.
-      await Promise.all(
-        idsByType(await withRequestsHolding(db, refs)).map(async ({ type, ids }) => {
-          for (let i = 0; i < ids.length; i += PAGE) {
-            await writeToIndex(client, aliasOf(prefix, type), await loadForIndex(db, type, ids.slice(i, i + PAGE)), { viaAlias: true, refresh: 'wait_for' });
-          }
-        }),
-      );
+      await Promise.all(idsByType(await withRequestsHolding(db, refs)).map((group) => writeThroughAlias(db, client, prefix, group, 'wait_for')));
     },
     health: () => client.cluster.health({}, { requestTimeout: 2000, maxRetries: 0 }),
     close: () => client.close(),

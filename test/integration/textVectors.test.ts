@@ -70,14 +70,23 @@ describe("the words of a document's text in PostgreSQL's search_vector, by searc
   const found = async (search: SearchBackend, word: string, type: SearchType = 'document') =>
     (await search.search(accountId, SearchQuerySchema.parse({ q: word, type }))).hits.map((hit) => hit.id);
   const postgres = () => createPostgresSearch(db);
-
-  it('under Elasticsearch, stores the text without its words in search_vector, and Elasticsearch finds it by them', async function () {
+  /** Runs `use` with an Elasticsearch backend on indices of its own, removed afterwards. */
+  async function withElasticsearch(name: string, use: (elasticsearch: SearchBackend, client: ReturnType<typeof createElasticsearchClient>) => Promise<void>) {
     const url = process.env.ELASTICSEARCH_URL;
     if (!url) throw new Error('ELASTICSEARCH_URL is not set: this test runs against a real Elasticsearch (npm test starts one).');
-    const prefix = `signet-test-text-vectors-${databaseKind}-${process.pid}-`;
+    const prefix = `signet-test-${name}-${databaseKind}-${process.pid}-`;
     const client = createElasticsearchClient(url);
     const elasticsearch = createElasticsearchSearch({ db, client, prefix, logger: createLogger('silent') });
     try {
+      await use(elasticsearch, client);
+    } finally {
+      await client.indices.delete({ index: `${prefix}*` }).catch(() => undefined);
+      await elasticsearch.close();
+    }
+  }
+
+  it('under Elasticsearch, stores the text without its words in search_vector, and Elasticsearch finds it by them', () =>
+    withElasticsearch('text-vectors', async (elasticsearch) => {
       const word = uniqueWord();
       const id = await upload(`The ${word} clause applies`);
       expect(await indexNewTexts(db, elasticsearch, extractor, { keepGoing: () => true })).to.equal(1);
@@ -86,19 +95,10 @@ describe("the words of a document's text in PostgreSQL's search_vector, by searc
       expect((await vectorOf(id, 'agreement')).holds_word, 'the name keeps its words').to.equal(true);
       expect(await found(elasticsearch, word)).to.deep.equal([id]);
       expect(await found(postgres(), word)).to.deep.equal([]);
-    } finally {
-      await client.indices.delete({ index: `${prefix}*` }).catch(() => undefined);
-      await elasticsearch.close();
-    }
-  });
+    }));
 
-  it("under Elasticsearch, writes a document's text and the requests holding it at once, not one refresh after the other", async function () {
-    const url = process.env.ELASTICSEARCH_URL;
-    if (!url) throw new Error('ELASTICSEARCH_URL is not set: this test runs against a real Elasticsearch (npm test starts one).');
-    const prefix = `signet-test-text-vectors-at-once-${databaseKind}-${process.pid}-`;
-    const client = createElasticsearchClient(url);
-    const elasticsearch = createElasticsearchSearch({ db, client, prefix, logger: createLogger('silent') });
-    try {
+  it("under Elasticsearch, writes a document's text and the requests holding it at once, not one refresh after the other", () =>
+    withElasticsearch('text-vectors-at-once', async (elasticsearch, client) => {
       await elasticsearch.index([]); // creates the indices, before bulk is watched
       // Each write is held until the other has begun, or 5 s: written one after the other, the first is
       // held the whole time and the other never overlaps it.
@@ -128,11 +128,7 @@ describe("the words of a document's text in PostgreSQL's search_vector, by searc
       expect(mostAtOnce).to.equal(2);
       expect(await found(elasticsearch, word)).to.deep.equal([id]);
       expect(await found(elasticsearch, word, 'signing_request')).to.deep.equal([requestId]);
-    } finally {
-      await client.indices.delete({ index: `${prefix}*` }).catch(() => undefined);
-      await elasticsearch.close();
-    }
-  });
+    }));
 
   it('under PostgreSQL, stores the text with its words, and PostgreSQL search finds it by them', async () => {
     const word = uniqueWord();
