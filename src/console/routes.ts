@@ -9,7 +9,7 @@ import type { Account } from '../accounts/service';
 import { describeUsage } from '../dashboard/usage';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
 import { isScope, scopes as allScopes, type Scope } from '../domain/scopes';
-import { jsonOrMultipartBody, receivedFileOf } from '../api/middleware/body';
+import { jsonOrMultipartBody, readingWhileConnected, receivedFileOf } from '../api/middleware/body';
 import { uploadDirOf } from '../api/receivedFile';
 import { idParam } from '../api/route';
 import { createRouter } from '../api/router';
@@ -82,7 +82,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
   const { db, events, config, search, dashboard, pdf, rateLimit, uploadGate: gate } = deps;
   const router = createRouter({ prefix: '/app' });
   const sessions = createSessions(db, config);
-  const formBody = koaBody({ json: false, text: false, urlencoded: true, multipart: false, formLimit: '32kb' });
+  const formBody = readingWhileConnected(koaBody({ json: false, text: false, urlencoded: true, multipart: false, formLimit: '32kb' }));
   const logins = createLoginLimits(db, sessions);
   const sendVerification = verificationMailer(db, config);
   // Every sign-up attempt counts: a script creating free accounts by the hundred is refused.

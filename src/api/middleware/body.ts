@@ -10,9 +10,43 @@ import { ReceivedFileWriter, receivedFromBytes, type ReceivedFile } from '../rec
 // Base64 makes a file 4/3 larger; JSON bodies may carry one file of up to maxFileBytes plus its fields.
 const jsonLimitFor = (maxFileBytes: number) => Math.ceil((maxFileBytes * 4) / 3) + 64 * 1024;
 
+/** A client gone before its whole body arrived: the error raw-body gives, which requestContext answers 400 request_aborted. */
+const requestAborted = () => Object.assign(new Error('request aborted'), { type: 'request.aborted' });
+
+/**
+ * Reads the request's body with `read`, failing with request_aborted if the client is gone before the
+ * body has ended: already (it hung up while the request waited for its account's quota or an upload
+ * slot), or while it is read. A closed request emits no more events, so a reader that starts on one, or
+ * that waits for an end that never comes, would wait forever, and with it whatever the request holds (an
+ * upload slot among them). Every reader of a request body goes through here.
+ */
+export async function readWhileConnected<T>(req: IncomingMessage, read: () => Promise<T>): Promise<T> {
+  if (req.destroyed && !req.readableEnded) throw requestAborted();
+  let closed = () => {};
+  const gone = new Promise<never>((_, reject) => (closed = () => reject(requestAborted())));
+  gone.catch(() => undefined); // when the reader has settled first
+  const onClose = () => req.readableEnded || closed();
+  req.once('close', onClose);
+  try {
+    return await Promise.race([read(), gone]);
+  } finally {
+    req.off('close', onClose);
+  }
+}
+
+/** A body parser (koa-body's) as a middleware that reads through readWhileConnected; the handlers after it run outside. */
+export const readingWhileConnected =
+  (parse: Middleware): Middleware =>
+  async (ctx, next) => {
+    await readWhileConnected(ctx.req, () => parse(ctx, async () => {}));
+    await next();
+  };
+
 /** JSON bodies only; anything else with a body is a 415. */
 export function jsonBody(maxFileBytes = 0): Middleware {
-  const parse = koaBody({ json: true, text: false, urlencoded: false, multipart: false, jsonLimit: jsonLimitFor(maxFileBytes) || '1mb' });
+  const parse = readingWhileConnected(
+    koaBody({ json: true, text: false, urlencoded: false, multipart: false, jsonLimit: jsonLimitFor(maxFileBytes) || '1mb' }),
+  );
   return async (ctx, next) => {
     if (ctx.request.length && !ctx.is('application/json')) {
       throw unsupportedMediaType('Send a JSON body with Content-Type: application/json.');
@@ -131,7 +165,7 @@ const multipartJoiningShortData: formidable.PluginFunction = (form, options) => 
  * `uploadDir` the file stays in memory (at most maxFileBytes): never written anywhere.
  */
 export function jsonOrMultipartBody(maxFileBytes: number, fileField: string, uploadDir: string | undefined): Middleware {
-  const parseJson = koaBody({ json: true, text: false, urlencoded: false, multipart: false, jsonLimit: jsonLimitFor(maxFileBytes) });
+  const parseJson = readingWhileConnected(koaBody({ json: true, text: false, urlencoded: false, multipart: false, jsonLimit: jsonLimitFor(maxFileBytes) }));
   const options = {
     maxFileSize: maxFileBytes,
     maxTotalFileSize: maxFileBytes,
@@ -167,7 +201,7 @@ export function jsonOrMultipartBody(maxFileBytes: number, fileField: string, upl
       return handlePart(part);
     };
     try {
-      const [fields, files] = await form.parse(ctx.req);
+      const [fields, files] = await readWhileConnected(ctx.req, () => form.parse(ctx.req));
       ctx.request.body = singleOrMany(fields);
       ctx.request.files = singleOrMany(files);
       await next();
@@ -176,9 +210,6 @@ export function jsonOrMultipartBody(maxFileBytes: number, fileField: string, upl
     }
   };
 }
-
-/** A client gone before its whole body arrived: the error raw-body gives, which requestContext answers 400 request_aborted. */
-const requestAborted = () => Object.assign(new Error('request aborted'), { type: 'request.aborted' });
 
 /**
  * The raw body of a PDF upload (Content-Type application/pdf), refusing anything over the limit (before
@@ -193,7 +224,7 @@ export async function withPdfBody<T>(ctx: Context, maxFileBytes: number, uploadD
   if (declared > maxFileBytes) throw payloadTooLarge(maxFileBytes);
   const writer = new ReceivedFileWriter(uploadDir);
   try {
-    await receive(ctx.req, writer, maxFileBytes);
+    await readWhileConnected(ctx.req, () => receive(ctx.req, writer, maxFileBytes));
     return await use(writer.received!);
   } finally {
     await writer.discard();

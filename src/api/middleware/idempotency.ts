@@ -6,6 +6,7 @@ import type { IdKind } from '../../domain/ids';
 import { AppError, idempotencyInProgress, idempotencyKeyReused, payloadTooLarge, validationError } from '../../errors';
 import { idFromSeed } from '../../ids';
 import { openText, sealText } from '../../secretBox';
+import { readWhileConnected } from './body';
 import { errorBody, toAppError } from './requestContext';
 
 /** How long a key holds its request and answer. */
@@ -180,7 +181,7 @@ export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBody
   }
 
   async function replay(ctx: Context, key: string, row: KeyRow, body: RequestBodyHash) {
-    await readToEnd(ctx.req, body, maxBodyBytes);
+    await readWhileConnected(ctx.req, () => readToEnd(ctx.req, body, maxBodyBytes));
     if (body.hex() !== row.body_hash) throw idempotencyKeyReused();
     ctx.status = row.status!;
     ctx.set(row.response_headers ?? {});
