@@ -108,6 +108,34 @@ describe('slow uploads', function () {
     }
   });
 
+  it('an upload whose client hangs up while it waits for a slot gives the slot back as soon as it has it', async () => {
+    const api = await startApp({ MAX_CONCURRENT_UPLOADS: '2' });
+    try {
+      const a = await documentAwaitingFile(api.url);
+      const holder = await slowUpload(api.port, apiUploadHead(a), [], 'a1', { bytes: 4096, everyMs: 50 });
+      opened.push(holder);
+      await eventually(async () => expect([api.uploads.holding, api.uploads.pending]).to.deep.equal([1, 0]));
+      // a's second upload, whole (a small body sent chunked, so of unknown length: gated), waits, as a
+      // holds its share; then its client hangs up. Its body arrived before it waited, so no read deadline
+      // runs for it: only its reader can end it.
+      const boundary = 'xWaitingBoundary';
+      const body = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\r\n--${boundary}--\r\n`;
+      const waiting = net.connect(api.port, '127.0.0.1');
+      waiting.on('error', () => undefined);
+      waiting.write(
+        `POST /api/v1/documents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${a.apiKey}\r\n` +
+          `Content-Type: multipart/form-data; boundary=${boundary}\r\nTransfer-Encoding: chunked\r\n\r\n` +
+          `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+      );
+      await eventually(async () => expect([api.uploads.holding, api.uploads.pending]).to.deep.equal([1, 1]));
+      waiting.destroy();
+      holder.close();
+      await eventually(async () => expect([api.uploads.holding, api.uploads.pending]).to.deep.equal([0, 0]));
+    } finally {
+      await api.close();
+    }
+  });
+
   it('accounts holding slots leave the last one to an account holding none; once under the minimum rate they end with 408', async () => {
     const api = await startApp({ MAX_CONCURRENT_UPLOADS: '4', BODY_RATE_WINDOW_MS: '1000' });
     try {
