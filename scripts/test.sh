@@ -14,11 +14,24 @@ source .cache/run/services.env
 
 status=0
 log=$(mktemp)
+failures=$(mktemp)
 step() {
-  echo "── $1"
+  local name=$1 out code
+  echo "── $name"
   shift
-  "$@" 2>&1 | tee -a "$log"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  out=$(mktemp)
+  "$@" 2>&1 | tee "$out"
+  code=${PIPESTATUS[0]}
+  cat "$out" >>"$log"
+  # What failed, kept to be shown again at the end, where the tail of a CI log shows it: mocha's
+  # failure reports, or the last lines of a step that failed without them (lint, the type check).
+  if grep -Eq '^ +[0-9]+ failing' "$out"; then
+    awk -v step="$name" '/^ +[0-9]+ failing/ { print "── " step; p = 1 } p' "$out" | head -n 60 >>"$failures"
+  elif [ "$code" -ne 0 ]; then
+    { echo "── $name (exit $code)"; tail -n 20 "$out"; } >>"$failures"
+  fi
+  [ "$code" -eq 0 ] || status=1
+  rm -f "$out"
 }
 
 step "lint" npm run -s lint
@@ -34,6 +47,12 @@ passed=$(grep -Eo '^ +[0-9]+ passing' "$log" | awk '{s+=$1} END {print s+0}')
 failed=$(grep -Eo '^ +[0-9]+ failing' "$log" | awk '{s+=$1} END {print s+0}')
 rm -f "$log"
 [ "$failed" -eq 0 ] || status=1
+if [ -s "$failures" ]; then
+  echo
+  echo "What failed, again:"
+  cat "$failures"
+fi
+rm -f "$failures"
 echo
 echo "$passed passed, $failed failed"
 exit $status
