@@ -1,4 +1,4 @@
-import type { Client } from '@elastic/elasticsearch';
+import type { Client, estypes } from '@elastic/elasticsearch';
 import type { Db } from '../db';
 import type { ResourceRef } from './backend';
 import type { SearchType } from './schema';
@@ -140,24 +140,26 @@ export const MAX_BULK_BYTES = 4 * 1024 * 1024;
  * while rebuilding, the new index itself. Version conflicts mean a newer copy is there.
  */
 export async function writeToIndex(client: Client, target: string, loaded: Loaded[], options: { viaAlias: boolean; refresh: boolean | 'wait_for' }) {
-  const pieces: Loaded[][] = [];
+  // Each copy is serialised once, here: the client passes a string through as one line of the bulk body.
+  const pieces: { entry: Loaded; json?: string }[][] = [];
   let bytes = Infinity;
   for (const entry of loaded) {
-    const size = entry.body ? JSON.stringify(entry.body).length : 100;
+    const json = entry.body ? JSON.stringify(entry.body) : undefined;
+    const size = json?.length ?? 100;
     if (bytes + size > MAX_BULK_BYTES) {
       pieces.push([]);
       bytes = 0;
     }
-    pieces[pieces.length - 1].push(entry);
+    pieces[pieces.length - 1].push({ entry, json });
     bytes += size;
   }
   for (const [index, piece] of pieces.entries()) {
-    const operations = piece.flatMap((entry) => {
+    const operations = piece.flatMap(({ entry, json }): (estypes.BulkOperationContainer | string)[] => {
       const meta = { _index: target, _id: entry.id, version: entry.version, version_type: 'external_gte' as const };
-      return entry.body ? [{ index: meta }, entry.body] : [{ delete: meta }];
+      return json === undefined ? [{ delete: meta }] : [{ index: meta }, json];
     });
     const refresh = index === pieces.length - 1 ? options.refresh : false;
-    const response = await client.bulk({ operations, refresh, require_alias: options.viaAlias });
+    const response = await client.bulk<string>({ operations, refresh, require_alias: options.viaAlias });
     if (!response.errors) continue;
     const failed = response.items.map((item) => Object.values(item)[0]).filter((result) => result?.error && result.status !== 409 && result.status !== 404);
     if (failed.length > 0)

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -193,6 +193,36 @@ describe('Idempotency-Key on POST /api/v1/…', function () {
       }
     });
 
+    it('a key taken over from a holder that died after reading its body takes that body only: another is 422, and the key stays free for it', async () => {
+      const account = await createTestAccount();
+      const documentId = await readyDocument(account.request);
+      const body = requestBody(documentId);
+      const now = new Date();
+      await account.db('idempotency_keys').insert({
+        account_id: account.account.id,
+        key: 'died',
+        method: 'POST',
+        path: '/api/v1/signatures',
+        holder: 'a process that died',
+        locked_until: new Date(now.getTime() - 1000),
+        created_at: now,
+        expires_at: new Date(now.getTime() + IDEMPOTENCY_KEY_TTL_MS),
+        body_hash: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
+      });
+      for (const title of ['Another agreement', 'Yet another']) {
+        const other = await account.request('POST', '/api/v1/signatures', { json: requestBody(documentId, title), headers: withKey('died') });
+        expect(other.status, JSON.stringify(other.body)).to.equal(422);
+        expect(other.body.error).to.equal('idempotency_key_reused');
+      }
+      expect(await requestsOf(account)).to.have.length(0);
+      const taken = await account.request('POST', '/api/v1/signatures', { json: body, headers: withKey('died') });
+      expect(taken.status, JSON.stringify(taken.body)).to.equal(201);
+      const replayed = await account.request('POST', '/api/v1/signatures', { json: body, headers: withKey('died') });
+      expect(replayed.headers.get('idempotent-replayed')).to.equal('true');
+      expect(replayed.body.id).to.equal(taken.body.id);
+      expect(await requestsOf(account)).to.have.length(1);
+    });
+
     it('a key is free again 24 hours after it was claimed', async () => {
       const account = await createTestAccount();
       const documentId = await readyDocument(account.request);
@@ -348,11 +378,18 @@ describe('Idempotency-Key: a replay after the api was killed (SIGKILL) between i
       expect(made.workflow_started_at).to.equal(null);
       const [held] = await account.db('idempotency_keys').where({ account_id: account.account.id });
       expect(held.status).to.equal(null);
+      expect(held.body_hash, 'the body read, its hash recorded before the commit').to.match(/^[0-9a-f]{64}$/);
 
       // A fresh api, once the dead one's lease has run out.
       const fresh = await startApp({}, { deps: { now: () => new Date(Date.now() + IDEMPOTENCY_LEASE_MS + 1000) } });
       try {
         const request = client(fresh.url, account.apiKey);
+        // Another body under the key is refused, as it would be once answered, and leaves the key to the first's retry.
+        const other = await request('POST', '/api/v1/signatures', { json: requestBody(documentId, 'Another agreement'), headers: withKey('crash-1') });
+        expect(other.status, JSON.stringify(other.body)).to.equal(422);
+        expect(other.body.error).to.equal('idempotency_key_reused');
+        const [still] = await account.db('idempotency_keys').where({ account_id: account.account.id });
+        expect([still.status, still.body_hash]).to.deep.equal([null, held.body_hash]);
         const retried = await request('POST', '/api/v1/signatures', { json: body, headers: withKey('crash-1') });
         expect(retried.status, JSON.stringify(retried.body)).to.equal(201);
         expect(retried.body.id).to.equal(made.id);

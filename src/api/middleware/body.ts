@@ -27,12 +27,25 @@ export async function readWhileConnected<T>(req: IncomingMessage, read: () => Pr
   gone.catch(() => undefined); // when the reader has settled first
   const onClose = () => req.readableEnded || closed();
   req.once('close', onClose);
+  let result: T;
   try {
-    return await Promise.race([read(), gone]);
+    result = await Promise.race([read(), gone]);
   } finally {
     req.off('close', onClose);
   }
+  const hook = bodyReadHooks.get(req);
+  bodyReadHooks.delete(req);
+  await hook?.();
+  return result;
 }
+
+const bodyReadHooks = new WeakMap<IncomingMessage, () => Promise<void>>();
+
+/**
+ * Runs `hook` once a reader has read the request's whole body, before the reader's caller goes on to act
+ * on it: the Idempotency-Key's holder records the body's hash there, before the request can commit.
+ */
+export const afterBodyRead = (req: IncomingMessage, hook: () => Promise<void>) => void bodyReadHooks.set(req, hook);
 
 /** A body parser (koa-body's) as a middleware that reads through readWhileConnected; the handlers after it run outside. */
 export const readingWhileConnected =

@@ -6,7 +6,7 @@ import type { IdKind } from '../../domain/ids';
 import { AppError, idempotencyInProgress, idempotencyKeyReused, payloadTooLarge, validationError } from '../../errors';
 import { idFromSeed } from '../../ids';
 import { openText, sealText } from '../../secretBox';
-import { readWhileConnected } from './body';
+import { afterBodyRead, readWhileConnected } from './body';
 import { errorBody, toAppError } from './requestContext';
 
 /** How long a key holds its request and answer. */
@@ -167,7 +167,10 @@ export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBody
     return claimed ? new Date(claimed.created_at) : undefined;
   }
 
-  /** Takes over a key whose holder stopped extending its lease (its process died); it keeps its claim time. */
+  /**
+   * Takes over a key whose holder stopped extending its lease (its process died); it keeps its claim time,
+   * and the hash of the body its holder had read, if it got that far (and so may have committed).
+   */
   async function takeOver(accountId: string, key: string, ctx: Context, holder: string) {
     const at = now();
     const [taken] = await table()
@@ -176,8 +179,8 @@ export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBody
       .where('locked_until', '<=', at)
       .where('expires_at', '>', at)
       .update({ holder, locked_until: new Date(at.getTime() + IDEMPOTENCY_LEASE_MS) })
-      .returning(['created_at']);
-    return taken ? new Date(taken.created_at) : undefined;
+      .returning(['created_at', 'body_hash']);
+    return taken ? { claimedAt: new Date(taken.created_at), bodyHash: taken.body_hash as string | null } : undefined;
   }
 
   async function replay(ctx: Context, key: string, row: KeyRow, body: RequestBodyHash) {
@@ -189,8 +192,20 @@ export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBody
     if (row.response_body !== null) ctx.body = JSON.parse(openText(keyOf(ctx.state.account.id, key), row.response_body, 'a kept Idempotency-Key answer'));
   }
 
-  async function run(ctx: Context, next: () => Promise<unknown>, held: HeldKey, holder: string, body: RequestBodyHash) {
+  async function run(ctx: Context, next: () => Promise<unknown>, held: HeldKey, holder: string, body: RequestBodyHash, expectedHash: string | null = null) {
     const mine = () => table().where({ account_id: held.accountId, key: held.key, holder });
+    // The body's hash is recorded once it has been read, before the request can act on it: a retry that
+    // takes the key over after this process died must send the same body, as a replay must.
+    let reused = false;
+    afterBodyRead(ctx.req, async () => {
+      const hash = body.hex();
+      if (hash === undefined) return;
+      if (expectedHash !== null && hash !== expectedHash) {
+        reused = true;
+        throw idempotencyKeyReused();
+      }
+      await mine().update({ body_hash: hash });
+    });
     const extend = setInterval(() => {
       mine()
         .update({ locked_until: new Date(now().getTime() + IDEMPOTENCY_LEASE_MS) })
@@ -208,7 +223,10 @@ export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBody
     const answer = failure ? errorAnswer(failure.error, ctx.state.requestId) : successAnswer(ctx);
     const hash = body.hex();
     try {
-      if (answer && hash !== undefined && answer.status < 500 && answer.status !== 429 && answer.status !== 403) {
+      if (reused) {
+        // Another body under a key taken over: the key stays as its first request left it, free for that one's retry.
+        await mine().update({ locked_until: now() });
+      } else if (answer && hash !== undefined && answer.status < 500 && answer.status !== 429 && answer.status !== 403) {
         await mine().update({
           status: answer.status,
           body_hash: hash,
@@ -244,8 +262,8 @@ export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBody
       if (row.method !== ctx.method || row.path !== ctx.path) throw idempotencyKeyReused();
       if (row.status !== null) return replay(ctx, key, row, body);
       if (row.locked_until && row.locked_until > now()) throw idempotencyInProgress();
-      const takenAt = await takeOver(accountId, key, ctx, holder);
-      if (takenAt) return run(ctx, next, { accountId, key, claimedAt: takenAt }, holder, body);
+      const taken = await takeOver(accountId, key, ctx, holder);
+      if (taken) return run(ctx, next, { accountId, key, claimedAt: taken.claimedAt }, holder, body, taken.bodyHash);
     }
     throw idempotencyInProgress();
   };
