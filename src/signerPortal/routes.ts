@@ -212,7 +212,7 @@ export function signerPortalRoutes({
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
     ctx.body = logo.content;
   });
-  embedRoutes(router, db);
+  embedRoutes(router, db, client);
   router.get(signingAssetPath, (ctx) => {
     const name = ctx.captures?.[0] ?? '';
     if (!Object.hasOwn(signingAssets, name)) return;

@@ -1,7 +1,7 @@
 import type { Db } from '../db';
 import { unitOfWork } from '../db/unitOfWork';
 import { conflict, notFound, validationError } from '../errors';
-import { hasActed } from '../domain/signingRequests';
+import { hasActed, type ClientInfo } from '../domain/signingRequests';
 import { plainHttpProblems, type EmbeddedSigningCreateInput } from './schema';
 import { progressFromDatabase, type SigningDeps } from './service';
 import { findSigningRequest } from './store';
@@ -66,10 +66,12 @@ export async function createEmbeddedSigningLink(
 }
 
 /**
- * Opens an embedded URL: the first open within its time gets a new session; any later one, or one too
- * late, gets `expired` (with what its page needs to tell the frame's parent); an unknown token nothing.
+ * Opens an embedded URL: the first open within its time gets a new session, an audit step of the request
+ * with the browser that opened it (the signer reached the page through the account's application, not an
+ * e-mailed link); any later one, or one too late, gets `expired` (with what its page needs to tell the
+ * frame's parent); an unknown token nothing.
  */
-export async function openEmbeddedSigningLink(db: Db, token: string): Promise<EmbeddedOpening | undefined> {
+export async function openEmbeddedSigningLink(db: Db, token: string, client: ClientInfo): Promise<EmbeddedOpening | undefined> {
   if (!SIGNING_TOKEN.test(token)) return undefined;
   const tokenHash = hashToken(token);
   const now = new Date();
@@ -83,7 +85,7 @@ export async function openEmbeddedSigningLink(db: Db, token: string): Promise<Em
       .join('signers as s', 's.id', 'l.signer_id')
       .join('signing_requests as r', 'r.id', 's.signing_request_id')
       .where('l.token_hash', tokenHash)
-      .first('l.*', 's.signing_request_id', 'r.account_id', 'r.expires_at as request_expires_at', 'r.redirect_url');
+      .first('l.*', 's.signing_request_id', 's.email as signer_email', 'r.account_id', 'r.expires_at as request_expires_at', 'r.redirect_url');
     if (!link) return undefined;
     const page: EmbeddedPage = {
       signingRequestId: link.signing_request_id,
@@ -99,6 +101,16 @@ export async function openEmbeddedSigningLink(db: Db, token: string): Promise<Em
       signer_id: link.signer_id,
       expires_at: new Date(Math.min(now.getTime() + EMBEDDED_SESSION_MS, new Date(link.request_expires_at).getTime())),
       embedded_link_hash: tokenHash,
+    });
+    await trx('audit_trail').insert({
+      signing_request_id: link.signing_request_id,
+      signer_id: link.signer_id,
+      action: 'embedded_session_opened',
+      actor: link.signer_email,
+      ip_address: client.ipAddress ?? null,
+      user_agent: client.userAgent ?? null,
+      data: JSON.stringify({ allowedOrigins: page.allowedOrigins }),
+      idempotency_key: `embedded_session_opened:${tokenHash}`,
     });
     return { outcome: 'opened', accountId: link.account_id, sessionToken, page };
   });

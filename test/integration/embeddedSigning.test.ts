@@ -102,9 +102,9 @@ describe('GET /embed/{token}', function () {
   }
 
   it('opens once: a page framable by exactly the allowed origins with a session of that signer; then 410 link_expired', async () => {
-    const { url, open, signingRequest, signer } = await embedded({ returnUrl: 'https://app.example.com/done' });
+    const { url, open, signingRequest, signer, request } = await embedded({ returnUrl: 'https://app.example.com/done' });
     const path = new URL(url).pathname;
-    const first = await open('GET', path);
+    const first = await open('GET', path, { headers: { 'User-Agent': 'Embedding browser/1.0' } });
     expect(first.status).to.equal(200);
     expect(first.headers.get('content-security-policy')).to.include('frame-ancestors https://app.example.com http://127.0.0.1:8080');
     expect(first.headers.get('content-security-policy')).not.to.include("frame-ancestors 'none'");
@@ -130,6 +130,13 @@ describe('GET /embed/{token}', function () {
     expect(againPage.body).not.to.include(page.session);
     expect(againPage.headers.get('content-security-policy')).to.include('frame-ancestors https://app.example.com http://127.0.0.1:8080');
     expect(sessionOf(againPage.body).session).to.equal(undefined);
+
+    // The open that made the session is a step of the audit trail, with its browser; the refused ones are not.
+    const trail = await request('GET', `/api/v1/signatures/${signingRequest.id}/audit-trail`);
+    const opened = trail.body.data.filter((step: { action: string }) => step.action === 'embedded_session_opened');
+    expect(opened).to.have.length(1);
+    expect(opened[0]).to.include({ signerId: signer.id, actor: signer.email, ipAddress: '127.0.0.1', userAgent: 'Embedding browser/1.0' });
+    expect(opened[0].data).to.deep.equal({ allowedOrigins: ['https://app.example.com', 'http://127.0.0.1:8080'] });
 
     // Every other signer page keeps refusing to be framed.
     const unknown = await open('GET', '/embed/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
@@ -163,6 +170,7 @@ describe('GET /embed/{token}', function () {
     const sessions = await db('signer_tokens').where({ signer_id: signer.id }).whereNotNull('embedded_link_hash');
     expect(sessions).to.have.length(1);
     expect(sessions[0].embedded_link_hash).to.equal(sha256(embedTokenOf(url)));
+    expect(await db('audit_trail').where({ signer_id: signer.id, action: 'embedded_session_opened' })).to.have.length(1);
   });
 
   it('an unopened URL past its time is 410 (its expiry moved into the past), and a session lasts at most an hour', async () => {
