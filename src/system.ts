@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import Koa from 'koa';
 import { createApp } from './app';
+import { listen } from './api/server';
 import { healthRoutes } from './health/routes';
 import { cachedAuthenticator, uncachedAuthenticator } from './apiKeys/cache';
 import { checkProductionSettings, type Config } from './config';
@@ -149,13 +149,12 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     stops.push(() => pages.close());
     // Listen first: with PORT=0 the address is known only now, and links and the OpenAPI servers read it.
     // Until the app is built, every request is answered 503 at once rather than left waiting.
-    let handle: http.RequestListener = (_req, res) => {
+    const server = await listen(config.PORT, config.HOST, (_req, res) => {
       res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1' });
       res.end(JSON.stringify({ error: 'server_busy', message: 'Signet is starting; try again in a moment.' }));
-    };
-    const server = http.createServer((req, res) => handle(req, res));
-    await new Promise<void>((resolve, reject) => server.listen(config.PORT, config.HOST, resolve).once('error', reject));
-    stops.push(() => new Promise((resolve) => server.close(resolve)));
+    });
+    // Stopping waits for the requests under way (DRAIN_MS at most) before the pools and the database close.
+    stops.push(() => server.close());
     let url: string | undefined;
     if (config.runApi) {
       url = config.PUBLIC_URL ?? `http://localhost:${(server.address() as AddressInfo).port}`;
@@ -163,26 +162,28 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       // See src/apiKeys/cache.ts for why the embedded database gets no cache.
       const apiKeys = database.embedded ? uncachedAuthenticator(database.knex) : await cachedAuthenticator(database.knex, logger);
       stops.push(() => apiKeys.close());
-      handle = createApp({
-        apiKeys,
-        config,
-        db: database.knex,
-        events,
-        logger,
-        temporal: client,
-        webhooks,
-        search,
-        dashboard,
-        readinessChecks,
-        pdf,
-        textTags,
-        pages,
-      }).callback();
+      server.handle(
+        createApp({
+          apiKeys,
+          config,
+          db: database.knex,
+          events,
+          logger,
+          temporal: client,
+          webhooks,
+          search,
+          dashboard,
+          readinessChecks,
+          pdf,
+          textTags,
+          pages,
+        }).callback(),
+      );
     } else {
       // A worker alone serves only /healthz and /readyz, for its container's health check.
       const healthOnly = new Koa();
       healthOnly.use(healthRoutes(readinessChecks).routes());
-      handle = healthOnly.callback();
+      server.handle(healthOnly.callback());
     }
     return { url, temporalUiUrl, metricsUrl: metrics?.url, database, events, temporal, client, webhooks, search, config, stop };
   } catch (error) {

@@ -49,6 +49,22 @@ function upload(pdf: Buffer, fileName = 'contract.pdf') {
   return form;
 }
 
+/** A key held by another process for POST /api/v1/signatures, its lease running out `leaseMs` from now, and the hash of the body it read, if any. */
+async function heldKey(account: Account, key: string, { leaseMs, bodyHash = null }: { leaseMs: number; bodyHash?: string | null }) {
+  const now = new Date();
+  await account.db('idempotency_keys').insert({
+    account_id: account.account.id,
+    key,
+    method: 'POST',
+    path: '/api/v1/signatures',
+    holder: 'another process',
+    locked_until: new Date(now.getTime() + leaseMs),
+    created_at: now,
+    expires_at: new Date(now.getTime() + IDEMPOTENCY_KEY_TTL_MS),
+    body_hash: bodyHash,
+  });
+}
+
 const requestsOf = (account: Account) => account.db('signing_requests').where({ account_id: account.account.id });
 const documentsOf = (account: Account) => account.db('documents').where({ account_id: account.account.id });
 
@@ -168,17 +184,7 @@ describe('Idempotency-Key on POST /api/v1/…', function () {
     it('409 idempotency_in_progress with Retry-After while the first holds the key; taken over once its lease ran out', async () => {
       const account = await createTestAccount();
       const documentId = await readyDocument(account.request);
-      const now = new Date();
-      await account.db('idempotency_keys').insert({
-        account_id: account.account.id,
-        key: 'held',
-        method: 'POST',
-        path: '/api/v1/signatures',
-        holder: 'another process',
-        locked_until: new Date(now.getTime() + IDEMPOTENCY_LEASE_MS),
-        created_at: now,
-        expires_at: new Date(now.getTime() + IDEMPOTENCY_KEY_TTL_MS),
-      });
+      await heldKey(account, 'held', { leaseMs: IDEMPOTENCY_LEASE_MS });
       const send = (request: Request) => request('POST', '/api/v1/signatures', { json: requestBody(documentId), headers: withKey('held') });
       const held = await send(account.request);
       expect(held.status).to.equal(409);
@@ -197,18 +203,7 @@ describe('Idempotency-Key on POST /api/v1/…', function () {
       const account = await createTestAccount();
       const documentId = await readyDocument(account.request);
       const body = requestBody(documentId);
-      const now = new Date();
-      await account.db('idempotency_keys').insert({
-        account_id: account.account.id,
-        key: 'died',
-        method: 'POST',
-        path: '/api/v1/signatures',
-        holder: 'a process that died',
-        locked_until: new Date(now.getTime() - 1000),
-        created_at: now,
-        expires_at: new Date(now.getTime() + IDEMPOTENCY_KEY_TTL_MS),
-        body_hash: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
-      });
+      await heldKey(account, 'died', { leaseMs: -1000, bodyHash: createHash('sha256').update(JSON.stringify(body)).digest('hex') });
       for (const title of ['Another agreement', 'Yet another']) {
         const other = await account.request('POST', '/api/v1/signatures', { json: requestBody(documentId, title), headers: withKey('died') });
         expect(other.status, JSON.stringify(other.body)).to.equal(422);
