@@ -4,7 +4,7 @@ import { conflict, notFound, validationError } from '../errors';
 import { hasActed, type ClientInfo } from '../domain/signingRequests';
 import { plainHttpProblems, type EmbeddedSigningCreateInput } from './schema';
 import { progressFromDatabase, type SigningDeps } from './service';
-import { findSigningRequest } from './store';
+import { findSigningRequest, recordAuditStep } from './store';
 import { hashToken, randomToken, SIGNING_TOKEN } from './tokens';
 
 // Embedded signing: an API client asks for a one-time URL for one signer and frames it in its own page,
@@ -102,15 +102,13 @@ export async function openEmbeddedSigningLink(db: Db, token: string, client: Cli
       expires_at: new Date(Math.min(now.getTime() + EMBEDDED_SESSION_MS, new Date(link.request_expires_at).getTime())),
       embedded_link_hash: tokenHash,
     });
-    await trx('audit_trail').insert({
-      signing_request_id: link.signing_request_id,
-      signer_id: link.signer_id,
+    await recordAuditStep(trx, link.signing_request_id, {
       action: 'embedded_session_opened',
+      key: `embedded_session_opened:${tokenHash}`,
+      signerId: link.signer_id,
       actor: link.signer_email,
-      ip_address: client.ipAddress ?? null,
-      user_agent: client.userAgent ?? null,
-      data: JSON.stringify({ allowedOrigins: page.allowedOrigins }),
-      idempotency_key: `embedded_session_opened:${tokenHash}`,
+      client,
+      data: { allowedOrigins: page.allowedOrigins },
     });
     return { outcome: 'opened', accountId: link.account_id, sessionToken, page };
   });

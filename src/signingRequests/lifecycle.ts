@@ -14,7 +14,7 @@ import { loadSealCertificate } from '../pdf/sealCertificate';
 import { emailLinkToken, hashToken, loadTokenSecret } from './tokens';
 import type { ActInput, ClientInfo, DeclineInput, RecipientType, RemindOutcome, SignInput } from '../domain/signingRequests';
 import { invitationMailKey, reminderMailKey, remindable } from './reminders';
-import { eventDocument, loadForLifecycle, type RequestDocument, type SigningRequest } from './store';
+import { eventDocument, loadForLifecycle, recordAuditStep, type RequestDocument, type SigningRequest } from './store';
 
 type Loaded = Awaited<ReturnType<typeof loadForLifecycle>>;
 
@@ -67,24 +67,6 @@ function stampsOn(document: RequestDocument, { signers, documents }: Loaded): Si
 }
 
 type Recipient = { email: string; name?: string | null };
-
-type AuditStep = { action: string; key: string; signerId?: string; actor?: string; client?: ClientInfo; data?: object };
-
-// One step of the audit trail, written once: a retry finds its idempotency key and adds nothing.
-const audit = (trx: Db, requestId: string, step: AuditStep) =>
-  trx('audit_trail')
-    .insert({
-      signing_request_id: requestId,
-      signer_id: step.signerId ?? null,
-      action: step.action,
-      actor: step.actor ?? 'signet',
-      ip_address: step.client?.ipAddress ?? null,
-      user_agent: step.client?.userAgent ?? null,
-      data: step.data ? JSON.stringify(step.data) : null,
-      idempotency_key: step.key,
-    })
-    .onConflict('idempotency_key')
-    .ignore();
 
 /**
  * The worker's commands on a signing request, one per transition. Each is one transaction that writes
@@ -167,7 +149,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
         .whereExists(trx('signing_requests').where({ id: requestId, status: 'pending' }).select(trx.raw('1')))
         .update({ status: part.status, [part.at]: at, ip_address: act.ipAddress ?? null, user_agent: act.userAgent ?? null });
       if (updated === 0) return false;
-      await audit(trx, requestId, { action: part.action, key: `${part.action}:${signer.id}`, signerId: signer.id, actor: signer.email, client: act });
+      await recordAuditStep(trx, requestId, { action: part.action, key: `${part.action}:${signer.id}`, signerId: signer.id, actor: signer.email, client: act });
       const when = part.status === 'approved' ? { approvedAt: at.toISOString() } : { viewedAt: at.toISOString() };
       await event(trx, loaded, `signer.${part.status}`, `${signer.id}:${part.action}`, {
         signerId: signer.id,
@@ -192,7 +174,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
           const notified = await trx('signers').where({ id: signer.id, status: 'pending' }).update({ status: 'notified', notified_at: trx.fn.now() });
           // The invitation starts the signer's hour without a reminder; a retry does not move it.
           await trx('signers').where({ id: signer.id }).whereNull('last_mailed_at').update({ last_mailed_at: trx.fn.now() });
-          await audit(trx, requestId, { action: 'invitation_sent', key, signerId: signer.id, data: { email: signer.email } });
+          await recordAuditStep(trx, requestId, { action: 'invitation_sent', key, signerId: signer.id, data: { email: signer.email } });
           await countOwedMail(trx, request.accountId, key);
           if (notified > 0) {
             await event(trx, loaded, 'signer.notified', `${signer.id}:notified`, {
@@ -247,7 +229,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
           const { email } = signers.find((signer) => signer.id === id)!;
           await trx('signers').where({ id }).update({ last_mailed_at: hour.now });
           await issueLink(trx, request, id);
-          await audit(trx, requestId, { action: 'reminder_sent', key: keyOf(id), signerId: id, data: { email } });
+          await recordAuditStep(trx, requestId, { action: 'reminder_sent', key: keyOf(id), signerId: id, data: { email } });
         }
         const remindedSignerIds = open.filter((signer) => chosenBefore.has(signer.id) || chosen.includes(signer)).map((signer) => signer.id);
         if (remindedSignerIds.length > 0) return { remindedSignerIds };
@@ -286,7 +268,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
           .whereIn('status', ['pending', 'notified'])
           .update({ status: 'viewed', viewed_at: trx.fn.now() });
         if (viewed === 0) return;
-        await audit(trx, requestId, { action: 'viewed', key: `viewed:${signer.id}`, signerId: signer.id, actor: signer.email, client: view });
+        await recordAuditStep(trx, requestId, { action: 'viewed', key: `viewed:${signer.id}`, signerId: signer.id, actor: signer.email, client: view });
         await event(trx, loaded, 'signer.viewed', `${signer.id}:viewed`, { signerId: signer.id, email: signer.email, viewedAt: new Date().toISOString() });
       });
     },
@@ -311,7 +293,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
             user_agent: sign.userAgent ?? null,
           });
         if (updated === 0) return false;
-        await audit(trx, requestId, {
+        await recordAuditStep(trx, requestId, {
           action: 'signed',
           key: `signed:${signer.id}`,
           signerId: signer.id,
@@ -360,7 +342,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
             ip_address: decline.ipAddress ?? null,
             user_agent: decline.userAgent ?? null,
           });
-        await audit(trx, requestId, {
+        await recordAuditStep(trx, requestId, {
           action: 'declined',
           key: `declined:${signer.id}`,
           signerId: signer.id,
@@ -381,7 +363,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
       if (request.status === 'cancelled') return true; // a retry
       return unitOfWork(db, async (trx) => {
         if (!(await endRequest(trx, requestId, 'cancelled', { cancel_reason: reason }))) return false;
-        await audit(trx, requestId, { action: 'cancelled', key: `cancelled:${requestId}`, actor: owner.email, data: { reason } });
+        await recordAuditStep(trx, requestId, { action: 'cancelled', key: `cancelled:${requestId}`, actor: owner.email, data: { reason } });
         await event(trx, loaded, 'signing_request.cancelled', `${requestId}:cancelled`, {
           documentId: request.documentId,
           reason,
@@ -397,7 +379,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
       if (request.status === 'expired') return true; // a retry
       return unitOfWork(db, async (trx) => {
         if (!(await endRequest(trx, requestId, 'expired'))) return false;
-        await audit(trx, requestId, { action: 'expired', key: `expired:${requestId}` });
+        await recordAuditStep(trx, requestId, { action: 'expired', key: `expired:${requestId}` });
         await event(trx, loaded, 'signing_request.expired', `${requestId}:expired`, { documentId: request.documentId, expiredAt: new Date().toISOString() });
         return true;
       }).then(countSigningRequestEnd('expired'));
@@ -462,7 +444,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
             .where({ signing_request_id: requestId, document_id: document.documentId })
             .update({ sealed_sha256: document.sealedSha256 });
         }
-        await audit(trx, requestId, {
+        await recordAuditStep(trx, requestId, {
           action: 'completed',
           key: `completed:${requestId}`,
           data: { sealedSha256: sha256, documents: sealedDocuments.map(({ documentId, sealedSha256 }) => ({ documentId, sealedSha256 })) },

@@ -2,7 +2,7 @@ import type { Plan } from '../domain/plans';
 import type { Db } from '../db';
 import { toPage } from '../db/pagination';
 import { notFound } from '../errors';
-import type { RecipientType, RequestStatus, SignerStatus, SigningOrder, VerificationMethod } from '../domain/signingRequests';
+import type { ClientInfo, RecipientType, RequestStatus, SignerStatus, SigningOrder, VerificationMethod } from '../domain/signingRequests';
 import type { SignerField } from '../documents/fields';
 
 // Rows of signing_requests and signers, mapped once to the camelCase objects everything else uses.
@@ -223,6 +223,24 @@ export async function loadForLifecycle(db: Db, requestId: string) {
     plan: row.account_plan as Plan,
   };
 }
+
+type AuditStep = { action: string; key: string; signerId?: string; actor?: string; client?: ClientInfo; data?: object };
+
+// One step of the audit trail, written once: a retry finds its idempotency key and adds nothing.
+export const recordAuditStep = (trx: Db, requestId: string, step: AuditStep) =>
+  trx('audit_trail')
+    .insert({
+      signing_request_id: requestId,
+      signer_id: step.signerId ?? null,
+      action: step.action,
+      actor: step.actor ?? 'signet',
+      ip_address: step.client?.ipAddress ?? null,
+      user_agent: step.client?.userAgent ?? null,
+      data: step.data ? JSON.stringify(step.data) : null,
+      idempotency_key: step.key,
+    })
+    .onConflict('idempotency_key')
+    .ignore();
 
 export async function findAuditTrail(db: Db, accountId: string, id: string) {
   await findSigningRequest(db, accountId, id);

@@ -8,7 +8,7 @@ import { countOwedMail } from '../mail/allowance';
 import { verificationLockedMail } from '../mail/templates';
 import type { Config } from '../config';
 import type { ClientInfo, VerificationMethod } from '../domain/signingRequests';
-import { eventDocument } from './store';
+import { eventDocument, recordAuditStep } from './store';
 import { hashVerificationCode } from './tokens';
 
 // A signer's verification: before their page shows anything, they give an access code the sender told
@@ -70,15 +70,13 @@ const isLocked = (verification: SignerVerification, now: Date) => verification.l
 
 // One audit step per try, with the signer's IP and user agent and never the code.
 const auditStep = (trx: Db, who: Verifying, action: string, client: ClientInfo, data: object) =>
-  trx('audit_trail').insert({
-    signing_request_id: who.requestId,
-    signer_id: who.signer.id,
+  recordAuditStep(trx, who.requestId, {
     action,
+    key: `${action}:${who.signer.id}:${crypto.randomUUID()}`,
+    signerId: who.signer.id,
     actor: who.signer.email,
-    ip_address: client.ipAddress ?? null,
-    user_agent: client.userAgent ?? null,
-    data: JSON.stringify(data),
-    idempotency_key: `${action}:${who.signer.id}:${crypto.randomUUID()}`,
+    client,
+    data,
   });
 
 /** One try of a code. While locked, a try is refused unweighed and uncounted. */
