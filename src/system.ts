@@ -20,6 +20,7 @@ import { createPageRenderer } from './pdf/pageRenderer';
 import { createTextTagFinder } from './pdf/textTags';
 import type { SearchBackend } from './search/backend';
 import { createSearchBackend } from './search/setup';
+import { createSearchWake } from './search/wake';
 import { createDashboardBackend } from './dashboard/setup';
 import { ensureSweeperSchedule, startSearchIndexer } from './temporal/client';
 import { startTemporalDevServer } from './temporal/devServer';
@@ -92,7 +93,9 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       retryScale: config.WEBHOOK_RETRY_SCALE,
       onError: (error, webhooks) => logger.warn({ err: error, webhooks }, 'waking webhook queues failed; the sweeper will'),
     });
-    const events = createEventLog([webhookQueue(dispatcher.wakeSoon)]);
+    // Search needs no consumer, but this process's indexer, if idle, is told to look at once.
+    const searchWake = createSearchWake();
+    const events = createEventLog([webhookQueue(dispatcher.wakeSoon), searchWake]);
     const webhooks = await setUpWebhooks(config);
     stops.push(async () => webhooks.poster.close());
     const search = createSearchBackend(config, database.knex, logger);
@@ -119,6 +122,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
           search,
           pdfText,
           logger,
+          searchWake,
         },
       });
       const running = worker.run();

@@ -77,7 +77,8 @@ export function createPdfPool<Result>(options: PdfPoolOptions) {
   const queue: Job[] = [];
   let closed = false;
   let jobsStarted = 0;
-  const watchdog = setInterval(killChildrenOverMemory, WATCH_EVERY_MS).unref();
+  // Reads the memory of busy children, only while there are some: an idle pool wakes nobody up.
+  let watchdog: NodeJS.Timeout | undefined;
 
   function run(bytes: Uint8Array, input?: unknown): Promise<Result> {
     if (closed) return Promise.reject(new Error('The PDF pool is closed.'));
@@ -96,6 +97,7 @@ export function createPdfPool<Result>(options: PdfPoolOptions) {
       const chosen = child;
       chosen.job = queue.shift();
       jobsStarted++;
+      watchdog ??= setInterval(killChildrenOverMemory, WATCH_EVERY_MS).unref();
       chosen.timer = setTimeout(
         () => kill(chosen, new PdfLimitError(`content exceeds the limit of ${options.timeoutMs} ms of processing (PDF_TIMEOUT_MS)`)),
         options.timeoutMs,
@@ -170,14 +172,23 @@ export function createPdfPool<Result>(options: PdfPoolOptions) {
   }
 
   function killChildrenOverMemory() {
+    let busy = false;
     for (const child of children) {
-      if (child.job && !child.killedFor && (residentMemoryMb(child.process.pid) ?? 0) > options.maxMemoryMb) kill(child, memoryLimitError());
+      if (!child.job) continue;
+      busy = true;
+      if (!child.killedFor && (residentMemoryMb(child.process.pid) ?? 0) > options.maxMemoryMb) kill(child, memoryLimitError());
     }
+    if (!busy) stopWatchdog();
+  }
+
+  function stopWatchdog() {
+    clearInterval(watchdog);
+    watchdog = undefined;
   }
 
   async function close() {
     closed = true;
-    clearInterval(watchdog);
+    stopWatchdog();
     for (const job of queue.splice(0)) job.reject(new Error('The PDF pool is closed.'));
     await Promise.all(
       [...children].map((child) => {

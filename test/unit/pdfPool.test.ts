@@ -50,6 +50,34 @@ describe('the PDF pool', () => {
     expect(next).to.be.a('number').and.not.equal(first);
   });
 
+  it("watches its children's memory only while a job runs: an idle pool keeps no timer, and the next job is watched again", async () => {
+    const { setInterval: set, clearInterval: clear } = globalThis;
+    const watches = new Set<unknown>();
+    globalThis.setInterval = ((callback: () => void, ms?: number) => {
+      const handle = set(callback, ms);
+      if (ms === 50) watches.add(handle); // the pool's watch (WATCH_EVERY_MS)
+      return handle;
+    }) as typeof setInterval;
+    globalThis.clearInterval = ((handle?: NodeJS.Timeout) => {
+      watches.delete(handle);
+      clear(handle);
+    }) as typeof clearInterval;
+    let pool: ReturnType<typeof poolOf>;
+    try {
+      pool = poolOf({ size: 1 });
+      const running = pool.run(command('pid'));
+      expect(watches.size, 'watches while a job runs').to.equal(1);
+      await running;
+      await new Promise((resolve) => setTimeout(resolve, 200)); // the next watch finds no job, and stops
+      expect(watches.size, 'watches once idle').to.equal(0);
+    } finally {
+      globalThis.setInterval = set;
+      globalThis.clearInterval = clear;
+    }
+    const error = await failureOf(pool.run(command('allocate')));
+    expect(error?.message).to.equal('content exceeds the limit of 128 MB of memory (PDF_MAX_MEMORY_MB)');
+  });
+
   it('refuses jobs beyond its queue', async () => {
     const pool = poolOf({ size: 1, maxQueued: 1, timeoutMs: 2_000 });
     const hanging = failureOf(pool.run(command('hang')));
