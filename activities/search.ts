@@ -29,10 +29,6 @@ const IDLE = { firstMs: 200, maxMs: 1_000 };
 /** How often PostgreSQL search looks for texts stored without their words (by a worker on Elasticsearch). */
 const VECTORIZE_POLL_MS = 1_000;
 
-// They re-read PostgreSQL and write what they read, versioned by the time of reading: safe to repeat.
-// Without Elasticsearch the index is PostgreSQL itself: the work is the text of new PDFs, and the words of
-// texts stored under Elasticsearch (events are followed by no cursor, as nothing reads them). While
-// Elasticsearch is down they fail and Temporal retries them.
 /**
  * Sleeps `ms`, or, when `wake` rings meanwhile, until `fastMs` have passed since it began (a wake never
  * makes a look sooner than that, so a burst of events is not a query each). Says whether it was woken.
@@ -55,6 +51,10 @@ async function nap(context: Context, ms: number, fastMs: number, wake: SearchWak
   return true;
 }
 
+// They re-read PostgreSQL and write what they read, versioned by the time of reading: safe to repeat.
+// Without Elasticsearch the index is PostgreSQL itself: the work is the text of new PDFs, and the words of
+// texts stored under Elasticsearch (events are followed by no cursor, as nothing reads them). While
+// Elasticsearch is down they fail and Temporal retries them.
 export function createSearchActivities({ db, search, pdfText, logger, searchWake, idle = IDLE }: SearchActivityDeps) {
   return {
     /** Brings the index in step with the resources of one event. */
