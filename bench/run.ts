@@ -462,40 +462,30 @@ async function main() {
   const uploadPdf = only.has('write') ? await makeUploadPdf() : null;
   if (uploadPdf && bare) {
     const upload = multipartBody(uploadPdf, 'bench-upload.pdf');
+    /** A create, answered 201: `body` sent as `contentType`. */
+    const creating = (name: string, url: string, body: { body: string | Buffer; contentType: string }, headers = {}): Scenario => ({
+      name,
+      url,
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': body.contentType },
+      body: body.body,
+      status: 201,
+    });
     scenarios.push(
       // (c2) against (c) on the bare app: the work neither can do without, and nothing else (bareServer.ts).
-      {
-        name: '(a3) bare Koa + one insert, POST /create (the JSON of (c))',
-        url: `${bare.url}/create`,
-        method: 'POST',
-        headers: { 'Content-Type': metadataOnly.contentType },
-        body: metadataOnly.body,
-        status: 201,
-      },
-      {
-        name: "(a4) bare Koa, POST /upload (the multipart of (c2): hashed, checked in the api's PDF processes, one insert with its bytes)",
-        url: `${bare.url}/upload`,
-        method: 'POST',
-        headers: { 'Content-Type': upload.contentType },
-        body: upload.body,
-        status: 201,
-      },
-      {
-        name: '(c) POST /api/v1/documents (metadata only)',
-        url: `${service.url}/api/v1/documents`,
-        method: 'POST',
-        headers: { ...auth, 'Content-Type': metadataOnly.contentType },
-        body: metadataOnly.body,
-        status: 201,
-      },
-      {
-        name: `(c2) POST /api/v1/documents, a ${(uploadPdf.length / 1000).toFixed(0)} KB 5-page PDF as multipart`,
-        url: `${service.url}/api/v1/documents`,
-        method: 'POST',
-        headers: { ...auth, 'Content-Type': upload.contentType },
-        body: upload.body,
-        status: 201,
-      },
+      creating('(a3) bare Koa + one insert, POST /create (the JSON of (c))', `${bare.url}/create`, metadataOnly),
+      creating(
+        "(a4) bare Koa, POST /upload (the multipart of (c2): hashed, checked in the api's PDF processes, one insert with its bytes)",
+        `${bare.url}/upload`,
+        upload,
+      ),
+      creating('(c) POST /api/v1/documents (metadata only)', `${service.url}/api/v1/documents`, metadataOnly, auth),
+      creating(
+        `(c2) POST /api/v1/documents, a ${(uploadPdf.length / 1000).toFixed(0)} KB 5-page PDF as multipart`,
+        `${service.url}/api/v1/documents`,
+        upload,
+        auth,
+      ),
     );
   }
   // Rounds interleave the scenarios (a b c, a b c, …) so that slow drift in a noisy machine's
