@@ -360,15 +360,24 @@ export async function cancelSigningRequest(deps: SigningDeps, accountId: string,
  * workflow, so that a flood of reminds costs its history nothing.
  */
 export async function remindSigners({ db, temporal, rateLimitMultiplier }: SigningDeps, account: Account, id: string) {
-  const found = await assertPending(db, account.id, id);
-  const { waitingFor } = progressFromDatabase(found);
-  const { ready, nextAt } = remindable(
-    found.signers.filter((signer) => waitingFor.includes(signer.id)),
-    new Date(),
-  );
+  const remindableNow = async () => {
+    const found = await assertPending(db, account.id, id);
+    const { waitingFor } = progressFromDatabase(found);
+    return remindable(
+      found.signers.filter((signer) => waitingFor.includes(signer.id)),
+      new Date(),
+    );
+  };
+  const { ready, nextAt } = await remindableNow();
   if (ready.length === 0 && nextAt) throw remindedWithinTheHour(nextAt);
   const hour = await openMailHour(db, account, rateLimitMultiplier, { lock: false });
-  if (hour.remaining === 0) throw mailHourSpent(account.plan, hour.limit, await hour.fitsAt(1));
+  if (hour.remaining === 0) {
+    // A remind that committed since the signers were read may have spent the hour on these very signers:
+    // then they are why nothing goes, as the workflow would say, whichever of two reminds at once came second.
+    const again = await remindableNow();
+    if (again.ready.length === 0 && again.nextAt) throw remindedWithinTheHour(again.nextAt);
+    throw mailHourSpent(account.plan, hour.limit, await hour.fitsAt(1));
+  }
   const { remindedSignerIds, limitedBy } = await runUpdate(() => signingRequestHandle(temporal, id).remind());
   if (remindedSignerIds.length === 0 && limitedBy?.limit === 'signer') throw remindedWithinTheHour(new Date(limitedBy.retryAt));
   if (remindedSignerIds.length === 0 && limitedBy?.limit === 'account') throw mailHourSpent(account.plan, limitedBy.perHour, new Date(limitedBy.retryAt));
