@@ -68,9 +68,9 @@ export function createSearchActivities({ db, search, pdfText, logger, searchWake
      * that ran with Elasticsearch before, or a worker still on it during a deploy). The first two look
      * again 200 ms after finding nothing, then 400 ms, and so on up to a second; an event committed in
      * this process (searchWake) brings them back to 200 ms at once. A PDF's text waits neither for an
-     * index refresh of unrelated events nor they for a slow PDF. Polling
-     * here rather than in the workflow keeps a Temporal round trip (and its timer) out of the time from a
-     * commit to the change being searchable.
+     * index refresh of unrelated events nor they for a slow PDF. Polling here rather than in the workflow
+     * keeps a Temporal round trip (and its timer) out of the time from a commit to the change being
+     * searchable.
      */
     async indexEventsFor(runForMs: number): Promise<number> {
       const context = Context.current();
