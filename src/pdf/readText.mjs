@@ -44,6 +44,8 @@ class Operator {
 /** @typedef {{ dict: Dict, start: number, end: number }} Stream */
 
 const isSpace = (/** @type {number} */ c) => c === 32 || c === 10 || c === 13 || c === 9 || c === 12 || c === 0;
+/** A digit, sign or point: the operators, names and keywords that fill a content stream skip the number test. */
+const startsNumber = (/** @type {number} */ c) => (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
 const isDelimiter = (/** @type {number} */ c) =>
   c === 40 || c === 41 || c === 60 || c === 62 || c === 91 || c === 93 || c === 123 || c === 125 || c === 47 || c === 37;
 
@@ -76,7 +78,8 @@ class Lexer {
     if (c === 47) {
       const start = ++this.pos;
       while (this.pos < text.length && !isSpace(text.charCodeAt(this.pos)) && !isDelimiter(text.charCodeAt(this.pos))) this.pos++;
-      return new Name(text.slice(start, this.pos).replace(/#([0-9a-fA-F]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16))));
+      const name = text.slice(start, this.pos);
+      return new Name(name.includes('#') ? name.replace(/#([0-9a-fA-F]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16))) : name);
     }
     if (c === 60) {
       if (text.charCodeAt(this.pos + 1) === 60) {
@@ -115,7 +118,7 @@ class Lexer {
       return new Operator(text[start]);
     }
     const word = text.slice(start, this.pos);
-    if (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(word)) return Number(word);
+    if (startsNumber(c) && /^[+-]?(\d+\.?\d*|\.\d+)$/.test(word)) return Number(word);
     if (word === 'true' || word === 'false') return word === 'true';
     if (word === 'null') return null;
     return new Operator(word);
@@ -640,6 +643,8 @@ const RIGHT_TO_LEFT = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
 const NORMALIZE =
   /([\u00a0\u00b5\u037e\u0eb3\u2000-\u200a\u202f\u2126\ufb00-\ufb04\ufb06\ufb20-\ufb36\ufb38-\ufb3c\ufb3e\ufb40-\ufb41\ufb43-\ufb44\ufb46-\ufba1\ufba4-\ufba9\ufbae-\ufbb1\ufbd3-\ufbdc\ufbde-\ufbe7\ufbea-\ufbf8\ufbfc-\ufbfd\ufc00-\ufc5d\ufc64-\ufcf1\ufcf5-\ufd3d\ufd88\ufdf4\ufdfa-\ufdfb\ufe71\ufe77\ufe79\ufe7b\ufe7d]+)|(\ufb05+)/gu;
 const [LETTER, WHITESPACE, DIACRITIC, FORMAT_MARK] = [0, 1, 2, 3];
+/** Math.hypot of two, without its cost (a call with arguments; a tenth of the reading once). */
+const length = (/** @type {number} */ x, /** @type {number} */ y) => Math.sqrt(x * x + y * y);
 /** @type {Map<string, number>} */
 const categories = new Map();
 /** pdf.js's getCharUnicodeCategory. @param {string} unicode */
@@ -659,8 +664,7 @@ function categoryOf(unicode) {
  * @param {Document} doc @param {string} content @param {Dict} resources @param {number[]} view
  */
 function pageText(doc, content, resources, view) {
-  /** @type {string[]} */
-  const out = [];
+  let out = ''; // a string, not an array of glyphs joined at the end: one glyph each, they cost more to join
   let separator = ''; // what goes before the next glyph: '', ' ' or '\n'
   /** @type {Map<any, ReturnType<typeof loadFont>>} */
   const fonts = new Map();
@@ -698,27 +702,34 @@ function pageText(doc, content, resources, view) {
     let tlm = [1, 0, 0, 1, 0, 0];
     /** @type {any[]} */
     const operands = [];
-    const fontDict = () => doc.get(doc.get(res.Font)) ?? {};
+    /** @type {Dict | undefined} */
+    let fontsOfRes;
+    const fontDict = () => (fontsOfRes ??= doc.get(doc.get(res.Font)) ?? {});
 
     // The glyph's transform (pdf.js's getCurrentTextTransform): its linear part changes only with the
-    // matrices, the font size and the scaling, so it is kept until one of those does.
-    // Its place (glyphX, glyphY) is computed per glyph, without allocating.
+    // matrices, the font size and the scaling, so it is kept until one of those does. Both matrices are
+    // replaced, never changed in place, but for the text matrix's place (translate): the same arrays
+    // mean the same linear part.
+    // Its place (glyph[0], glyph[1]) is computed per glyph, without allocating: in a Float64Array, as a
+    // double in a closure's variable would be a new heap number at every write.
     let linear = [1, 0, 0, 1];
-    /** @type {any[]} */
-    let linearOf = [];
-    let glyphX = 0;
-    let glyphY = 0;
+    /** @type {number[] | null} */
+    let linearCtm = null;
+    /** @type {number[] | null} */
+    let linearTm = null;
+    let linearSize = 0;
+    let linearScale = 0;
+    const glyph = new Float64Array(2);
     const textTransform = () => {
       const { ctm: c, fontSize, th, rise } = state;
-      const k = linearOf;
-      if (k[0] !== c || k[1] !== tm[0] || k[2] !== tm[1] || k[3] !== tm[2] || k[4] !== tm[3] || k[5] !== fontSize || k[6] !== th) {
+      if (linearCtm !== c || linearTm !== tm || linearSize !== fontSize || linearScale !== th) {
         linear = transform(c, transform([tm[0], tm[1], tm[2], tm[3], 0, 0], [fontSize * th, 0, 0, fontSize, 0, 0])).slice(0, 4);
-        linearOf = [c, tm[0], tm[1], tm[2], tm[3], fontSize, th];
+        [linearCtm, linearTm, linearSize, linearScale] = [c, tm, fontSize, th];
       }
       const x = tm[2] * rise + tm[4];
       const y = tm[3] * rise + tm[5];
-      glyphX = c[0] * x + c[2] * y + c[4];
-      glyphY = c[1] * x + c[3] * y + c[5];
+      glyph[0] = c[0] * x + c[2] * y + c[4];
+      glyph[1] = c[1] * x + c[3] * y + c[5];
       return linear;
     };
     const translate = (/** @type {number} */ x) => {
@@ -735,15 +746,15 @@ function pageText(doc, content, resources, view) {
       const trm = textTransform();
       item.open = true;
       item.fontSize = state.fontSize;
-      item.height = Math.hypot(trm[2], trm[3]);
-      item.advanceScale = Math.hypot(state.ctm[0], state.ctm[1]) * Math.hypot(tlm[0], tlm[1]);
+      item.height = length(trm[2], trm[3]);
+      item.advanceScale = length(state.ctm[0], state.ctm[1]) * length(tlm[0], tlm[1]);
     };
 
     /** pdf.js's compareWithLastPosition, reduced to: does this glyph continue the word? @param {number} glyphWidth */
     const place = (glyphWidth) => {
       const trm = textTransform();
-      let x = glyphX;
-      let y = glyphY;
+      let x = glyph[0];
+      let y = glyph[1];
       if (drift === 0 && (x + glyphWidth < view[0] || x > view[2] || y < view[1] || y > view[3])) return false;
       if (!item.open || item.prev === null) return true; // a new word either way
       if (item.afterSpace) {
@@ -802,7 +813,7 @@ function pageText(doc, content, resources, view) {
           continue;
         }
         if (!item.open) {
-          out.push(separator);
+          out += separator;
           separator = '';
         }
         openItem();
@@ -812,12 +823,12 @@ function pageText(doc, content, resources, view) {
         translate(scaled * state.th);
         if (scaled || width === undefined) {
           item.prev = textTransform();
-          item.prevX = glyphX;
-          item.prevY = glyphY;
+          item.prevX = glyph[0];
+          item.prevY = glyph[1];
           item.prevDrift = drift;
           item.prevLine = line;
         }
-        out.push(unicode);
+        out += unicode;
         if (charSpacing) translate(charSpacing * state.th);
       }
     };
@@ -883,7 +894,7 @@ function pageText(doc, content, resources, view) {
         case 'Tm':
           if (a.length >= 6) tlm = a.slice(-6).map(Number);
           setLine();
-          if (item.open) item.advanceScale = Math.hypot(state.ctm[0], state.ctm[1]) * Math.hypot(tlm[0], tlm[1]);
+          if (item.open) item.advanceScale = length(state.ctm[0], state.ctm[1]) * length(tlm[0], tlm[1]);
           break;
         case 'T*':
           tlm = [tlm[0], tlm[1], tlm[2], tlm[3], -tlm[2] * state.tl + tlm[4], -tlm[3] * state.tl + tlm[5]];
@@ -956,7 +967,7 @@ function pageText(doc, content, resources, view) {
     }
   };
   run(content, resources, [1, 0, 0, 1, 0, 0], 0);
-  return out.join('');
+  return out;
 }
 
 /**
