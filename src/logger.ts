@@ -1,11 +1,34 @@
 import pino from 'pino';
 
+/** Of an error's message and stack, at most this much is logged. */
+const ERROR_TEXT_CHARS = 4000;
+
+/**
+ * An error as a log shows it: its type, message, stack, code and cause, and nothing else it carries. An
+ * error's own fields are payload, not diagnosis: an Elasticsearch client error holds the whole request
+ * (a bulk of documents' text), an HTTP client's the body it sent. pino's default copies them all.
+ */
+export function loggableError(value: unknown, depth = 0): unknown {
+  if (!(value instanceof Error)) return value;
+  const { code, statusCode, cause } = value as { code?: unknown; statusCode?: unknown; cause?: unknown };
+  return {
+    type: value.constructor?.name ?? value.name,
+    message: String(value.message).slice(0, ERROR_TEXT_CHARS),
+    stack: value.stack?.slice(0, ERROR_TEXT_CHARS),
+    ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+    ...(typeof statusCode === 'number' ? { statusCode } : {}),
+    ...(cause !== undefined && depth < 3 ? { cause: loggableError(cause, depth + 1) } : {}),
+  };
+}
+
 // Structured JSON logs. Secrets never reach them: requests are logged by method, path and status only,
-// and the redact list covers the fields where a key, token or PDF could otherwise appear.
+// the redact list covers the fields where a key, token or PDF could otherwise appear, and errors are
+// logged without what they carry (`err` ours, `error` the Temporal SDK's).
 export function createLogger(level: string, destination?: pino.DestinationStream) {
   const options: pino.LoggerOptions = {
     level,
     base: { service: 'signet' },
+    serializers: { err: loggableError, error: loggableError },
     redact: {
       paths: ['req.headers.authorization', 'apiKey', 'token', 'secret', 'content', '*.apiKey', '*.token', '*.secret', '*.content'],
       censor: '[redacted]',

@@ -1,3 +1,6 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@elastic/elasticsearch';
 import { expect } from 'chai';
 import type { Db } from '../../src/db';
 import { createLogger } from '../../src/logger';
@@ -40,6 +43,37 @@ describe('structured logs', () => {
     } finally {
       void api.close();
     }
+  });
+});
+
+describe('logged errors', () => {
+  it('show type, message and stack, never the request an Elasticsearch error carries', async () => {
+    // A search server that takes requests and never answers: the client's TimeoutError holds the bulk it sent.
+    const silent = http.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const lines: string[] = [];
+    const logger = createLogger('info', { write: (line: string) => lines.push(line) });
+    const es = new Client({ node: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, requestTimeout: 200, maxRetries: 0 });
+    const text = 'the confidential clause of a contract';
+    try {
+      const error = await es.bulk({ operations: [{ index: { _index: 'signet-documents', _id: 'doc_1' } }, { text }] }).catch((caught: unknown) => caught);
+      expect(error).to.be.instanceOf(Error);
+      expect(JSON.stringify(error)).to.contain(text); // what pino's default would have written
+      logger.warn({ err: error }, 'ours');
+      logger.warn({ error }, 'as the Temporal SDK logs a failed activity');
+      logger.warn({ err: new Error('outer', { cause: error }) }, 'wrapped');
+    } finally {
+      await es.close();
+      silent.closeAllConnections();
+      silent.close();
+    }
+    const entries = lines.map((line) => JSON.parse(line));
+    expect(entries).to.have.length(3);
+    expect(entries[0].err).to.include({ type: 'TimeoutError', message: 'Request timed out' });
+    expect(entries[0].err.stack).to.contain('TimeoutError');
+    expect(entries[1].error).to.include({ type: 'TimeoutError', message: 'Request timed out' });
+    expect(entries[2].err.cause).to.include({ type: 'TimeoutError' });
+    expect(lines.join('\n')).not.to.contain('confidential');
   });
 });
 
