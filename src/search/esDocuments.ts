@@ -1,6 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { Db } from '../db';
 import type { ResourceRef } from './backend';
+import { WRITE_REQUEST_OPTIONS } from './elasticsearch';
 import type { SearchType } from './schema';
 import { searchWords } from './text';
 
@@ -159,7 +160,7 @@ export async function writeToIndex(client: Client, target: string, loaded: Loade
       return json === undefined ? [{ delete: meta }] : [{ index: meta }, json];
     });
     const refresh = index === pieces.length - 1 ? options.refresh : false;
-    const response = await client.bulk<string>({ operations, refresh, require_alias: options.viaAlias });
+    const response = await client.bulk<string>({ operations, refresh, require_alias: options.viaAlias }, WRITE_REQUEST_OPTIONS);
     if (!response.errors) continue;
     const failed = response.items.map((item) => Object.values(item)[0]).filter((result) => result?.error && result.status !== 409 && result.status !== 404);
     if (failed.length > 0)

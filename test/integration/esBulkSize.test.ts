@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createElasticsearchClient } from '../../src/search/elasticsearch';
 import { MAX_BULK_BYTES, writeToIndex, type Loaded } from '../../src/search/esDocuments';
@@ -29,5 +31,34 @@ describe('writes to Elasticsearch come in _bulk requests of bounded size', funct
     for (const request of sent) expect(request.bytes).to.be.at.most(MAX_BULK_BYTES + 4096);
     expect(sent.map((request) => request.refresh)).to.deep.equal([...sent.slice(1).map(() => false), 'wait_for']);
     expect((await client.count({ index })).count).to.equal(12);
+  });
+});
+
+// On a busy machine a _bulk that waits for its refresh took longer than the client's 5 s: the client gave
+// up, Elasticsearch indexed it anyway, and the client's retry and then the activity's sent it again.
+describe('a slow write to Elasticsearch', function () {
+  this.timeout(30_000);
+
+  it('is waited for past 5 s (the old timeout), and sent once', async () => {
+    const bulks: number[] = [];
+    const slow = http.createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        bulks.push(Date.now());
+        const answer = JSON.stringify({ took: 6000, errors: false, items: [{ index: { _id: 'doc_1', status: 201 } }] });
+        setTimeout(() => response.writeHead(200, { 'content-type': 'application/json', 'x-elastic-product': 'Elasticsearch' }).end(answer), 6000);
+      });
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const client = createElasticsearchClient(`http://127.0.0.1:${(slow.address() as AddressInfo).port}`);
+    try {
+      const loaded: Loaded[] = [{ id: 'doc_1', version: 1, body: { text: 'a contract' } }];
+      await writeToIndex(client, 'signet-documents', loaded, { viaAlias: true, refresh: 'wait_for' });
+      expect(bulks).to.have.length(1);
+    } finally {
+      await client.close();
+      slow.closeAllConnections();
+      slow.close();
+    }
   });
 });
