@@ -21,20 +21,12 @@ const prefixInAnyField = (prefix: string) => ({
   bool: { should: [...PREFIXED.map(({ name, boost }) => ({ prefix: { [name]: { value: prefix, boost } } })), wholeInText(prefix)], minimum_should_match: 1 },
 });
 
-/** The same words for the highlighter, which does not look into index_prefixes: a wildcard expands them per hit. */
-const wordsStartingWith = (prefix: string) => ({
-  bool: {
-    should: [...PREFIXED.map(({ name }) => ({ wildcard: { [name]: { value: `${prefix.replace(/[\\*?]/g, '\\$&')}*` } } })), wholeInText(prefix)],
-    minimum_should_match: 1,
-  },
-});
-
 /** Every word and phrase must match in some field; the last word typed matches as a prefix. */
-function textClauses({ words, phrases, prefix }: SearchText, prefixMatch: (prefix: string) => object) {
+function textClauses({ words, phrases, prefix }: SearchText) {
   return [
     ...words.map((word) => ({ multi_match: { query: word, fields: FIELDS, operator: 'and' } })),
     ...phrases.map((phrase) => ({ multi_match: { query: phrase.join(' '), fields: FIELDS, type: 'phrase' } })),
-    ...(prefix ? [prefixMatch(prefix)] : []),
+    ...(prefix ? [prefixInAnyField(prefix)] : []),
   ];
 }
 
@@ -49,13 +41,40 @@ function filters(accountId: string, query: SearchQuery) {
   ];
 }
 
-const highlight = {
+/**
+ * What the highlighter marks in one field: the query's words, phrases and prefix, as a query of that field
+ * alone. Given the whole query, the highlighter would go through every field's clauses for each field of
+ * each hit (a third of a search's time at 100,000 documents). The prefix is a wildcard: the highlighter
+ * does not look into index_prefixes, and expands it per hit; in a PDF's text it matches whole, as it
+ * does in the query.
+ */
+function highlightIn(field: string, { words, phrases, prefix }: SearchText) {
+  const wordOrPrefix =
+    prefix === null ? [] : field === 'text' ? [{ match: { text: prefix } }] : [{ wildcard: { [field]: { value: `${prefix.replace(/[\\*?]/g, '\\$&')}*` } } }];
+  return {
+    bool: {
+      should: [
+        ...words.map((word) => ({ match: { [field]: word } })),
+        ...phrases.map((phrase) => ({ match_phrase: { [field]: phrase.join(' ') } })),
+        ...wordOrPrefix,
+      ],
+    },
+  };
+}
+
+const highlight = (text: SearchText) => ({
   pre_tags: ['<mark>'],
   post_tags: ['</mark>'],
   fields: Object.fromEntries(
-    FIELD_NAMES.map((name) => [name, ['message', 'text'].includes(name) ? { fragment_size: 120, number_of_fragments: 2 } : { number_of_fragments: 0 }]),
+    FIELD_NAMES.map((name) => [
+      name,
+      {
+        ...(['message', 'text'].includes(name) ? { fragment_size: 120, number_of_fragments: 2 } : { number_of_fragments: 0 }),
+        highlight_query: highlightIn(name, text),
+      },
+    ]),
   ),
-};
+});
 
 export async function searchElasticsearch(client: Client, prefix: string, accountId: string, query: SearchQuery): Promise<SearchPage> {
   const types = typesOf(query);
@@ -65,13 +84,13 @@ export async function searchElasticsearch(client: Client, prefix: string, accoun
   const response = await client.search(
     {
       index: types.map((type) => aliasOf(prefix, type)),
-      query: { bool: { must: query.text ? textClauses(query.text, prefixInAnyField) : [], filter: filters(accountId, query) } },
+      query: { bool: { must: query.text ? textClauses(query.text) : [], filter: filters(accountId, query) } },
       sort: relevance ? [{ _score: 'desc' }, { id: 'desc' }] : [{ createdAt: order }, { id: order }],
       search_after: query.cursor ? [query.cursor.value, query.cursor.id] : undefined,
       size: query.limit + 1,
       track_total_hits: TOTAL_COUNTED_UP_TO,
       _source: false,
-      highlight: query.text ? { ...highlight, highlight_query: { bool: { must: textClauses(query.text, wordsStartingWith) } } } : undefined,
+      highlight: query.text ? highlight(query.text) : undefined,
     } as never,
     SEARCH_REQUEST_OPTIONS,
   );

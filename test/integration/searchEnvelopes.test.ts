@@ -90,6 +90,48 @@ describe('search and the dashboard with signing requests of several documents', 
     return response.body.data as { id: string; type: string; highlight: Record<string, string> }[];
   };
 
+  it('marks in each field of a request the words, the phrase and the prefix that match there, and nothing else', async function () {
+    this.timeout(120_000);
+    const account = await createTestAccount();
+    const plan = await upload(account, 'tundra-plan.pdf', ['The tundra clause of the plan']);
+    await extracted(account, [plan]);
+    const created = await account.request('POST', '/api/v1/signatures', {
+      json: {
+        documents: [{ document_id: plan }],
+        title: 'Quixotic zamboni lease',
+        message: 'Please countersign the rider',
+        reminderEveryDays: 0,
+        signers: [{ name: 'Yolanda Quimby', email: 'yolanda@example.com' }],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    await indexerCaughtUp(account);
+    for (const backend of backends) {
+      const hits = await eventually(async () => {
+        const found = await hitsOf(backend, account, `q=${encodeURIComponent('"quixotic zamboni" countersign tundra quimb')}`);
+        expect(found.map((hit) => hit.id)).to.deep.equal([created.body.id]);
+        return found;
+      }, 30_000);
+      const { title, message, signers, fileName, text } = hits[0].highlight;
+      // A phrase is one mark on Elasticsearch, a mark a word on PostgreSQL.
+      expect(title, backend.name)
+        .to.match(/<mark>quixotic(<\/mark> <mark>| )zamboni<\/mark>/i)
+        .and.not.match(/<mark>lease/i);
+      expect(message, backend.name)
+        .to.match(/<mark>countersign<\/mark>/i)
+        .and.not.match(/<mark>(please|rider)/i);
+      expect(signers, backend.name)
+        .to.match(/<mark>quimby<\/mark>/i)
+        .and.not.match(/<mark>yolanda/i);
+      expect(fileName, backend.name)
+        .to.match(/<mark>tundra<\/mark>/i)
+        .and.not.match(/<mark>plan/i);
+      expect(text, backend.name)
+        .to.match(/<mark>tundra<\/mark>/i)
+        .and.not.match(/<mark>(clause|plan)/i);
+    }
+  });
+
   it('finds a request by its second document’s name and by a word only in its third document’s text, extracted after the request was made', async function () {
     this.timeout(120_000);
     const account = await createTestAccount();
