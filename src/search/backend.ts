@@ -15,6 +15,8 @@ export interface SearchHitRef extends ResourceRef {
   score: number | null;
   /** What the page is sorted on (score, or creation time in epoch ms): the cursor carries it. */
   sortValue: number;
+  /** Creation time in epoch ms: by relevance, ties are sorted on it, then on the id. */
+  createdAt: number;
   highlight: Record<string, string>;
 }
 

@@ -3,14 +3,19 @@ import { isId } from '../domain/ids';
 export const searchSorts = ['relevance', '-createdAt', 'createdAt'] as const;
 export type SearchSort = (typeof searchSorts)[number];
 
-/** Where the previous page ended: the sort it belongs to, the last hit's sort value (score or epoch ms) and id. */
+/**
+ * Where the previous page ended: the sort it belongs to, the last hit's sort value (score or epoch ms) and
+ * id; sorted by relevance, its creation time too (epoch ms), the tie-breaker before the id.
+ */
 export interface SearchCursor {
   sort: SearchSort;
   value: number;
   id: string;
+  createdAt?: number;
 }
 
-export const encodeCursor = (cursor: SearchCursor) => Buffer.from(JSON.stringify([cursor.sort, cursor.value, cursor.id])).toString('base64url');
+export const encodeCursor = ({ sort, value, id, createdAt }: SearchCursor) =>
+  Buffer.from(JSON.stringify(sort === 'relevance' ? [sort, value, id, createdAt] : [sort, value, id])).toString('base64url');
 
 // The largest time a Date holds (epoch ms); scores are far below it. Beyond it a cursor is not ours.
 const MAX_SORT_VALUE = 8.64e15;
@@ -19,11 +24,13 @@ const MAX_SORT_VALUE = 8.64e15;
 export function decodeCursor(text: string): SearchCursor | null {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-    if (!Array.isArray(parsed) || parsed.length !== 3) return null;
-    const [sort, value, id] = parsed;
-    if (!(searchSorts as readonly unknown[]).includes(sort) || typeof value !== 'number' || !(Math.abs(value) <= MAX_SORT_VALUE)) return null;
+    if (!Array.isArray(parsed) || parsed.length !== (parsed[0] === 'relevance' ? 4 : 3)) return null;
+    const [sort, value, id, createdAt] = parsed;
+    const sortValue = (candidate: unknown): candidate is number => typeof candidate === 'number' && Math.abs(candidate) <= MAX_SORT_VALUE;
+    if (!(searchSorts as readonly unknown[]).includes(sort) || !sortValue(value)) return null;
     if (typeof id !== 'string' || !(isId('document', id) || isId('signingRequest', id) || isId('template', id))) return null;
-    return { sort, value, id };
+    if (sort !== 'relevance') return { sort, value, id };
+    return sortValue(createdAt) ? { sort, value, id, createdAt } : null;
   } catch {
     return null;
   }

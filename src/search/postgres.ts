@@ -118,7 +118,12 @@ function hitsOf(db: Db, accountId: string, query: SearchQuery, type: SearchType)
 function afterCursor(builder: Knex.QueryBuilder, query: SearchQuery) {
   const { cursor, sort } = query;
   if (!cursor) return;
-  if (sort === 'relevance') builder.whereRaw('(score, id collate "C") < (?::real, ? collate "C")', [cursor.value, cursor.id]);
+  if (sort === 'relevance')
+    builder.whereRaw('(score, created_at, id collate "C") < (?::real, ?::timestamptz, ? collate "C")', [
+      cursor.value,
+      new Date(cursor.createdAt ?? 0).toISOString(),
+      cursor.id,
+    ]);
   else
     builder.whereRaw(`(created_at, id collate "C") ${sort === 'createdAt' ? '>' : '<'} (?::timestamptz, ? collate "C")`, [
       new Date(cursor.value).toISOString(),
@@ -127,7 +132,8 @@ function afterCursor(builder: Knex.QueryBuilder, query: SearchQuery) {
 }
 
 function orderOf(builder: Knex.QueryBuilder, query: SearchQuery) {
-  if (query.sort === 'relevance') builder.orderByRaw('score desc, id collate "C" desc');
+  // Ties sorted as on Elasticsearch (esSearch.ts): the newest first, then by id.
+  if (query.sort === 'relevance') builder.orderByRaw('score desc, created_at desc, id collate "C" desc');
   else builder.orderByRaw(query.sort === 'createdAt' ? 'created_at asc, id collate "C" asc' : 'created_at desc, id collate "C" desc');
 }
 
@@ -202,6 +208,7 @@ export async function searchPostgres(db: Db, accountId: string, query: SearchQue
     id: row.id,
     score: query.sort === 'relevance' ? row.score : null,
     sortValue: query.sort === 'relevance' ? (row.score ?? 0) : row.created_at.getTime(),
+    createdAt: row.created_at.getTime(),
     highlight: {},
   }));
   if (query.text && hits.length > 0) await highlights(db, hits, query.text);

@@ -31,6 +31,6 @@ export async function searchAccount({ db, search }: { db: Db; search: SearchBack
     return resource ? [{ type: hit.type, ...resource, score: hit.score, highlight: hit.highlight }] : [];
   });
   const last: SearchHitRef | undefined = page.hits[page.hits.length - 1];
-  const nextCursor = page.hasMore && last ? encodeCursor({ sort: query.sort, value: last.sortValue, id: last.id }) : null;
+  const nextCursor = page.hasMore && last ? encodeCursor({ sort: query.sort, value: last.sortValue, id: last.id, createdAt: last.createdAt }) : null;
   return { data, pagination: { limit: query.limit, hasMore: page.hasMore, nextCursor }, total: page.total, totalIsExact: page.totalIsExact };
 }

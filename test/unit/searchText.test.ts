@@ -28,10 +28,16 @@ describe('search text', () => {
 
 describe('search cursors', () => {
   it('round-trip, and anything else is not a cursor', () => {
-    const cursor = { sort: 'relevance' as const, value: 0.0607927, id: 'doc_01jd8x3c6hf1z8k3q2v5n7m9pt' };
+    const cursor = { sort: 'relevance' as const, value: 0.0607927, id: 'doc_01jd8x3c6hf1z8k3q2v5n7m9pt', createdAt: 1795958800539 };
     expect(decodeCursor(encodeCursor(cursor))).to.deep.equal(cursor);
+    const byDate = { sort: '-createdAt' as const, value: 1795958800539, id: 'doc_01jd8x3c6hf1z8k3q2v5n7m9pt' };
+    expect(decodeCursor(encodeCursor(byDate))).to.deep.equal(byDate);
     for (const text of [
       '',
+      // by relevance without the creation time (the tie-breaker before the id), as cursors were before it
+      Buffer.from('["relevance",0.06,"doc_01jd8x3c6hf1z8k3q2v5n7m9pt"]').toString('base64url'),
+      Buffer.from('["relevance",0.06,"doc_01jd8x3c6hf1z8k3q2v5n7m9pt","x"]').toString('base64url'),
+      Buffer.from('["-createdAt",1,"doc_01jd8x3c6hf1z8k3q2v5n7m9pt",1]').toString('base64url'),
       'garbage',
       Buffer.from('{"a":1}').toString('base64url'),
       Buffer.from('["relevance","x","doc_01jd8x3c6hf1z8k3q2v5n7m9pt"]').toString('base64url'),
