@@ -7,15 +7,13 @@ export type SearchSort = (typeof searchSorts)[number];
  * Where the previous page ended: the sort it belongs to, the last hit's sort value (score or epoch ms) and
  * id; sorted by relevance, its creation time too (epoch ms), the tie-breaker before the id.
  */
-export interface SearchCursor {
-  sort: SearchSort;
-  value: number;
-  id: string;
-  createdAt?: number;
-}
+export type SearchCursor =
+  { sort: 'relevance'; value: number; id: string; createdAt: number } | { sort: Exclude<SearchSort, 'relevance'>; value: number; id: string };
 
-export const encodeCursor = ({ sort, value, id, createdAt }: SearchCursor) =>
-  Buffer.from(JSON.stringify(sort === 'relevance' ? [sort, value, id, createdAt] : [sort, value, id])).toString('base64url');
+export const encodeCursor = (cursor: SearchCursor) =>
+  Buffer.from(
+    JSON.stringify(cursor.sort === 'relevance' ? [cursor.sort, cursor.value, cursor.id, cursor.createdAt] : [cursor.sort, cursor.value, cursor.id]),
+  ).toString('base64url');
 
 // The largest time a Date holds (epoch ms); scores are far below it. Beyond it a cursor is not ours.
 const MAX_SORT_VALUE = 8.64e15;

@@ -2,6 +2,14 @@ import { Client, errors } from '@elastic/elasticsearch';
 import { searchUnavailable } from '../errors';
 
 /**
+ * An index write (a _bulk that waits for the refresh that makes it searchable) on a busy machine can take
+ * longer than 5 s, and giving up does not stop it: Elasticsearch indexes it anyway, and the client's
+ * retry and then the activity's would send it again, more work for a machine already behind. So
+ * background requests wait up to 20 s (within the indexer's heartbeat timeout of 30 s).
+ */
+const BACKGROUND_TIMEOUT_MS = 20_000;
+
+/**
  * A client for ELASTICSEARCH_URL. What the api asks (search, dashboard, health) carries
  * SEARCH_REQUEST_OPTIONS: a search outage must answer fast, never hang. The client's own timeout is for
  * background work, and is also its connections' (undici's headers and body timeouts): a request can ask
@@ -10,14 +18,6 @@ import { searchUnavailable } from '../errors';
 export function createElasticsearchClient(url: string) {
   return new Client({ node: url, requestTimeout: BACKGROUND_TIMEOUT_MS, maxRetries: 1 });
 }
-
-/**
- * An index write (a _bulk that waits for the refresh that makes it searchable) on a busy machine can take
- * longer than 5 s, and giving up does not stop it: Elasticsearch indexes it anyway, and the client's
- * retry and then the activity's would send it again, more work for a machine already behind. So
- * background requests wait up to 20 s (within the indexer's heartbeat timeout of 30 s).
- */
-const BACKGROUND_TIMEOUT_MS = 20_000;
 
 /** What a search-time request may take before the api answers 503 instead. */
 export const SEARCH_REQUEST_OPTIONS = { requestTimeout: 2000, maxRetries: 0 };

@@ -92,7 +92,7 @@ export async function searchElasticsearch(client: Client, prefix: string, accoun
       sort: relevance ? [{ _score: 'desc' }, { createdAt: 'desc' }, { id: 'desc' }] : [{ createdAt: order }, { id: order }],
       search_after: !query.cursor
         ? undefined
-        : relevance
+        : query.cursor.sort === 'relevance'
           ? [query.cursor.value, query.cursor.createdAt, query.cursor.id]
           : [query.cursor.value, query.cursor.id],
       size: query.limit + 1,

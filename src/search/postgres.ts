@@ -116,16 +116,16 @@ function hitsOf(db: Db, accountId: string, query: SearchQuery, type: SearchType)
 }
 
 function afterCursor(builder: Knex.QueryBuilder, query: SearchQuery) {
-  const { cursor, sort } = query;
+  const { cursor } = query;
   if (!cursor) return;
-  if (sort === 'relevance')
+  if (cursor.sort === 'relevance')
     builder.whereRaw('(score, created_at, id collate "C") < (?::real, ?::timestamptz, ? collate "C")', [
       cursor.value,
-      new Date(cursor.createdAt ?? 0).toISOString(),
+      new Date(cursor.createdAt).toISOString(),
       cursor.id,
     ]);
   else
-    builder.whereRaw(`(created_at, id collate "C") ${sort === 'createdAt' ? '>' : '<'} (?::timestamptz, ? collate "C")`, [
+    builder.whereRaw(`(created_at, id collate "C") ${cursor.sort === 'createdAt' ? '>' : '<'} (?::timestamptz, ? collate "C")`, [
       new Date(cursor.value).toISOString(),
       cursor.id,
     ]);

@@ -6,7 +6,7 @@ import { findSigningRequests } from '../signingRequests/store';
 import { presentTemplate } from '../templates/presenter';
 import { findTemplates } from '../templates/store';
 import type { SearchBackend, SearchHitRef } from './backend';
-import { encodeCursor } from './cursor';
+import { encodeCursor, type SearchCursor } from './cursor';
 import type { SearchQuery, SearchType } from './schema';
 
 /**
@@ -31,6 +31,11 @@ export async function searchAccount({ db, search }: { db: Db; search: SearchBack
     return resource ? [{ type: hit.type, ...resource, score: hit.score, highlight: hit.highlight }] : [];
   });
   const last: SearchHitRef | undefined = page.hits[page.hits.length - 1];
-  const nextCursor = page.hasMore && last ? encodeCursor({ sort: query.sort, value: last.sortValue, id: last.id, createdAt: last.createdAt }) : null;
+  const cursor: SearchCursor | undefined = !(page.hasMore && last)
+    ? undefined
+    : query.sort === 'relevance'
+      ? { sort: query.sort, value: last.sortValue, id: last.id, createdAt: last.createdAt }
+      : { sort: query.sort, value: last.sortValue, id: last.id };
+  const nextCursor = cursor ? encodeCursor(cursor) : null;
   return { data, pagination: { limit: query.limit, hasMore: page.hasMore, nextCursor }, total: page.total, totalIsExact: page.totalIsExact };
 }
