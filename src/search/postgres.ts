@@ -74,7 +74,7 @@ function inAll(type: SearchType, text: SearchText | null | undefined): TextMatch
 
 /** Sorted by relevance with a "quoted phrase": each type's matches are found whole, once (see hitsOf). */
 const hasPhrase = (query: SearchQuery) => query.sort === 'relevance' && (query.text?.phrases.length ?? 0) > 0;
-const phraseMatches = (type: SearchType) => `${type}_matches`;
+const phraseMatches = (type: SearchType, where: 'all' | 'name' = 'all') => `${type}_${where}_matches`;
 
 /** Matches in the name or title alone: documents have a tsvector of their file name, signing requests one of their title and documents' names. */
 function inName(type: SearchType, text: SearchText): TextMatch | null {
@@ -96,22 +96,26 @@ function hitsOf(db: Db, accountId: string, query: SearchQuery, type: SearchType)
     { column: 'created_at', order: 'desc' },
     { column: 'id', order: 'desc' },
   ];
+  // Each candidate carries its words from the scan that found it, to be ranked once the legs have ended:
+  // ranking inside a leg could be done before its sort and limit, for every match; ranking afterwards by
+  // primary key was a lookup per candidate, half of a search for a typed word at 100,000 documents.
+  const newest = (text: TextMatch) =>
+    matching(db, accountId, query, type, text).select('id', 'created_at', 'search_vector').orderBy(newestFirst).limit(RANKED_UP_TO);
   // PostgreSQL estimates a phrase (<->) as common as its words, so it would walk the creation-time index
-  // through most of the table to find a rare phrase's newest matches: find them all first, then sort. The
-  // matches of the whole query are phraseMatches(type), which searchPostgres defines once for the count too.
-  const newest = (text: TextMatch, leg: string) => {
-    const matches = matching(db, accountId, query, type, text).select('id', 'created_at');
-    if (!hasPhrase(query)) return matches.orderBy(newestFirst).limit(RANKED_UP_TO);
-    return db.withMaterialized(leg, matches).select('*').from(leg).orderBy(newestFirst).limit(RANKED_UP_TO);
-  };
+  // through most of the table to find a rare phrase's newest matches: they are found whole first
+  // (phraseMatches, which searchPostgres defines, once for the count too), then sorted, and only the
+  // newest read again for their words.
+  const newestOf = (matches: string) =>
+    db
+      .select('newest.id', 'newest.created_at', 'ranked.search_vector')
+      .from(db.select('*').from(matches).orderBy(newestFirst).limit(RANKED_UP_TO).as('newest'))
+      .join(`${searchTables[type]} as ranked`, 'ranked.id', 'newest.id');
   const byName = inName(type, query.text);
-  const all = hasPhrase(query) ? db.select('*').from(phraseMatches(type)).orderBy(newestFirst).limit(RANKED_UP_TO) : newest(words, 'matches');
-  const candidates = db.union([all, ...(byName ? [newest(byName, 'name_matches')] : [])], true);
-  // Ranked once each, by primary key: a subquery per candidate that no plan can turn into a scan of the table.
-  const score = db.raw(`(select ts_rank(search_vector, to_tsquery('simple', ?)) from ?? as ranked where ranked.id = candidates.id) as score`, [
-    words.tsquery,
-    searchTables[type],
-  ]);
+  const legs = hasPhrase(query)
+    ? [newestOf(phraseMatches(type)), ...(byName ? [newestOf(phraseMatches(type, 'name'))] : [])]
+    : [newest(words), ...(byName ? [newest(byName)] : [])];
+  const candidates = db.select('*').distinctOn('id').from(db.unionAll(legs, true).as('legs')).orderBy('id');
+  const score = db.raw(`ts_rank(search_vector, to_tsquery('simple', ?)) as score`, [words.tsquery]);
   return db.select(typed, 'id', score, 'created_at').from(candidates.as('candidates'));
 }
 
@@ -198,8 +202,11 @@ export async function searchPostgres(db: Db, accountId: string, query: SearchQue
     .modify((builder) => orderOf(builder, query))
     .limit(query.limit + 1);
   if (hasPhrase(query)) {
-    for (const type of types)
+    for (const type of types) {
       page.withMaterialized(phraseMatches(type), matching(db, accountId, query, type, inAll(type, query.text)).select('id', 'created_at'));
+      const byName = inName(type, query.text!);
+      if (byName) page.withMaterialized(phraseMatches(type, 'name'), matching(db, accountId, query, type, byName).select('id', 'created_at'));
+    }
     page.select(db.raw('(?) as matched', [counting((type) => db.select(db.raw('1')).from(phraseMatches(type)))]));
   }
   const [rows, counted] = await Promise.all([page, hasPhrase(query) ? null : countAll()]);
