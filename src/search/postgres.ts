@@ -135,6 +135,23 @@ function afterCursor(builder: Knex.QueryBuilder, query: SearchQuery) {
     ]);
 }
 
+interface HitRow {
+  type: SearchType;
+  id: string;
+  score: number | null;
+  created_at: Date;
+  matched?: number | string;
+}
+
+/** orderOf, for the rows of the types' pages merged (ids are ASCII: JavaScript compares them as collate "C"). */
+function inOrder(query: SearchQuery) {
+  const byId = (a: HitRow, b: HitRow) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const byTime = (a: HitRow, b: HitRow) => a.created_at.getTime() - b.created_at.getTime() || byId(a, b);
+  if (query.sort === 'createdAt') return byTime;
+  if (query.sort === 'relevance') return (a: HitRow, b: HitRow) => (b.score ?? 0) - (a.score ?? 0) || byTime(b, a);
+  return (a: HitRow, b: HitRow) => byTime(b, a);
+}
+
 function orderOf(builder: Knex.QueryBuilder, query: SearchQuery) {
   // Ties sorted as on Elasticsearch (esSearch.ts): the newest first, then by id.
   if (query.sort === 'relevance') builder.orderByRaw('score desc, created_at desc, id collate "C" desc');
@@ -173,44 +190,48 @@ async function highlights(db: Db, hits: SearchHitRef[], text: SearchText) {
 }
 
 /**
- * Full-text search on the tsvector columns (GIN indexes), every table in one keyset-paginated union. Hits
- * are counted in a second query that stops past TOTAL_COUNTED_UP_TO; with a phrase, whose matches the page
- * query finds whole anyway, by the page query itself.
+ * Full-text search on the tsvector columns (GIN indexes), each table keyset-paginated, the pages merged.
+ * Hits are counted in another query that stops past TOTAL_COUNTED_UP_TO; with a phrase, whose matches the
+ * page queries find whole anyway, by the page queries themselves.
  */
 export async function searchPostgres(db: Db, accountId: string, query: SearchQuery): Promise<SearchPage> {
   const types = typesOf(query);
   if (types.length === 0) return { hits: [], hasMore: false, total: 0, totalIsExact: true };
-  const union = (select: (type: SearchType) => Knex.QueryBuilder) => db.unionAll(types.map(select), true);
-  const counting = (select: (type: SearchType) => Knex.QueryBuilder) =>
-    db.count({ total: '*' }).from(
+  const countAll = async (of = types) => {
+    const matches = db.unionAll(
+      of.map((type) => matching(db, accountId, query, type, inAll(type, query.text)).select(db.raw('1'))),
+      true,
+    );
+    const [{ total }] = (await db.count({ total: '*' }).from(
       db
         .select(db.raw('1'))
-        .from(union(select).as('hits'))
+        .from(matches.as('hits'))
         .limit(TOTAL_COUNTED_UP_TO + 1)
         .as('counted'),
-    );
-  const countAll = async () => {
-    const [{ total }] = (await counting((type) => matching(db, accountId, query, type, inAll(type, query.text)).select(db.raw('1')))) as {
-      total: number | string;
-    }[];
+    )) as { total: number | string }[];
     return Number(total);
   };
-  const page = db
-    .select('*')
-    .from(union((type) => hitsOf(db, accountId, query, type)).as('hits'))
-    .modify((builder) => afterCursor(builder, query))
-    .modify((builder) => orderOf(builder, query))
-    .limit(query.limit + 1);
-  if (hasPhrase(query)) {
-    for (const type of types) {
-      page.withMaterialized(phraseMatches(type), matching(db, accountId, query, type, inAll(type, query.text)).select('id', 'created_at'));
-      const byName = inName(type, query.text!);
-      if (byName) page.withMaterialized(phraseMatches(type, 'name'), matching(db, accountId, query, type, byName).select('id', 'created_at'));
-    }
-    page.select(db.raw('(?) as matched', [counting((type) => db.select(db.raw('1')).from(phraseMatches(type)))]));
-  }
-  const [rows, counted] = await Promise.all([page, hasPhrase(query) ? null : countAll()]);
-  const hits: SearchHitRef[] = rows.slice(0, query.limit).map((row: { type: SearchType; id: string; score: number | null; created_at: Date }) => ({
+  // Each type's page is a query of its own, run at once with the others: a search waits for its slowest
+  // type, not their sum. The pages are merged in their order (inOrder) and cut to one.
+  const pageOf = (type: SearchType) => {
+    const page = db
+      .select('*')
+      .from(hitsOf(db, accountId, query, type).as('hits'))
+      .modify((builder) => afterCursor(builder, query))
+      .modify((builder) => orderOf(builder, query))
+      .limit(query.limit + 1);
+    if (!hasPhrase(query)) return page;
+    page.withMaterialized(phraseMatches(type), matching(db, accountId, query, type, inAll(type, query.text)).select('id', 'created_at'));
+    const byName = inName(type, query.text!);
+    if (byName) page.withMaterialized(phraseMatches(type, 'name'), matching(db, accountId, query, type, byName).select('id', 'created_at'));
+    return page.select(db.raw('(select count(*) from (select 1 from ?? limit ?) as counted) as matched', [phraseMatches(type), TOTAL_COUNTED_UP_TO + 1]));
+  };
+  const [pages, counted] = await Promise.all([Promise.all(types.map(pageOf)), hasPhrase(query) ? null : countAll()]);
+  const rows: HitRow[] = pages
+    .flat()
+    .sort(inOrder(query))
+    .slice(0, query.limit + 1);
+  const hits: SearchHitRef[] = rows.slice(0, query.limit).map((row) => ({
     type: row.type,
     id: row.id,
     score: query.sort === 'relevance' ? row.score : null,
@@ -219,8 +240,10 @@ export async function searchPostgres(db: Db, accountId: string, query: SearchQue
     highlight: {},
   }));
   if (query.text && hits.length > 0) await highlights(db, hits, query.text);
-  // A page past the last hit has no row to carry the count: then it is counted on its own (none without a cursor).
-  const total = counted ?? (rows.length > 0 ? Number(rows[0].matched) : query.cursor ? await countAll() : 0);
+  // With a phrase, a type's page carries its count; a type with no row past the cursor is counted on its own
+  // (none without a cursor).
+  const phraseCount = async (type: SearchType, page: HitRow[]) => (page.length > 0 ? Number(page[0].matched) : query.cursor ? countAll([type]) : 0);
+  const total = counted ?? (await Promise.all(types.map((type, i) => phraseCount(type, pages[i])))).reduce((sum, count) => sum + count, 0);
   return { hits, hasMore: rows.length > query.limit, total: Math.min(total, TOTAL_COUNTED_UP_TO), totalIsExact: total <= TOTAL_COUNTED_UP_TO };
 }
 

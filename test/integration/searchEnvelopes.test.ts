@@ -210,4 +210,31 @@ describe('search and the dashboard with signing requests of several documents', 
       expect(month, backend.name).to.include({ documentsCreated: 3, requestsSent: 1 });
     }
   });
+  it('pages through a phrase found in documents and a request, each page telling the same total, when one type runs out of hits first', async function () {
+    this.timeout(120_000);
+    const account = await createTestAccount();
+    const documents = [];
+    for (const name of ['first', 'second', 'third']) documents.push(await upload(account, `${name}.pdf`, [`The walrus lagoon clause of the ${name}`]));
+    await extracted(account, documents);
+    const envelope = await createEnvelope(account, [documents[0]], 'Lease');
+    await indexerCaughtUp(account);
+    for (const backend of backends) {
+      // One hit a page: whichever type comes first, the other has no hit past the cursor on some page.
+      await eventually(async () => expect((await hitsOf(backend, account, 'q=%22walrus+lagoon%22&limit=10')).length, backend.name).to.equal(4), 30_000);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let page = 1; page <= 4; page++) {
+        const response = await backend.request(account)(
+          'GET',
+          `/api/v1/search?q=%22walrus+lagoon%22&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
+        expect(response.status, JSON.stringify(response.body)).to.equal(200);
+        expect(response.body, `${backend.name}, page ${page}`).to.include({ total: 4, totalIsExact: true });
+        seen.push(...response.body.data.map((hit: { id: string }) => hit.id));
+        expect(response.body.pagination.hasMore, `${backend.name}, page ${page}`).to.equal(page < 4);
+        cursor = response.body.pagination.nextCursor;
+      }
+      expect(seen, backend.name).to.have.members([...documents, envelope]);
+    }
+  });
 });
