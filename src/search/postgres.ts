@@ -74,7 +74,7 @@ function inAll(type: SearchType, text: SearchText | null | undefined): TextMatch
 
 /** Sorted by relevance with a "quoted phrase": each type's matches are found whole, once (see hitsOf). */
 const hasPhrase = (query: SearchQuery) => query.sort === 'relevance' && (query.text?.phrases.length ?? 0) > 0;
-const phraseMatches = (type: SearchType, where: 'all' | 'name' = 'all') => `${type}_${where}_matches`;
+const phraseMatches = (type: SearchType) => `${type}_matches`;
 
 /** Matches in the name or title alone: documents have a tsvector of their file name, signing requests one of their title and documents' names. */
 function inName(type: SearchType, text: SearchText): TextMatch | null {
@@ -102,17 +102,25 @@ function hitsOf(db: Db, accountId: string, query: SearchQuery, type: SearchType)
   const newest = (text: TextMatch) =>
     matching(db, accountId, query, type, text).select('id', 'created_at', 'search_vector').orderBy(newestFirst).limit(RANKED_UP_TO);
   // PostgreSQL estimates a phrase (<->) as common as its words, so it would walk the creation-time index
-  // through most of the table to find a rare phrase's newest matches: they are found whole first
-  // (phraseMatches, which searchPostgres defines, once for the count too), then sorted, and only the
-  // newest read again for their words.
-  const newestOf = (matches: string) =>
+  // through most of the table to find a rare phrase's newest matches: they are found whole first, each
+  // noted whether its name or title holds the phrase too (phraseMatches, which searchPostgres defines, once
+  // for the count too), then sorted, and only the newest read again for their words.
+  const newestOf = ({ byName }: { byName: boolean }) =>
     db
       .select('newest.id', 'newest.created_at', 'ranked.search_vector')
-      .from(db.select('*').from(matches).orderBy(newestFirst).limit(RANKED_UP_TO).as('newest'))
+      .from(
+        db
+          .select('*')
+          .from(phraseMatches(type))
+          .modify((builder) => byName && builder.where('in_name', true))
+          .orderBy(newestFirst)
+          .limit(RANKED_UP_TO)
+          .as('newest'),
+      )
       .join(`${searchTables[type]} as ranked`, 'ranked.id', 'newest.id');
   const byName = inName(type, query.text);
   const legs = hasPhrase(query)
-    ? [newestOf(phraseMatches(type)), ...(byName ? [newestOf(phraseMatches(type, 'name'))] : [])]
+    ? [newestOf({ byName: false }), ...(byName ? [newestOf({ byName: true })] : [])]
     : [newest(words), ...(byName ? [newest(byName)] : [])];
   const candidates = db.select('*').distinctOn('id').from(db.unionAll(legs, true).as('legs')).orderBy('id');
   const score = db.raw(`ts_rank(search_vector, to_tsquery('simple', ?)) as score`, [words.tsquery]);
@@ -221,9 +229,11 @@ export async function searchPostgres(db: Db, accountId: string, query: SearchQue
       .modify((builder) => orderOf(builder, query))
       .limit(query.limit + 1);
     if (!hasPhrase(query)) return page;
-    page.withMaterialized(phraseMatches(type), matching(db, accountId, query, type, inAll(type, query.text)).select('id', 'created_at'));
+    // A name holding the phrase is in the row's search_vector too: the rows read for the phrase tell it
+    // (for documents, a third of the search, when a name index was read for it on its own).
     const byName = inName(type, query.text!);
-    if (byName) page.withMaterialized(phraseMatches(type, 'name'), matching(db, accountId, query, type, byName).select('id', 'created_at'));
+    const inNameToo = byName ? db.raw(`?? @@ to_tsquery('simple', ?) as in_name`, [byName.column, byName.tsquery]) : db.raw('false as in_name');
+    page.withMaterialized(phraseMatches(type), matching(db, accountId, query, type, inAll(type, query.text)).select('id', 'created_at', inNameToo));
     return page.select(db.raw('(select count(*) from (select 1 from ?? limit ?) as counted) as matched', [phraseMatches(type), TOTAL_COUNTED_UP_TO + 1]));
   };
   const [pages, counted] = await Promise.all([Promise.all(types.map(pageOf)), hasPhrase(query) ? null : countAll()]);

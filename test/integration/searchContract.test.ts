@@ -26,7 +26,7 @@ interface Fixture {
   known: Awaited<ReturnType<typeof uploadKnownPdfs>>;
   otherIds: Set<string>;
   request: Record<Kind, Request>;
-  /** An account with more hits than are counted (and ranked), and an old document named after their common word. */
+  /** An account with more hits than are counted (and ranked), and an old document named after their common words. */
   plenty: { documents: FixtureDocument[]; named: FixtureDocument; request: Record<Kind, Request> };
 }
 
@@ -134,10 +134,10 @@ describe('search and dashboard contract', () => {
     const foreign = await seedAccount(db, other.account.id, { seed: 9, documents: 30, requests: 20, now: NOW, extraWord: 'common zephyrine xylograph' });
     const plenty = await createTestAccount();
     const plentyDocuments = (await seedAccount(db, plenty.account.id, { seed: 13, documents: 1200, requests: 0, now: NOW })).documents;
-    // Older than every other document of the account, each of which has "fixture" in its text.
+    // Older than every other document of the account, each of which has "fixture text" in its text.
     const named: FixtureDocument = {
       id: newId('document'),
-      fileName: 'fixture-overview.pdf',
+      fileName: 'fixture-text-overview.pdf',
       body: 'An overview',
       status: 'ready',
       createdAt: new Date(NOW.getTime() - 3 * 365 * 86_400_000),
@@ -336,9 +336,11 @@ describe('search and dashboard contract', () => {
           expect(ranked.ids[0]).to.equal(fixture.plenty.named.id);
           const dated = await allPages(fixture.plenty.request.postgres, 'q=fixture+&sort=-createdAt', 100);
           expect(dated.ids).to.have.members(matches.map((document) => document.id));
-          // A phrase's matches are found whole, then the newest ranked; the same query counts them.
+          // A phrase's matches are found whole, then the newest ranked, and those with the phrase in their name;
+          // the same query counts them.
           const phrase = await allPages(fixture.plenty.request.postgres, `q=${encodeURIComponent('"fixture text"')}`, 100);
-          expect(phrase.ids).to.have.members(newest.filter((document) => document !== fixture.plenty.named).map((document) => document.id));
+          expect(phrase.ids).to.have.members([...newest.map((document) => document.id), fixture.plenty.named.id]);
+          expect(phrase.ids[0]).to.equal(fixture.plenty.named.id);
           expect(phrase.total).to.equal(TOTAL_COUNTED_UP_TO);
           const recent = `q=${encodeURIComponent('"fixture text"')}&createdAfter=${new Date(NOW.getTime() - 60 * 86_400_000).toISOString()}`;
           const since = matches.filter((document) => document.createdAt.getTime() >= NOW.getTime() - 60 * 86_400_000);
