@@ -1,6 +1,6 @@
 import type { Db } from '../db';
 import { AppError, conflict, notFound } from '../errors';
-import { requestDocuments, toSigner, toSigningRequest } from '../signingRequests/store';
+import { requestColumnsOf, requestDocuments, toSigner, toSigningRequest } from '../signingRequests/store';
 import { hasActed } from '../domain/signingRequests';
 import { hashToken, SIGNING_TOKEN } from '../signingRequests/tokens';
 
@@ -27,7 +27,7 @@ export async function resolveSigningToken(db: Db, token: string) {
     db('signing_requests as r')
       .join('accounts as a', 'a.id', 'r.account_id')
       .where('r.id', signer.signingRequestId)
-      .first('r.*', 'a.name as sender_name', 'a.email as sender_email'),
+      .first(...requestColumnsOf('r'), 'a.name as sender_name', 'a.email as sender_email'),
     requestDocuments(db, [signer.signingRequestId]).then((byRequest) => byRequest.get(signer.signingRequestId) ?? []),
     // Recipients of an earlier step who have not done their part.
     db('signers')

@@ -28,7 +28,7 @@ import { zipSync } from 'fflate';
 import { invitationMailKey, remindable, remindedWithinTheHour } from './reminders';
 import { requestLimitsFrom, tooManyDocuments, tooManyPages, type RequestField, type RequestLimits, type SignerField } from '../documents/fields';
 import { plainHttpProblems, type SigningRequestCreateInput, type VerificationInput } from './schema';
-import { findSigningRequest, toSigningRequest, type SigningRequest, type SigningRequestWithSigners } from './store';
+import { findSigningRequest, requestColumns, toSigningRequest, type SigningRequest, type SigningRequestWithSigners } from './store';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -79,7 +79,9 @@ export async function createSigningRequest(
   if (insecure.length > 0) throw validationError(insecure);
   // An id given (one derived from an Idempotency-Key) may have been made already, by a try whose process
   // died between its commit and its answer: that request is the answer, its workflow started if it was not.
-  const made = await db('signing_requests').where({ id: requestId, account_id: account.id }).first();
+  const made = await db('signing_requests')
+    .where({ id: requestId, account_id: account.id })
+    .first(...requestColumns, 'workflow_started_at');
   if (made) {
     if (!made.workflow_started_at) await resumeSigningRequest(db, temporal, taskQueue, toSigningRequest(made));
     return findSigningRequest(db, account.id, requestId);
@@ -109,7 +111,7 @@ export async function createSigningRequest(
         signer_text: signers.map((signer) => `${signer.name} ${signer.email}`).join(' '),
         redirect_url: input.redirectUrl ?? null,
       })
-      .returning('*');
+      .returning(requestColumns);
     await trx('signing_request_documents').insert(
       documents.map((each, index) => ({ signing_request_id: requestId, position: index + 1, document_id: each.id, original_sha256: each.sha256 })),
     );

@@ -109,6 +109,32 @@ export const toSigner = (row: Record<string, any>): Signer => ({
     : null,
 });
 
+/**
+ * The columns toSigningRequest reads. Never `*`: search_vector holds the words of every document's text
+ * (up to 200,000 characters' worth), which no reader of a request needs.
+ */
+export const requestColumns = [
+  'id',
+  'account_id',
+  'document_id',
+  'title',
+  'message',
+  'status',
+  'signing_order',
+  'expires_at',
+  'reminder_every_days',
+  'original_sha256',
+  'sealed_sha256',
+  'cancel_reason',
+  'redirect_url',
+  'created_at',
+  'updated_at',
+  'completed_at',
+];
+
+/** requestColumns of signing_requests under the alias `as` (r.id, r.account_id, …). */
+export const requestColumnsOf = (as: string) => requestColumns.map((column) => `${as}.${column}`);
+
 export const toSigningRequest = (row: Record<string, any>): SigningRequest => ({
   id: row.id,
   accountId: row.account_id,
@@ -167,7 +193,7 @@ export async function requestDocuments(db: Db, requestIds: string[]): Promise<Ma
 
 /** One request of an account with its signers; 404 for another account's. */
 export async function findSigningRequest(db: Db, accountId: string, id: string): Promise<SigningRequestWithSigners> {
-  const row = await db('signing_requests').where({ id, account_id: accountId }).first();
+  const row = await db('signing_requests').where({ id, account_id: accountId }).first(requestColumns);
   if (!row) throw notFound('Signing request');
   return (await withSigners(db, [row]))[0];
 }
@@ -175,7 +201,7 @@ export async function findSigningRequest(db: Db, accountId: string, id: string):
 /** Requests of an account by id, in no particular order: what search hits show. */
 export async function findSigningRequests(db: Db, accountId: string, ids: string[]) {
   if (ids.length === 0) return [];
-  return withSigners(db, await db('signing_requests').where('account_id', accountId).whereIn('id', ids));
+  return withSigners(db, await db('signing_requests').where('account_id', accountId).whereIn('id', ids).select(requestColumns));
 }
 
 export interface SigningRequestFilters {
@@ -202,7 +228,8 @@ export async function listSigningRequests(db: Db, accountId: string, query: Sign
       }
     })
     .orderBy('id', 'desc')
-    .limit(query.limit + 1);
+    .limit(query.limit + 1)
+    .select(requestColumns);
   const page = toPage(rows, query.limit);
   return { ...page, data: await withSigners(db, page.data) };
 }
@@ -212,7 +239,7 @@ export async function loadForLifecycle(db: Db, requestId: string) {
   const row = await db('signing_requests as r')
     .join('accounts as a', 'a.id', 'r.account_id')
     .where('r.id', requestId)
-    .first('r.*', 'a.email as account_email', 'a.name as account_name', 'a.plan as account_plan');
+    .first(...requestColumnsOf('r'), 'a.email as account_email', 'a.name as account_name', 'a.plan as account_plan');
   if (!row) throw new Error(`signing request ${requestId} not found`);
   const [{ request, signers, documents }] = await withSigners(db, [row]);
   return {
