@@ -154,14 +154,18 @@ export const toSigningRequest = (row: Record<string, any>): SigningRequest => ({
   completedAt: row.completed_at,
 });
 
-async function withSigners(db: Db, rows: Record<string, any>[]): Promise<SigningRequestWithSigners[]> {
-  if (rows.length === 0) return [];
-  const ids = rows.map((row) => row.id as string);
-  const [signers, documents] = await Promise.all([
-    signersWithVerification(db).whereIn('s.signing_request_id', ids).orderBy('s.order'),
-    requestDocuments(db, ids),
-  ]);
-  return rows.map((row) => ({
+/**
+ * The requests `rows` finds, each with its signers and documents. Given the ids the rows are asked for, the
+ * three are read at once: one round trip, not two (a signer's every action loads its request so). What is
+ * read for an id the rows leave out (another account's) is dropped.
+ */
+async function withSigners(db: Db, rows: PromiseLike<Record<string, any>[]>, ids?: string[]): Promise<SigningRequestWithSigners[]> {
+  const signersAndDocuments = (of: string[]) =>
+    Promise.all([signersWithVerification(db).whereIn('s.signing_request_id', of).orderBy('s.order'), requestDocuments(db, of)]);
+  const [found, early] = await Promise.all([rows, ids ? signersAndDocuments(ids) : undefined]);
+  if (found.length === 0) return [];
+  const [signers, documents] = early ?? (await signersAndDocuments(found.map((row) => row.id as string)));
+  return found.map((row) => ({
     request: toSigningRequest(row),
     signers: signers.filter((signer) => signer.signing_request_id === row.id).map(toSigner),
     documents: documents.get(row.id) ?? [],
@@ -191,17 +195,20 @@ export async function requestDocuments(db: Db, requestIds: string[]): Promise<Ma
   return byRequest;
 }
 
+/** The row a `.first()` finds, as the rows withSigners takes. */
+const oneRow = (row: PromiseLike<Record<string, any> | undefined>) => Promise.resolve(row).then((found) => (found ? [found] : []));
+
 /** One request of an account with its signers; 404 for another account's. */
 export async function findSigningRequest(db: Db, accountId: string, id: string): Promise<SigningRequestWithSigners> {
-  const row = await db('signing_requests').where({ id, account_id: accountId }).first(requestColumns);
-  if (!row) throw notFound('Signing request');
-  return (await withSigners(db, [row]))[0];
+  const [found] = await withSigners(db, oneRow(db('signing_requests').where({ id, account_id: accountId }).first(requestColumns)), [id]);
+  if (!found) throw notFound('Signing request');
+  return found;
 }
 
 /** Requests of an account by id, in no particular order: what search hits show. */
 export async function findSigningRequests(db: Db, accountId: string, ids: string[]) {
   if (ids.length === 0) return [];
-  return withSigners(db, await db('signing_requests').where('account_id', accountId).whereIn('id', ids).select(requestColumns));
+  return withSigners(db, db('signing_requests').where('account_id', accountId).whereIn('id', ids).select(requestColumns), ids);
 }
 
 export interface SigningRequestFilters {
@@ -231,17 +238,21 @@ export async function listSigningRequests(db: Db, accountId: string, query: Sign
     .limit(query.limit + 1)
     .select(requestColumns);
   const page = toPage(rows, query.limit);
-  return { ...page, data: await withSigners(db, page.data) };
+  return { ...page, data: await withSigners(db, Promise.resolve(page.data)) };
 }
 
 /** What the lifecycle's commands work from: the request, its signers and documents, its owner and its account's plan. */
 export async function loadForLifecycle(db: Db, requestId: string) {
-  const row = await db('signing_requests as r')
-    .join('accounts as a', 'a.id', 'r.account_id')
-    .where('r.id', requestId)
-    .first(...requestColumnsOf('r'), 'a.email as account_email', 'a.name as account_name', 'a.plan as account_plan');
-  if (!row) throw new Error(`signing request ${requestId} not found`);
-  const [{ request, signers, documents }] = await withSigners(db, [row]);
+  // One promise of the row: a query builder run twice would be two queries.
+  const found = Promise.resolve(
+    db('signing_requests as r')
+      .join('accounts as a', 'a.id', 'r.account_id')
+      .where('r.id', requestId)
+      .first(...requestColumnsOf('r'), 'a.email as account_email', 'a.name as account_name', 'a.plan as account_plan'),
+  );
+  const [row, [loaded]] = await Promise.all([found, withSigners(db, oneRow(found), [requestId])]);
+  if (!row || !loaded) throw new Error(`signing request ${requestId} not found`);
+  const { request, signers, documents } = loaded;
   return {
     request,
     signers,
