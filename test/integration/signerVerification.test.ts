@@ -4,11 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { createLogger } from '../../src/logger';
-import { sweeperScheduleId } from '../../src/temporal/client';
 import { startApp } from '../support/app';
 import { client, type TestResponse } from '../support/http';
 import { createSigningRequest, drawnSignature, eventually, signingLinkOf, tokenOf } from '../support/signing';
-import { createTestAccount, useSharedSystem } from '../support/system';
+import { createTestAccount, runSweeper, useSharedSystem } from '../support/system';
 import { templateField, uploadDocument } from '../support/templates';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
@@ -260,7 +259,7 @@ describe('signer verification', function () {
       const lockedUntil = new Date(Date.now() + 13 * 60_000);
       await account.db('mail_outbox').where('idempotency_key', 'like', `verification-locked:${signer.id}:%`).delete();
       await account.db('signer_verifications').where({ signer_id: signer.id }).update({ locked_until: lockedUntil, lock_notified_until: null });
-      await account.system.client.schedule.getHandle(sweeperScheduleId(account.system.config.TEMPORAL_TASK_QUEUE)).trigger();
+      await runSweeper(account.system);
       await eventually(async () => {
         const notice = await account.db('mail_outbox').where({ idempotency_key: `verification-locked:${signer.id}:${lockedUntil.toISOString()}` });
         expect(notice).to.have.length(1);

@@ -1,15 +1,13 @@
+import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { expect } from 'chai';
 import { sweeperScheduleId } from '../../src/temporal/client';
 import { newId } from '../../src/ids';
 import { makePdf } from '../support/pdfs';
 import { startReceiver } from '../support/receiver';
 import { eventually } from '../support/signing';
-import { createTestAccount } from '../support/system';
-
-type Account = Awaited<ReturnType<typeof createTestAccount>>;
+import { createTestAccount, runSweeper } from '../support/system';
 
 const TWO_MINUTES_AGO = () => new Date(Date.now() - 120_000);
-const runSweeper = (account: Account) => account.system.client.schedule.getHandle(sweeperScheduleId(account.system.config.TEMPORAL_TASK_QUEUE)).trigger();
 
 // What a process leaves behind when it dies between a commit and handing the work to Temporal.
 describe('the sweeper', () => {
@@ -27,7 +25,7 @@ describe('the sweeper', () => {
         data: JSON.stringify({ documentId: newId('document'), fileName: 'lost.pdf' }),
         created_at: TWO_MINUTES_AGO(),
       });
-      await runSweeper(account);
+      await runSweeper(account.system);
       await eventually(async () => expect(receiver.unique().has(id)).to.equal(true), 20_000);
       expect((await account.db('events').where({ id }).first()).dispatched_at).not.to.equal(null);
     } finally {
@@ -60,7 +58,7 @@ describe('the sweeper', () => {
       .insert({ signing_request_id: requestId, position: 1, document_id: document.body.id, original_sha256: document.body.sha256 });
     await account.db('signers').insert({ id: signerId, signing_request_id: requestId, name: 'Orphan Signer', email: orphanEmail, order: 1 });
 
-    await runSweeper(account);
+    await runSweeper(account.system);
     await eventually(async () => {
       const got = await account.request('GET', `/api/v1/signatures/${requestId}`);
       expect(got.body.signers[0].status).to.equal('notified');
@@ -85,10 +83,17 @@ describe('the sweeper and Idempotency-Keys', () => {
       expires_at: expiresAt,
     });
     await account.db('idempotency_keys').insert([key('old', TWO_MINUTES_AGO()), key('fresh', new Date(Date.now() + 3_600_000))]);
-    await runSweeper(account);
-    await eventually(async () => {
-      const left = await account.db('idempotency_keys').where({ account_id: account.account.id }).pluck('key');
-      expect(left).to.deep.equal(['fresh']);
-    });
+    await runSweeper(account.system);
+    expect(await account.db('idempotency_keys').where({ account_id: account.account.id }).pluck('key')).to.deep.equal(['fresh']);
+  });
+
+  it('runs every minute on its task queue, by a schedule that skips a minute while a run is under way', async () => {
+    const { system } = await createTestAccount();
+    const taskQueue = system.config.TEMPORAL_TASK_QUEUE;
+    const schedule = await system.client.schedule.getHandle(sweeperScheduleId(taskQueue)).describe();
+    expect(schedule.action).to.include({ type: 'startWorkflow', workflowType: 'sweeperWorkflow', taskQueue });
+    expect(schedule.spec.intervals?.map((interval) => interval.every)).to.deep.equal([60_000]);
+    expect(schedule.policies.overlap).to.equal(ScheduleOverlapPolicy.SKIP);
+    expect(schedule.state.paused).to.equal(false);
   });
 });

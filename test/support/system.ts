@@ -1,5 +1,5 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import { searchIndexerWorkflowId, sweeperScheduleId } from '../../src/temporal/client';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config';
@@ -9,6 +9,8 @@ import { createAccount } from '../../src/accounts/service';
 import type { Plan } from '../../src/domain/plans';
 import { createApiKey } from '../../src/apiKeys/service';
 import { createElasticsearchClient } from '../../src/search/elasticsearch';
+import { searchIndexerWorkflowId, sweeperScheduleId } from '../../src/temporal/client';
+import type { sweeperWorkflow } from '../../workflows/sweeper';
 import { client } from './http';
 
 // Integration tests run twice: against the real PostgreSQL server (SIGNET_TEST_DB=postgres, DATABASE_URL)
@@ -95,6 +97,19 @@ export async function stopLeavingNothing(system: RunningSystem | undefined, { in
     await elastic.indices.delete({ index: `${system.config.ELASTICSEARCH_INDEX_PREFIX}*` }).catch(() => undefined);
     await elastic.close();
   }
+}
+
+/**
+ * Runs the sweeper of `system`'s task queue once, now, and waits for what it did. Not by triggering its
+ * schedule: a triggered run takes the workflow id of its second, so a trigger while another run of that
+ * second is under way (the minute's own, another test's) is dropped without a word.
+ */
+export function runSweeper(system: RunningSystem) {
+  const taskQueue = system.config.TEMPORAL_TASK_QUEUE;
+  return system.client.workflow.execute<typeof sweeperWorkflow>('sweeperWorkflow', {
+    workflowId: `${sweeperScheduleId(taskQueue)}-now-${randomUUID()}`,
+    taskQueue,
+  });
 }
 
 /** A fresh account with an API key, and a request function bound to that key. */
