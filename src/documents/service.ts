@@ -357,6 +357,7 @@ export async function listDocuments(db: Db, accountId: string, query: DocumentLi
 
 /** Live documents of an account by id, in no particular order: what a search hit shows. */
 export async function getDocuments(db: Db, accountId: string, ids: string[]): Promise<Document[]> {
+  if (ids.length === 0) return [];
   const rows: DocumentRow[] = await liveDocuments(db, accountId).whereIn('id', ids).select(documentColumns);
   return rows.map(toDocument);
 }

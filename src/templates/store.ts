@@ -254,6 +254,7 @@ export async function listTemplateRows(db: Db, accountId: string, query: Templat
 
 /** Live templates of the account, in no particular order: what a search hit shows. */
 export async function findTemplates(db: Db, accountId: string, ids: string[]): Promise<Template[]> {
+  if (ids.length === 0) return [];
   const rows: TemplateRow[] = await liveTemplates(db, accountId).whereIn('id', ids).select(templateColumns);
   return withDocuments(db, rows);
 }
