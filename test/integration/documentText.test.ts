@@ -7,12 +7,11 @@ import type { Db } from '../../src/db';
 import { newId } from '../../src/ids';
 import { createLogger } from '../../src/logger';
 import { startSystem, type RunningSystem } from '../../src/system';
-import { searchIndexerWorkflowId, sweeperScheduleId } from '../../src/temporal/client';
 import { client, type Request } from '../support/http';
 import { makeLargePdf, makePdf } from '../support/pdfs';
 import { documentRow, uniqueWord } from '../support/searchFixture';
 import { eventually } from '../support/signing';
-import { createTestAccount, databaseKind, testConfig } from '../support/system';
+import { createTestAccount, databaseKind, stopLeavingNothing, testConfig } from '../support/system';
 
 // The upload answers with what it needs (structure, pages, hash); the worker extracts the PDF's text after
 // the commit, and the document is then found by a word of it, on either search backend. How soon (within
@@ -89,18 +88,7 @@ describe('the text of an uploaded PDF, extracted by the worker after the upload'
       const config = { ...testConfig({ TEMPORAL_TASK_QUEUE: `signet-test-${databaseKind}-${process.pid}-pgsearch` }), ELASTICSEARCH_URL: undefined };
       system = await startSystem(config, createLogger('silent'));
     });
-    after(async () => {
-      const taskQueue = system.config.TEMPORAL_TASK_QUEUE;
-      await system.client.schedule
-        .getHandle(sweeperScheduleId(taskQueue))
-        .delete()
-        .catch(() => undefined);
-      await system.client.workflow
-        .getHandle(searchIndexerWorkflowId(taskQueue))
-        .terminate('test over')
-        .catch(() => undefined);
-      await system.stop();
-    });
+    after(() => stopLeavingNothing(system));
 
     it('becomes searchable by a word of its text', async () => {
       expect(system.search.kind).to.equal('postgres');
