@@ -44,10 +44,11 @@ export function typesOf(query: SearchQuery): SearchType[] {
   });
 }
 
-/** Which column holds the words, and the tsquery they must match. */
+/** Which column holds the words, and the tsquery they must match; in search_vector, the phrases whose pairs of words word_pairs must hold. */
 interface TextMatch {
   column: 'search_vector' | 'name_search_vector';
   tsquery: string;
+  phrases?: string[][];
 }
 
 /** The rows of one table that the query matches (any columns still to choose). */
@@ -57,6 +58,12 @@ function matching(db: Db, accountId: string, query: SearchQuery, type: SearchTyp
     .modify((builder) => {
       if (type !== 'signing_request') builder.whereNull('deleted_at');
       if (text) builder.whereRaw(`?? @@ to_tsquery('simple', ?)`, [text.column, text.tsquery]);
+      // The GIN index of word_pairs finds the rows that may hold a phrase (migration 20261129235900); the
+      // planner computes its pairs once, and drops the test when a phrase has none (a single word).
+      for (const phrase of text?.phrases ?? []) {
+        const words = phrase.join(' ');
+        builder.whereRaw('(signet_phrase_pairs(?) is null or word_pairs @@ signet_phrase_pairs(?))', [words, words]);
+      }
       if (query.status) builder.where('status', query.status);
       if (query.createdAfter) builder.where('created_at', '>=', query.createdAfter);
       if (query.createdBefore) builder.where('created_at', '<', query.createdBefore);
@@ -69,7 +76,8 @@ function matching(db: Db, accountId: string, query: SearchQuery, type: SearchTyp
 /** Matches in all of a type's words (search_vector), the last word typed a prefix where PREFIX_WEIGHTS says. */
 function inAll(type: SearchType, text: SearchText | null | undefined): TextMatch | null {
   const tsquery = text ? toTsquery(text, PREFIX_WEIGHTS[type]) : '';
-  return tsquery ? { column: 'search_vector', tsquery } : null;
+  // A template's vector is its name alone: it has no word_pairs.
+  return tsquery ? { column: 'search_vector', tsquery, phrases: type === 'template' ? [] : text?.phrases } : null;
 }
 
 /** Sorted by relevance with a "quoted phrase": each type's matches are found whole, once (see hitsOf). */

@@ -31,6 +31,7 @@ import * as embeddedSigning from './20261126183713_embedded_signing';
 import * as apiKeyScopes from './20261126185923_api_key_scopes';
 import * as textVectorsByBackend from './20261127012900_text_vectors_by_backend';
 import * as textCompressionLz4 from './20261127053600_text_compression_lz4';
+import * as searchWordPairs from './20261129235900_search_word_pairs';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 // Each is named after the time it was written, and knex runs them in this order: a new one is appended
@@ -68,6 +69,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261126185923_api_key_scopes': apiKeyScopes,
   '20261127012900_text_vectors_by_backend': textVectorsByBackend,
   '20261127053600_text_compression_lz4': textCompressionLz4,
+  '20261129235900_search_word_pairs': searchWordPairs,
 };
 
 /**
