@@ -37,6 +37,7 @@ import { hasDonePart, type RecipientType, recipientTypes, type SignerStatus, typ
 import { makePdf } from '../test/support/pdfs';
 import { startReceiver } from '../test/support/receiver';
 import { drawnSignature } from '../test/support/signing';
+import { NODE_FLAGS, START_ENV } from './startCommand';
 
 const REPO = path.resolve(__dirname, '..');
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -53,10 +54,6 @@ const WHILE_STARTING = setting('CHAOS_KILLS_WHILE_STARTING', 0.5);
 const INVITATION_WAIT_MS = 150_000;
 const WEBHOOK_FAILURE_RATE = 0.05; // the receiver answers 503 to some deliveries, so retries happen too
 const TERMINAL = ['completed', 'declined', 'cancelled', 'expired'] as const;
-// The node flags of `npm start`, as bench/run.ts reads them.
-const NODE_FLAGS: string[] = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).scripts.start as string)
-  .split(/\s+/)
-  .filter((word, i, words) => word.startsWith('--') || words[i - 1] === '--require' || words[i - 1] === '--import');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? NaN;
@@ -160,7 +157,7 @@ class ServiceProcess {
     const out = fs.openSync(this.logFile, 'a');
     const child = spawn(process.execPath, [...NODE_FLAGS, 'src/main.ts'], {
       cwd: this.cwd,
-      env: { ...this.env, SIGNET_PROCESSES: this.name, PORT: String(this.port), METRICS_PORT: '0' }, // processes side by side
+      env: { ...START_ENV, ...this.env, SIGNET_PROCESSES: this.name, PORT: String(this.port), METRICS_PORT: '0' }, // processes side by side
       stdio: ['ignore', out, out],
       detached: true,
     });

@@ -21,11 +21,9 @@ import { createWebhookPoster } from '../src/webhooks/http';
 import { signatureHeaders } from '../src/webhooks/signature';
 import { generateWebhookSecret } from '../src/webhooks/secrets';
 import { startReceiver } from './webhooks';
+import { NODE_FLAGS, START_ENV } from './startCommand';
 
 const REPO = path.resolve(__dirname, '..');
-const NODE_FLAGS: string[] = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).scripts.start as string)
-  .split(/\s+/)
-  .filter((word, i, words) => word.startsWith('--') || words[i - 1] === '--import' || words[i - 1] === '--require');
 
 export interface EmbeddedBurst {
   events: number;
@@ -97,7 +95,7 @@ export async function embeddedWebhookBench(options: {
   const closers: (() => Promise<unknown>)[] = [];
   try {
     const [port, temporalPort, uiPort] = [await free(), await free(), await free()];
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH };
+    const env: NodeJS.ProcessEnv = { ...START_ENV, PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH };
     const logFile = path.join(dataDir, 'service.log');
     const out = fs.openSync(logFile, 'a');
     const service = spawn(process.execPath, [...NODE_FLAGS, 'src/main.ts'], {

@@ -35,6 +35,7 @@ import {
 import { webhookBench, type Round, type WebhookBenchResult } from './webhooks';
 import { embeddedWebhookBench, type EmbeddedWebhookResult } from './embeddedWebhooks';
 import { searchBench } from './search';
+import { NODE_FLAGS, START_COMMAND, START_ENV } from './startCommand';
 import { countTexts, createCost, drainTexts, sustainableRate, textSearchLag, type CreateCost, type TextDrain, type TextLag } from './textSearch';
 
 const REPO = path.resolve(__dirname, '..');
@@ -46,11 +47,6 @@ const LIMITER_CALLS = 2000;
 const UPLOADS = 10;
 const UPLOAD_BYTES = 25 * 1024 * 1024; // the service's default MAX_UPLOAD_BYTES
 const RATE_LIMIT_MULTIPLIER = 1_000_000; // the hourly limits would stop (c) after 1000 requests
-// The node flags of `npm start` (heap cap included), read from package.json so the bench measures the
-// service as it is started; the bare server gets the same flags, so only the app differs.
-const NODE_FLAGS: string[] = (JSON.parse(fs.readFileSync(path.join(__dirname, '../package.json'), 'utf8')).scripts.start as string)
-  .split(/\s+/)
-  .filter((word, i, words) => word.startsWith('--') || words[i - 1] === '--import' || words[i - 1] === '--require');
 const SIGNING_CONNECTIONS = 16; // POST /signatures, and as many workflow starts in flight for its baseline
 const E2E_REQUESTS = 200;
 const E2E_CONCURRENCY = 8;
@@ -200,7 +196,7 @@ async function startServer(name: string, script: string, env: Record<string, str
   const out = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, [...NODE_FLAGS, ...profileFlags, script], {
     cwd: REPO,
-    env: { ...env, PORT: String(port), METRICS_PORT: '0' },
+    env: { ...START_ENV, ...env, PORT: String(port), METRICS_PORT: '0' },
     stdio: ['ignore', out, out],
   });
   fs.closeSync(out);
@@ -1055,7 +1051,7 @@ async function main() {
     ...(full ? [] : ['', `Only ${[...only].join(', ')} (BENCH_ONLY).`]),
     '',
     `${CONNECTIONS} connections; every scenario ${ROUNDS} × ${SECONDS} s after a ${WARMUP_SECONDS} s warm-up, rounds interleaved; medians of the ${ROUNDS} runs.`,
-    `Both servers run as \`node ${NODE_FLAGS.join(' ')} …\`; the service is api + worker in one process on PostgreSQL ${databaseUrl.host}${databaseUrl.pathname} and Temporal ${serviceEnv.TEMPORAL_ADDRESS}, with RATE_LIMIT_MULTIPLIER=${RATE_LIMIT_MULTIPLIER} and LOG_LEVEL=warn.`,
+    `Both servers run as \`${START_COMMAND} …\`; the service is api + worker in one process on PostgreSQL ${databaseUrl.host}${databaseUrl.pathname} and Temporal ${serviceEnv.TEMPORAL_ADDRESS}, with RATE_LIMIT_MULTIPLIER=${RATE_LIMIT_MULTIPLIER} and LOG_LEVEL=warn.`,
     `Latencies are per request, measured by autocannon on the same ${cpu.length} cores as the servers (the load generator competes with them for CPU).`,
     '',
     ...(tableRows.length > 0

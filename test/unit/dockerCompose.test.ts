@@ -123,6 +123,14 @@ describe('Dockerfile', () => {
     expect(engines.node).to.match(/^>=20(\.|$)/);
   });
 
+  it('runs the service as `npm start` does: the same node flags and environment', () => {
+    const start = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start as string).split(' ');
+    const node = start.indexOf('node');
+    const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]) as string[];
+    expect(cmd).to.deep.equal(start.slice(node));
+    for (const variable of start.slice(0, node)) expect(dockerfile).to.match(new RegExp(`^ENV ${variable}$`, 'm'));
+  });
+
   it('keeps local state out of the image', () => {
     expect(ignored).to.include.members(['node_modules', '.cache', 'data', '.git', 'secrets']);
   });
