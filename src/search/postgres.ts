@@ -51,6 +51,16 @@ interface TextMatch {
   phrases?: string[][];
 }
 
+/**
+ * Whether a row may hold the phrase: the GIN index of word_pairs finds the rows holding its pairs of words
+ * (migration 20261129235900). The planner computes the pairs once, and drops the test when a phrase has
+ * none (one word).
+ */
+export const mayHoldPhrase = (phrase: string[]): [string, string[]] => [
+  '(signet_phrase_pairs(?) is null or word_pairs @@ signet_phrase_pairs(?))',
+  [phrase.join(' '), phrase.join(' ')],
+];
+
 /** The rows of one table that the query matches (any columns still to choose). */
 function matching(db: Db, accountId: string, query: SearchQuery, type: SearchType, text: TextMatch | null) {
   return db(searchTables[type])
@@ -58,12 +68,7 @@ function matching(db: Db, accountId: string, query: SearchQuery, type: SearchTyp
     .modify((builder) => {
       if (type !== 'signing_request') builder.whereNull('deleted_at');
       if (text) builder.whereRaw(`?? @@ to_tsquery('simple', ?)`, [text.column, text.tsquery]);
-      // The GIN index of word_pairs finds the rows that may hold a phrase (migration 20261129235900); the
-      // planner computes its pairs once, and drops the test when a phrase has none (a single word).
-      for (const phrase of text?.phrases ?? []) {
-        const words = phrase.join(' ');
-        builder.whereRaw('(signet_phrase_pairs(?) is null or word_pairs @@ signet_phrase_pairs(?))', [words, words]);
-      }
+      for (const phrase of text?.phrases ?? []) builder.whereRaw(...mayHoldPhrase(phrase));
       if (query.status) builder.where('status', query.status);
       if (query.createdAfter) builder.where('created_at', '>=', query.createdAfter);
       if (query.createdBefore) builder.where('created_at', '<', query.createdBefore);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { migrationSource } from '../../src/db/migrations';
-import { searchPostgres } from '../../src/search/postgres';
+import { mayHoldPhrase, searchPostgres, toTsquery } from '../../src/search/postgres';
 import { SearchQuerySchema } from '../../src/search/schema';
 import { migrationsWhere, scratchDatabaseMigratedBy } from '../support/scratchDatabase';
 import { documentRow, insertRequestRows } from '../support/searchFixture';
@@ -28,17 +28,14 @@ describe(`migration ${MIGRATION}: the pairs of words that find a phrase`, functi
   const byVector = async (table: string, phrase: string) =>
     (
       await knex.raw(`select id from ${table} where search_vector @@ to_tsquery('simple', ?) order by id`, [
-        phrase
-          .split(' ')
-          .map((word) => `'${word.replace(/'/g, "''")}'`)
-          .join(' <-> '),
+        toTsquery({ words: [], phrases: [phrase.split(' ')], prefix: null }),
       ])
     ).rows.map((row: { id: string }) => row.id);
-  /** As the search asks (src/search/postgres.ts): a phrase of which to_tsvector keeps one word or none has no pairs to hold. */
-  const byPairs = async (table: string, phrase: string) =>
-    (
-      await knex.raw(`select id from ${table} where (signet_phrase_pairs(?) is null or word_pairs @@ signet_phrase_pairs(?)) order by id`, [phrase, phrase])
-    ).rows.map((row: { id: string }) => row.id);
+  /** As the search asks: a phrase of which to_tsvector keeps one word or none has no pairs to hold. */
+  const byPairs = async (table: string, phrase: string) => {
+    const [test, bindings] = mayHoldPhrase(phrase.split(' '));
+    return (await knex.raw(`select id from ${table} where ${test} order by id`, bindings)).rows.map((row: { id: string }) => row.id);
+  };
 
   it('fills the rows made before, follows later texts, and goes down again', async () => {
     await knex('accounts').insert({ id: 'acct_1', email: 'owner@example.com', plan: 'pro' });
