@@ -137,17 +137,25 @@ describe('POST /documents (multipart): a body of the largest size stuffed with b
     // client keeps of a large row is in both, and what is measured is what the lookalikes add.
     const plain = Buffer.concat([head, pdfOfPlainBytes(pdf.length), tail]);
     expect((await post(system.url!, apiKey, plain)).status).to.equal(201);
-    await textsRead(db, account.id);
-    const { result: plainCreated, grownMb: plainGrownMb } = await whileWatching(request, () => post(system.url!, apiKey, plain));
-    expect(plainCreated.status).to.equal(201);
-    await textsRead(db, account.id);
-    const { result: created, health, grownMb } = await whileWatching(request, () => post(system.url!, apiKey, body));
-    expect(created.status, JSON.stringify(created.body)).to.equal(201);
-    expect(created.body).to.include({ status: 'ready', fileName: 'flood.pdf', fileSize: pdf.length, sha256: sha256(pdf) });
-    // Held about once, as a plain file is, never once per lookalike (that was 740 MB).
-    expect(grownMb(), 'MB this process held more while the upload ran, against a plain file').to.be.below(Math.max(plainGrownMb(), 0) + 100);
-    expect(health.length, '/healthz answers while the upload ran').to.be.above(0);
-    expect(health.every((status) => status === 200)).to.equal(true);
+    // Within the whole suite the worker and the database of other tests run in this process too, and
+    // what they hold can land in one window (38 MB over once, on Node 24 and PGlite). Held once per
+    // lookalike was 740 MB, every time: the best of three tries tells the two apart.
+    const tries: { grownMb: number; plainGrownMb: number }[] = [];
+    while (tries.length < 3 && !tries.some((tried) => tried.grownMb < tried.plainGrownMb + 100)) {
+      await textsRead(db, account.id);
+      const { result: plainCreated, grownMb: plainGrownMb } = await whileWatching(request, () => post(system.url!, apiKey, plain));
+      expect(plainCreated.status).to.equal(201);
+      await textsRead(db, account.id);
+      const { result: created, health, grownMb } = await whileWatching(request, () => post(system.url!, apiKey, body));
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      expect(created.body).to.include({ status: 'ready', fileName: 'flood.pdf', fileSize: pdf.length, sha256: sha256(pdf) });
+      expect(health.length, '/healthz answers while the upload ran').to.be.above(0);
+      expect(health.every((status) => status === 200)).to.equal(true);
+      tries.push({ grownMb: grownMb(), plainGrownMb: Math.max(plainGrownMb(), 0) });
+    }
+    // Held about once, as a plain file is, never once per lookalike.
+    const best = Math.min(...tries.map((tried) => tried.grownMb - tried.plainGrownMb));
+    expect(best, `MB this process held more while the upload ran than for a plain file, in each try: ${JSON.stringify(tries)}`).to.be.below(100);
   });
 
   it('an uncompressed PDF of short CRLF lines of text operators (about 8 bytes a line) is stored, not refused', async () => {
