@@ -15,6 +15,8 @@ export interface SearchActivityDeps {
   logger: Logger;
   /** Events committed in this process, which end an idle indexer's wait early. */
   searchWake?: SearchWake;
+  /** Requests the api has under way in this process (none when it runs elsewhere): the text of uploads gives way to a burst. */
+  requestsUnderWay?: () => number;
   /** The waits of an idle indexer (tests shorten the first and lengthen the longest). */
   idle?: { firstMs: number; maxMs: number };
 }
@@ -55,7 +57,7 @@ async function nap(context: Context, ms: number, fastMs: number, wake: SearchWak
 // Without Elasticsearch the index is PostgreSQL itself: the work is the text of new PDFs, and the words of
 // texts stored under Elasticsearch (events are followed by no cursor, as nothing reads them). While
 // Elasticsearch is down they fail and Temporal retries them.
-export function createSearchActivities({ db, search, pdfText, logger, searchWake, idle = IDLE }: SearchActivityDeps) {
+export function createSearchActivities({ db, search, pdfText, logger, searchWake, requestsUnderWay, idle = IDLE }: SearchActivityDeps) {
   return {
     /** Brings the index in step with the resources of one event. */
     indexEvent: (eventId: string): Promise<void> => indexEvent(db, search, eventId),
@@ -102,7 +104,11 @@ export function createSearchActivities({ db, search, pdfText, logger, searchWake
         return taken === BATCH;
       };
       const indexTexts = async () => {
-        const count = await indexNewTexts(db, search, pdfText, { keepGoing, onIndexed: (texts) => context.heartbeat((indexed += texts)) });
+        const count = await indexNewTexts(db, search, pdfText, {
+          keepGoing,
+          requestsUnderWay,
+          onIndexed: (texts) => context.heartbeat((indexed += texts)),
+        });
         return count > 0;
       };
       const vectorizeTexts = async () => {

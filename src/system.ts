@@ -103,6 +103,8 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     // The dashboard reads beside search: over Elasticsearch's indices when search uses them.
     const dashboard = createDashboardBackend(search, database.knex);
 
+    // Requests the api has under way in this process, once it listens: the worker's text of uploads gives way to a burst.
+    let requestsUnderWay = () => 0;
     let temporalMetricsUrl: string | undefined;
     if (config.runWorker) {
       temporalMetricsUrl = await installTemporalRuntime(logger, { metrics: config.METRICS_PORT !== 'off' });
@@ -123,6 +125,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
           pdfText,
           logger,
           searchWake,
+          requestsUnderWay: () => requestsUnderWay(),
         },
       });
       const running = worker.run();
@@ -159,6 +162,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     });
     // Stopping waits for the requests under way (DRAIN_MS at most) before the pools and the database close.
     stops.push(() => server.close());
+    requestsUnderWay = server.underWay;
     let url: string | undefined;
     if (config.runApi) {
       url = config.PUBLIC_URL ?? `http://localhost:${(server.address() as AddressInfo).port}`;

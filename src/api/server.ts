@@ -22,6 +22,8 @@ export async function listen(port: number, host: string, handler: http.RequestLi
   return {
     address: () => server.address(),
     handle: (next: http.RequestListener) => void (handle = next),
+    /** Requests whose handlers are under way now. */
+    underWay: () => running.size,
     async close(drainMs = DRAIN_MS) {
       const closed = new Promise((resolve) => server.close(resolve));
       // A connection kept alive after its answer would hold close() for its keep-alive timeout: each is

@@ -56,6 +56,15 @@ const TEXTS_IN_FLIGHT = 2 * WRITE;
 const WRITE_SPACING_MS = 100;
 /** How often the extraction looks for new uploads while the index is being written. */
 const LOOK_AGAIN_MS = 100;
+/**
+ * From this many requests under way, the api of this process is busy with a burst. The text of uploads
+ * (three times an upload's CPU, and in the background) then gives way, up to GIVE_WAY_MS before each PDF
+ * in each of the extraction's loops, and catches up once the burst is over: beside its own text, a burst
+ * of uploads ran at half its rate (docs/benchmarks.md).
+ */
+export const BUSY_REQUESTS = 8;
+const GIVE_WAY_MS = 1_000;
+const GIVE_WAY_STEP_MS = 20;
 
 /**
  * Documents claimed for their text and not yet indexed with it (migration 20261126121900). Noted before
@@ -91,7 +100,7 @@ export async function indexNewTexts(
   db: Db,
   search: SearchBackend,
   pdfText: PdfTextExtractor,
-  { keepGoing, onIndexed }: { keepGoing: () => boolean; onIndexed?: (count: number) => void },
+  { keepGoing, onIndexed, requestsUnderWay = () => 0 }: { keepGoing: () => boolean; onIndexed?: (count: number) => void; requestsUnderWay?: () => number },
 ): Promise<number> {
   const extracting = new Set<string>();
   let claimed: string[] = [];
@@ -148,6 +157,9 @@ export async function indexNewTexts(
         continue;
       }
       extracting.add(id);
+      for (const until = performance.now() + GIVE_WAY_MS; requestsUnderWay() >= BUSY_REQUESTS && performance.now() < until && keepGoing();) {
+        await new Promise((resolve) => setTimeout(resolve, GIVE_WAY_STEP_MS));
+      }
       let text: string;
       try {
         text = await readDocumentText(db, pdfText, id);

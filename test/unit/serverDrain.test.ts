@@ -56,4 +56,16 @@ describe('the api server: close() waits for the requests under way', () => {
     await server.close(300);
     await gone;
   });
+
+  it('counts the handlers under way (the text of uploads gives way to them), a handler whose client has gone among them', async () => {
+    const { server, socket, release } = await serverWithHeldHandler();
+    expect(server.underWay()).to.equal(1);
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.underWay(), 'its client gone, the handler still runs').to.equal(1);
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.underWay()).to.equal(0);
+    await server.close(1_000);
+  });
 });
