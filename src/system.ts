@@ -103,7 +103,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     // The dashboard reads beside search: over Elasticsearch's indices when search uses them.
     const dashboard = createDashboardBackend(search, database.knex);
 
-    // Requests the api has under way in this process, once it listens: the worker's text of uploads gives way to a burst.
+    // Requests the api has under way in this process, once it serves: the worker's text of uploads gives way to a burst.
     let requestsUnderWay = () => 0;
     let temporalMetricsUrl: string | undefined;
     if (config.runWorker) {
@@ -162,11 +162,11 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     });
     // Stopping waits for the requests under way (DRAIN_MS at most) before the pools and the database close.
     stops.push(() => server.close());
-    requestsUnderWay = server.underWay;
     let url: string | undefined;
     if (config.runApi) {
       url = config.PUBLIC_URL ?? `http://localhost:${(server.address() as AddressInfo).port}`;
       config.publicUrl = url;
+      requestsUnderWay = server.underWay; // a worker alone answers only its health checks, and never gives way
       // See src/apiKeys/cache.ts for why the embedded database gets no cache.
       const apiKeys = database.embedded ? uncachedAuthenticator(database.knex) : await cachedAuthenticator(database.knex, logger);
       stops.push(() => apiKeys.close());
