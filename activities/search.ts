@@ -15,8 +15,8 @@ export interface SearchActivityDeps {
   logger: Logger;
   /** Events committed in this process, which end an idle indexer's wait early. */
   searchWake?: SearchWake;
-  /** Requests the api has under way in this process (none when it runs elsewhere): the text of uploads gives way to a burst. */
-  requestsUnderWay?: () => number;
+  /** Whether the api in this process is taking a burst (never when it runs elsewhere): the text of uploads gives way to it. */
+  apiBusy?: () => boolean;
   /** The waits of an idle indexer (tests shorten the first and lengthen the longest). */
   idle?: { firstMs: number; maxMs: number };
 }
@@ -57,7 +57,7 @@ async function nap(context: Context, ms: number, fastMs: number, wake: SearchWak
 // Without Elasticsearch the index is PostgreSQL itself: the work is the text of new PDFs, and the words of
 // texts stored under Elasticsearch (events are followed by no cursor, as nothing reads them). While
 // Elasticsearch is down they fail and Temporal retries them.
-export function createSearchActivities({ db, search, pdfText, logger, searchWake, requestsUnderWay, idle = IDLE }: SearchActivityDeps) {
+export function createSearchActivities({ db, search, pdfText, logger, searchWake, apiBusy, idle = IDLE }: SearchActivityDeps) {
   return {
     /** Brings the index in step with the resources of one event. */
     indexEvent: (eventId: string): Promise<void> => indexEvent(db, search, eventId),
@@ -106,7 +106,7 @@ export function createSearchActivities({ db, search, pdfText, logger, searchWake
       const indexTexts = async () => {
         const count = await indexNewTexts(db, search, pdfText, {
           keepGoing,
-          requestsUnderWay,
+          apiBusy,
           onIndexed: (texts) => context.heartbeat((indexed += texts)),
         });
         return count > 0;

@@ -103,8 +103,8 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     // The dashboard reads beside search: over Elasticsearch's indices when search uses them.
     const dashboard = createDashboardBackend(search, database.knex);
 
-    // Requests the api has under way in this process, once it serves: the worker's text of uploads gives way to a burst.
-    let requestsUnderWay = () => 0;
+    // Whether the api of this process, once it serves, is taking a burst: the worker's text of uploads gives way to it.
+    let apiBusy = () => false;
     let temporalMetricsUrl: string | undefined;
     if (config.runWorker) {
       temporalMetricsUrl = await installTemporalRuntime(logger, { metrics: config.METRICS_PORT !== 'off' });
@@ -125,7 +125,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
           pdfText,
           logger,
           searchWake,
-          requestsUnderWay: () => requestsUnderWay(),
+          apiBusy: () => apiBusy(),
         },
       });
       const running = worker.run();
@@ -166,7 +166,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     if (config.runApi) {
       url = config.PUBLIC_URL ?? `http://localhost:${(server.address() as AddressInfo).port}`;
       config.publicUrl = url;
-      requestsUnderWay = server.underWay; // a worker alone answers only its health checks, and never gives way
+      apiBusy = server.busy; // a worker alone answers only its health checks, and never gives way
       // See src/apiKeys/cache.ts for why the embedded database gets no cache.
       const apiKeys = database.embedded ? uncachedAuthenticator(database.knex) : await cachedAuthenticator(database.knex, logger);
       stops.push(() => apiKeys.close());

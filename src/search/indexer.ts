@@ -57,12 +57,11 @@ const WRITE_SPACING_MS = 100;
 /** How often the extraction looks for new uploads while the index is being written. */
 const LOOK_AGAIN_MS = 100;
 /**
- * From this many requests under way, the api of this process is busy with a burst. The text of uploads
- * (three times an upload's CPU, and in the background) then gives way, up to GIVE_WAY_MS before each PDF
- * in each of the extraction's loops, and catches up once the burst is over: beside its own text, a burst
- * of uploads ran at half its rate (docs/benchmarks.md).
+ * While the api of this process takes a burst (src/api/server.ts, busy()), the text of uploads (three
+ * times an upload's CPU, and in the background) gives way, up to GIVE_WAY_MS before each PDF in each of
+ * the extraction's loops, and catches up once the burst is over: beside its own text, a burst of uploads
+ * ran at half its rate (docs/benchmarks.md).
  */
-export const BUSY_REQUESTS = 8;
 const GIVE_WAY_MS = 1_000;
 const GIVE_WAY_STEP_MS = 20;
 
@@ -100,7 +99,7 @@ export async function indexNewTexts(
   db: Db,
   search: SearchBackend,
   pdfText: PdfTextExtractor,
-  { keepGoing, onIndexed, requestsUnderWay = () => 0 }: { keepGoing: () => boolean; onIndexed?: (count: number) => void; requestsUnderWay?: () => number },
+  { keepGoing, onIndexed, apiBusy = () => false }: { keepGoing: () => boolean; onIndexed?: (count: number) => void; apiBusy?: () => boolean },
 ): Promise<number> {
   const extracting = new Set<string>();
   let claimed: string[] = [];
@@ -157,7 +156,7 @@ export async function indexNewTexts(
         continue;
       }
       extracting.add(id);
-      for (const until = performance.now() + GIVE_WAY_MS; requestsUnderWay() >= BUSY_REQUESTS && performance.now() < until && keepGoing();) {
+      for (const until = performance.now() + GIVE_WAY_MS; apiBusy() && performance.now() < until && keepGoing();) {
         await new Promise((resolve) => setTimeout(resolve, GIVE_WAY_STEP_MS));
       }
       let text: string;

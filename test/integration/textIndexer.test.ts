@@ -9,7 +9,7 @@ import { migrateLatest } from '../../src/db';
 import { newId } from '../../src/ids';
 import type { PdfTextExtractor } from '../../src/pdf/text';
 import type { ResourceRef, SearchBackend } from '../../src/search/backend';
-import { BUSY_REQUESTS, indexNewTexts } from '../../src/search/indexer';
+import { indexNewTexts } from '../../src/search/indexer';
 import { openScratchDatabase } from '../support/scratchDatabase';
 
 const sha256 = (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).digest('hex');
@@ -280,14 +280,14 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
     }
   });
 
-  it('gives way to a burst in the api: takes no PDF while 8 or more requests are under way, then takes them all', async () => {
+  it('gives way to a burst in the api: takes no PDF while the api is busy, then takes them all', async () => {
     const ids = await upload(4);
     const extractor = fakeExtractor(2, 0);
-    let underWay = BUSY_REQUESTS;
-    const indexing = indexNewTexts(db, fakeIndex(0), extractor, { keepGoing: () => true, requestsUnderWay: () => underWay });
+    let busy = true;
+    const indexing = indexNewTexts(db, fakeIndex(0), extractor, { keepGoing: () => true, apiBusy: () => busy });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(extractor.extracted, 'extracted during the burst').to.have.length(0);
-    underWay = BUSY_REQUESTS - 1;
+    busy = false;
     expect(await indexing).to.equal(4);
     expect(Object.values(await textsOf(ids))).to.not.include(null);
   });
@@ -296,7 +296,7 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
     const ids = await upload(4); // one for each loop: 2 processes, 2 loops each
     const extractor = fakeExtractor(2, 0);
     const started = performance.now();
-    expect(await indexNewTexts(db, fakeIndex(0), extractor, { keepGoing: () => true, requestsUnderWay: () => 1_000 })).to.equal(4);
+    expect(await indexNewTexts(db, fakeIndex(0), extractor, { keepGoing: () => true, apiBusy: () => true })).to.equal(4);
     expect(performance.now() - started, 'ms the loops gave way').to.be.at.least(900);
     expect(Object.values(await textsOf(ids))).to.not.include(null);
   });

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { listen } from '../../src/api/server';
+import { BUSY_REQUESTS, listen } from '../../src/api/server';
 
 // Stopping the api closes the database and the PDF pools right after its server: a handler still running
 // then (its client gone, or not) would fail half-way. close() waits for handlers, not only connections.
@@ -67,5 +67,55 @@ describe('the api server: close() waits for the requests under way', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(server.underWay()).to.equal(0);
     await server.close(1_000);
+  });
+
+  it('is busy (background work gives way) only with BUSY_REQUESTS under way on a busy event loop', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started = 0;
+    const server = await listen(0, '127.0.0.1', async (_req, res) => {
+      started++;
+      await held;
+      res.end('ok');
+    });
+    const port = (server.address() as AddressInfo).port;
+    const hold = (count: number) =>
+      Array.from({ length: count }, () => {
+        const socket = net.connect(port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+        return socket;
+      });
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    /** Keeps the event loop busy for `ms`, letting timers run between slices; `busy()` as it ends. */
+    const busyLoopFor = (ms: number) =>
+      new Promise<boolean>((resolve) => {
+        const end = performance.now() + ms;
+        const slice = () => {
+          const sliceEnd = performance.now() + 10;
+          while (performance.now() < sliceEnd); // work on the event loop, as a burst's handlers do
+          if (performance.now() < end) setImmediate(slice);
+          else resolve(server.busy());
+        };
+        slice();
+      });
+    const sockets = hold(BUSY_REQUESTS - 1);
+    try {
+      await until(() => started === BUSY_REQUESTS - 1);
+      expect(await busyLoopFor(300), `${BUSY_REQUESTS - 1} under way, the loop busy`).to.equal(false);
+      sockets.push(...hold(1));
+      await until(() => started === BUSY_REQUESTS);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(server.busy(), `${BUSY_REQUESTS} under way, the loop idle: a steady rate's requests slowed by background work`).to.equal(false);
+      expect(await busyLoopFor(300), `${BUSY_REQUESTS} under way, the loop busy: a burst`).to.equal(true);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(server.busy(), 'the loop idle again').to.equal(false);
+    } finally {
+      release();
+      for (const socket of sockets) socket.destroy();
+      await server.close(1_000);
+    }
   });
 });
