@@ -11,7 +11,7 @@ export const DRAIN_MS = 10_000;
  * had 8 under way often, and the text that gave way to them fell behind (docs/benchmarks.md).
  */
 export const BUSY_REQUESTS = 8;
-export const BUSY_LOOP = 0.9;
+const BUSY_LOOP = 0.9;
 const LOOP_SAMPLE_MS = 100;
 
 /**
