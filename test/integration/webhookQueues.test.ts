@@ -244,6 +244,14 @@ describe('webhook delivery queues: one workflow per endpoint', () => {
       ),
     );
 
+    // The sweeper finds them by a visibility query, which can lag their start on a busy machine (it runs
+    // every minute, so a late one is taken over by the next run): CI once saw one of the two.
+    const query = `WorkflowType = 'deliverEventWorkflow' AND ExecutionStatus = 'Running' AND TaskQueue = '${config.TEMPORAL_TASK_QUEUE}'`;
+    await eventually(async () => {
+      const visible: string[] = [];
+      for await (const execution of client.workflow.list({ query })) visible.push(execution.workflowId);
+      expect(visible).to.include.members(legacy.map((handle) => handle.workflowId));
+    }, 20_000);
     await runSweeper(account.system);
     await eventually(async () => expect(new Set(hooks.unique().keys())).to.deep.equal(new Set([unprepared, inFlight])), 20_000);
     for (const handle of legacy) expect((await handle.describe()).status.name).to.equal('TERMINATED');
