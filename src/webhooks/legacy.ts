@@ -16,9 +16,13 @@ const LEGACY_ID_PREFIX = 'deliver-';
  * terminates the workflow. Returns the webhooks whose queues got work. Safe to repeat: the deliveries
  * are committed before the workflow ends, and queueing is unique per (webhook, event).
  */
+/** The visibility query of the legacy workflows still running on `taskQueue` (a name of word characters, `.`, `:` and `-`). */
+export const runningLegacyWorkflows = (taskQueue: string) =>
+  `WorkflowType = '${LEGACY_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running' AND TaskQueue = '${taskQueue}'`;
+
 export async function adoptLegacyDeliveries(db: Db, client: Client, taskQueue: string, limit: number): Promise<QueuedWebhook[]> {
   if (!/^[\w.:-]+$/.test(taskQueue)) return []; // not quotable in a visibility query; ours always are
-  const query = `WorkflowType = '${LEGACY_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running' AND TaskQueue = '${taskQueue}'`;
+  const query = runningLegacyWorkflows(taskQueue);
   const woken = new Map<string, QueuedWebhook>();
   let taken = 0;
   for await (const execution of client.workflow.list({ query, pageSize: limit })) {

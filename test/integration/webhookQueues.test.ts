@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { unitOfWork } from '../../src/db/unitOfWork';
 import { isId } from '../../src/domain/ids';
 import { newId } from '../../src/ids';
+import { runningLegacyWorkflows } from '../../src/webhooks/legacy';
 import { webhookStatusQuery, webhookWorkflowId } from '../../workflows/definitions';
 import { startReceiver, type Receiver, type Responder } from '../support/receiver';
 import { eventually } from '../support/signing';
@@ -246,10 +247,9 @@ describe('webhook delivery queues: one workflow per endpoint', () => {
 
     // The sweeper finds them by a visibility query, which can lag their start on a busy machine (it runs
     // every minute, so a late one is taken over by the next run): CI once saw one of the two.
-    const query = `WorkflowType = 'deliverEventWorkflow' AND ExecutionStatus = 'Running' AND TaskQueue = '${config.TEMPORAL_TASK_QUEUE}'`;
     await eventually(async () => {
       const visible: string[] = [];
-      for await (const execution of client.workflow.list({ query })) visible.push(execution.workflowId);
+      for await (const execution of client.workflow.list({ query: runningLegacyWorkflows(config.TEMPORAL_TASK_QUEUE) })) visible.push(execution.workflowId);
       expect(visible).to.include.members(legacy.map((handle) => handle.workflowId));
     }, 20_000);
     await runSweeper(account.system);

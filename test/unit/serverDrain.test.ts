@@ -2,9 +2,18 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { BUSY_REQUESTS, listen } from '../../src/api/server';
+import { eventually } from '../support/signing';
 
 // Stopping the api closes the database and the PDF pools right after its server: a handler still running
 // then (its client gone, or not) would fail half-way. close() waits for handlers, not only connections.
+
+/** A request sent on a connection of its own, its answer left to the caller. */
+function sendRequest(server: { address: () => AddressInfo | string | null }) {
+  const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+  return socket;
+}
 
 async function serverWithHeldHandler() {
   let release: () => void = () => {};
@@ -18,10 +27,7 @@ async function serverWithHeldHandler() {
     steps.push('handler done');
     res.end('ok');
   });
-  const port = (server.address() as AddressInfo).port;
-  const socket = net.connect(port, '127.0.0.1');
-  socket.on('error', () => undefined);
-  socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+  const socket = sendRequest(server);
   await start;
   return { server, socket, release, steps };
 }
@@ -78,17 +84,7 @@ describe('the api server: close() waits for the requests under way', () => {
       await held;
       res.end('ok');
     });
-    const port = (server.address() as AddressInfo).port;
-    const hold = (count: number) =>
-      Array.from({ length: count }, () => {
-        const socket = net.connect(port, '127.0.0.1');
-        socket.on('error', () => undefined);
-        socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-        return socket;
-      });
-    const until = async (done: () => boolean) => {
-      for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    };
+    const hold = (count: number) => Array.from({ length: count }, () => sendRequest(server));
     /** Keeps the event loop busy for `ms`, letting timers run between slices; `busy()` as it ends. */
     const busyLoopFor = (ms: number) =>
       new Promise<boolean>((resolve) => {
@@ -103,10 +99,10 @@ describe('the api server: close() waits for the requests under way', () => {
       });
     const sockets = hold(BUSY_REQUESTS - 1);
     try {
-      await until(() => started === BUSY_REQUESTS - 1);
+      await eventually(async () => expect(started).to.equal(BUSY_REQUESTS - 1), 2_000);
       expect(await busyLoopFor(300), `${BUSY_REQUESTS - 1} under way, the loop busy`).to.equal(false);
       sockets.push(...hold(1));
-      await until(() => started === BUSY_REQUESTS);
+      await eventually(async () => expect(started).to.equal(BUSY_REQUESTS), 2_000);
       await new Promise((resolve) => setTimeout(resolve, 250));
       expect(server.busy(), `${BUSY_REQUESTS} under way, the loop idle: a steady rate's requests slowed by background work`).to.equal(false);
       expect(await busyLoopFor(300), `${BUSY_REQUESTS} under way, the loop busy: a burst`).to.equal(true);
