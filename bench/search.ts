@@ -267,7 +267,8 @@ export async function searchBench({
     const matched = { common: await totals(WORDS[0]), rare: await totals(WORDS[199]), prefix: await totals(WORDS[160].slice(0, 3)) };
     log(`totals (Elasticsearch, PostgreSQL): ${JSON.stringify(matched)}`);
     log('warming up');
-    for (const kind of ['elasticsearch', 'postgres'] as const) for (const make of Object.values(scenarios)) for (let i = 0; i < WARMUP; i++) await make(kind)(i);
+    for (const kind of ['elasticsearch', 'postgres'] as const)
+      for (const make of Object.values(scenarios)) for (let i = 0; i < WARMUP; i++) await make(kind)(i);
     for (const work of Object.values(baselines)) for (let i = 0; i < WARMUP; i++) await work(i);
 
     const samples = new Map<string, { p50: number; p99: number }[]>();
