@@ -10,16 +10,16 @@ import { queueDeliveries, type QueuedWebhook } from './queue';
 const LEGACY_WORKFLOW_TYPE = 'deliverEventWorkflow';
 const LEGACY_ID_PREFIX = 'deliver-';
 
+/** The visibility query of the legacy workflows still running on `taskQueue` (a name of word characters, `.`, `:` and `-`). */
+export const runningLegacyWorkflows = (taskQueue: string) =>
+  `WorkflowType = '${LEGACY_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running' AND TaskQueue = '${taskQueue}'`;
+
 /**
  * Takes over up to `limit` running legacy delivery workflows of `taskQueue`: queues the deliveries an
  * event's workflow had not yet written, makes a delivery whose attempt was in flight due now, then
  * terminates the workflow. Returns the webhooks whose queues got work. Safe to repeat: the deliveries
  * are committed before the workflow ends, and queueing is unique per (webhook, event).
  */
-/** The visibility query of the legacy workflows still running on `taskQueue` (a name of word characters, `.`, `:` and `-`). */
-export const runningLegacyWorkflows = (taskQueue: string) =>
-  `WorkflowType = '${LEGACY_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running' AND TaskQueue = '${taskQueue}'`;
-
 export async function adoptLegacyDeliveries(db: Db, client: Client, taskQueue: string, limit: number): Promise<QueuedWebhook[]> {
   if (!/^[\w.:-]+$/.test(taskQueue)) return []; // not quotable in a visibility query; ours always are
   const query = runningLegacyWorkflows(taskQueue);
