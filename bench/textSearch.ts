@@ -1,9 +1,9 @@
 // The text of uploads for search (issue #26), in the write group of `npm run bench`: how fast the worker
 // extracts the text of the uploads (c2) left behind, against the rate at which (c2) uploaded them; the CPU
-// an upload and its text cost, hence the rate at which uploads and their text keep pace together; and the
-// time from an upload's 201 to its being found by a word of its text, while uploads arrive at (c2)'s rate
-// and at that sustainable rate. The tracers carry a word of their own on their last page, so their whole
-// text must be read.
+// an upload and its text cost at a steady rate, hence the rate at which uploads and their text keep pace
+// together; and the time from an upload's 201 to its being found by a word of its text, while uploads
+// arrive at (c2)'s rate and at that sustainable rate. The tracers carry a word of their own on their last
+// page, so their whole text must be read.
 import crypto from 'node:crypto';
 import autocannon from 'autocannon';
 import type { Db } from '../src/db';
@@ -116,9 +116,35 @@ export async function createCost(options: {
 
 const sum = (perProcess: Record<string, number>) => Object.values(perProcess).reduce((total, ms) => total + ms, 0);
 
-/** Uploads a second that uploads and their text keep pace with together: cores × 1000 ms / (CPU per upload + CPU per text). */
-export const sustainableRate = (cpuPerUpload: Record<string, number>, cpuPerText: Record<string, number>) =>
-  (cores() * 1000) / (sum(cpuPerUpload) + sum(cpuPerText));
+/** Uploads a second that uploads and their text keep pace with together: cores × 1000 ms / the CPU of an upload and its text (given whole, or as its parts). */
+export const sustainableRate = (...costs: Record<string, number>[]) => (cores() * 1000) / costs.reduce((total, cost) => total + sum(cost), 0);
+
+export interface SteadyCost {
+  /** Uploads answered 201. */
+  created: number;
+  /** From the first upload to the last text extracted. */
+  seconds: number;
+  /** CPU ms per upload with its text, of each process `cpu` reads. */
+  cpuPerUpload: Record<string, number>;
+}
+
+/**
+ * CPU per upload with its text at a steady rate: `body` uploaded at `rate` for `seconds`, and the CPU each
+ * process used until the worker had extracted their text, per 201. At a steady rate the texts go to the
+ * index a few at a time as they come, which costs more per text than the writes of a hundred of a
+ * catch-up (drainTexts): the rate uploads and their text can keep together is read from this.
+ */
+export async function steadyCost(
+  options: Parameters<typeof pacedCreates>[0] & { db: Db; accountId: string; cpu: () => Record<string, number>; deadlineMs: number },
+): Promise<SteadyCost> {
+  const cpuBefore = options.cpu();
+  const started = performance.now();
+  const created = await pacedCreates(options);
+  await drainTexts(options.db, options.accountId, options.deadlineMs, options.cpu);
+  const used = cpuBetween(cpuBefore, options.cpu());
+  const cpuPerUpload = Object.fromEntries(Object.entries(used).map(([name, ms]) => [name, ms / Math.max(1, created)]));
+  return { created, seconds: (performance.now() - started) / 1000, cpuPerUpload };
+}
 
 export interface TextLag {
   /** Uploads per second asked for (tracers included), and answered 201 per second. */
