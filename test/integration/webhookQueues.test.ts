@@ -96,13 +96,13 @@ describe('webhook delivery queues: one workflow per endpoint', () => {
     await eventually(async () => slowReceivers.forEach((each) => expect(each.unique().size).to.equal(60)), 20_000);
     expect(most).to.be.within(1, 3);
     expect([...seen].every((id) => webhooks.some((webhook) => id === webhookWorkflowId(webhook.id)))).to.equal(true);
-    // Counted for operators: this process's worker sent them.
-    const scrape = await (await fetch(account.system.metricsUrl!)).text();
-    expect(Number(/^signet_webhook_deliveries_total\{outcome="delivered"\} (\d+)/m.exec(scrape)?.[1])).to.be.at.least(180);
-    // The last attempts are recorded just after their receivers answered.
+    // The last attempts are recorded, and counted, just after their receivers answered.
     await eventually(async () => {
       for (const webhook of webhooks)
         expect((await account.request('GET', `/api/v1/webhooks/${webhook.id}`)).body).to.include({ backlog: 0, oldestPendingAt: null });
+      // Counted for operators: this process's worker sent them.
+      const scrape = await (await fetch(account.system.metricsUrl!)).text();
+      expect(Number(/^signet_webhook_deliveries_total\{outcome="delivered"\} (\d+)/m.exec(scrape)?.[1])).to.be.at.least(180);
     });
   });
 
