@@ -542,7 +542,8 @@ async function main() {
     const lagOptions = { baseUrl: service.url, auth, db, uploadPdf, connections: CONNECTIONS, waiting: backlog };
     log(`CPU per upload: uploads at (c2)'s rate, ${c2Rate.toFixed(0)}/s for ${UPLOAD_COST_SECONDS} s`);
     const costOptions = { ...lagOptions, seconds: UPLOAD_COST_SECONDS, db, accountId: account.id, cpu: drainCpu, cpuPerText: textDrain.cpuPerText };
-    upload = await createCost({ ...costOptions, body: multipartBody(uploadPdf, 'bench-paced.pdf'), rate: c2Rate });
+    const pacedUpload = multipartBody(uploadPdf, 'bench-paced.pdf');
+    upload = await createCost({ ...costOptions, body: pacedUpload, rate: c2Rate });
     await drainTexts(db, account.id, TEXT_DRAIN_DEADLINE_MS, drainCpu);
     // The same for (c), whose ratio to (c2) is that of their CPU: on a saturated machine each takes its share.
     log(`CPU per metadata-only create: creates at (c)'s rate, ${rateOf('(c)').toFixed(0)}/s for ${UPLOAD_COST_SECONDS} s`);
@@ -556,7 +557,7 @@ async function main() {
     log(`CPU per upload with its text: uploads at ${steadyRate}/s for ${STEADY_SECONDS} s, until their texts are extracted`);
     steady = await steadyCost({
       ...costOptions,
-      body: multipartBody(uploadPdf, 'bench-paced.pdf'),
+      body: pacedUpload,
       rate: steadyRate,
       seconds: STEADY_SECONDS,
       deadlineMs: TEXT_DRAIN_DEADLINE_MS,
