@@ -52,6 +52,8 @@ import {
 const REPO = path.resolve(__dirname, '..');
 const CONNECTIONS = 32;
 const WARMUP_SECONDS = 2;
+/** The service's index prefix: the tests' database, one database, one index prefix. */
+const INDEX_PREFIX = 'signet-test-postgres-';
 const SECONDS = 8;
 const ROUNDS = 3;
 const LIMITER_CALLS = 2000;
@@ -430,7 +432,7 @@ async function main() {
       RATE_LIMIT_MULTIPLIER: String(RATE_LIMIT_MULTIPLIER),
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
       WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1', // the bench's receiver
-      ELASTICSEARCH_INDEX_PREFIX: 'signet-test-postgres-', // the tests' database: one database, one index prefix
+      ELASTICSEARCH_INDEX_PREFIX: INDEX_PREFIX,
     },
     '/healthz', // listen() comes after the database, migrations, Temporal and the worker are up
     tmp,
@@ -502,10 +504,27 @@ async function main() {
   if (scenarios.length > 0) log(`warm-up: ${WARMUP_SECONDS} s per scenario`);
   for (const scenario of scenarios) await runAutocannon(scenario, WARMUP_SECONDS);
   const samples = new Map(scenarios.map((scenario) => [scenario, [] as Sample[]]));
+  // How far the search index is behind the events when a round of creates ends: whatever it has not
+  // indexed yet, the rounds after pay for.
+  const indexBehind = new Map<string, number[]>();
+  const eventsNotIndexed = async () =>
+    Number(
+      (
+        await db.raw(
+          `select count(*) as behind from events, search_event_cursors cursor
+            where cursor.prefix = ? and (events.xid, events.id) > (cursor.xid, cursor.event_id)`,
+          [INDEX_PREFIX],
+        )
+      ).rows[0].behind,
+    );
   for (let round = 1; round <= ROUNDS && scenarios.length > 0; round++) {
     for (const scenario of scenarios) {
       log(`round ${round}/${ROUNDS}: ${scenario.name}, ${SECONDS} s at ${CONNECTIONS} connections`);
       samples.get(scenario)!.push(await runAutocannon(scenario, SECONDS));
+      if (serviceEnv.ELASTICSEARCH_URL && /^\(c2?\) /.test(scenario.name)) {
+        const label = scenario.name.split(' ')[0];
+        indexBehind.set(label, [...(indexBehind.get(label) ?? []), await eventsNotIndexed()]);
+      }
     }
   }
   const peakOfLoad = peaks.sinceReset();
@@ -935,6 +954,14 @@ async function main() {
                 `and ${((upload.cpuPerCreate.service ?? 0) - (create.cpuPerCreate.service ?? 0)).toFixed(1)} ms the service's own (the multipart body, handing the PDF over and back, storing it).`
               : '') +
             boundLine(),
+          ...(indexBehind.size > 0
+            ? [
+                '',
+                `**The search index behind the creates:** events not yet indexed when each round ended, ` +
+                  [...indexBehind].map(([label, behind]) => `${label} ${behind.join(' / ')}`).join(', ') +
+                  ` (after ${SECONDS} s of creates; the indexer writes them without waiting for the refresh that makes them searchable, which comes every second).`,
+              ]
+            : []),
           ...(textLag
             ? [
                 '',

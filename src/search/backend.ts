@@ -38,8 +38,12 @@ export interface SearchBackend {
   elasticsearch?: { client: Client; prefix: string };
   /** Where the indexer is in the events (Elasticsearch); PostgreSQL, its own index, follows none. */
   events?: Pick<EventCursor, 'next' | 'advance'>;
-  /** Brings the index in step with PostgreSQL for these resources; PostgreSQL is its own index. */
-  index(refs: ResourceRef[]): Promise<void>;
+  /**
+   * Brings the index in step with PostgreSQL for these resources; PostgreSQL is its own index. Answers
+   * once a search finds them (Elasticsearch's next refresh, up to 1 s), unless `searchable` is false:
+   * then once they are written, and the refresh makes them searchable as soon.
+   */
+  index(refs: ResourceRef[], options?: { searchable?: boolean }): Promise<void>;
   /** Answers when the backend does (the readiness check). */
   health(): Promise<unknown>;
   close(): Promise<void>;

@@ -103,11 +103,12 @@ export function createElasticsearchSearch({ db, client, prefix, logger }: { db: 
     },
     search: (accountId, query) => unlessUnavailable(async () => searchElasticsearch(client, prefix, accountId, query)),
     elasticsearch: { client, prefix },
-    async index(refs) {
+    async index(refs, { searchable = true } = {}) {
       await ensureReady();
       // The types at once: a write is answered at the refresh after it (up to 1 s), and a document's
       // change, then the requests holding it, one after the other, took two.
-      await Promise.all(idsByType(await withRequestsHolding(db, refs)).map((group) => writeThroughAlias(db, client, prefix, group, 'wait_for')));
+      const refresh = searchable ? 'wait_for' : false;
+      await Promise.all(idsByType(await withRequestsHolding(db, refs)).map((group) => writeThroughAlias(db, client, prefix, group, refresh)));
     },
     health: () => client.cluster.health({}, { requestTimeout: 2000, maxRetries: 0 }),
     close: () => client.close(),

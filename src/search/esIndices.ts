@@ -18,6 +18,8 @@ const longText = { ...text, index_options: 'offsets' } as const;
 // text costs to index, and the index's size.
 const pdfText = { ...words, index_options: 'offsets' } as const;
 
+// A refresh interval set, even to the default: a shard that nobody has searched for 30 s then still
+// refreshes every second, so what the event indexer writes without waiting is searchable within one.
 const settings = { number_of_shards: 1, auto_expand_replicas: '0-1', refresh_interval: '1s' };
 
 export const indexDefinitions: Record<SearchType, { name: string; settings: object; properties: Record<string, object> }> = {
