@@ -307,7 +307,7 @@ export async function searchBench({
       '',
       lag
         ? `**From an api call to search finding it** (POST /documents on the running service, then GET /search every 25 ms; ${LAG_SAMPLES} documents one after another): ` +
-          `p50 ${lag.p50.toFixed(0)} ms, p99 ${lag.p99.toFixed(0)} ms, max ${lag.max.toFixed(0)} ms. The path: commit, the search indexer's activity (woken by the commit, the service being one process), _bulk with refresh=wait_for (up to the 1 s refresh interval).`
+          `p50 ${lag.p50.toFixed(0)} ms, p99 ${lag.p99.toFixed(0)} ms, max ${lag.max.toFixed(0)} ms. The path: commit, the search indexer's activity (woken by the commit, the service being one process), _bulk, then the index's refresh (every second).`
         : 'The time from an api call to search finding it is measured by `npm run bench`, on the running service.',
       '',
       `Hits (Elasticsearch / PostgreSQL): common word "${WORDS[0]}" ${matched.common.join(' / ')}, rare word "${WORDS[199]}" ${matched.rare.join(' / ')}, prefix "${WORDS[160].slice(0, 3)}" ${matched.prefix.join(' / ')}.`,

@@ -6,7 +6,7 @@ import { createPdfPool } from './pool';
 /** Enough text to find a document by what it says, and small enough for one tsvector (1 MB). */
 const MAX_TEXT_CHARS = 200_000;
 
-/** The background work yields the CPU to the api sharing the machine. */
+/** The background work yields the CPU to the api sharing the machine, and to its checks of uploads (inspect.ts). */
 const NICENESS = 10;
 
 /** A PDF to read: in memory (`bytes`), or, when large, in a temporary file (`path`) that its child reads. */

@@ -1,6 +1,12 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { receivedFromBytes } from '../../src/api/receivedFile';
+import { loadConfig } from '../../src/config';
+import { CHECK_NICENESS, createPdfInspector } from '../../src/pdf/inspect';
 import { createPdfPool, PdfLimitError, PdfPoolBusyError, type PdfPoolOptions } from '../../src/pdf/pool';
+import { makePdf } from '../support/pdfs';
 
 // The pool that parses untrusted PDFs, on a child program whose jobs are commands (test/support/poolChild.mjs).
 
@@ -100,5 +106,41 @@ describe('the PDF pool', () => {
     expect(await pool.run(command('pid'))).to.equal(keeper);
     const holder = await pool.run(command('hold:170'));
     expect(await pool.run(command('pid'))).to.not.equal(holder);
+  });
+
+  it('runs its children at the niceness asked for, the replacement of a killed one too', async () => {
+    const pool = poolOf({ size: 1, niceness: 5, timeoutMs: 1_000 });
+    expect(os.getPriority(await pool.run(command('pid')))).to.equal(5);
+    await failureOf(pool.run(command('hang')));
+    expect(os.getPriority(await pool.run(command('pid')))).to.equal(5);
+  });
+});
+
+describe("the api's checks of uploads", () => {
+  it('run below the event loop and above the text of uploads: niceness 5', async () => {
+    const inspector = createPdfInspector(loadConfig({}));
+    try {
+      const facts = await inspector.inspect(receivedFromBytes(await makePdf(['Niceness'])));
+      expect(facts.problem).to.equal(undefined);
+      const children = fs
+        .readdirSync('/proc')
+        .filter((entry) => /^\d+$/.test(entry))
+        .filter((pid) => {
+          try {
+            const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+            const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+            return parent === process.pid && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('inspectPdf.mjs');
+          } catch {
+            return false; // exited meanwhile
+          }
+        });
+      expect(children).to.have.length.at.least(1);
+      for (const pid of children)
+        expect(os.getPriority(Number(pid)))
+          .to.equal(CHECK_NICENESS)
+          .and.equal(5);
+    } finally {
+      await inspector.close();
+    }
   });
 });
