@@ -24,7 +24,7 @@ import { type ApiKeyAuthenticator, uncachedAuthenticator } from './apiKeys/cache
 import { authenticate } from './apiKeys/authenticate';
 import { apiKeyRoutes } from './apiKeys/routes';
 import { createRateLimiter } from './api/middleware/rateLimit';
-import { uploadGate, type UploadGate } from './api/middleware/uploadGate';
+import { uploadGate, uploadLimits, type UploadGate } from './api/middleware/uploadGate';
 import { clientAddress } from './api/middleware/clientAddress';
 import { readDeadline } from './api/middleware/readDeadline';
 import { requestContext } from './api/middleware/requestContext';
@@ -64,6 +64,8 @@ export interface AppDeps {
   pages?: PageRenderer;
   /** The one gate of large bodies, REST API and console together; without one, the app gets its own of MAX_CONCURRENT_UPLOADS slots. */
   uploads?: UploadGate;
+  /** The gate of public verification's large bodies; without one, the app gets its own of MAX_CONCURRENT_VERIFY_UPLOADS slots. */
+  verifyUploads?: UploadGate;
   /** The clock of Idempotency-Keys' leases and expiry; tests move it. */
   now?: () => Date;
 }
@@ -82,7 +84,8 @@ export function createApp({
   pdf = createPdfInspector(config),
   textTags = createTextTagFinder(config),
   pages = createPageRenderer(config),
-  uploads = uploadGate(config.MAX_CONCURRENT_UPLOADS),
+  uploads = uploadGate(config.MAX_CONCURRENT_UPLOADS, uploadLimits(config)),
+  verifyUploads = uploadGate(config.MAX_CONCURRENT_VERIFY_UPLOADS, uploadLimits(config)),
   now,
 }: AppDeps) {
   // X-Forwarded-For is believed only from the proxies named in TRUST_PROXY: the client's address goes
@@ -99,19 +102,33 @@ export function createApp({
     ctx.body = openApiDocument;
   });
   // Public, like the OpenAPI document: registered before the API key check.
-  verificationRoutes({ router: api, openapi, db, config, rateLimit, uploadGate: uploads, pdf });
+  verificationRoutes({ router: api, openapi, db, config, rateLimit, uploadGate: verifyUploads, pdf });
   api.use(authenticate(apiKeys));
-  // The largest body a POST takes: a file as base64 in JSON, with its fields.
-  api.use(
-    idempotencyKeys({
-      db,
-      now,
-      // Kept answers are secret at rest as webhook secrets are: by the same key (a key derived from it).
-      secretKey: loadWebhookSecretKey(config.WEBHOOK_SECRET_KEY, config.dataDir),
-      maxBodyBytes: Math.ceil((config.MAX_UPLOAD_BYTES * 4) / 3) + 1024 * 1024,
-    }),
-  );
-  const deps = { router: api, db, events, config, rateLimit, openapi, temporal, webhooks, search, dashboard, pdf, textTags, pages, uploadGate: uploads };
+  const idempotency = idempotencyKeys({
+    db,
+    now,
+    // Kept answers are secret at rest as webhook secrets are: by the same key (a key derived from it).
+    secretKey: loadWebhookSecretKey(config.WEBHOOK_SECRET_KEY, config.dataDir),
+    // The largest body a POST takes: a file as base64 in JSON, with its fields.
+    maxBodyBytes: Math.ceil((config.MAX_UPLOAD_BYTES * 4) / 3) + 1024 * 1024,
+  });
+  const deps = {
+    router: api,
+    db,
+    events,
+    config,
+    rateLimit,
+    openapi,
+    idempotency,
+    temporal,
+    webhooks,
+    search,
+    dashboard,
+    pdf,
+    textTags,
+    pages,
+    uploadGate: uploads,
+  };
   accountRoutes(deps);
   apiKeyRoutes(deps);
   documentRoutes(deps);

@@ -30,6 +30,12 @@ export const configSchema = z.object({
     .positive()
     .default(25 * 1024 * 1024),
   MAX_CONCURRENT_UPLOADS: z.coerce.number().int().positive().default(2),
+  /** Large bodies of public verification (POST /api/v1/verify) read at once: a pool of their own, so keyless requests take no slot from accounts. */
+  MAX_CONCURRENT_VERIFY_UPLOADS: z.coerce.number().int().positive().default(1),
+  /** Upload slots one client address holds at once, in each pool (behind a proxy, set TRUST_PROXY so that addresses are the clients'). */
+  MAX_UPLOADS_PER_CLIENT_ADDRESS: z.coerce.number().int().positive().default(1),
+  /** How long a large upload waits for a slot before it is answered 503 with Retry-After. */
+  UPLOAD_SLOT_WAIT_MS: z.coerce.number().int().positive().default(10_000),
   /** A request body from which nothing arrives for this long is answered 408 and its connection closed. */
   BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** A request body over 64 KiB that averages fewer bytes a second than this over BODY_RATE_WINDOW_MS is answered 408 and its connection closed. */

@@ -31,12 +31,9 @@ export const idempotencyInProgress = () =>
   new AppError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still running: try again shortly for its answer.', {
     headers: { 'Retry-After': '1' },
   });
-export const idempotencyKeyReused = () =>
-  new AppError(
-    422,
-    'idempotency_key_reused',
-    'This Idempotency-Key was given to another request (another method, path or body) in the last 24 hours: send a new request under a new key.',
-  );
+export const idempotencyKeyReused = (
+  message = 'This Idempotency-Key was given to another request (another method, path or body) in the last 24 hours: send a new request under a new key.',
+) => new AppError(422, 'idempotency_key_reused', message);
 export const payloadTooLarge = (limitBytes: number) => new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`);
 export const unsupportedMediaType = (message: string) => new AppError(415, 'unsupported_media_type', message);
 export const rateLimitExceeded = (message: string, headers: Record<string, string>) => new AppError(429, 'rate_limit_exceeded', message, { headers });
@@ -53,7 +50,8 @@ export const hourlyLimitReached = (
   message: string,
   { limit, remaining, resetAt, retryAt }: { limit: number; remaining: number; resetAt: Date; retryAt: Date },
 ) => rateLimitExceeded(message, { ...retryAfterHeader(retryAt), ...rateLimitHeaders({ limit, remaining, resetAt }) });
-export const serverBusy = (message: string) => new AppError(503, 'server_busy', message, { headers: { 'Retry-After': '1' } });
+export const serverBusy = (message: string, retryAfterSeconds = 1) =>
+  new AppError(503, 'server_busy', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
 export const searchUnavailable = () =>
   new AppError(503, 'search_unavailable', 'Search is unavailable for a moment; the rest of the API works. Try again shortly.', {
     headers: { 'Retry-After': '5' },

@@ -28,8 +28,8 @@ export const AccountSchema = z
   })
   .openapi('Account');
 
-export function accountRoutes({ router, db, config, openapi }: RouteDeps) {
-  const route = routesOn(router, openapi);
+export function accountRoutes({ router, db, config, openapi, idempotency }: RouteDeps) {
+  const route = routesOn({ router, openapi, idempotency });
 
   route(
     {

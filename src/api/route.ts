@@ -71,8 +71,7 @@ export interface RouteInput<Params, Query, Body> {
  * route's handler returns nothing.
  */
 function defineRoute<Params extends Schema | undefined = undefined, Query extends Schema | undefined = undefined, Body extends Schema | undefined = undefined>(
-  router: Router,
-  openapi: OpenAPIRegistry,
+  { router, openapi, idempotency }: RouteKit,
   spec: RouteSpec<Params, Query, Body>,
   handler: (input: RouteInput<Parsed<Params>, Parsed<Query>, Parsed<Body>>, ctx: Context) => unknown,
 ) {
@@ -107,8 +106,12 @@ function defineRoute<Params extends Schema | undefined = undefined, Query extend
     ...(spec.servers ? { servers: spec.servers } : {}),
     security: spec.security ?? [{ bearerAuth: scopes }],
   });
+  if (idempotent && !idempotency)
+    throw new Error(`${spec.method.toUpperCase()} ${spec.path} takes an Idempotency-Key, but its router has no idempotency middleware`);
+  // A kept answer is replayed only past the scope check: a key may not get by replay what it may not do.
   const middleware = [
     ...(spec.security === undefined ? [requireScopes(scopes)] : []),
+    ...(idempotent ? [idempotency!] : []),
     ...(spec.before ?? []),
     ...(spec.body || spec.parseBody ? [spec.parseBody ?? jsonBody()] : []),
   ];
@@ -197,11 +200,18 @@ export const presentPage = <Row, Item>(page: { data: Row[]; hasMore: boolean; ne
   pagination: { limit, hasMore: page.hasMore, nextCursor: page.nextCursor },
 });
 
-/** `defineRoute` bound to one router and registry, as a route file uses it: `const route = routesOn(router, openapi)`. */
+/** What routes are defined on: a router, the OpenAPI registry, and for the API's POSTs the Idempotency-Key middleware (idempotency.ts). */
+export interface RouteKit {
+  router: Router;
+  openapi: OpenAPIRegistry;
+  idempotency?: Middleware;
+}
+
+/** `defineRoute` bound to one router and registry, as a route file uses it: `const route = routesOn(deps)`. */
 export const routesOn =
-  (router: Router, openapi: OpenAPIRegistry) =>
+  (kit: RouteKit) =>
   <Params extends Schema | undefined = undefined, Query extends Schema | undefined = undefined, Body extends Schema | undefined = undefined>(
     spec: RouteSpec<Params, Query, Body>,
     handler: (input: RouteInput<Parsed<Params>, Parsed<Query>, Parsed<Body>>, ctx: Context) => unknown,
   ) =>
-    defineRoute(router, openapi, spec, handler);
+    defineRoute(kit, spec, handler);

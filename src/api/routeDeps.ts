@@ -22,6 +22,8 @@ export interface RouteDeps {
   config: Config;
   rateLimit: RateLimit;
   openapi: OpenAPIRegistry;
+  /** Idempotency-Key on the API's POSTs, run by the route kit after the scope check (middleware/idempotency.ts). */
+  idempotency: Middleware;
   temporal: Client;
   /** The process's one upload gate (uploadGate.ts), shared by every route that reads a large body: REST API and console. */
   uploadGate: Middleware;

@@ -12,9 +12,9 @@ import { createApiKey, listApiKeys, revokeApiKey } from './service';
 // so none broader than itself. The check below keeps that true should the rule ever loosen.
 const tag = 'API keys';
 
-export function apiKeyRoutes({ router, db, openapi }: RouteDeps) {
+export function apiKeyRoutes({ router, db, openapi, idempotency }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
-  const route = routesOn(router, openapi);
+  const route = routesOn({ router, openapi, idempotency });
 
   route(
     {

@@ -9,9 +9,9 @@ import { getBreakdown, getStats, getTrends } from './service';
 
 const tag = 'Dashboard';
 
-export function dashboardRoutes({ router, db, openapi, dashboard }: RouteDeps & { dashboard: DashboardBackend }) {
+export function dashboardRoutes({ router, db, openapi, idempotency, dashboard }: RouteDeps & { dashboard: DashboardBackend }) {
   const account = (ctx: Context): Account => ctx.state.account;
-  const route = routesOn(router, openapi);
+  const route = routesOn({ router, openapi, idempotency });
   const deps = { db, dashboard };
 
   route(

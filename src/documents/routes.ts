@@ -53,9 +53,9 @@ async function readCreateInput(ctx: Context) {
   return { fileName, fileSize: file.size, content: receivedFileOf(file) };
 }
 
-export function documentRoutes({ router, db, events, config, rateLimit, openapi, pdf, uploadGate: gate }: RouteDeps) {
+export function documentRoutes({ router, db, events, config, rateLimit, openapi, idempotency, pdf, uploadGate: gate }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
-  const route = routesOn(router, openapi);
+  const route = routesOn({ router, openapi, idempotency });
   const maxBytes = config.MAX_UPLOAD_BYTES;
   const uploadDir = uploadDirOf(config.dataDir);
   void removeLeftoverFiles(uploadDir); // those of a process killed mid-upload

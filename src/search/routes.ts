@@ -6,9 +6,9 @@ import type { SearchBackend } from './backend';
 import { SearchQuerySchema, SearchResultSchema } from './schema';
 import { searchAccount } from './service';
 
-export function searchRoutes({ router, db, openapi, search }: RouteDeps & { search: SearchBackend }) {
+export function searchRoutes({ router, db, openapi, idempotency, search }: RouteDeps & { search: SearchBackend }) {
   const account = (ctx: Context): Account => ctx.state.account;
-  const route = routesOn(router, openapi);
+  const route = routesOn({ router, openapi, idempotency });
 
   route(
     {

@@ -47,7 +47,7 @@ export function signerPortalRoutes({
   logger: Logger;
 }) {
   const router = createRouter();
-  const route = routesOn(router, openapi);
+  const route = routesOn({ router, openapi });
   const signerSide = { tag: 'Signing (signer side)', params: TokenParams, servers: [{ url: config.publicUrl }], security: [] };
   // Headers are stored as sent, made storable rather than refused: a signer does not choose their browser's.
   const client = (ctx: Context) => ({ ipAddress: storableText(ctx.ip), userAgent: storableText(ctx.get('User-Agent').slice(0, 500)) || undefined });

@@ -37,10 +37,10 @@ const signingRequestLinks = {
   CreateEmbeddedSigningSession: linkTo('createEmbeddedSigningSession', { id: '$response.body#/id', signerId: '$response.body#/signers/0/id' }),
 };
 
-export function signingRequestRoutes({ router, db, events, config, rateLimit, openapi, temporal }: RouteDeps) {
+export function signingRequestRoutes({ router, db, events, config, rateLimit, openapi, idempotency, temporal }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
   const deps = signingDepsFrom({ db, events, temporal, config });
-  const route = routesOn(router, openapi);
+  const route = routesOn({ router, openapi, idempotency });
 
   route(
     {

@@ -32,9 +32,9 @@ import {
 const tag = 'Templates';
 const templateLinks = linksById('getTemplate', 'updateTemplate', 'deleteTemplate', 'previewTemplatePage');
 
-export function templateRoutes({ router, db, events, rateLimit, openapi, textTags, pages, config }: RouteDeps) {
+export function templateRoutes({ router, db, events, rateLimit, openapi, idempotency, textTags, pages, config }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
-  const route = routesOn(router, openapi);
+  const route = routesOn({ router, openapi, idempotency });
   const deps = { db, events, textTags, pages, requestLimits: requestLimitsFrom(config) };
   // Before the body is read: an account at its quota costs no PDF read.
   const quota: Middleware = async (ctx, next) => {

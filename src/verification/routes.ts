@@ -43,7 +43,7 @@ async function withFile<T>(ctx: Context, maxBytes: number, use: (file: PdfInMemo
  * in the PDF inspector's child processes, and forgotten: never written, never logged.
  */
 export function verificationRoutes({ router, openapi, db, config, rateLimit, uploadGate, pdf }: VerificationRouteDeps) {
-  const route = routesOn(router, openapi);
+  const route = routesOn({ router, openapi });
   const maxBytes = config.MAX_UPLOAD_BYTES;
   const deps = { db, pdf, sealFingerprint: sealFingerprintOf(config) };
   const multipart = jsonOrMultipartBody(maxBytes, 'file', undefined);

@@ -29,9 +29,9 @@ const deliveryLinks = {
   RedeliverWebhookDelivery: linkTo('redeliverWebhookDelivery', deliveryIds),
 };
 
-export function webhookRoutes({ router, db, rateLimit, openapi, webhooks }: RouteDeps & { webhooks: Webhooks }) {
+export function webhookRoutes({ router, db, rateLimit, openapi, idempotency, webhooks }: RouteDeps & { webhooks: Webhooks }) {
   const account = (ctx: Context): Account => ctx.state.account;
-  const route = routesOn(router, openapi);
+  const route = routesOn({ router, openapi, idempotency });
   const delivery = { db, secretKey: webhooks.secretKey, poster: webhooks.poster };
 
   route(

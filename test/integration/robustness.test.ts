@@ -98,10 +98,11 @@ describe('robustness', function () {
 
     it('holds at most N at once and frees a slot on errors too', async () => {
       const semaphore = createUploadSlots(2);
+      const holder = (account: string) => ({ account, address: account });
       let running = 0;
       let peak = 0;
       const task = async (i: number) => {
-        const release = await semaphore.acquire(`account-${i}`);
+        const release = await semaphore.acquire(holder(`account-${i}`));
         try {
           running++;
           peak = Math.max(peak, running);
@@ -117,8 +118,8 @@ describe('robustness', function () {
       expect(results.filter((result) => result.status === 'rejected')).to.have.length(3);
       expect(peak).to.equal(2);
       expect(semaphore.pending).to.equal(0);
-      const release = await semaphore.acquire('a'); // both slots are free again
-      (await semaphore.acquire('b'))();
+      const release = await semaphore.acquire(holder('a')); // both slots are free again
+      (await semaphore.acquire(holder('b')))();
       release();
     });
   });

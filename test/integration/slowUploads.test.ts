@@ -25,8 +25,8 @@ async function documentAwaitingFile(url: string, fileSize = ANNOUNCED) {
  * An upload announcing 2 MB on a raw socket, sent `bytes` every `everyMs` (a byte every so often: a
  * trickle). `pace` changes that while it runs; `events` records, in order, when it was answered.
  */
-async function slowUpload(port: number, head: string, events: string[], name: string, pace = { bytes: 1, everyMs: 100 }) {
-  const socket = net.connect(port, '127.0.0.1');
+async function slowUpload(port: number, head: string, events: string[], name: string, pace = { bytes: 1, everyMs: 100 }, from = '127.0.0.1') {
+  const socket = net.connect({ port, host: '127.0.0.1', localAddress: from });
   await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   socket.write(`${head}\r\nHost: 127.0.0.1\r\nContent-Length: ${ANNOUNCED}\r\n\r\n%PDF-1.7\n`);
   let answer = '';
@@ -52,6 +52,21 @@ async function slowUpload(port: number, head: string, events: string[], name: st
     close: () => socket.destroy(),
   };
 }
+
+/** A whole request on a raw socket from the loopback address `from`, and its answer's status line and body. */
+async function sendFrom(from: string, port: number, head: string, body: Buffer) {
+  const socket = net.connect({ port, host: '127.0.0.1', localAddress: from });
+  socket.on('error', () => undefined);
+  socket.write(`${head}\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n`);
+  socket.write(body);
+  let answer = '';
+  socket.on('data', (chunk) => (answer += chunk));
+  await new Promise((resolve) => socket.once('close', resolve));
+  return answer;
+}
+
+/** Above the minimum rate of 8 KiB/s, as a slow but legal client sends: 12 KiB/s. */
+const legalButSlow = () => ({ bytes: 1228, everyMs: 100 });
 
 const apiUploadHead = ({ apiKey, documentId }: { apiKey: string; documentId: string }) =>
   `PUT /api/v1/documents/${documentId}/file HTTP/1.1\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/pdf`;
@@ -169,5 +184,84 @@ describe('slow uploads', function () {
     } finally {
       await api.close();
     }
+  });
+
+  describe('pools and client addresses', () => {
+    it('a public /verify and an account’s upload, both slow but legal, leave another account’s upload a slot: /verify has a pool of its own', async () => {
+      // The issue's reproduction: before, these two held both slots and the third got no answer in 45 s.
+      const api = await startApp({ MAX_CONCURRENT_UPLOADS: '2', MAX_CONCURRENT_VERIFY_UPLOADS: '1', MAX_UPLOADS_PER_CLIENT_ADDRESS: '1' });
+      try {
+        const events: string[] = [];
+        const slow = [
+          await slowUpload(api.port, 'POST /api/v1/verify HTTP/1.1\r\nContent-Type: application/pdf', events, 'verify', legalButSlow(), '127.0.0.2'),
+          await slowUpload(api.port, apiUploadHead(await documentAwaitingFile(api.url)), events, 'upload', legalButSlow(), '127.0.0.3'),
+        ];
+        opened.push(...slow);
+        await eventually(async () => expect([api.verifyUploads.holding, api.uploads.holding]).to.deep.equal([1, 1]));
+        const pdf = await makeLargePdf(1.1 * 1024 * 1024);
+        const third = await documentAwaitingFile(api.url, pdf.length);
+        const answer = await sendFrom('127.0.0.4', api.port, apiUploadHead(third), pdf);
+        expect(answer).to.match(/^HTTP\/1\.1 200 /);
+        expect(events, 'the slow ones still run').to.deep.equal([]);
+      } finally {
+        // Its slow senders first: the server closes once its connections have.
+        for (const one of opened.splice(0)) one.close();
+        await api.close();
+      }
+    });
+
+    it('one client address holds one slot of each pool, whatever the accounts it sends for', async () => {
+      const api = await startApp({ MAX_CONCURRENT_UPLOADS: '4', MAX_CONCURRENT_VERIFY_UPLOADS: '2', MAX_UPLOADS_PER_CLIENT_ADDRESS: '1' });
+      try {
+        const events: string[] = [];
+        const from = '127.0.0.5';
+        const uploads = [];
+        for (let i = 0; i < 3; i++)
+          uploads.push(await slowUpload(api.port, apiUploadHead(await documentAwaitingFile(api.url)), events, `upload ${i}`, legalButSlow(), from));
+        for (let i = 0; i < 2; i++)
+          uploads.push(
+            await slowUpload(api.port, 'POST /api/v1/verify HTTP/1.1\r\nContent-Type: application/pdf', events, `verify ${i}`, legalButSlow(), from),
+          );
+        opened.push(...uploads);
+        await eventually(async () => {
+          expect([api.uploads.holding, api.uploads.pending], 'uploads').to.deep.equal([1, 2]);
+          expect([api.verifyUploads.holding, api.verifyUploads.pending], 'verify').to.deep.equal([1, 1]);
+        });
+        // Another address still gets a slot at once.
+        const other = await slowUpload(api.port, apiUploadHead(await documentAwaitingFile(api.url)), events, 'other', legalButSlow(), '127.0.0.6');
+        opened.push(other);
+        await eventually(async () => expect([api.uploads.holding, api.uploads.pending]).to.deep.equal([2, 2]));
+      } finally {
+        // Its slow senders first: the server closes once its connections have.
+        for (const one of opened.splice(0)) one.close();
+        await api.close();
+      }
+    });
+
+    it('a waiter is answered 503 server_busy with Retry-After once it has waited UPLOAD_SLOT_WAIT_MS, and its slot count is left as it was', async () => {
+      const api = await startApp({ MAX_CONCURRENT_UPLOADS: '1', UPLOAD_SLOT_WAIT_MS: '1000', MAX_UPLOADS_PER_CLIENT_ADDRESS: '1' });
+      try {
+        const holder = await slowUpload(api.port, apiUploadHead(await documentAwaitingFile(api.url)), [], 'holder', legalButSlow(), '127.0.0.7');
+        opened.push(holder);
+        await eventually(async () => expect(api.uploads.holding).to.equal(1));
+        const pdf = await makeLargePdf(1.1 * 1024 * 1024);
+        const waiter = await documentAwaitingFile(api.url, pdf.length);
+        const started = Date.now();
+        const answer = await sendFrom('127.0.0.8', api.port, apiUploadHead(waiter), pdf);
+        expect(Date.now() - started).to.be.at.least(900);
+        expect(answer).to.match(/^HTTP\/1\.1 503 /);
+        expect(answer).to.match(/\r\nRetry-After: \d+\r\n/i);
+        expect(answer).to.include('"error":"server_busy"');
+        expect([api.uploads.holding, api.uploads.pending]).to.deep.equal([1, 0]);
+        holder.close();
+        await eventually(async () => expect(api.uploads.holding).to.equal(0));
+        // Now free, the same upload goes through.
+        expect(await sendFrom('127.0.0.8', api.port, apiUploadHead(waiter), pdf)).to.match(/^HTTP\/1\.1 200 /);
+      } finally {
+        // Its slow senders first: the server closes once its connections have.
+        for (const one of opened.splice(0)) one.close();
+        await api.close();
+      }
+    });
   });
 });

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppDeps } from '../../src/app';
-import { uploadGate } from '../../src/api/middleware/uploadGate';
+import { uploadGate, uploadLimits } from '../../src/api/middleware/uploadGate';
 import type { Config } from '../../src/config';
 import { createLogger, type Logger } from '../../src/logger';
 import { sharedSystem, testConfig } from './system';
@@ -18,7 +18,8 @@ export interface TestAppOptions {
 export async function testApp(settings: Record<string, string> | Config = {}, options: TestAppOptions = {}) {
   const system = await sharedSystem();
   const config = isConfig(settings) ? settings : testConfig(settings);
-  const uploads = uploadGate(config.MAX_CONCURRENT_UPLOADS);
+  const uploads = uploadGate(config.MAX_CONCURRENT_UPLOADS, uploadLimits(config));
+  const verifyUploads = uploadGate(config.MAX_CONCURRENT_VERIFY_UPLOADS, uploadLimits(config));
   const app = createApp({
     config,
     db: system.database.knex,
@@ -29,9 +30,10 @@ export async function testApp(settings: Record<string, string> | Config = {}, op
     webhooks: system.webhooks,
     search: system.search,
     uploads,
+    verifyUploads,
     ...options.deps,
   });
-  return { app, config, uploads };
+  return { app, config, uploads, verifyUploads };
 }
 
 /**
@@ -39,13 +41,13 @@ export async function testApp(settings: Record<string, string> | Config = {}, op
  * requests waiting, for a test to wait on.
  */
 export async function startApp(settings: Record<string, string> | Config = {}, options: TestAppOptions = {}) {
-  const { app, config, uploads } = await testApp(settings, options);
+  const { app, config, uploads, verifyUploads } = await testApp(settings, options);
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   if (options.publicUrlIsUrl) config.publicUrl = url;
-  return { port, url, uploads: uploads.slots, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { port, url, uploads: uploads.slots, verifyUploads: verifyUploads.slots, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 const isConfig = (settings: Record<string, string> | Config): settings is Config => typeof settings.MAX_CONCURRENT_UPLOADS === 'number';

@@ -37,6 +37,10 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     CONSOLE_SIGNUPS_PER_HOUR: '100000',
     // The same for public verification: its limit is tested on an app of its own (verification.test.ts).
     VERIFY_REQUESTS_PER_HOUR: '100000',
+    // And for upload slots, which a client address holds one at a time and waits for a bounded time: tested
+    // on apps of their own (slowUploads.test.ts), from addresses of their own.
+    MAX_UPLOADS_PER_CLIENT_ADDRESS: '1000',
+    UPLOAD_SLOT_WAIT_MS: '600000',
     // The index is a copy of one database: the shared PostgreSQL database has one prefix for every run on it,
     // each run's fresh PGlite database a prefix of its own.
     ELASTICSEARCH_INDEX_PREFIX: databaseKind === 'pglite' ? `signet-test-pglite-${process.pid}-` : 'signet-test-postgres-',

@@ -19,6 +19,8 @@ export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_LEASE_MS = 30_000;
 
 const KEY = /^[\x20-\x7e]{1,255}$/;
+const BY_ANOTHER_KEY =
+  'This Idempotency-Key was given to a request of another API key of this account in the last 24 hours; its answer is kept for that key alone.';
 /** The headers of an answer that a replay repeats besides its status and body. */
 const REPLAYED_HEADERS = ['Location', 'Retry-After'];
 
@@ -99,6 +101,7 @@ function tapBody(req: IncomingMessage) {
 }
 
 interface KeyRow {
+  api_key_id: string | null;
   method: string;
   path: string;
   body_hash: string | null;
@@ -130,11 +133,14 @@ export interface IdempotencyOptions {
 }
 
 /**
- * Idempotency-Key on every POST of the API (after the API key is checked; scoped to its account). The
+ * Idempotency-Key on every POST of the API: the route kit runs it after the operation's scope check, so
+ * a key that may not do an operation gets no answer of it, kept or not. Keys are unique per account. The
  * first request with a key claims it (a row of idempotency_keys) and runs; its answer is kept for 24
- * hours with its method, path and body hash. The same key on the same request answers the kept answer
- * with Idempotent-Replayed: true and runs nothing; on another method, path or body it is 422
- * idempotency_key_reused; while the first still runs, 409 idempotency_in_progress. A 5xx or 429 is not
+ * hours with its method, path, body hash and API key. The same key on the same request from the same API
+ * key answers the kept answer with Idempotent-Replayed: true and runs nothing: an answer may hold a secret
+ * shown once (a new API key, a webhook's secret, a signing link), given to no other key. On another
+ * method, path, body or API key it is 422 idempotency_key_reused; while the first still runs, 409
+ * idempotency_in_progress. A 5xx or 429 is not
  * kept, nor a 403 (it answers the key's scopes, not the request: a retry with a broader key runs), nor an
  * answer given before the body was read in full (413, 415, 408): the key is released and a retry runs the
  * request. An expired key is free again.
@@ -149,6 +155,7 @@ export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBody
       .insert({
         account_id: accountId,
         key,
+        api_key_id: ctx.state.apiKeyId,
         method: ctx.method,
         path: ctx.path,
         holder,
@@ -168,17 +175,19 @@ export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBody
   }
 
   /**
-   * Takes over a key whose holder stopped extending its lease (its process died); it keeps its claim time,
-   * and the hash of the body its holder had read, if it got that far (and so may have committed).
+   * Takes over a key whose holder stopped extending its lease (its process died), for its own API key (or
+   * one held before keys were recorded); it keeps its claim time, and the hash of the body its holder had
+   * read, if it got that far (and so may have committed).
    */
   async function takeOver(accountId: string, key: string, ctx: Context, holder: string) {
     const at = now();
     const [taken] = await table()
       .where({ account_id: accountId, key, method: ctx.method, path: ctx.path })
+      .where((owner) => owner.where('api_key_id', ctx.state.apiKeyId).orWhereNull('api_key_id'))
       .whereNull('status')
       .where('locked_until', '<=', at)
       .where('expires_at', '>', at)
-      .update({ holder, locked_until: new Date(at.getTime() + IDEMPOTENCY_LEASE_MS) })
+      .update({ holder, api_key_id: ctx.state.apiKeyId, locked_until: new Date(at.getTime() + IDEMPOTENCY_LEASE_MS) })
       .returning(['created_at', 'body_hash']);
     return taken ? { claimedAt: new Date(taken.created_at), bodyHash: taken.body_hash as string | null } : undefined;
   }
@@ -260,6 +269,8 @@ export function idempotencyKeys({ db, secretKey, now = () => new Date(), maxBody
       const row: KeyRow | undefined = await table().where({ account_id: accountId, key }).first();
       if (!row) continue;
       if (row.method !== ctx.method || row.path !== ctx.path) throw idempotencyKeyReused();
+      // A key claimed before keys were recorded may still be taken over, but its answer is no one's.
+      if (row.api_key_id !== ctx.state.apiKeyId && (row.api_key_id !== null || row.status !== null)) throw idempotencyKeyReused(BY_ANOTHER_KEY);
       if (row.status !== null) return replay(ctx, key, row, body);
       if (row.locked_until && row.locked_until > now()) throw idempotencyInProgress();
       const taken = await takeOver(accountId, key, ctx, holder);

@@ -32,6 +32,7 @@ import * as apiKeyScopes from './20261126185923_api_key_scopes';
 import * as textVectorsByBackend from './20261127012900_text_vectors_by_backend';
 import * as textCompressionLz4 from './20261127053600_text_compression_lz4';
 import * as searchWordPairs from './20261129235900_search_word_pairs';
+import * as idempotencyKeyOwner from './20261201223500_idempotency_key_owner';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 // Each is named after the time it was written, and knex runs them in this order: a new one is appended
@@ -70,6 +71,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261127012900_text_vectors_by_backend': textVectorsByBackend,
   '20261127053600_text_compression_lz4': textCompressionLz4,
   '20261129235900_search_word_pairs': searchWordPairs,
+  '20261201223500_idempotency_key_owner': idempotencyKeyOwner,
 };
 
 /**
