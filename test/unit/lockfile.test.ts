@@ -14,3 +14,14 @@ describe('package-lock.json', () => {
     expect(missing, 'run: node scripts/complete-lockfile.mjs').to.deep.equal([]);
   });
 });
+
+describe('package.json', () => {
+  it('pins sanitize-html, which rebuilds uploaded SVG logos, to one exact version that the lockfile installs', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8'));
+    const lock = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package-lock.json'), 'utf8'));
+    const wanted: string = pkg.dependencies['sanitize-html'];
+    expect(wanted).to.match(/^\d+\.\d+\.\d+$/);
+    expect(lock.packages['node_modules/sanitize-html'].version).to.equal(wanted);
+    expect(pkg['//sanitize-html']).to.include(wanted);
+  });
+});
