@@ -210,7 +210,8 @@ async function startServer(name: string, script: string, env: Record<string, str
   const out = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, [...NODE_FLAGS, ...profileFlags, script], {
     cwd: REPO,
-    env: { ...START_ENV, ...env, PORT: String(port), METRICS_PORT: '0' },
+    // The bench is one client address standing in for many: its concurrent uploads may hold every slot, and wait for one.
+    env: { ...START_ENV, MAX_UPLOADS_PER_CLIENT_ADDRESS: '1000', UPLOAD_SLOT_WAIT_MS: '180000', ...env, PORT: String(port), METRICS_PORT: '0' },
     stdio: ['ignore', out, out],
   });
   fs.closeSync(out);
