@@ -1,8 +1,10 @@
 import type { Db } from '../db';
 import { validationError } from '../errors';
 import { text, VISIBLE_CHARACTER, z } from '../api/validation';
-import { DEFAULT_BRAND_NAME, type SignerBrand } from '../domain/brand';
+import { displayNameProblem, nameToShow, type SignerBrand } from '../domain/brand';
+import { mailBrandOf, type MailBrand } from '../mail/templates';
 import { checkLogo, decodeLogo, MAX_LOGO_BYTES, MAX_LOGO_SIDE, type Logo, type LogoType } from './logo';
+import { getAccount } from './service';
 
 // An account's brand: its name, logo, accent colour, e-mail footer and support address, shown to signers
 // in place of Signet's. One service for the REST API (PATCH /account/branding) and the console's settings.
@@ -49,7 +51,16 @@ const MAX_LOGO_TEXT = Math.ceil(MAX_LOGO_BYTES / 3) * 4 + 32;
 
 export const BrandingUpdateSchema = z
   .object({
-    name: line(100).nullable().optional().openapi({ description: 'Shown to signers in place of “Signet”, on pages and in e-mails.', example: 'Acme Rentals' }),
+    name: line(100)
+      .refine((value) => displayNameProblem(value) === undefined, { error: ({ input }) => displayNameProblem(String(input)) })
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          'Shown to signers in place of “Signet”, on pages and as the From name of e-mails: no @, < or >, nor a character like them (＠, ‹, 〈…), ' +
+          'and no domain name, since many mail clients show only that name.',
+        example: 'Acme Rentals',
+      }),
     logo: z
       .string()
       .max(MAX_LOGO_TEXT, { error: `must be at most ${MAX_LOGO_BYTES / 1024} KB` })
@@ -180,10 +191,16 @@ export async function signerBrandOf(db: Db, accountId: string): Promise<SignerBr
   return toSignerBrand(await getBranding(db, accountId));
 }
 
-/** Each field the account set in place of Signet's; Signet's for the others. */
+/** The brand of an account's e-mails to signers, with its address when verified, which every one of them shows. */
+export async function mailBrandOfAccount(db: Db, accountId: string, publicUrl: string): Promise<MailBrand> {
+  const [brand, account] = await Promise.all([signerBrandOf(db, accountId), getAccount(db, accountId)]);
+  return mailBrandOf(brand, publicUrl, account.emailVerified ? account.email : null);
+}
+
+/** Each field the account set in place of Signet's; Signet's for the others, and for a name a From name may not be. */
 export function toSignerBrand(brand: AccountBrand): SignerBrand {
   return {
-    name: brand.name ?? DEFAULT_BRAND_NAME,
+    name: nameToShow(brand.name),
     logoPath: brand.logo ? logoPath(brand.logo.sha256) : null,
     accentColor: brand.accentColor,
     emailFooter: brand.emailFooter,

@@ -83,7 +83,7 @@ export const errorResponses = {
   429: {
     ...errorResponse(
       'Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. ' +
-        'On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).',
+        'On a signer’s page, verification_locked: every fifth wrong code locks it, for 15 minutes, 1 hour, 4 hours, then until the sender reminds the signer (lockedUntil).',
     ),
     headers: {
       'Retry-After': { description: 'Seconds until the request may succeed.', schema: { type: 'integer' as const } },

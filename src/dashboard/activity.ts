@@ -23,7 +23,10 @@ const summaries: Record<EventType, (data: Data) => string> = {
   'signer.notified': (data) => `${person(data)} was sent the signing link`,
   'signer.viewed': (data) => `${person(data)} opened the signing page`,
   'signer.approved': (data) => `${person(data)} approved`,
-  'signer.verification_locked': (data) => `${person(data)} was locked out for 15 minutes after five wrong codes`,
+  'signer.verification_locked': (data) =>
+    data.untilSenderActs
+      ? `${person(data)} was locked out until reminded, after ${data.wrongTries} wrong codes`
+      : `${person(data)} was locked out after ${data.wrongTries ?? 'five'} wrong codes`,
   'template.created': (data) => `Template ${quoted(data.name)} created`,
   'template.updated': (data) => `Template ${quoted(data.name)} updated`,
   'template.deleted': (data) => `Template ${quoted(data.name)} deleted`,

@@ -21,3 +21,35 @@ export const defaultBrand: SignerBrand = {
   emailFooter: null,
   supportEmail: null,
 };
+
+// @, < and >, and what is drawn like them but NFKC keeps apart (it folds ＠ ＜ ＞ ﹫ ﹤ ﹥ into them): the
+// confusables Unicode lists for < and > (˂ ᐸ ᚲ ‹ ❮ 𝈶 and their mirrors), the other single and double
+// angle brackets and quotation marks, and a circled a, which NFKC turns into a plain one.
+const ADDRESS_LIKE = new Set([...'@<>«»‹›˂˃˱˲ᐸᐳᚲ❮❯❬❭❰❱〈〉《》⟨⟩⟪⟫⦑⦒⧼⧽≺≻≪≫⋖⋗⋘⋙⪡⪢ⓐⒶ𝈶𝈷𖼿']);
+const addressLike = (character: string) => [character, ...character.normalize('NFKC')].some((each) => ADDRESS_LIKE.has(each));
+// Marks that make a client draw text in another order than it is stored.
+const DIRECTION_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+// Labels joined by dots, the last one letters only (com, co.uk, рф): paypal.com, security.paypal.com.
+const DOMAIN_LIKE = /[\p{L}\p{N}-]+(?:[.\u3002][\p{L}\p{N}-]+)*[.\u3002]\p{L}{2,}(?![\p{L}\p{N}-])/u;
+
+const codePointOf = (character: string) => `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/**
+ * Why `name` cannot be the From name of an e-mail, or undefined when it can. Many mail clients show only
+ * that name, so it must not read as an address: no @, < or > nor a character drawn like them, in the name
+ * as given or after NFKC; no domain name; no mark that reorders the text around it.
+ */
+export function displayNameProblem(name: string): string | undefined {
+  const reordering = DIRECTION_CONTROL.exec(name);
+  if (reordering) return `must not contain a character that changes the direction of text (${codePointOf(reordering[0])})`;
+  const lookalike = [...name].find(addressLike);
+  if (lookalike)
+    return `must not contain @, < or >, or a character like them (“${lookalike}” ${codePointOf(lookalike)}): a From name must not read as an e-mail address`;
+  // Invisible characters (a zero-width space) could otherwise split a domain that still shows whole.
+  const domain = DOMAIN_LIKE.exec(name.normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}/gu, ''));
+  if (domain) return `must not look like a domain name (“${domain[0]}”): a From name must not read as an e-mail address`;
+  return undefined;
+}
+
+/** The name signers see: the brand's, or Signet's when it has none or one that breaks displayNameProblem (stored before the rule). */
+export const nameToShow = (name: string | null) => (name !== null && displayNameProblem(name) === undefined ? name : DEFAULT_BRAND_NAME);

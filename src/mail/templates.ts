@@ -1,8 +1,9 @@
 // The e-mails of the signing-request workflow. Names, titles, messages and reasons are user input:
 // every value interpolated into HTML goes through the `html` tag, which escapes it. Those to signers
-// carry the brand of the request's account (its name in place of Signet's, logo, colour, footer).
+// carry the brand of the request's account (its name in place of Signet's, logo, colour, footer), and
+// below it a line no brand can change: the sending account's verified address.
 
-import { DEFAULT_BRAND_NAME, defaultBrand, type SignerBrand } from '../domain/brand';
+import { DEFAULT_BRAND_NAME, defaultBrand, nameToShow, type SignerBrand } from '../domain/brand';
 
 export interface RenderedMail {
   subject: string;
@@ -45,15 +46,23 @@ export interface MailBrand {
   accentColor: string | null;
   emailFooter: string | null;
   supportEmail: string | null;
+  /** The sending account's e-mail address, when verified; null when it is not. */
+  verifiedSender: string | null;
 }
 
-export const mailBrandOf = ({ logoPath, ...brand }: SignerBrand, publicUrl: string): MailBrand => ({
-  ...brand,
-  fromName: brand.name === DEFAULT_BRAND_NAME ? null : brand.name,
-  logoUrl: logoPath ? `${publicUrl}${logoPath}` : null,
-});
+/** A name that may not be a From name (stored before the rule) is Signet's, in From as in the text. */
+export function mailBrandOf({ logoPath, ...brand }: SignerBrand, publicUrl: string, verifiedSender: string | null): MailBrand {
+  const name = nameToShow(brand.name);
+  return {
+    ...brand,
+    name,
+    fromName: name === DEFAULT_BRAND_NAME ? null : name,
+    logoUrl: logoPath ? `${publicUrl}${logoPath}` : null,
+    verifiedSender,
+  };
+}
 
-const signetMail: MailBrand = mailBrandOf(defaultBrand, '');
+const signetMail: MailBrand = mailBrandOf(defaultBrand, '', null);
 
 interface Layout {
   heading: string;
@@ -61,6 +70,8 @@ interface Layout {
   quote?: string;
   button?: { label: string; url: string };
   footer?: string;
+  /** Below the footer, in a row of its own: who sent the e-mail (senderIdentity). */
+  identity?: string;
   brand?: MailBrand;
 }
 
@@ -72,7 +83,7 @@ const brandHeading = (brand: MailBrand) =>
       ? html`<p style="margin:0 0 16px;font-size:18px;font-weight:700;">${brand.name}</p>`
       : '';
 
-function layout({ heading, paragraphs, quote, button, footer, brand = signetMail }: Layout): string {
+function layout({ heading, paragraphs, quote, button, footer, identity, brand = signetMail }: Layout): string {
   // At least 4.5:1 against white (checked when it was set): white text on it and it on white can be read.
   const accent = brand.accentColor ?? '#2563eb';
   return html`<!doctype html>
@@ -93,6 +104,7 @@ ${
 }
 </td></tr>
 ${footer ? html`<tr><td style="padding:16px 24px;border-top:1px solid #e4e4e7;font-size:13px;color:#71717a;">${footer}</td></tr>` : ''}
+${identity ? html`<tr><td style="padding:12px 24px 16px;border-top:1px solid #e4e4e7;font-size:13px;color:#52525b;">${identity}</td></tr>` : ''}
 </table>
 </td></tr></table>
 </body>
@@ -107,6 +119,16 @@ function text(lines: (string | undefined | false)[]) {
 function signOff(brand: MailBrand, onBehalf = true) {
   const sentBy = onBehalf ? `Sent by ${brand.name} on behalf of the sender. If you did not expect this e-mail, you can ignore it.` : `Sent by ${brand.name}.`;
   return [sentBy, brand.emailFooter, brand.supportEmail ? `Questions? Write to ${brand.supportEmail}.` : null].filter(Boolean).join(' ');
+}
+
+/**
+ * The last line of every e-mail to signers, after all the brand says: the account that sent it, by the
+ * address Signet verified, so that a brand cannot pass for someone else.
+ */
+function senderIdentity(brand: MailBrand) {
+  return brand.verifiedSender
+    ? `Sent via ${DEFAULT_BRAND_NAME} on behalf of ${brand.verifiedSender}, the verified e-mail address of the sending account.`
+    : `Sent via ${DEFAULT_BRAND_NAME} on behalf of an account whose e-mail address is not verified.`;
 }
 
 export function formatDate(date: Date) {
@@ -140,6 +162,7 @@ const asks = {
 
 // Invitations and reminders differ only in their wording: one template serves both.
 function signingLinkMail(input: InvitationInput, wording: { subject: string; heading: string; lead: string }): RenderedMail {
+  const brand = input.brand ?? signetMail;
   const from = senderLabel(input.sender);
   const expires = formatDate(input.expiresAt);
   return {
@@ -152,15 +175,17 @@ function signingLinkMail(input: InvitationInput, wording: { subject: string; hea
       `${asks[input.part ?? 'signer'].button}: ${input.signingUrl}`,
       `The link expires on ${expires}.`,
       '',
-      signOff(input.brand ?? signetMail),
+      signOff(brand),
+      senderIdentity(brand),
     ]),
     html: layout({
       heading: wording.heading,
       paragraphs: [html`Hello ${input.signerName},`, html`<strong>${from}</strong> ${wording.lead} <strong>${input.title}</strong>.`],
       quote: input.message ?? undefined,
       button: { label: asks[input.part ?? 'signer'].button, url: input.signingUrl },
-      footer: `The link expires on ${expires}. ${signOff(input.brand ?? signetMail)}`,
-      brand: input.brand,
+      footer: `The link expires on ${expires}. ${signOff(brand)}`,
+      identity: senderIdentity(brand),
+      brand,
     }),
   };
 }
@@ -194,6 +219,7 @@ export interface DeclinedInput {
 }
 
 export function declinedMail(input: DeclinedInput): RenderedMail {
+  const brand = input.brand ?? signetMail;
   const who = `${input.decliner.name} (${input.decliner.email})`;
   return {
     subject: `${input.decliner.name} declined to sign: ${input.title}`,
@@ -203,7 +229,8 @@ export function declinedMail(input: DeclinedInput): RenderedMail {
       `${who} declined to sign "${input.title}". The signing request is closed; no one else needs to sign it.`,
       input.reason ? `\nTheir reason:\n${input.reason}` : '',
       '',
-      signOff(input.brand ?? signetMail, false),
+      signOff(brand, false),
+      senderIdentity(brand),
     ]),
     html: layout({
       heading: `Declined: ${input.title}`,
@@ -213,8 +240,9 @@ export function declinedMail(input: DeclinedInput): RenderedMail {
         ...(input.reason ? [html`Their reason:`] : []),
       ],
       quote: input.reason ?? undefined,
-      footer: signOff(input.brand ?? signetMail, false),
-      brand: input.brand,
+      footer: signOff(brand, false),
+      identity: senderIdentity(brand),
+      brand,
     }),
   };
 }
@@ -228,6 +256,7 @@ export interface CancelledInput {
 }
 
 export function cancelledMail(input: CancelledInput): RenderedMail {
+  const brand = input.brand ?? signetMail;
   const from = senderLabel(input.sender);
   return {
     subject: `Cancelled: ${input.title}`,
@@ -237,7 +266,8 @@ export function cancelledMail(input: CancelledInput): RenderedMail {
       `${from} cancelled the signing request for "${input.title}". You no longer need to sign it, and its link no longer works.`,
       input.reason ? `\nTheir reason:\n${input.reason}` : '',
       '',
-      signOff(input.brand ?? signetMail),
+      signOff(brand),
+      senderIdentity(brand),
     ]),
     html: layout({
       heading: `Cancelled: ${input.title}`,
@@ -247,8 +277,9 @@ export function cancelledMail(input: CancelledInput): RenderedMail {
         ...(input.reason ? [html`Their reason:`] : []),
       ],
       quote: input.reason ?? undefined,
-      footer: signOff(input.brand ?? signetMail),
-      brand: input.brand,
+      footer: signOff(brand),
+      identity: senderIdentity(brand),
+      brand,
     }),
   };
 }
@@ -262,6 +293,7 @@ export interface CompletedInput {
 }
 
 export function completedMail(input: CompletedInput): RenderedMail {
+  const brand = input.brand ?? signetMail;
   const where = input.downloadUrl
     ? 'Download the sealed PDF, with its audit trail, from the link below.'
     : 'The sealed PDF, with its audit trail, is attached.';
@@ -273,14 +305,16 @@ export function completedMail(input: CompletedInput): RenderedMail {
       `Everyone has signed "${input.title}". ${where}`,
       input.downloadUrl ? `\nDownload: ${input.downloadUrl}` : '',
       '',
-      signOff(input.brand ?? signetMail, false),
+      signOff(brand, false),
+      senderIdentity(brand),
     ]),
     html: layout({
       heading: `Completed: ${input.title}`,
       paragraphs: [html`Hello ${input.recipientName},`, html`Everyone has signed <strong>${input.title}</strong>. ${where}`],
       button: input.downloadUrl ? { label: 'Download the signed PDF', url: input.downloadUrl } : undefined,
-      footer: signOff(input.brand ?? signetMail, false),
-      brand: input.brand,
+      footer: signOff(brand, false),
+      identity: senderIdentity(brand),
+      brand,
     }),
   };
 }
@@ -313,12 +347,13 @@ export interface VerificationCodeInput {
 
 /** The 6-digit code a signer gives on their page; the e-mail holds the only copy of it. */
 export function verificationCodeMail(input: VerificationCodeInput): RenderedMail {
+  const brand = input.brand ?? signetMail;
   const from = senderLabel(input.sender);
   const lead = `Your code to open the documents ${from} sent you for signing is ${input.code}.`;
   const expiry = `It works once, until ${formatDate(input.expiresAt)}. If you did not open a signing page, ignore this e-mail.`;
   return {
     subject: `Your signing code: ${input.code}`,
-    text: text([`Hello ${input.signerName},`, '', lead, expiry, '', signOff(input.brand ?? signetMail)]),
+    text: text([`Hello ${input.signerName},`, '', lead, expiry, '', signOff(brand), senderIdentity(brand)]),
     html: layout({
       heading: 'Your signing code',
       paragraphs: [
@@ -327,8 +362,9 @@ export function verificationCodeMail(input: VerificationCodeInput): RenderedMail
         html`<strong style="font-size:28px;letter-spacing:6px;">${input.code}</strong>`,
         html`${expiry}`,
       ],
-      footer: signOff(input.brand ?? signetMail),
-      brand: input.brand,
+      footer: signOff(brand),
+      identity: senderIdentity(brand),
+      brand,
     }),
   };
 }
@@ -338,12 +374,18 @@ export interface VerificationLockedInput {
   title: string;
   signer: { name: string; email: string };
   lockedUntil: Date;
+  /** Wrong codes given so far, over the request's life. */
+  wrongTries: number;
+  /** The last lock: it holds until the sender reminds the signer. */
+  untilSenderActs: boolean;
 }
 
-/** The sender's notice that a signer gave five wrong codes: someone else may hold the link. */
+/** The sender's notice that a signer's wrong codes locked their page: someone else may hold the link. */
 export function verificationLockedMail(input: VerificationLockedInput): RenderedMail {
   const who = `${input.signer.name} (${input.signer.email})`;
-  const lead = `Five wrong codes were given on the signing page of ${who} for "${input.title}", so the page is locked until ${formatDate(input.lockedUntil)}.`;
+  const lead = input.untilSenderActs
+    ? `${input.wrongTries} wrong codes in all were given on the signing page of ${who} for "${input.title}", so the page stays locked until you remind the signer (Remind, in the console or the API): each remind gives 5 more tries.`
+    : `${input.wrongTries} wrong codes in all were given on the signing page of ${who} for "${input.title}", so the page is locked until ${formatDate(input.lockedUntil)}.`;
   const next =
     'If the signer did not mistype, someone else may hold their link: the audit trail of the request lists each try with its IP address and browser.';
   return {

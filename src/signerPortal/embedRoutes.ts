@@ -2,10 +2,13 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Db } from '../db';
 import type { ClientInfo } from '../domain/signingRequests';
-import { openEmbeddedSigningLink } from '../signingRequests/embedding';
+import { AppError, notFound } from '../errors';
+import { findEmbeddedSigningLink, openEmbeddedSigningLink } from '../signingRequests/embedding';
 import { signerBrandOf } from '../accounts/branding';
-import { defaultBrand } from '../domain/brand';
-import { embeddedLinkExpiredPageFor, embeddedSigningPageFor, linkNotValidPage, setSigningPageHeaders } from './page';
+import { embeddedLinkExpiredPage, embeddedSigningPageFor, linkNotValidPage, setSigningPageHeaders } from './page';
+
+const linkNotFound = { error: 'not_found', message: 'Signing link not found.' };
+const LINK_EXPIRED_MESSAGE = 'This embedded signing URL has been used already or has expired: it is used once. Make a new one.';
 
 /** A page, or for a client that asks for JSON, the API's error body. */
 function answer(ctx: Context, status: number, page: string, error?: { error: string; message: string }) {
@@ -15,28 +18,33 @@ function answer(ctx: Context, status: number, page: string, error?: { error: str
 }
 
 /**
- * GET /embed/{token}: the one-time URL of POST /signatures/{id}/signers/{signerId}/embed. The first open
- * gets the signing page with its session, framable by the URL's origins; any later one 410 link_expired
- * (a page its parent hears `expired` from); an unknown token the "not valid" page, framable by nobody. A
- * HEAD (a link checker's) uses nothing up. The first open is an audit step, with the browser's address.
+ * The one-time URL of POST /signatures/{id}/signers/{signerId}/embed. GET (and HEAD) use nothing up: a
+ * usable URL gets the signing page without a session, framable by the URL's origins alone; a used or late
+ * one 410 link_expired, a page that shows nothing of the request; an unknown token the "not valid" page,
+ * framable by nobody. POST, which the page makes once it runs in a frame, uses the URL up: the first gets
+ * the session and what the page needs (an audit step, with the browser's address), any later one 410.
  */
 export function embedRoutes(router: Router, db: Db, client: (ctx: Context) => ClientInfo) {
   router.get('/embed/:token', async (ctx) => {
-    if (ctx.method === 'HEAD') {
+    const link = await findEmbeddedSigningLink(db, ctx.params.token);
+    if (!link) {
       setSigningPageHeaders(ctx);
-      ctx.status = 200;
-      return;
+      return answer(ctx, 404, linkNotValidPage, linkNotFound);
     }
+    if (link.outcome === 'expired') {
+      setSigningPageHeaders(ctx, undefined, ['*']);
+      return answer(ctx, 410, embeddedLinkExpiredPage, { error: 'link_expired', message: LINK_EXPIRED_MESSAGE });
+    }
+    const brand = await signerBrandOf(db, link.accountId);
+    setSigningPageHeaders(ctx, brand, link.allowedOrigins);
+    answer(ctx, 200, embeddedSigningPageFor(brand));
+  });
+
+  router.post('/embed/:token', async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
     const opening = await openEmbeddedSigningLink(db, ctx.params.token, client(ctx));
-    const brand = opening ? await signerBrandOf(db, opening.accountId) : defaultBrand;
-    setSigningPageHeaders(ctx, brand, opening?.page.allowedOrigins);
-    if (!opening) return answer(ctx, 404, linkNotValidPage, { error: 'not_found', message: 'Signing link not found.' });
-    if (opening.outcome === 'expired') {
-      return answer(ctx, 410, embeddedLinkExpiredPageFor(brand, opening.page), {
-        error: 'link_expired',
-        message: 'This embedded signing URL has been opened already or has expired: it opens once. Make a new one.',
-      });
-    }
-    answer(ctx, 200, embeddedSigningPageFor(brand, { ...opening.page, session: opening.sessionToken }));
+    if (!opening) throw notFound('Signing link');
+    if (opening.outcome === 'expired') throw new AppError(410, 'link_expired', LINK_EXPIRED_MESSAGE);
+    ctx.body = { session: opening.sessionToken, ...opening.page };
   });
 }

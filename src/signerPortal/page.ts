@@ -3,7 +3,6 @@ import path from 'node:path';
 import type { Context } from 'koa';
 import { DEFAULT_BRAND_NAME, defaultBrand, type SignerBrand } from '../domain/brand';
 import { escapeHtml } from '../mail/templates';
-import type { EmbeddedPage } from '../signingRequests/embedding';
 
 // The page a signer opens from their link: a static HTML shell; /sign-assets/signing.js fills it from the JSON endpoints.
 // The PDF is drawn by pdf.js and signatures by signature_pad, both served from their npm packages (no CDN)
@@ -18,6 +17,7 @@ export const signingAssets: Record<string, { file: string; type: string }> = {
   'signing.js': { file: path.join(ownDir, 'signing.js'), type: 'text/javascript' },
   'signing.css': { file: path.join(ownDir, 'signing.css'), type: 'text/css' },
   'embed.js': { file: path.join(ownDir, 'embed.js'), type: 'text/javascript' },
+  'embed-open.js': { file: path.join(ownDir, 'embed-open.js'), type: 'text/javascript' },
   'embed-expired.js': { file: path.join(ownDir, 'embed-expired.js'), type: 'text/javascript' },
   'pdf.min.mjs': { file: path.join(pdfjsDir, 'pdf.min.mjs'), type: 'text/javascript' },
   'pdf.worker.min.mjs': { file: path.join(pdfjsDir, 'pdf.worker.min.mjs'), type: 'text/javascript' },
@@ -28,7 +28,7 @@ export const signingAssetPath = /^\/sign-assets\/([a-z.-]+)$/;
 
 // pdf.js needs a module worker (worker-src 'self') and draws pages on canvases; nothing else loads from anywhere.
 // A brand's accent colour is the one inline style, allowed by its hash. No page may be framed, but an
-// embedded page by the origins its URL was made for.
+// embedded page by the origins its URL was made for, and the page of a used one, which shows nothing, by any.
 const signingPageCspWith = (styleHashes: string[], frameAncestors = "'none'") =>
   [
     "default-src 'none'",
@@ -52,8 +52,8 @@ const styleHash = (css: string) => `sha256-${createHash('sha256').update(css).di
 
 /**
  * The headers of every signing page: the token is in the URL, so nothing may leak it or keep it. An
- * embedded page names the origins that may frame it (validated origins: nothing in them can end the
- * directive); no X-Frame-Options says otherwise.
+ * embedded page names the origins that may frame it (validated origins, or `*`: nothing in them can end
+ * the directive); no X-Frame-Options says otherwise.
  */
 export function setSigningPageHeaders(ctx: Context, brand: SignerBrand = defaultBrand, frameAncestors?: string[]) {
   const accent = accentStyle(brand);
@@ -189,24 +189,25 @@ const signingScript = '\n  <script type="module" src="/sign-assets/signing.js"><
 /** The signing page in the brand of the request's account. */
 export const signingPageFor = (brand: SignerBrand) => shell('Sign a document', signingMain, signingScript, brand);
 
-/** A JSON data block (never run as a script): nothing in the value can end the element. */
-const dataBlock = (value: unknown) => `\n  <script type="application/json" id="signet-embed">${JSON.stringify(value).replace(/</g, '\\u003c')}</script>`;
+/**
+ * The signing page of an embedded URL before its session: embed-open.js starts the session from a frame,
+ * then signing.js fills the page. It holds nothing of the request.
+ */
+export const embeddedSigningPageFor = (brand: SignerBrand) =>
+  shell('Sign a document', signingMain, '\n  <script type="module" src="/sign-assets/embed-open.js"></script>', brand);
 
-/** The signing page of an embedded session: the session's token and what the page tells its parent, in a data block. */
-export const embeddedSigningPageFor = (brand: SignerBrand, embedded: EmbeddedPage & { session: string }) =>
-  shell('Sign a document', signingMain, dataBlock(embedded) + signingScript, brand);
-
-/** An embedded URL opened a second time or too late: the page tells its parent and goes to the return URL, if any. */
-export const embeddedLinkExpiredPageFor = (brand: SignerBrand, embedded: EmbeddedPage) =>
-  shell(
-    'Link expired',
-    `    <section class="outcome expired">
+/**
+ * An embedded URL used already or too late: whoever holds it learns nothing, neither the account's brand
+ * nor the request, its signer, origins or return URL. Any page may frame it and hear `expired`.
+ */
+export const embeddedLinkExpiredPage = shell(
+  'Link expired',
+  `    <section class="outcome expired">
       <h1>This signing link has expired</h1>
-      <p>It can be opened once, within minutes of being made. Reload the page you came from to get a new one.</p>
+      <p>It can be used once, within minutes of being made. Reload the page you came from to get a new one.</p>
     </section>`,
-    dataBlock(embedded) + '\n  <script type="module" src="/sign-assets/embed-expired.js"></script>',
-    brand,
-  );
+  '\n  <script type="module" src="/sign-assets/embed-expired.js"></script>',
+);
 
 // An unknown token names no account, so no brand: Signet's page.
 export const linkNotValidPage = shell(

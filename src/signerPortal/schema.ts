@@ -92,7 +92,12 @@ export const VerificationStateSchema = z
       .nullable()
       .openapi({ description: 'access_code: the code the sender told the signer; email_code: a 6-digit code e-mailed to them; null: nothing to give.' }),
     verified: z.boolean().openapi({ description: 'Whether this browser may see the request (always true with no method).' }),
-    lockedUntil: z.string().nullable().openapi({ description: 'After five wrong codes: no try until then.' }),
+    lockedUntil: z.string().nullable().openapi({
+      description: 'After every fifth wrong code: no try until then (15 minutes, 1 hour, 4 hours); after the twentieth, the request’s expiry.',
+    }),
+    lockedUntilSenderActs: z.boolean().openapi({
+      description: 'Every allowed wrong code is spent: no try until the sender reminds the signer (the signer is to contact them).',
+    }),
     sentTo: z.string().nullable().openapi({ description: 'email_code: the signer’s address, partly hidden.' }),
     codeExpiresAt: z.string().nullable().openapi({ description: 'email_code: until when the last code sent works (null before the first, or once used).' }),
     nextCodeAt: z.string().nullable().openapi({ description: 'email_code: from when a new code may be sent (one a minute).' }),

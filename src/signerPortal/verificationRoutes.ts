@@ -5,16 +5,18 @@ import type { EventLog } from '../events/service';
 import type { Logger } from '../logger';
 import { AppError, conflict, rateLimitExceeded, retryAfterHeader } from '../errors';
 import { createMailTransport, mailSender } from '../mail';
-import { mailBrandOf, verificationCodeMail } from '../mail/templates';
-import { signerBrandOf } from '../accounts/branding';
+import { verificationCodeMail } from '../mail/templates';
+import { mailBrandOfAccount } from '../accounts/branding';
 import { markEmbeddedSessionVerified } from '../signingRequests/embedding';
 import { loadTokenSecret, verificationKey } from '../signingRequests/tokens';
 import {
   findSignerVerification,
   issueEmailCode,
+  lockOf,
   tellSendersOfLocks,
   tryVerificationCode,
   EMAIL_CODE_EVERY_MS,
+  type VerificationLock,
   type Verifying,
 } from '../signingRequests/verification';
 import type { routesOn } from '../api/route';
@@ -25,11 +27,27 @@ import type { VerifiedSessions } from './verifiedSession';
 type Route = ReturnType<typeof routesOn>;
 type ClientOf = (ctx: Context) => { ipAddress: string; userAgent?: string };
 
-const locked = (lockedUntil: Date) =>
-  new AppError(429, 'verification_locked', `Five wrong codes: this page is locked until ${lockedUntil.toISOString()}. The sender has been told.`, {
-    headers: retryAfterHeader(lockedUntil),
-    extra: { lockedUntil: lockedUntil.toISOString() },
-  });
+// Past every allowed try, waiting is no use: no Retry-After, and the signer is told whom to turn to.
+const locked = ({ lockedUntil, untilSenderActs }: VerificationLock) =>
+  untilSenderActs
+    ? new AppError(
+        429,
+        'verification_locked',
+        'Too many wrong codes: this page stays locked until the sender sends you the link again. Contact the person who sent you this request.',
+        { extra: { lockedUntil: lockedUntil.toISOString(), lockedUntilSenderActs: true } },
+      )
+    : new AppError(429, 'verification_locked', `Five wrong codes: this page is locked until ${lockedUntil.toISOString()}. The sender has been told.`, {
+        headers: retryAfterHeader(lockedUntil),
+        extra: { lockedUntil: lockedUntil.toISOString(), lockedUntilSenderActs: false },
+      });
+
+/** "for 1 hour", "for 15 minutes", or "until the sender sends you the link again". */
+const lockLength = (lockMs: number | null) => {
+  if (lockMs === null) return 'until the sender sends you the link again';
+  const minutes = lockMs / 60_000;
+  if (minutes < 60) return `for ${minutes} minutes`;
+  return minutes === 60 ? 'for 1 hour' : `for ${minutes / 60} hours`;
+};
 
 /** "ada@example.com" as "a••@example.com": enough for the signer to know where to look, not an address to harvest. */
 const maskedEmail = (email: string) => {
@@ -40,6 +58,7 @@ const maskedEmail = (email: string) => {
 const verifying = ({ request, signer, documents }: SigningContext): Verifying => ({
   accountId: request.accountId,
   requestId: request.id,
+  requestExpiresAt: request.expiresAt,
   signer: { id: signer.id, name: signer.name, email: signer.email },
   documents,
 });
@@ -80,10 +99,12 @@ export function verificationRoutes({
     const verification = await findSignerVerification(db, context.signer.id);
     const now = new Date();
     const emailed = verification?.method === 'email_code';
+    const lock = verification && lockOf(verification, now);
     return {
       method: verification?.method ?? null,
       verified: !verification || sessions.verified(ctx, context, token),
-      lockedUntil: verification?.lockedUntil && verification.lockedUntil > now ? verification.lockedUntil.toISOString() : null,
+      lockedUntil: lock ? lock.lockedUntil.toISOString() : null,
+      lockedUntilSenderActs: lock?.untilSenderActs ?? false,
       sentTo: emailed ? maskedEmail(context.signer.email) : null,
       codeExpiresAt: emailed && verification.codeExpiresAt && !verification.codeUsedAt ? verification.codeExpiresAt.toISOString() : null,
       nextCodeAt:
@@ -124,11 +145,11 @@ export function verificationRoutes({
       assertCanAct(context);
       if (context.signer.verification?.method !== 'email_code') throw conflict('This signer is not verified by an e-mailed code.');
       const issued = await issueEmailCode({ db, key }, verifying(context), client(ctx));
-      if (issued.outcome === 'locked') throw locked(issued.lockedUntil);
+      if (issued.outcome === 'locked') throw locked(issued);
       if (issued.outcome === 'too_soon') {
         throw rateLimitExceeded(`A new code can be sent once a minute: the next at ${issued.retryAt.toISOString()}.`, retryAfterHeader(issued.retryAt));
       }
-      const brand = mailBrandOf(await signerBrandOf(db, context.request.accountId), config.publicUrl);
+      const brand = await mailBrandOfAccount(db, context.request.accountId, config.publicUrl);
       await mail.send({
         idempotencyKey: issued.mailKey,
         to: context.signer.email,
@@ -149,8 +170,10 @@ export function verificationRoutes({
       operationId: 'verifySigner',
       summary: 'Give the access code or the e-mailed code; the right one opens the page in this browser (a cookie on the link’s path)',
       description:
-        'A wrong code is 403 verification_failed with triesLeft; the fifth wrong one in a row locks the page for 15 minutes (429 verification_locked, ' +
-        'with lockedUntil and Retry-After), records signer.verification_locked and e-mails the sender. Every try is a step of the audit trail.',
+        'A wrong code is 403 verification_failed with triesLeft. Wrong codes count over the request’s whole life, a right one resets nothing: ' +
+        'every fifth locks the page (429 verification_locked with lockedUntil and Retry-After) for 15 minutes, then 1 hour, then 4 hours, and the ' +
+        'twentieth until the sender reminds the signer (lockedUntilSenderActs, no Retry-After); each lock records signer.verification_locked and ' +
+        'e-mails the sender. Every try is a step of the audit trail.',
       body: VerifySchema,
       response: VerificationStateSchema,
       responseDescription: 'Verified: the page’s endpoints answer in this browser',
@@ -161,12 +184,16 @@ export function verificationRoutes({
       const tried = await tryVerificationCode({ db, events, key }, verifying(context), body.code, client(ctx));
       if (tried.outcome === 'locked') {
         if (tried.justLocked) await tellTheSender(context.signer.id);
-        throw locked(tried.lockedUntil);
+        throw locked(tried);
       }
       if (tried.outcome === 'wrong') {
-        throw new AppError(403, 'verification_failed', `The code is wrong, expired or used already. ${tried.triesLeft} tries left before the page locks.`, {
-          extra: { triesLeft: tried.triesLeft },
-        });
+        const left = tried.triesLeft === 1 ? '1 try' : `${tried.triesLeft} tries`;
+        throw new AppError(
+          403,
+          'verification_failed',
+          `The code is wrong, expired or used already. ${left} left before the page locks ${lockLength(tried.nextLockMs)}.`,
+          { extra: { triesLeft: tried.triesLeft } },
+        );
       }
       if (context.embeddedSession) await markEmbeddedSessionVerified(db, params.token);
       else sessions.start(ctx, context.signer.id, params.token);

@@ -8,9 +8,10 @@ import { findSigningRequest, recordAuditStep } from './store';
 import { hashToken, randomToken, SIGNING_TOKEN } from './tokens';
 
 // Embedded signing: an API client asks for a one-time URL for one signer and frames it in its own page,
-// for the origins it names. Opening the URL uses it up (one conditional update, so that of two opens at
-// once one gets the session) and starts a session of that signer on that request: a link token that
-// the page keeps in memory and never shows in its address. Only hashes of both tokens are stored.
+// for the origins it names. Loading the URL uses nothing up: its page, framable by those origins alone,
+// posts back to it from a frame, and that POST uses it up (one conditional update, so that of two at once
+// one gets the session) and starts a session of that signer on that request: a link token that the page
+// keeps in memory and never shows in its address. Only hashes of both tokens are stored.
 
 /** How long an embedded session lasts once opened (and never past the request's expiry). */
 export const EMBEDDED_SESSION_MS = 60 * 60 * 1000;
@@ -24,8 +25,14 @@ export interface EmbeddedPage {
   locale: string | null;
 }
 
-/** An embedded URL opened: a new session, or `expired`; with the account whose brand the page wears. */
-export type EmbeddedOpening = { accountId: string; page: EmbeddedPage } & ({ outcome: 'opened'; sessionToken: string } | { outcome: 'expired' });
+/** An embedded URL looked at: still `usable` (with what its page may be framed by and wears), or `expired`. */
+export type EmbeddedLinkState = { outcome: 'usable'; accountId: string; allowedOrigins: string[] } | { outcome: 'expired' };
+
+/** An embedded URL used: a new session and its page, or `expired` (used already, or too late), which tells nothing more. */
+export type EmbeddedOpening = { outcome: 'opened'; sessionToken: string; page: EmbeddedPage } | { outcome: 'expired' };
+
+const allowedOriginsOf = (row: { allowed_origins: string | string[] }): string[] =>
+  typeof row.allowed_origins === 'string' ? JSON.parse(row.allowed_origins) : row.allowed_origins;
 
 /**
  * A one-time URL for a signer whose turn it is on a pending request of the account: 404 for another
@@ -65,11 +72,24 @@ export async function createEmbeddedSigningLink(
   return { url: `${publicUrl}/embed/${token}`, expiresAt: expiresAt.toISOString() };
 }
 
+/** An embedded URL as a GET finds it, changing nothing: a link checker's or a preview's load uses nothing up. */
+export async function findEmbeddedSigningLink(db: Db, token: string): Promise<EmbeddedLinkState | undefined> {
+  if (!SIGNING_TOKEN.test(token)) return undefined;
+  const link = await db('embedded_signing_links as l')
+    .join('signers as s', 's.id', 'l.signer_id')
+    .join('signing_requests as r', 'r.id', 's.signing_request_id')
+    .where('l.token_hash', hashToken(token))
+    .first('l.allowed_origins', 'l.used_at', 'l.expires_at', 'r.account_id');
+  if (!link) return undefined;
+  if (link.used_at || new Date(link.expires_at).getTime() <= Date.now()) return { outcome: 'expired' };
+  return { outcome: 'usable', accountId: link.account_id, allowedOrigins: allowedOriginsOf(link) };
+}
+
 /**
- * Opens an embedded URL: the first open within its time gets a new session, an audit step of the request
- * with the browser that opened it (the signer reached the page through the account's application, not an
- * e-mailed link); any later one, or one too late, gets `expired` (with what its page needs to tell the
- * frame's parent); an unknown token nothing.
+ * Uses an embedded URL up, for the POST its page makes once it runs in a frame: the first within its time
+ * gets a new session, an audit step of the request with the browser that made it (the signer reached the
+ * page through the account's application, not an e-mailed link); any later one, or one too late,
+ * `expired`; an unknown token nothing.
  */
 export async function openEmbeddedSigningLink(db: Db, token: string, client: ClientInfo): Promise<EmbeddedOpening | undefined> {
   if (!SIGNING_TOKEN.test(token)) return undefined;
@@ -85,16 +105,16 @@ export async function openEmbeddedSigningLink(db: Db, token: string, client: Cli
       .join('signers as s', 's.id', 'l.signer_id')
       .join('signing_requests as r', 'r.id', 's.signing_request_id')
       .where('l.token_hash', tokenHash)
-      .first('l.*', 's.signing_request_id', 's.email as signer_email', 'r.account_id', 'r.expires_at as request_expires_at', 'r.redirect_url');
+      .first('l.*', 's.signing_request_id', 's.email as signer_email', 'r.expires_at as request_expires_at', 'r.redirect_url');
     if (!link) return undefined;
+    if (opened !== 1) return { outcome: 'expired' };
     const page: EmbeddedPage = {
       signingRequestId: link.signing_request_id,
       signerId: link.signer_id,
-      allowedOrigins: typeof link.allowed_origins === 'string' ? JSON.parse(link.allowed_origins) : link.allowed_origins,
+      allowedOrigins: allowedOriginsOf(link),
       returnUrl: link.return_url ?? link.redirect_url ?? null,
       locale: link.locale ?? null,
     };
-    if (opened !== 1) return { outcome: 'expired', accountId: link.account_id, page };
     const sessionToken = randomToken();
     await trx('signer_tokens').insert({
       token_hash: hashToken(sessionToken),
@@ -110,7 +130,7 @@ export async function openEmbeddedSigningLink(db: Db, token: string, client: Cli
       client,
       data: { allowedOrigins: page.allowedOrigins },
     });
-    return { outcome: 'opened', accountId: link.account_id, sessionToken, page };
+    return { outcome: 'opened', sessionToken, page };
   });
 }
 

@@ -6,8 +6,8 @@ import { type EventType } from '../domain/events';
 import { mailSender, type MailMessage, type MailTransport } from '../mail';
 import { countOwedMail, openMailHour } from '../mail/allowance';
 import { countSigningRequestEnd } from '../metrics';
-import { cancelledMail, completedMail, declinedMail, invitationMail, mailBrandOf, reminderMail, type MailBrand, type RenderedMail } from '../mail/templates';
-import { signerBrandOf } from '../accounts/branding';
+import { cancelledMail, completedMail, declinedMail, invitationMail, reminderMail, type MailBrand, type RenderedMail } from '../mail/templates';
+import { mailBrandOfAccount } from '../accounts/branding';
 import { sealDocumentOnThread } from '../pdf/sealThread';
 import type { SignatureMark, SignatureStamp } from '../pdf/stamp';
 import { loadSealCertificate } from '../pdf/sealCertificate';
@@ -81,7 +81,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
   const tokenSecret = loadTokenSecret(config.SIGNING_TOKEN_SECRET, config.dataDir);
   const sender = mailSender(config);
   // An account's brand names the sender of its e-mails to signers, in place of MAIL_FROM's name.
-  const brandOf = async (accountId: string) => mailBrandOf(await signerBrandOf(db, accountId), config.publicUrl);
+  const brandOf = (accountId: string) => mailBrandOfAccount(db, accountId, config.publicUrl);
   const sendMail = (key: string, to: Recipient, rendered: RenderedMail, brand: MailBrand, attachments?: MailMessage['attachments']) =>
     mail.send({
       idempotencyKey: key,

@@ -211,8 +211,9 @@ export function signingRequestRoutes({ router, db, events, config, rateLimit, op
       tag,
       summary: 'A one-time URL of the signer’s page, to frame in your own page on the origins you name (embedded signing)',
       description:
-        'The URL opens once, within expiresInSeconds: opening it starts a session of this signer on this request alone, which the page keeps ' +
-        'in memory; opened again it answers 410 link_expired. The page may be framed only by allowedOrigins (Content-Security-Policy ' +
+        'The URL is used once, within expiresInSeconds: a GET of it uses nothing up (a link preview or a load outside a frame is harmless); ' +
+        'the page, once framed, posts back to it, and that first post starts a session of this signer on this request alone, which the page ' +
+        'keeps in memory; used again it answers 410 link_expired, naming nothing of the request. The page may be framed only by allowedOrigins (Content-Security-Policy ' +
         'frame-ancestors) and posts messages to its parent on the origin that frames it, never to any other: ' +
         '{source: "signet", version: 1, type, signingRequestId, signerId}, type one of signet.signing.ready, .viewed, .completed, .declined, ' +
         '.verification_required, .expired, .error. Only for a signer whose turn it is on a pending request (409 otherwise). ' +

@@ -383,7 +383,10 @@ export const SignerSchema = z
       .object({
         method: z.enum(verificationMethods),
         verifiedAt: z.string().nullable().openapi({ description: 'When the signer first gave the right code.' }),
-        lockedUntil: z.string().nullable().openapi({ description: 'After five wrong tries: no try until then (15 minutes).' }),
+        lockedUntil: z.string().nullable().openapi({
+          description:
+            'After every fifth wrong try: no try until then (15 minutes, 1 hour, 4 hours); after the twentieth, the request’s expiry, unless you remind the signer.',
+        }),
       })
       .nullable()
       .openapi('SignerVerification', { description: 'How the signer proves who they are; null when the sender asked for nothing. Never the code.' }),

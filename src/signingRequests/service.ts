@@ -29,6 +29,7 @@ import { invitationMailKey, remindable, remindedWithinTheHour } from './reminder
 import { requestLimitsFrom, tooManyDocuments, tooManyPages, type RequestField, type RequestLimits, type SignerField } from '../documents/fields';
 import { plainHttpProblems, type SigningRequestCreateInput, type VerificationInput } from './schema';
 import { findSigningRequest, requestColumns, toSigningRequest, type SigningRequest, type SigningRequestWithSigners } from './store';
+import { releaseSignersOutOfTries } from './verification';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -359,7 +360,8 @@ export async function cancelSigningRequest(deps: SigningDeps, accountId: string,
  * A reminder round by the request's workflow (sendReminders decides whom, under the hourly limits): 200
  * naming whom it reminded, or a 429 with the rate-limit headers when it could remind nobody. What plainly
  * cannot go (every signer mailed within the hour, or no e-mail left this hour) is refused before the
- * workflow, so that a flood of reminds costs its history nothing.
+ * workflow, so that a flood of reminds costs its history nothing. A signer reminded who had spent every
+ * wrong code allowed may try again (releaseSignersOutOfTries): the sender's act, never a scheduled reminder's.
  */
 export async function remindSigners({ db, temporal, rateLimitMultiplier }: SigningDeps, account: Account, id: string) {
   const remindableNow = async () => {
@@ -383,6 +385,7 @@ export async function remindSigners({ db, temporal, rateLimitMultiplier }: Signi
   const { remindedSignerIds, limitedBy } = await runUpdate(() => signingRequestHandle(temporal, id).remind());
   if (remindedSignerIds.length === 0 && limitedBy?.limit === 'signer') throw remindedWithinTheHour(new Date(limitedBy.retryAt));
   if (remindedSignerIds.length === 0 && limitedBy?.limit === 'account') throw mailHourSpent(account.plan, limitedBy.perHour, new Date(limitedBy.retryAt));
+  await releaseSignersOutOfTries(db, { requestId: id, signerIds: remindedSignerIds, actor: account.email });
   return { remindedSignerIds };
 }
 

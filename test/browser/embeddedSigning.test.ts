@@ -86,9 +86,18 @@ describe('embedded signing in a page of another origin (headless Chromium)', fun
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    const calls: string[] = [];
+    page.on('response', (response) => {
+      if (response.url() === url) calls.push(`${response.request().method()} ${response.status()}`);
+    });
     try {
       await page.goto(`${allowed.origin}/parent?src=${encodeURIComponent(url)}`);
       await eventually(async () => expect(await typesOf(page)).to.deep.equal(['signet.signing.ready', 'signet.signing.viewed']));
+      // The frame loaded the URL, which used nothing up, then its page posted back from the frame, which did.
+      expect(calls).to.deep.equal(['GET 200', 'POST 200']);
       const [ready] = await received(page);
       expect(ready.origin).to.equal(new URL(system.url!).origin);
       expect(ready.data).to.deep.equal({ source: 'signet', version: 1, type: 'signet.signing.ready', signingRequestId: signingRequest.id, signerId });
@@ -103,7 +112,7 @@ describe('embedded signing in a page of another origin (headless Chromium)', fun
         expect(read.body.signers[0].status).to.equal('signed');
       });
 
-      // The same URL again: 410, and the parent hears expired; the frame goes to returnUrl with event=expired.
+      // The same URL again: 410, a page that knows nothing of the request; the parent hears expired, naming nothing.
       const again = await context.newPage();
       const statuses: number[] = [];
       again.on('response', (response) => {
@@ -111,16 +120,67 @@ describe('embedded signing in a page of another origin (headless Chromium)', fun
       });
       await again.goto(`${allowed.origin}/parent?src=${encodeURIComponent(url)}`);
       await eventually(async () => expect(await typesOf(again)).to.deep.equal(['signet.signing.expired']));
+      expect((await received(again))[0].data).to.deep.equal({ source: 'signet', version: 1, type: 'signet.signing.expired' });
       expect(statuses).to.deep.equal([410]);
-      await eventually(async () => expect(allowed.visits).to.include(`/done?from=signet&event=expired&signing_request_id=${signingRequest.id}`));
+      await again.frameLocator('#signing').getByRole('heading', { name: 'This signing link has expired' }).waitFor();
       expect(problems).to.deep.equal([]);
     } finally {
       await context.close();
     }
   });
 
-  it('a parent on another origin cannot frame the page (the browser refuses) and receives nothing', async () => {
+  it('loaded on its own, not in a frame, the page uses nothing up and says to go back; framed afterwards, it opens', async () => {
+    const { url, db, signingRequest } = await embedFor();
+    const context = await desktopContext(browser());
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    const posts: string[] = [];
+    context.on('request', (sent) => {
+      if (sent.method() === 'POST') posts.push(sent.url());
+    });
+    try {
+      const loaded = await page.goto(url);
+      expect(loaded?.status()).to.equal(200);
+      await page.getByRole('heading', { name: 'Open this page from your application' }).waitFor();
+      expect(posts).to.deep.equal([]);
+      const [link] = await db('embedded_signing_links').where({ signer_id: signingRequest.signers[0].id });
+      expect(link.used_at).to.equal(null);
+
+      const parent = await context.newPage();
+      await parent.goto(`${allowed.origin}/parent?src=${encodeURIComponent(url)}`);
+      await eventually(async () => expect(await typesOf(parent)).to.deep.equal(['signet.signing.ready', 'signet.signing.viewed']));
+      await parent.frameLocator('#signing').getByRole('heading', { name: signingRequest.title }).waitFor();
+      expect(posts).to.deep.equal([url]);
+      expect(problems).to.deep.equal([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a URL used up between the frame’s load and its post: the frame says it has expired and the parent hears expired, naming nothing', async () => {
     const { url } = await embedFor();
+    const context = await desktopContext(browser());
+    // Someone else uses the URL up just before the frame's own post reaches Signet.
+    const before: number[] = [];
+    await context.route(url, async (route) => {
+      if (route.request().method() === 'POST') before.push((await fetch(url, { method: 'POST' })).status);
+      await route.continue();
+    });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${allowed.origin}/parent?src=${encodeURIComponent(url)}`);
+      await page.frameLocator('#signing').getByRole('heading', { name: 'This signing link has expired' }).waitFor();
+      await eventually(async () => expect(await typesOf(page)).to.deep.equal(['signet.signing.expired']));
+      expect((await received(page))[0].data).to.deep.equal({ source: 'signet', version: 1, type: 'signet.signing.expired' });
+      expect(before).to.deep.equal([200]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a parent on another origin cannot frame the page (the browser refuses), receives nothing, and uses nothing up', async () => {
+    const { url, signingRequest } = await embedFor();
     const context = await desktopContext(browser());
     const page = await context.newPage();
     const refusals: string[] = [];
@@ -140,6 +200,11 @@ describe('embedded signing in a page of another origin (headless Chromium)', fun
       const frame = page.frames().find((candidate) => candidate !== page.mainFrame());
       expect(frame?.url()).not.to.equal(url);
       expect(await typesOf(page)).to.deep.equal([]);
+
+      // So the URL is still whole: the allowed parent frames it and gets the signing page.
+      const parent = await context.newPage();
+      await parent.goto(`${allowed.origin}/parent?src=${encodeURIComponent(url)}`);
+      await parent.frameLocator('#signing').getByRole('heading', { name: signingRequest.title }).waitFor();
     } finally {
       await context.close();
     }

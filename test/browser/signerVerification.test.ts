@@ -32,7 +32,7 @@ describe('the signing page of a signer asked for a code (headless Chromium)', fu
 
       await page.getByLabel('Code').fill('Kite-43');
       await page.getByRole('button', { name: 'Continue' }).click();
-      await page.getByRole('alert').getByText('The code is wrong, expired or used already. 4 tries left before the page locks.').waitFor();
+      await page.getByRole('alert').getByText('The code is wrong, expired or used already. 4 tries left before the page locks for 15 minutes.').waitFor();
       expect(await page.content()).not.to.include(signingRequest.title);
       expect(describeViolations('the code form with its error', await seriousViolations(page))).to.deep.equal([]);
 
@@ -57,6 +57,34 @@ describe('the signing page of a signer asked for a code (headless Chromium)', fu
       await context.close();
     }
   });
+  it('a signer past every wrong code allowed is told to contact the sender, and the right code changes nothing', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request, {
+      signers: [{ name: 'Ada Lovelace', email: 'ada@example.com', verification: { method: 'access_code', code: 'Kite-42' } }],
+    });
+    const signerId = signingRequest.signers[0].id;
+    // As after twenty wrong codes (test/integration/signerVerification.test.ts gives them).
+    await account
+      .db('signer_verifications')
+      .where({ signer_id: signerId })
+      .update({ wrong_tries: 20, locked_at: new Date(), locked_until: new Date(signingRequest.expiresAt) });
+    const link = `${account.system.url}/sign/${tokenOf(await signingLinkOf(account.request, signingRequest.id, signerId))}`;
+    const context = await phoneContext(browser());
+    const page = await context.newPage();
+    const told = 'Too many wrong codes: this page stays locked until the sender sends you the link again. Contact the person who sent you this request.';
+    try {
+      await page.goto(link);
+      await page.getByRole('alert').getByText(told).waitFor();
+      await page.getByLabel('Code').fill('Kite-42');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByRole('alert').getByText(told).waitFor();
+      expect(await page.content()).not.to.include(signingRequest.title);
+      expect(await page.locator('#document').isHidden()).to.equal(true);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('an e-mailed code is sent as the page opens; giving it shows the document', async () => {
     const account = await createTestAccount();
     const email = `ada-${Math.random().toString(36).slice(2)}@example.com`;

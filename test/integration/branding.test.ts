@@ -13,6 +13,9 @@ const brand = {
   supportEmail: 'help@acme.example',
 };
 
+// The line every e-mail to a signer ends with, which no brand can change.
+const identityOf = (account: Account) => `Sent via Signet on behalf of ${account.account.email}, the verified e-mail address of the sending account.`;
+
 const patch = (account: Account, json: unknown) => account.request('PATCH', '/api/v1/account/branding', { json });
 const problemsOf = (response: { status: number; body: { details?: string[] } }) => {
   expect(response.status, JSON.stringify(response.body)).to.equal(400);
@@ -66,6 +69,24 @@ describe('account branding', function () {
       expect((await account.request('GET', '/api/v1/account/branding')).body.name).to.equal(null);
     });
 
+    it('refuses a name that reads as an address (the issue’s PayPal name, fullwidth lookalikes, a domain), on a free account too', async () => {
+      const account = await createTestAccount('free');
+      const refused = await patch(account, { name: 'PayPal Security <security@paypal.com>' });
+      expect(refused.status).to.equal(400);
+      expect(refused.body).to.deep.include({
+        error: 'validation_error',
+        message: 'The request is invalid.',
+        details: ['name must not contain @, < or >, or a character like them (“<” U+003C): a From name must not read as an e-mail address'],
+      });
+      expect(problemsOf(await patch(account, { name: 'PayPal Security ＜security＠paypal.com＞' })))
+        .to.include('name must not contain @, < or >')
+        .and.include('U+FF1C');
+      expect(problemsOf(await patch(account, { name: 'PayPal ‹security› ﹫ paypal' }))).to.include('(“‹” U+2039)');
+      expect(problemsOf(await patch(account, { name: 'paypal.com' }))).to.include('name must not look like a domain name (“paypal.com”)');
+      expect((await account.request('GET', '/api/v1/account/branding')).body.name).to.equal(null);
+      expect((await patch(account, { name: 'Acme Rentals Ltd.' })).status).to.equal(200);
+    });
+
     it('refuses a logo that is too large, not an image, or a PNG whose header claims a decompression bomb', async () => {
       const account = await createTestAccount();
       expect(problemsOf(await patch(account, { logo: dataUrl('image/png', Buffer.alloc(201 * 1024, 1)) }))).to.include('logo must be at most 200 KB');
@@ -109,7 +130,7 @@ describe('account branding', function () {
   });
 
   describe('what signers see', () => {
-    it('the signing page and every e-mail to a signer carry the brand, and "Signet" nowhere', async () => {
+    it('the signing page and every e-mail to a signer carry the brand, and "Signet" only in the line naming the sender', async () => {
       const account = await createTestAccount();
       const set = await patch(account, { ...brand, logo: dataUrl('image/png', pngOf(40, 20)) });
       expect(set.status).to.equal(200);
@@ -138,13 +159,71 @@ describe('account branding', function () {
       const kinds = ['invitation', 'verification-code', 'cancelled'];
       const mails = await waitForMails(account, email, kinds);
       for (const mail of mails) {
-        const whole = [mail.from_address, mail.subject, mail.text, mail.html].join('\n');
+        const whole = [mail.from_address, mail.subject, mail.text, mail.html].join('\n').replaceAll(identityOf(account), '');
         expect(whole, mail.idempotency_key).not.to.include('Signet');
         expect(mail.from_address).to.match(/^"Acme Rentals" </);
         expect(mail.text).to.include('Sent by Acme Rentals').and.include(brand.emailFooter).and.include('help@acme.example');
         expect(mail.html).to.include(`src="${set.body.logo.url}"`).and.include('alt="Acme Rentals"');
       }
       expect(mails[0].html).to.include('background:#1d4ed8;color:#ffffff;');
+    });
+
+    it('every kind of e-mail to a signer ends with the account’s verified address, whatever the brand', async () => {
+      const account = await createTestAccount();
+      expect((await patch(account, { ...brand, emailFooter: 'Sent via Signet on behalf of security@paypal.com.' })).status).to.equal(200);
+      const person = (name: string) => ({ name, email: `${name.toLowerCase()}-${Math.random().toString(36).slice(2)}@example.com` });
+      const [ada, sam, dee, bob] = [person('Ada'), person('Sam'), person('Dee'), person('Bob')];
+      const signer = client(account.system.url!);
+      const linkOf = async (requestId: string, signerId: string) => tokenOf(await signingLinkOf(account.request, requestId, signerId));
+
+      // Invited, reminded an hour later, sent a code, then cancelled.
+      const { signingRequest: toCancel } = await createSigningRequest(account.request, { signers: [{ ...ada, verification: { method: 'email_code' } }] });
+      await waitForMails(account, ada.email, ['invitation']);
+      await account
+        .db('signers')
+        .where({ signing_request_id: toCancel.id })
+        .update({ last_mailed_at: account.db.raw("now() - interval '61 minutes'") });
+      const reminded = await account.request('POST', `/api/v1/signatures/${toCancel.id}/remind`);
+      expect(reminded.status, JSON.stringify(reminded.body)).to.equal(200);
+      expect((await signer('POST', `/sign/${await linkOf(toCancel.id, toCancel.signers[0].id)}/verification/code`)).status).to.equal(200);
+      expect((await account.request('POST', `/api/v1/signatures/${toCancel.id}/cancel`, { json: { reason: 'Wrong dates' } })).status).to.equal(200);
+      // Signed by its one signer: completed.
+      const { signingRequest: toSign } = await createSigningRequest(account.request, { signers: [sam] });
+      const signed = await signer('POST', `/sign/${await linkOf(toSign.id, toSign.signers[0].id)}/sign`, {
+        json: { consent: true, signature: { type: 'typed', value: 'Sam' } },
+      });
+      expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
+      // Declined by one signer: the other hears of it.
+      const { signingRequest: toDecline } = await createSigningRequest(account.request, { signers: [dee, bob] });
+      const declined = await signer('POST', `/sign/${await linkOf(toDecline.id, toDecline.signers[0].id)}/decline`, { json: { reason: 'No' } });
+      expect(declined.status, JSON.stringify(declined.body)).to.equal(200);
+
+      const mails = [
+        ...(await waitForMails(account, ada.email, ['invitation', 'reminder', 'verification-code', 'cancelled'])),
+        ...(await waitForMails(account, sam.email, ['completed'])),
+        ...(await waitForMails(account, bob.email, ['declined'])),
+      ];
+      for (const mail of mails) {
+        expect(mail.from_address, mail.idempotency_key).to.match(/^"Acme Rentals" </);
+        expect(mail.text.trimEnd().split('\n').at(-1), mail.idempotency_key).to.equal(identityOf(account));
+        expect(mail.html, mail.idempotency_key).to.include(`${identityOf(account)}</td></tr>`);
+      }
+    });
+
+    it('a name stored before the rule that reads as an address is not used: the From name and the text are Signet’s', async () => {
+      const account = await createTestAccount('free');
+      const spoof = 'PayPal Security <security@paypal.com>';
+      await account.db('account_brands').insert({ account_id: account.account.id, name: spoof });
+      expect((await account.request('GET', '/api/v1/account/branding')).body.name).to.equal(spoof);
+      const email = `ada-${Math.random().toString(36).slice(2)}@example.com`;
+      const { signingRequest } = await createSigningRequest(account.request, { signers: [{ name: 'Ada Lovelace', email }] });
+      const [invitation] = await waitForMails(account, email, ['invitation']);
+      expect(invitation.from_address).to.equal('"Signet" <no-reply@signet.local>');
+      for (const part of [invitation.subject, invitation.text, invitation.html]) expect(part).not.to.include('PayPal').and.not.include('paypal');
+      expect(invitation.text).to.include('Sent by Signet on behalf of the sender.').and.include(identityOf(account));
+      const url = await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id);
+      const page = await client(account.system.url!)('GET', `/sign/${tokenOf(url)}`);
+      expect(page.bytes.toString()).to.include('<title>Sign a document · Signet</title>').and.not.include('PayPal');
     });
 
     it('without a brand, pages and e-mails read as before', async () => {

@@ -41,4 +41,19 @@ describe('the console’s brand settings (/app/settings/branding)', function () 
     expect((await browser.post('/app/settings/branding/logo/remove')).status).to.equal(303);
     expect((await browser.request('GET', '/app/settings/branding')).text).to.include('No logo.');
   });
+
+  it('refuses a name that reads as an address, as the REST API does, and keeps the saved one', async () => {
+    const { browser } = await signedUp(baseUrl);
+    const form = { accentColor: '', emailFooter: '', supportEmail: '' };
+    expect((await browser.submit('/app/settings/branding', '/app/settings/branding', { ...form, name: 'Acme Rentals' })).status).to.equal(303);
+    const spoof = await browser.submit('/app/settings/branding', '/app/settings/branding', { ...form, name: 'PayPal Security <security@paypal.com>' });
+    expect(spoof.status).to.equal(400);
+    expect(spoof.text)
+      .to.include('name must not contain @, &lt; or &gt;, or a character like them (“&lt;” U+003C): a From name must not read as an e-mail address')
+      .and.include('value="PayPal Security &lt;security@paypal.com&gt;"');
+    const fullwidth = await browser.submit('/app/settings/branding', '/app/settings/branding', { ...form, name: 'PayPal Security ＜security＠paypal.com＞' });
+    expect(fullwidth.status).to.equal(400);
+    expect(fullwidth.text).to.include('(“＜” U+FF1C)');
+    expect((await browser.request('GET', '/app/settings/branding')).text).to.include('value="Acme Rentals"');
+  });
 });

@@ -2,11 +2,10 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { createSigningRequest, eventually } from '../support/signing';
 import { createTestAccount } from '../support/system';
-import { client } from '../support/http';
+import { client, type Request } from '../support/http';
 
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 const embedTokenOf = (url: string) => new URL(url).pathname.split('/').pop()!;
-const sessionOf = (page: string) => JSON.parse(/<script type="application\/json" id="signet-embed">(.*?)<\/script>/.exec(page)![1]);
 
 describe('POST /api/v1/signatures/{id}/signers/{signerId}/embed', function () {
   this.timeout(60_000);
@@ -87,30 +86,88 @@ describe('POST /api/v1/signatures/{id}/signers/{signerId}/embed', function () {
   });
 });
 
+/** The POST an embedded page makes from its frame: it uses the URL up and answers the session. */
+async function startSession(open: Request, url: string) {
+  const started = await open('POST', new URL(url).pathname);
+  expect(started.status, JSON.stringify(started.body)).to.equal(200);
+  return started.body as {
+    session: string;
+    signingRequestId: string;
+    signerId: string;
+    allowedOrigins: string[];
+    returnUrl: string | null;
+    locale: string | null;
+  };
+}
+
+async function embedded(body: Record<string, unknown> = {}, account?: Awaited<ReturnType<typeof createTestAccount>>) {
+  const owner = account ?? (await createTestAccount());
+  const { signingRequest } = await createSigningRequest(owner.request);
+  const signer = signingRequest.signers[0];
+  const made = await owner.request('POST', `/api/v1/signatures/${signingRequest.id}/signers/${signer.id}/embed`, {
+    json: { allowedOrigins: ['https://app.example.com', 'http://127.0.0.1:8080'], ...body },
+  });
+  expect(made.status, JSON.stringify(made.body)).to.equal(201);
+  const url = made.body.url as string;
+  return { ...owner, signingRequest, signer, url, path: new URL(url).pathname, open: client(owner.system.url!) };
+}
+
 describe('GET /embed/{token}', function () {
   this.timeout(60_000);
 
-  async function embedded(body: Record<string, unknown> = {}) {
-    const account = await createTestAccount();
-    const { signingRequest } = await createSigningRequest(account.request);
-    const signer = signingRequest.signers[0];
-    const made = await account.request('POST', `/api/v1/signatures/${signingRequest.id}/signers/${signer.id}/embed`, {
-      json: { allowedOrigins: ['https://app.example.com', 'http://127.0.0.1:8080'], ...body },
-    });
-    expect(made.status, JSON.stringify(made.body)).to.equal(201);
-    return { ...account, signingRequest, signer, url: made.body.url as string, open: client(account.system.url!) };
-  }
+  it('uses nothing up: every GET and HEAD gets a page framable by exactly the allowed origins, with nothing of the request in it', async () => {
+    const { path, url, open, db, signingRequest, signer } = await embedded({ returnUrl: 'https://app.example.com/done' });
+    for (const headers of [{ 'User-Agent': 'LinkPreviewBot/2.0' }, {}, { 'User-Agent': 'Embedding browser/1.0' }] as Record<string, string>[]) {
+      const page = await open('GET', path, { headers });
+      expect(page.status).to.equal(200);
+      expect(page.headers.get('content-security-policy')).to.include('frame-ancestors https://app.example.com http://127.0.0.1:8080');
+      expect(page.headers.get('content-security-policy')).to.include("script-src 'self';");
+      expect(page.headers.get('x-frame-options')).to.equal(null);
+      expect(page.headers.get('cache-control')).to.equal('no-store');
+      expect(page.headers.get('referrer-policy')).to.equal('no-referrer');
+      for (const secret of [signingRequest.id, signer.id, signer.email, signingRequest.title, 'https://app.example.com/done']) {
+        expect(page.body).not.to.include(secret);
+      }
+      expect(page.body).to.include('<script type="module" src="/sign-assets/embed-open.js"></script>');
+    }
+    expect((await open('HEAD', path)).status).to.equal(200);
+    const [link] = await db('embedded_signing_links').where({ token_hash: sha256(embedTokenOf(url)) });
+    expect(link.used_at).to.equal(null);
+    expect(await db('signer_tokens').where({ signer_id: signer.id }).whereNotNull('embedded_link_hash')).to.have.length(0);
+    expect(await db('audit_trail').where({ signer_id: signer.id, action: 'embedded_session_opened' })).to.have.length(0);
+    // Still usable after all of those.
+    expect((await startSession(open, url)).signerId).to.equal(signer.id);
+  });
 
-  it('opens once: a page framable by exactly the allowed origins with a session of that signer; then 410 link_expired', async () => {
-    const { url, open, signingRequest, signer, request } = await embedded({ returnUrl: 'https://app.example.com/done' });
-    const path = new URL(url).pathname;
-    const first = await open('GET', path, { headers: { 'User-Agent': 'Embedding browser/1.0' } });
-    expect(first.status).to.equal(200);
-    expect(first.headers.get('content-security-policy')).to.include('frame-ancestors https://app.example.com http://127.0.0.1:8080');
-    expect(first.headers.get('content-security-policy')).not.to.include("frame-ancestors 'none'");
-    expect(first.headers.get('x-frame-options')).to.equal(null);
-    expect(first.headers.get('cache-control')).to.equal('no-store');
-    const page = sessionOf(first.body);
+  it('wears the account’s brand, as the page of an e-mail link does', async () => {
+    const account = await createTestAccount();
+    expect((await account.request('PATCH', '/api/v1/account/branding', { json: { name: 'Acme Contracts' } })).status).to.equal(200);
+    const { path, open } = await embedded({}, account);
+    const page = await open('GET', path);
+    expect(page.body).to.include('<title>Sign a document · Acme Contracts</title>');
+    expect(page.body).not.to.include('Signet<');
+  });
+
+  it('an unknown token: 404, a page nobody may frame; its POST 404 too', async () => {
+    const { open } = await embedded();
+    const unknown = await open('GET', '/embed/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+    expect(unknown.status).to.equal(404);
+    expect(unknown.headers.get('content-security-policy')).to.include("frame-ancestors 'none'");
+    const posted = await open('POST', '/embed/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+    expect(posted.status).to.equal(404);
+    expect(posted.body.error).to.equal('not_found');
+  });
+});
+
+describe('POST /embed/{token}', function () {
+  this.timeout(60_000);
+
+  it('uses the URL up: a session of that signer and what its page needs, an audit step with the browser; then 410 link_expired', async () => {
+    const { path, url, open, signingRequest, signer, request } = await embedded({ returnUrl: 'https://app.example.com/done' });
+    const started = await open('POST', path, { headers: { 'User-Agent': 'Embedding browser/1.0' } });
+    expect(started.status, JSON.stringify(started.body)).to.equal(200);
+    expect(started.headers.get('cache-control')).to.equal('no-store');
+    const page = started.body;
     expect(page).to.include({ signingRequestId: signingRequest.id, signerId: signer.id, returnUrl: 'https://app.example.com/done', locale: null });
     expect(page.allowedOrigins).to.deep.equal(['https://app.example.com', 'http://127.0.0.1:8080']);
     const view = await open('GET', `/sign/${page.session}/request`);
@@ -118,75 +175,93 @@ describe('GET /embed/{token}', function () {
     expect(view.body.signer.id).to.equal(signer.id);
     expect(view.body.request.id).to.equal(signingRequest.id);
 
-    const again = await open('GET', path, { headers: { Accept: 'application/json' } });
+    const again = await open('POST', path);
     expect(again.status).to.equal(410);
-    expect(again.body).to.deep.equal({
+    expect(again.body).to.include({
       error: 'link_expired',
-      message: 'This embedded signing URL has been opened already or has expired: it opens once. Make a new one.',
+      message: 'This embedded signing URL has been used already or has expired: it is used once. Make a new one.',
     });
-    const againPage = await open('GET', path);
-    expect(againPage.status).to.equal(410);
-    expect(againPage.body).to.include('This signing link has expired');
-    expect(againPage.body).not.to.include(page.session);
-    expect(againPage.headers.get('content-security-policy')).to.include('frame-ancestors https://app.example.com http://127.0.0.1:8080');
-    expect(sessionOf(againPage.body).session).to.equal(undefined);
+    const loaded = await open('GET', path, { headers: { Accept: 'application/json' } });
+    expect(loaded.status).to.equal(410);
+    expect(loaded.body).to.deep.equal({
+      error: 'link_expired',
+      message: 'This embedded signing URL has been used already or has expired: it is used once. Make a new one.',
+    });
+    expect((await open('GET', path)).status).to.equal(410);
+    expect(embedTokenOf(url)).to.have.length(43);
 
-    // The open that made the session is a step of the audit trail, with its browser; the refused ones are not.
+    // The POST that made the session is a step of the audit trail, with its browser; the refused ones are not.
     const trail = await request('GET', `/api/v1/signatures/${signingRequest.id}/audit-trail`);
     const opened = trail.body.data.filter((step: { action: string }) => step.action === 'embedded_session_opened');
     expect(opened).to.have.length(1);
     expect(opened[0]).to.include({ signerId: signer.id, actor: signer.email, ipAddress: '127.0.0.1', userAgent: 'Embedding browser/1.0' });
     expect(opened[0].data).to.deep.equal({ allowedOrigins: ['https://app.example.com', 'http://127.0.0.1:8080'] });
 
-    // Every other signer page keeps refusing to be framed.
-    const unknown = await open('GET', '/embed/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
-    expect(unknown.status).to.equal(404);
-    expect(unknown.headers.get('content-security-policy')).to.include("frame-ancestors 'none'");
+    // The signer's pages of the session keep refusing to be framed.
     const linked = await open('GET', `/sign/${page.session}`);
     expect(linked.headers.get('content-security-policy')).to.include("frame-ancestors 'none'");
   });
 
-  it('wears the account’s brand, as the page of an e-mail link does', async () => {
+  it('the 410 of a used or late URL shows nothing of it: no brand, request, signer, origins nor return URL, in its page or its headers', async () => {
     const account = await createTestAccount();
     expect((await account.request('PATCH', '/api/v1/account/branding', { json: { name: 'Acme Contracts' } })).status).to.equal(200);
-    const { signingRequest } = await createSigningRequest(account.request);
-    const made = await account.request('POST', `/api/v1/signatures/${signingRequest.id}/signers/${signingRequest.signers[0].id}/embed`, {
-      json: { allowedOrigins: ['https://app.example.com'] },
-    });
-    const open = client(account.system.url!);
-    const page = await open('GET', new URL(made.body.url).pathname);
-    expect(page.body).to.include('<title>Sign a document · Acme Contracts</title>');
-    expect(page.body).not.to.include('Signet<');
-    const again = await open('GET', new URL(made.body.url).pathname);
-    expect(again.status).to.equal(410);
-    expect(again.body).to.include('<title>Link expired · Acme Contracts</title>');
+    const used = await embedded({ returnUrl: 'https://app.example.com/done?tab=2' }, account);
+    await startSession(used.open, used.url);
+    const late = await embedded({ returnUrl: 'https://app.example.com/done?tab=2' }, account);
+    await late
+      .db('embedded_signing_links')
+      .where({ token_hash: sha256(embedTokenOf(late.url)) })
+      .update({ expires_at: new Date(Date.now() - 1000) });
+    for (const { open, path, signingRequest, signer } of [used, late]) {
+      const secrets = [signingRequest.id, signer.id, signer.email, signingRequest.title, 'app.example.com', '127.0.0.1:8080', 'tab=2', 'Acme'];
+      for (const [method, accept] of [
+        ['GET', 'text/html'],
+        ['GET', 'application/json'],
+        ['POST', 'application/json'],
+      ]) {
+        const refused = await open(method, path, { headers: { Accept: accept } });
+        expect(refused.status, `${method} ${accept}`).to.equal(410);
+        const shown = [refused.bytes.toString(), ...refused.headers.values()].join('\n');
+        for (const secret of secrets) expect(shown, `${method} ${accept}`).not.to.include(secret);
+      }
+      const page = await open('GET', path);
+      expect(page.body).to.include('<title>Link expired · Signet</title>');
+      expect(page.body).to.include('This signing link has expired');
+      expect(page.body).not.to.include('signet-embed');
+      expect(page.headers.get('content-security-policy')).to.include('frame-ancestors *');
+      expect(page.headers.get('content-security-policy')).to.include("script-src 'self';");
+    }
   });
 
-  it('10 opens of one URL at once: exactly one session, nine 410', async () => {
-    const { url, open, db, signer } = await embedded();
-    const path = new URL(url).pathname;
-    const answers = await Promise.all(Array.from({ length: 10 }, () => open('GET', path)));
+  it('10 POSTs of one URL at once, among GETs: exactly one session, nine 410; the GETs use nothing up', async () => {
+    const { path, url, open, db, signer } = await embedded();
+    const posts = Array.from({ length: 10 }, () => open('POST', path));
+    const gets = Array.from({ length: 10 }, () => open('GET', path));
+    const answers = await Promise.all(posts);
     expect(answers.map((answer) => answer.status).sort()).to.deep.equal([200, ...Array(9).fill(410)]);
+    for (const loaded of await Promise.all(gets)) expect(loaded.status).to.be.oneOf([200, 410]);
     const sessions = await db('signer_tokens').where({ signer_id: signer.id }).whereNotNull('embedded_link_hash');
     expect(sessions).to.have.length(1);
     expect(sessions[0].embedded_link_hash).to.equal(sha256(embedTokenOf(url)));
+    expect(sessions[0].token_hash).to.equal(sha256(answers.find((answer) => answer.status === 200)!.body.session));
     expect(await db('audit_trail').where({ signer_id: signer.id, action: 'embedded_session_opened' })).to.have.length(1);
   });
 
-  it('an unopened URL past its time is 410 (its expiry moved into the past), and a session lasts at most an hour', async () => {
+  it('an unused URL past its time is 410 to GET and POST (its expiry moved into the past), and a session lasts at most an hour', async () => {
     const expired = await embedded({ expiresInSeconds: 30 });
     await expired
       .db('embedded_signing_links')
       .where({ token_hash: sha256(embedTokenOf(expired.url)) })
       .update({ expires_at: new Date(Date.now() - 1000) });
-    const late = await expired.open('GET', new URL(expired.url).pathname, { headers: { Accept: 'application/json' } });
-    expect(late.status).to.equal(410);
-    expect(late.body.error).to.equal('link_expired');
+    for (const method of ['GET', 'POST']) {
+      const late = await expired.open(method, expired.path, { headers: { Accept: 'application/json' } });
+      expect(late.status, method).to.equal(410);
+      expect(late.body.error).to.equal('link_expired');
+    }
     expect(await expired.db('signer_tokens').where({ signer_id: expired.signer.id }).whereNotNull('embedded_link_hash')).to.have.length(0);
 
     const fresh = await embedded();
-    const opened = await fresh.open('GET', new URL(fresh.url).pathname);
-    const page = sessionOf(opened.body);
+    const page = await startSession(fresh.open, fresh.url);
     const [session] = await fresh.db('signer_tokens').where({ token_hash: sha256(page.session) });
     expect(new Date(session.expires_at).getTime()).to.be.at.most(Date.now() + 60 * 60 * 1000);
     // A session past its time: the signer's endpoints say link_expired.
@@ -214,7 +289,7 @@ describe('an embedded session of a signer asked for an access code', function ()
       const made = await account.request('POST', `/api/v1/signatures/${signingRequest.id}/signers/${signer.id}/embed`, {
         json: { allowedOrigins: ['https://app.example.com'] },
       });
-      return sessionOf((await open('GET', new URL(made.body.url).pathname)).body).session as string;
+      return (await startSession(open, made.body.url)).session;
     };
     const first = await session();
     const before = await open('GET', `/sign/${first}/request`);

@@ -54,6 +54,42 @@ const expectError = (response: TestResponse, status: number, error: string) => {
   expect(response.body.error).to.equal(error);
 };
 
+/** The signer's lock runs out, as if its time had passed. */
+const lockRunsOut = (account: Account, signerId: string) =>
+  account
+    .db('signer_verifications')
+    .where({ signer_id: signerId })
+    .update({ locked_until: new Date(Date.now() - 1000) });
+
+/** Twenty wrong codes, each lock run out before the next five: every wrong try the request allows is spent. */
+async function spendEveryTry(account: Account, signerId: string, browser: ReturnType<typeof browserOn>) {
+  for (let lock = 1; lock <= 4; lock++) {
+    for (let tries = 0; tries < 5; tries++) await browser.verify(`wrong-${lock}`);
+    if (lock < 4) await lockRunsOut(account, signerId);
+  }
+}
+
+/** The sender reminds the signers whose turn it is, an hour after their invitations went; the ids reminded. */
+async function remind(account: Account, requestId: string): Promise<string[]> {
+  const signers = () => account.db('signers').where({ signing_request_id: requestId });
+  await eventually(async () => expect(await signers().whereNull('last_mailed_at')).to.have.length(0), 60_000);
+  await signers().update({ last_mailed_at: account.db.raw("now() - interval '61 minutes'") });
+  const reminded = await account.request('POST', `/api/v1/signatures/${requestId}/remind`);
+  expect(reminded.status, JSON.stringify(reminded.body)).to.equal(200);
+  return reminded.body.remindedSignerIds;
+}
+
+const lockEvents = (account: Account) => account.db('events').where({ account_id: account.account.id, type: 'signer.verification_locked' }).orderBy('id');
+const lockNotices = (account: Account, signerId: string) => account.db('mail_outbox').where('idempotency_key', 'like', `verification-locked:${signerId}:%`);
+const verificationSteps = async (account: Account, requestId: string) =>
+  account
+    .db('audit_trail')
+    .where({ signing_request_id: requestId })
+    .whereLike('action', 'verification_%')
+    .orderBy('id')
+    .select('action', 'actor', 'signer_id', 'data');
+const countOf = (steps: { action: string }[], action: string) => steps.filter((step) => step.action === action).length;
+
 describe('signer verification', function () {
   this.timeout(120_000);
   useSharedSystem();
@@ -163,7 +199,15 @@ describe('signer verification', function () {
       const signers = await account.db('signers').where({ signing_request_id: signingRequest.id }).orderBy('order');
       expect(signers[0].viewed_at).to.equal(null);
       const state = await browser.send('GET', '/verification');
-      expect(state.body).to.deep.equal({ method: 'access_code', verified: false, lockedUntil: null, sentTo: null, codeExpiresAt: null, nextCodeAt: null });
+      expect(state.body).to.deep.equal({
+        method: 'access_code',
+        verified: false,
+        lockedUntil: null,
+        lockedUntilSenderActs: false,
+        sentTo: null,
+        codeExpiresAt: null,
+        nextCodeAt: null,
+      });
     });
 
     it('a signer without verification needs nothing', async () => {
@@ -183,6 +227,7 @@ describe('signer verification', function () {
       const wrong = await browser.verify('Zq7!kitf');
       expectError(wrong, 403, 'verification_failed');
       expect(wrong.body.triesLeft).to.equal(4);
+      expect(wrong.body.message).to.equal('The code is wrong, expired or used already. 4 tries left before the page locks for 15 minutes.');
       const right = await browser.verify(ACCESS_CODE);
       expect(right.status, JSON.stringify(right.body)).to.equal(200);
       expect(right.body.verified).to.equal(true);
@@ -211,6 +256,7 @@ describe('signer verification', function () {
       for (let left = 4; left >= 1; left--) expect((await browser.verify('wrong-1')).body.triesLeft).to.equal(left);
       const fifth = await browser.verify('wrong-1');
       expectError(fifth, 429, 'verification_locked');
+      expect(fifth.body.lockedUntilSenderActs).to.equal(false);
       const lockedUntil = new Date(fifth.body.lockedUntil);
       expect(lockedUntil.getTime() - Date.now()).to.be.within(14 * 60_000, 15 * 60_000 + 5_000);
       expect(Number(fifth.headers.get('retry-after'))).to.be.within(14 * 60, 15 * 60 + 5);
@@ -227,13 +273,12 @@ describe('signer verification', function () {
       const read = await account.request('GET', `/api/v1/signatures/${signingRequest.id}`);
       expect(read.body.signers[0].verification.lockedUntil).to.equal(lockedUntil.toISOString());
 
-      // Fifteen minutes later (the lock moved into the past): tries count again from five.
-      await account
-        .db('signer_verifications')
-        .where({ signer_id: signer.id })
-        .update({ locked_until: new Date(Date.now() - 1000) });
+      // Fifteen minutes later (the lock moved into the past): the next lock comes five wrong codes on, and lasts an hour.
+      await lockRunsOut(account, signer.id);
       expect((await account.request('GET', `/api/v1/signatures/${signingRequest.id}`)).body.signers[0].verification.lockedUntil).to.equal(null);
-      expect((await browser.verify('wrong-2')).body.triesLeft).to.equal(4);
+      const sixth = await browser.verify('wrong-2');
+      expect(sixth.body.triesLeft).to.equal(4);
+      expect(sixth.body.message).to.equal('The code is wrong, expired or used already. 4 tries left before the page locks for 1 hour.');
       expect((await browser.verify(ACCESS_CODE)).status).to.equal(200);
       expect((await browser.send('GET', '/request')).status).to.equal(200);
       const stored = JSON.stringify([events, notice, await account.db('audit_trail').where({ signing_request_id: signingRequest.id })]);
@@ -254,20 +299,23 @@ describe('signer verification', function () {
       const { signer, browser } = await requestWith(account, { method: 'access_code', code: ACCESS_CODE });
       for (let tries = 0; tries < 5; tries++) await browser.verify('wrong-1');
       const row = await account.db('signer_verifications').where({ signer_id: signer.id }).first();
-      expect(row.lock_notified_until?.toISOString()).to.equal(row.locked_until.toISOString());
+      expect(row.notified_lock_at?.toISOString()).to.equal(row.locked_at.toISOString());
       // As if the api had died after the commit, two minutes ago.
-      const lockedUntil = new Date(Date.now() + 13 * 60_000);
-      await account.db('mail_outbox').where('idempotency_key', 'like', `verification-locked:${signer.id}:%`).delete();
-      await account.db('signer_verifications').where({ signer_id: signer.id }).update({ locked_until: lockedUntil, lock_notified_until: null });
+      const lockedAt = new Date(Date.now() - 2 * 60_000);
+      await lockNotices(account, signer.id).delete();
+      await account
+        .db('signer_verifications')
+        .where({ signer_id: signer.id })
+        .update({ locked_at: lockedAt, locked_until: new Date(lockedAt.getTime() + 15 * 60_000), notified_lock_at: null });
       await runSweeper(account.system);
       await eventually(async () => {
-        const notice = await account.db('mail_outbox').where({ idempotency_key: `verification-locked:${signer.id}:${lockedUntil.toISOString()}` });
+        const notice = await account.db('mail_outbox').where({ idempotency_key: `verification-locked:${signer.id}:${lockedAt.toISOString()}` });
         expect(notice).to.have.length(1);
         expect(notice[0].to_address).to.include(account.account.email);
       }, 30_000);
       await eventually(async () => {
         const told = await account.db('signer_verifications').where({ signer_id: signer.id }).first();
-        expect(told.lock_notified_until?.toISOString()).to.equal(lockedUntil.toISOString());
+        expect(told.notified_lock_at?.toISOString()).to.equal(lockedAt.toISOString());
       });
     });
 
@@ -295,6 +343,138 @@ describe('signer verification', function () {
       await Promise.all(Array.from({ length: 4 }, () => browser.verify('wrong-race')));
       const answers = await Promise.all(Array.from({ length: 10 }, () => browser.verify(ACCESS_CODE)));
       expect(answers.map((answer) => answer.status)).to.deep.equal(Array(10).fill(200));
+    });
+
+    it('a right code resets nothing: after four wrong codes and the right one, the next wrong one locks', async () => {
+      const account = await createTestAccount();
+      const { browser } = await requestWith(account, { method: 'access_code', code: ACCESS_CODE });
+      for (let tries = 0; tries < 4; tries++) await browser.verify('wrong-1');
+      expect((await browser.verify(ACCESS_CODE)).status).to.equal(200);
+      // Another browser, another session: the count is the request's, not the session's.
+      const other = browserOn(account, `http://other.test/sign/${browser.token}`);
+      expectError(await other.verify('wrong-2'), 429, 'verification_locked');
+    });
+  });
+
+  describe('POST /sign/{token}/verification: escalating locks over the request’s life', () => {
+    it('each fifth wrong code locks for longer, 15 minutes, 1 hour, 4 hours, whenever the last lock ran out; the twentieth until the sender acts', async () => {
+      const account = await createTestAccount();
+      const { signingRequest, signer, browser } = await requestWith(account, { method: 'access_code', code: ACCESS_CODE });
+      const locks: [number, boolean][] = [];
+      for (let lock = 1; lock <= 3; lock++) {
+        for (let left = 4; left >= 1; left--) expect((await browser.verify(`wrong-${lock}`)).body.triesLeft).to.equal(left);
+        const locking = await browser.verify(`wrong-${lock}`);
+        expectError(locking, 429, 'verification_locked');
+        const minutes = (new Date(locking.body.lockedUntil).getTime() - Date.now()) / 60_000;
+        locks.push([Math.round(minutes), locking.body.lockedUntilSenderActs]);
+        expect(Number(locking.headers.get('retry-after'))).to.be.within(Math.floor(minutes * 60) - 5, Math.ceil(minutes * 60) + 5);
+        await lockRunsOut(account, signer.id);
+      }
+      expect(locks).to.deep.equal([
+        [15, false],
+        [60, false],
+        [240, false],
+      ]);
+
+      for (let tries = 0; tries < 3; tries++) await browser.verify('wrong-4');
+      const nineteenth = await browser.verify('wrong-4');
+      expect(nineteenth.body.message).to.equal(
+        'The code is wrong, expired or used already. 1 try left before the page locks until the sender sends you the link again.',
+      );
+      const twentieth = await browser.verify('wrong-4');
+      expectError(twentieth, 429, 'verification_locked');
+      expect(twentieth.body).to.include({ lockedUntilSenderActs: true, lockedUntil: signingRequest.expiresAt });
+      expect(twentieth.body.message).to.equal(
+        'Too many wrong codes: this page stays locked until the sender sends you the link again. Contact the person who sent you this request.',
+      );
+      expect(twentieth.headers.get('retry-after')).to.equal(null);
+      const read = await account.request('GET', `/api/v1/signatures/${signingRequest.id}`);
+      expect(read.body.signers[0].verification.lockedUntil).to.equal(signingRequest.expiresAt);
+      expect((await browser.send('GET', '/verification')).body).to.include({ lockedUntil: signingRequest.expiresAt, lockedUntilSenderActs: true });
+
+      // No waiting helps: not even the right code is weighed.
+      await lockRunsOut(account, signer.id);
+      expectError(await browser.verify(ACCESS_CODE), 429, 'verification_locked');
+      expect((await browser.send('GET', '/verification')).body.lockedUntilSenderActs).to.equal(true);
+
+      const events = await lockEvents(account);
+      expect(events.map((event) => [event.data.wrongTries, event.data.untilSenderActs])).to.deep.equal([
+        [5, false],
+        [10, false],
+        [15, false],
+        [20, true],
+      ]);
+      expect(events[3].data.lockedUntil).to.equal(signingRequest.expiresAt);
+      const notices = (await lockNotices(account, signer.id)).sort((a, b) => a.idempotency_key.localeCompare(b.idempotency_key));
+      expect(notices.map((notice) => /^\d+ wrong codes/m.exec(notice.text)?.[0])).to.deep.equal([
+        '5 wrong codes',
+        '10 wrong codes',
+        '15 wrong codes',
+        '20 wrong codes',
+      ]);
+      expect(notices[3].text).to.include('stays locked until you remind the signer');
+      expect(notices[0].text).not.to.include('remind');
+      const steps = await verificationSteps(account, signingRequest.id);
+      expect([countOf(steps, 'verification_failed'), countOf(steps, 'verification_locked'), countOf(steps, 'verification_succeeded')]).to.deep.equal([
+        20, 4, 0,
+      ]);
+    });
+
+    it('past the twentieth the right code is refused until the sender reminds the signer; then it opens the page, and five wrong ones lock again', async () => {
+      const account = await createTestAccount();
+      const { signingRequest, signer, browser } = await requestWith(account, { method: 'access_code', code: ACCESS_CODE });
+      await spendEveryTry(account, signer.id, browser);
+      await lockRunsOut(account, signer.id);
+      expectError(await browser.verify(ACCESS_CODE), 429, 'verification_locked');
+
+      expect(await remind(account, signingRequest.id)).to.include(signer.id);
+      expect((await browser.send('GET', '/verification')).body).to.include({ lockedUntil: null, lockedUntilSenderActs: false });
+      expect((await account.request('GET', `/api/v1/signatures/${signingRequest.id}`)).body.signers[0].verification.lockedUntil).to.equal(null);
+      const released = (await verificationSteps(account, signingRequest.id)).filter((step) => step.action === 'verification_released');
+      expect(released).to.have.length(1);
+      expect(released[0]).to.deep.include({ actor: account.account.email, signer_id: signer.id, data: { wrongTries: 20, wrongTriesAllowed: 25 } });
+      expect((await browser.verify(ACCESS_CODE)).status).to.equal(200);
+      expect((await browser.send('GET', '/request')).status).to.equal(200);
+
+      // The remind gave five tries, no more: the fifth wrong one waits for the sender again.
+      const other = browserOn(account, `http://other.test/sign/${browser.token}`);
+      for (let left = 4; left >= 1; left--) expect((await other.verify('wrong-5')).body.triesLeft).to.equal(left);
+      const again = await other.verify('wrong-5');
+      expectError(again, 429, 'verification_locked');
+      expect(again.body.lockedUntilSenderActs).to.equal(true);
+      expectError(await other.verify(ACCESS_CODE), 429, 'verification_locked');
+      expect((await lockEvents(account)).map((event) => event.data.wrongTries)).to.deep.equal([5, 10, 15, 20, 25]);
+      expect(await lockNotices(account, signer.id)).to.have.length(5);
+      // The browser that gave the right code keeps its session.
+      expect((await browser.send('GET', '/request')).status).to.equal(200);
+    });
+
+    it('fifty wrong codes at once, again after each lock: twenty weighed in all, four locks, and no try past them', async () => {
+      const account = await createTestAccount();
+      const { signingRequest, signer, browser } = await requestWith(account, { method: 'access_code', code: ACCESS_CODE });
+      const weighed: number[] = [];
+      for (let round = 1; round <= 5; round++) {
+        const answers = await Promise.all(Array.from({ length: 50 }, () => browser.verify(`wrong-race-${round}`)));
+        expect(answers.filter((answer) => ![403, 429].includes(answer.status))).to.deep.equal([]);
+        const steps = await verificationSteps(account, signingRequest.id);
+        weighed.push(countOf(steps, 'verification_failed'));
+        await lockRunsOut(account, signer.id);
+      }
+      expect(weighed).to.deep.equal([5, 10, 15, 20, 20]);
+      const row = await account.db('signer_verifications').where({ signer_id: signer.id }).first();
+      expect([row.wrong_tries, row.wrong_tries_allowed]).to.deep.equal([20, 20]);
+      expect((await lockEvents(account)).map((event) => event.data.wrongTries)).to.deep.equal([5, 10, 15, 20]);
+      expectError(await browser.verify(ACCESS_CODE), 429, 'verification_locked');
+      // The table itself refuses a count past the allowed.
+      const past = await account
+        .db('signer_verifications')
+        .where({ signer_id: signer.id })
+        .update({ wrong_tries: 21 })
+        .then(
+          () => 'written',
+          (error: Error) => error.message,
+        );
+      expect(past).to.include('signer_verifications_wrong_tries_allowed');
     });
   });
 
@@ -384,6 +564,28 @@ describe('signer verification', function () {
       } finally {
         void api.close();
       }
+    });
+
+    it('shares the count: past the twentieth wrong code no code is sent or weighed until the sender reminds the signer', async () => {
+      const account = await createTestAccount();
+      const { signingRequest, signer, browser } = await requestWith(account, { method: 'email_code' });
+      expect((await browser.send('POST', '/verification/code')).status).to.equal(200);
+      const code = await lastCode(account, signer.email);
+      await spendEveryTry(account, signer.id, browser);
+      await lockRunsOut(account, signer.id);
+      expectError(await browser.verify(code), 429, 'verification_locked');
+      await account
+        .db('signer_verifications')
+        .where({ signer_id: signer.id })
+        .update({ code_sent_at: new Date(Date.now() - 61_000) });
+      const refused = await browser.send('POST', '/verification/code');
+      expectError(refused, 429, 'verification_locked');
+      expect(refused.body.lockedUntilSenderActs).to.equal(true);
+      expect(await codeMails(account, signer.email)).to.have.length(1);
+
+      expect(await remind(account, signingRequest.id)).to.include(signer.id);
+      expect((await browser.send('POST', '/verification/code')).status).to.equal(200);
+      expect((await browser.verify(await lastCode(account, signer.email))).status).to.equal(200);
     });
 
     it('a signer with an access code cannot ask for an e-mailed one', async () => {

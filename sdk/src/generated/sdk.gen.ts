@@ -358,7 +358,7 @@ export const createSigningLink = <ThrowOnError extends boolean = false>(options:
 /**
  * A one-time URL of the signer’s page, to frame in your own page on the origins you name (embedded signing)
  *
- * The URL opens once, within expiresInSeconds: opening it starts a session of this signer on this request alone, which the page keeps in memory; opened again it answers 410 link_expired. The page may be framed only by allowedOrigins (Content-Security-Policy frame-ancestors) and posts messages to its parent on the origin that frames it, never to any other: {source: "signet", version: 1, type, signingRequestId, signerId}, type one of signet.signing.ready, .viewed, .completed, .declined, .verification_required, .expired, .error. Only for a signer whose turn it is on a pending request (409 otherwise). Origins and returnUrl are https (http://localhost or http://127.x.x.x too, except with NODE_ENV=production).
+ * The URL is used once, within expiresInSeconds: a GET of it uses nothing up (a link preview or a load outside a frame is harmless); the page, once framed, posts back to it, and that first post starts a session of this signer on this request alone, which the page keeps in memory; used again it answers 410 link_expired, naming nothing of the request. The page may be framed only by allowedOrigins (Content-Security-Policy frame-ancestors) and posts messages to its parent on the origin that frames it, never to any other: {source: "signet", version: 1, type, signingRequestId, signerId}, type one of signet.signing.ready, .viewed, .completed, .declined, .verification_required, .expired, .error. Only for a signer whose turn it is on a pending request (409 otherwise). Origins and returnUrl are https (http://localhost or http://127.x.x.x too, except with NODE_ENV=production).
  */
 export const createEmbeddedSigningSession = <ThrowOnError extends boolean = false>(options: Options<CreateEmbeddedSigningSessionData, ThrowOnError>) => (options.client ?? client).post<CreateEmbeddedSigningSessionResponses, CreateEmbeddedSigningSessionErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -531,7 +531,7 @@ export const getSignerVerification = <ThrowOnError extends boolean = false>(opti
 /**
  * Give the access code or the e-mailed code; the right one opens the page in this browser (a cookie on the link’s path)
  *
- * A wrong code is 403 verification_failed with triesLeft; the fifth wrong one in a row locks the page for 15 minutes (429 verification_locked, with lockedUntil and Retry-After), records signer.verification_locked and e-mails the sender. Every try is a step of the audit trail.
+ * A wrong code is 403 verification_failed with triesLeft. Wrong codes count over the request’s whole life, a right one resets nothing: every fifth locks the page (429 verification_locked with lockedUntil and Retry-After) for 15 minutes, then 1 hour, then 4 hours, and the twentieth until the sender reminds the signer (lockedUntilSenderActs, no Retry-After); each lock records signer.verification_locked and e-mails the sender. Every try is a step of the audit trail.
  */
 export const verifySigner = <ThrowOnError extends boolean = false>(options: Options<VerifySignerData, ThrowOnError>) => (options.client ?? client).post<VerifySignerResponses, VerifySignerErrors, ThrowOnError>({
     url: '/sign/{token}/verification',

@@ -120,7 +120,7 @@ export type Branding = {
  */
 export type BrandingUpdate = {
     /**
-     * Shown to signers in place of “Signet”, on pages and in e-mails.
+     * Shown to signers in place of “Signet”, on pages and as the From name of e-mails: no @, < or >, nor a character like them (＠, ‹, 〈…), and no domain name, since many mail clients show only that name.
      */
     name?: string | null;
     /**
@@ -589,7 +589,7 @@ export type SignerVerification = {
      */
     verifiedAt: string | null;
     /**
-     * After five wrong tries: no try until then (15 minutes).
+     * After every fifth wrong try: no try until then (15 minutes, 1 hour, 4 hours); after the twentieth, the request’s expiry, unless you remind the signer.
      */
     lockedUntil: string | null;
 } | null;
@@ -1060,9 +1060,13 @@ export type SignerVerificationState = {
      */
     verified: boolean;
     /**
-     * After five wrong codes: no try until then.
+     * After every fifth wrong code: no try until then (15 minutes, 1 hour, 4 hours); after the twentieth, the request’s expiry.
      */
     lockedUntil: string | null;
+    /**
+     * Every allowed wrong code is spent: no try until the sender reminds the signer (the signer is to contact them).
+     */
+    lockedUntilSenderActs: boolean;
     /**
      * email_code: the signer’s address, partly hidden.
      */
@@ -1265,7 +1269,7 @@ export type VerifyPdfErrors = {
      */
     415: Error;
     /**
-     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
+     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: every fifth wrong code locks it, for 15 minutes, 1 hour, 4 hours, then until the sender reminds the signer (lockedUntil).
      */
     429: Error;
     /**
@@ -1609,7 +1613,7 @@ export type CreateDocumentErrors = {
      */
     422: Error;
     /**
-     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
+     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: every fifth wrong code locks it, for 15 minutes, 1 hour, 4 hours, then until the sender reminds the signer (lockedUntil).
      */
     429: Error;
     /**
@@ -1886,7 +1890,7 @@ export type ListTemplatesErrors = {
      */
     403: Error;
     /**
-     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
+     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: every fifth wrong code locks it, for 15 minutes, 1 hour, 4 hours, then until the sender reminds the signer (lockedUntil).
      */
     429: Error;
 };
@@ -2303,7 +2307,7 @@ export type CreateSigningRequestErrors = {
      */
     422: Error;
     /**
-     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
+     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: every fifth wrong code locks it, for 15 minutes, 1 hour, 4 hours, then until the sender reminds the signer (lockedUntil).
      */
     429: Error;
 };
@@ -2460,7 +2464,7 @@ export type RemindSignersErrors = {
      */
     422: Error;
     /**
-     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
+     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: every fifth wrong code locks it, for 15 minutes, 1 hour, 4 hours, then until the sender reminds the signer (lockedUntil).
      */
     429: Error;
 };
@@ -2806,7 +2810,7 @@ export type CreateWebhookErrors = {
      */
     422: Error;
     /**
-     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
+     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: every fifth wrong code locks it, for 15 minutes, 1 hour, 4 hours, then until the sender reminds the signer (lockedUntil).
      */
     429: Error;
 };
@@ -3037,7 +3041,7 @@ export type TestWebhookErrors = {
      */
     422: Error;
     /**
-     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
+     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: every fifth wrong code locks it, for 15 minutes, 1 hour, 4 hours, then until the sender reminds the signer (lockedUntil).
      */
     429: Error;
 };
@@ -3181,7 +3185,7 @@ export type RedeliverWebhookDeliveryErrors = {
      */
     422: Error;
     /**
-     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
+     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: every fifth wrong code locks it, for 15 minutes, 1 hour, 4 hours, then until the sender reminds the signer (lockedUntil).
      */
     429: Error;
 };
@@ -3503,7 +3507,7 @@ export type VerifySignerErrors = {
      */
     415: Error;
     /**
-     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
+     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: every fifth wrong code locks it, for 15 minutes, 1 hour, 4 hours, then until the sender reminds the signer (lockedUntil).
      */
     429: Error;
 };
@@ -3541,7 +3545,7 @@ export type SendVerificationCodeErrors = {
      */
     409: Error;
     /**
-     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: five wrong codes lock it for 15 minutes (lockedUntil).
+     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: every fifth wrong code locks it, for 15 minutes, 1 hour, 4 hours, then until the sender reminds the signer (lockedUntil).
      */
     429: Error;
 };

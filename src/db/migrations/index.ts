@@ -33,6 +33,7 @@ import * as textVectorsByBackend from './20261127012900_text_vectors_by_backend'
 import * as textCompressionLz4 from './20261127053600_text_compression_lz4';
 import * as searchWordPairs from './20261129235900_search_word_pairs';
 import * as idempotencyKeyOwner from './20261201223500_idempotency_key_owner';
+import * as signerVerificationEscalation from './20261201224000_signer_verification_escalation';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 // Each is named after the time it was written, and knex runs them in this order: a new one is appended
@@ -72,6 +73,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261127053600_text_compression_lz4': textCompressionLz4,
   '20261129235900_search_word_pairs': searchWordPairs,
   '20261201223500_idempotency_key_owner': idempotencyKeyOwner,
+  '20261201224000_signer_verification_escalation': signerVerificationEscalation,
 };
 
 /**

@@ -1,5 +1,4 @@
-// An embedded URL opened again, or too late: the parent hears `expired`, and the frame goes to the return URL, if any.
-import { embedded, goToReturnUrl, tellParent } from '/sign-assets/embed.js';
+// An embedded URL used already, or too late: the page knows nothing of the request, so it only tells its parent `expired`.
+import { tellAnyParent } from '/sign-assets/embed.js';
 
-tellParent('expired');
-goToReturnUrl(embedded.returnUrl, 'expired', embedded.signingRequestId);
+tellAnyParent('expired');

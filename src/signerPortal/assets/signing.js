@@ -516,7 +516,12 @@ function verify(state) {
     $('resend-button').hidden = state.method !== 'email_code';
     $('verify').hidden = false;
     $('verify-code').focus();
-    const locked = (data) => showAlert(`Too many wrong codes: this page is locked until ${timeOf(data.lockedUntil)}. The sender has been told.`);
+    const locked = (data) =>
+      showAlert(
+        data.lockedUntilSenderActs
+          ? 'Too many wrong codes: this page stays locked until the sender sends you the link again. Contact the person who sent you this request.'
+          : `Too many wrong codes: this page is locked until ${timeOf(data.lockedUntil)}. The sender has been told.`,
+      );
     if (state.lockedUntil) locked(state);
     $('resend-button').addEventListener('click', async () => {
       clearAlert();
