@@ -5,17 +5,10 @@ import { listDocuments } from '../documents/service';
 import { AppError } from '../errors';
 import { SearchQuerySchema } from '../search/schema';
 import { searchAccount } from '../search/service';
+import { getSigningRequestDetail } from '../signingRequests/detail';
 import { presentSigningRequest } from '../signingRequests/presenter';
 import { CancelSchema, SigningRequestCreateSchema, SigningRequestListQuerySchema } from '../signingRequests/schema';
-import {
-  cancelSigningRequest,
-  createSigningRequest,
-  getSealedDocument,
-  getSealedDocuments,
-  getSigningRequest,
-  remindSigners,
-  signingDepsFrom,
-} from '../signingRequests/service';
+import { cancelSigningRequest, createSigningRequest, getSealedDocument, getSealedDocuments, remindSigners, signingDepsFrom } from '../signingRequests/service';
 import { findAuditTrail, listSigningRequests } from '../signingRequests/store';
 import { getTemplate, listTemplates } from '../templates/service';
 import type { Template } from '../templates/store';
@@ -121,14 +114,13 @@ export function requestPages({ router, deps, rateLimit, requireLogin, frame, pag
 
   // --- One request ---
   router.get('/requests/:id', requireLogin, async (ctx) => {
-    const id = requestId(ctx);
-    const found = await getSigningRequest(signingDeps(), account(ctx).id, id);
-    const steps = await findAuditTrail(db, account(ctx).id, id);
+    // Its recipients, progress and audit trail from one read: the page never shows a signer not yet
+    // e-mailed beside their own invitation_sent step.
+    const { steps, ...found } = await getSigningRequestDetail({ db, temporal }, account(ctx).id, requestId(ctx));
     const reminded = Number(ctx.query.reminded);
     const notice =
       Number.isInteger(reminded) && reminded >= 0 && ctx.query.reminded !== undefined ? `Reminded ${reminded} signer${reminded === 1 ? '' : 's'}.` : undefined;
-    const request = presentSigningRequest(found);
-    page(ctx, pages.requestPage(frame(ctx, '/app/requests'), { request, steps, notice }));
+    page(ctx, pages.requestPage(frame(ctx, '/app/requests'), { request: presentSigningRequest(found), steps, notice }));
   });
 
   router.post('/requests/:id/remind', requireLogin, async (ctx) => {

@@ -48,8 +48,6 @@ export interface DashboardBackend {
 
 export const TOP_SIGNERS = 10;
 export const TOP_DECLINE_REASONS = 10;
-/** Signers who still have to act on a pending request. */
-export const WAITING_SIGNER_STATUSES: SignerStatus[] = ['pending', 'notified', 'viewed'];
 export const FINISHED_STATUSES = ['completed', 'declined', 'expired'] as const;
 
 export const monthKey = (date: Date) => date.toISOString().slice(0, 7);

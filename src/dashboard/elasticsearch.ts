@@ -6,7 +6,6 @@ import {
   FINISHED_STATUSES,
   TOP_DECLINE_REASONS,
   TOP_SIGNERS,
-  WAITING_SIGNER_STATUSES,
   type DashboardBackend,
   type DateRange,
   type MonthTrend,
@@ -66,17 +65,13 @@ export function createElasticsearchDashboard(client: Client, prefix: string): Da
     async breakdown(accountId, range) {
       const { aggregations } = await aggregate('signing_request', [account(accountId), ...createdIn(range)], {
         ...statusAggs,
-        pending: {
-          filter: { term: { status: 'pending' } },
+        // Whom each request waits on was decided as it was copied (waitedOn), by the rule PostgreSQL's SQL follows.
+        waiting: {
+          nested: { path: 'signerStates' },
           aggs: {
-            signers: {
-              nested: { path: 'signerStates' },
-              aggs: {
-                waiting: {
-                  filter: { terms: { 'signerStates.status': WAITING_SIGNER_STATUSES } },
-                  aggs: { top: { terms: { field: 'signerStates.email', size: TOP_SIGNERS, order: orderByCount } } },
-                },
-              },
+            waitedOn: {
+              filter: { term: { 'signerStates.waitedOn': true } },
+              aggs: { top: { terms: { field: 'signerStates.email', size: TOP_SIGNERS, order: orderByCount } } },
             },
           },
         },
@@ -93,7 +88,7 @@ export function createElasticsearchDashboard(client: Client, prefix: string): Da
       return {
         requestsByStatus: countsByStatus<RequestStatus>(requestStatuses, byKey(aggregations.byStatus.buckets)),
         signersByStatus: countsByStatus<SignerStatus>(signerStatuses, byKey(aggregations.signers.byStatus.buckets)),
-        topPendingSigners: aggregations.pending.signers.waiting.top.buckets.map((bucket: Bucket) => ({
+        topPendingSigners: aggregations.waiting.waitedOn.top.buckets.map((bucket: Bucket) => ({
           email: String(bucket.key),
           pendingRequests: bucket.doc_count,
         })),

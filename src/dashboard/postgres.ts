@@ -1,10 +1,9 @@
 import type { Db } from '../db';
-import { requestStatuses, signerStatuses } from '../domain/signingRequests';
+import { requestStatuses, signerStatuses, stillToAct } from '../domain/signingRequests';
 import {
   FINISHED_STATUSES,
   TOP_DECLINE_REASONS,
   TOP_SIGNERS,
-  WAITING_SIGNER_STATUSES,
   type DashboardBackend,
   type DateRange,
   type MonthTrend,
@@ -43,6 +42,21 @@ export function createPostgresDashboard(db: Db): DashboardBackend {
     countsByStatus<RequestStatus>(requestStatuses, await requests(accountId, range).groupBy('status').select('status').count({ count: '*' }));
   const signerCounts = async (accountId: string, range?: DateRange) =>
     countsByStatus<SignerStatus>(signerStatuses, await signers(accountId, range).groupBy('s.status').select('s.status as status').count({ count: '*' }));
+  // waitingOn (domain/signingRequests.ts) in SQL: on pending requests, the recipients still to act (its
+  // types and statuses, as data) of their request's first step that has any.
+  const waitedOn = (accountId: string, range: DateRange) =>
+    db
+      .from(
+        signers(accountId, range)
+          .where('r.status', 'pending')
+          .whereIn(
+            ['s.recipient_type', 's.status'],
+            stillToAct.map(({ recipientType, status }) => [recipientType, status]),
+          )
+          .select(db.raw('lower(s.email) as email'), 's.routing_order', db.raw('min(s.routing_order) over (partition by s.signing_request_id) as first_step'))
+          .as('to_act'),
+      )
+      .whereRaw('to_act.routing_order = to_act.first_step');
 
   return {
     async stats(accountId, monthStart) {
@@ -70,12 +84,10 @@ export function createPostgresDashboard(db: Db): DashboardBackend {
       const [requestsByStatus, signersByStatus, top, reasons] = await Promise.all([
         requestCounts(accountId, range),
         signerCounts(accountId, range),
-        signers(accountId, range)
-          .where('r.status', 'pending')
-          .whereIn('s.status', WAITING_SIGNER_STATUSES)
-          .groupByRaw('lower(s.email)')
-          .select(db.raw('lower(s.email) as email'), db.raw('count(*)::int as "pendingRequests"'))
-          .orderByRaw('count(*) desc, lower(s.email) collate "C" asc')
+        waitedOn(accountId, range)
+          .groupBy('to_act.email')
+          .select('to_act.email', db.raw('count(*)::int as "pendingRequests"'))
+          .orderByRaw('count(*) desc, to_act.email collate "C" asc')
           .limit(TOP_SIGNERS),
         signers(accountId, range)
           .where('s.status', 'declined')

@@ -115,3 +115,23 @@ export function firstStepOf<R extends { routingOrder: number }>(open: R[]): R[] 
   const step = Math.min(...open.map((recipient) => recipient.routingOrder));
   return open.filter((recipient) => recipient.routingOrder === step);
 }
+
+/** A recipient who still has to act: anyone but a cc who has neither done their part nor declined. */
+export const isStillToAct = (recipient: { recipientType: RecipientType; status: SignerStatus }) => recipient.recipientType !== 'cc' && !hasActed(recipient);
+
+/** Every recipient type and status of a recipient still to act (isStillToAct as data), for queries that filter rows by it. */
+export const stillToAct = recipientTypes.flatMap((recipientType) =>
+  signerStatuses.filter((status) => isStillToAct({ recipientType, status })).map((status) => ({ recipientType, status })),
+);
+
+/**
+ * Whom a request is waiting on: while it is pending, its recipients still to act of the first step that
+ * has any, so never a later step's whose turn has not come. The one definition behind `progress.waitingFor`,
+ * the request page's "Waiting for" and the dashboard's "Waiting on".
+ */
+export function waitingOn<R extends { recipientType: RecipientType; status: SignerStatus; routingOrder: number }>(
+  requestStatus: RequestStatus,
+  recipients: R[],
+): R[] {
+  return requestStatus === 'pending' ? firstStepOf(recipients.filter(isStillToAct)) : [];
+}

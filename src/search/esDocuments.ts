@@ -1,5 +1,6 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { Db } from '../db';
+import { waitingOn } from '../domain/signingRequests';
 import type { ResourceRef } from './backend';
 import { WRITE_REQUEST_OPTIONS } from './elasticsearch';
 import type { SearchType } from './schema';
@@ -81,13 +82,17 @@ async function loadSigningRequests(db: Db, ids: string[]): Promise<Loaded[]> {
   const rows = await db('signing_requests')
     .whereIn('id', ids)
     .select('id', 'account_id', 'document_id', 'title', 'message', 'signer_text', 'status', 'created_at', 'completed_at', db.raw(readVersion));
-  const signers = await db('signers').whereIn('signing_request_id', ids).select('signing_request_id', 'email', 'status', 'decline_reason');
+  const signers = (
+    await db('signers').whereIn('signing_request_id', ids).select('signing_request_id', 'email', 'status', 'decline_reason', 'recipient_type', 'routing_order')
+  ).map((row) => ({ ...row, recipientType: row.recipient_type, routingOrder: row.routing_order }));
   const documents = await documentsOfRequests(db, ids);
   const found = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id) => {
     const row = found.get(id);
     if (!row) return { id, version: Date.now() * 1000, body: null };
     const completed = row.status === 'completed' && row.completed_at;
+    const signersOf = signers.filter((signer) => signer.signing_request_id === id);
+    const waited = new Set(waitingOn(row.status, signersOf));
     return {
       id,
       version: row.version,
@@ -104,9 +109,12 @@ async function loadSigningRequests(db: Db, ids: string[]): Promise<Loaded[]> {
         createdAt: row.created_at.toISOString(),
         completedAt: row.completed_at?.toISOString() ?? null,
         secondsToComplete: completed ? (row.completed_at.getTime() - row.created_at.getTime()) / 1000 : null,
-        signerStates: signers
-          .filter((signer) => signer.signing_request_id === id)
-          .map((signer) => ({ email: signer.email.toLowerCase(), status: signer.status, declineReason: signer.decline_reason })),
+        signerStates: signersOf.map((signer) => ({
+          email: signer.email.toLowerCase(),
+          status: signer.status,
+          declineReason: signer.decline_reason,
+          waitedOn: waited.has(signer),
+        })),
       },
     };
   });

@@ -45,7 +45,8 @@ export const indexDefinitions: Record<SearchType, { name: string; settings: obje
       createdAt: date,
       completedAt: date,
       secondsToComplete: { type: 'double' },
-      signerStates: { type: 'nested', properties: { email: keyword, status: keyword, declineReason: keyword } },
+      // waitedOn: the request is waiting on this recipient (waitingOn of domain/signingRequests.ts, when copied).
+      signerStates: { type: 'nested', properties: { email: keyword, status: keyword, declineReason: keyword, waitedOn: { type: 'boolean' } } },
     },
   },
   template: {

@@ -21,6 +21,7 @@ import {
   type RecipientType,
   type RoutedRecipient,
   type SigningRequestProgress,
+  waitingOn,
 } from '../domain/signingRequests';
 import { mailHourSpent, openMailHour } from '../mail/allowance';
 import { signedFileNames } from './lifecycle';
@@ -45,7 +46,8 @@ export const signingDepsFrom = ({ db, events, temporal, config }: { db: Db; even
   verificationKey: verificationKey(loadTokenSecret(config.SIGNING_TOKEN_SECRET, config.dataDir)),
   loopbackHttp: config.NODE_ENV !== 'production',
 });
-const PROGRESS_QUERY_MS = 2000;
+/** How long `progress` waits for a running workflow to answer. */
+export const PROGRESS_QUERY_MS = 2000;
 
 export interface SigningDeps {
   db: Db;
@@ -310,9 +312,9 @@ export async function getSigningRequest({ db, temporal }: SigningDeps, accountId
 /** What the database alone tells: enough for lists, and for a request whose workflow has finished. */
 export function progressFromDatabase({ request, signers }: SigningRequestWithSigners): SigningRequestProgress {
   if (request.status !== 'pending') return { stage: 'finished', waitingFor: [], sealing: null };
-  const open = signers.filter((signer) => signer.recipientType !== 'cc' && !hasActed(signer));
-  if (open.length === 0) return { stage: 'sealing', waitingFor: [], sealing: null };
-  return { stage: 'awaiting_signers', waitingFor: firstStepOf(open).map((signer) => signer.id), sealing: null };
+  const waiting = waitingOn(request.status, signers);
+  if (waiting.length === 0) return { stage: 'sealing', waitingFor: [], sealing: null };
+  return { stage: 'awaiting_signers', waitingFor: waiting.map((signer) => signer.id), sealing: null };
 }
 
 /**

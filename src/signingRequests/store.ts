@@ -160,9 +160,15 @@ export const toSigningRequest = (row: Record<string, any>): SigningRequest => ({
  * read for an id the rows leave out (another account's) is dropped.
  */
 async function withSigners(db: Db, rows: PromiseLike<Record<string, any>[]>, ids?: string[]): Promise<SigningRequestWithSigners[]> {
-  const signersAndDocuments = (of: string[]) =>
-    Promise.all([signersWithVerification(db).whereIn('s.signing_request_id', of).orderBy('s.order'), requestDocuments(db, of)]);
-  const [found, early] = await Promise.all([rows, ids ? signersAndDocuments(ids) : undefined]);
+  const signersAndDocuments = async (of: string[]) => {
+    const signers = signersWithVerification(db).whereIn('s.signing_request_id', of).orderBy('s.order');
+    // A transaction is one connection, which runs one query at a time: there they take turns.
+    if (db.isTransaction) return [await signers, await requestDocuments(db, of)] as const;
+    return Promise.all([signers, requestDocuments(db, of)]);
+  };
+  const [found, early] = db.isTransaction
+    ? [await rows, ids ? await signersAndDocuments(ids) : undefined]
+    : await Promise.all([rows, ids ? signersAndDocuments(ids) : undefined]);
   if (found.length === 0) return [];
   const [signers, documents] = early ?? (await signersAndDocuments(found.map((row) => row.id as string)));
   return found.map((row) => ({

@@ -363,6 +363,31 @@ describe('the console’s signing requests (/app/requests)', function () {
       expect((await browser.request('GET', response.location!)).text).to.contain('Reminded 2 signers.');
     });
 
+    it('shows a recipient as e-mailed in the same read as their invitation_sent step, however soon after sending it is read', async () => {
+      const { browser } = await signedUp();
+      const documentId = await uploaded(browser);
+      /** Each recipient's e-mail with whether its row says e-mailed, and whether the page's audit trail holds its invitation. */
+      const readPage = async (id: string) => {
+        const page = (await browser.request('GET', `/app/requests/${id}`)).text;
+        const rows = /<table class="list compact" id="signer-timeline">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(page)![1].split('</tr>').slice(0, -1);
+        const trail = [...page.matchAll(/<strong>invitation_sent<\/strong> ([^\s<]+)/g)].map(([, email]) => email);
+        return rows.map((row) => {
+          const email = /<span class="hint">([^\s<]+) · /.exec(row)![1];
+          return { email, row: !/<td data-label="E-mailed">—<\/td>/.test(row), trail: trail.includes(email) };
+        });
+      };
+      // The invitations go out a moment after the request is made, while its page is being read.
+      for (let round = 0; round < 4; round++) {
+        const id = await sent(browser, documentId);
+        for (let read = 0; ; read++) {
+          const recipients = await readPage(id);
+          for (const { email, row, trail } of recipients) expect(row, `${email} on read ${read} of round ${round}`).to.equal(trail);
+          if (recipients.every(({ trail }) => trail)) break;
+          expect(read, 'both invited within 200 reads').to.be.below(200);
+        }
+      }
+    });
+
     it('cancel: without the token 403; with it cancelled with the reason; again 409 shown as a page', async () => {
       const { browser, api } = await signedUp();
       const id = await sent(browser, await uploaded(browser));
