@@ -86,7 +86,7 @@ provision_temporal() {
     log "building temporal CLI $TEMPORAL_CLI_VERSION with $go ($("$go" version)); takes a few minutes when cold"
     # GOTOOLCHAIN=auto lets an older (>=1.21) go fetch the toolchain the module asks for.
     GOBIN="$CACHE/bin" GOTOOLCHAIN=auto timeout 1800 \
-      "$go" install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION" >&2 \
+      "$go" install -v "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION" >&2 \
       || die "go install of temporal CLI failed (Debian's golang-go may be too old: it needs a recent Go)"
     TEMPORAL_BIN="$CACHE/bin/temporal"
   fi

@@ -1,5 +1,6 @@
 import { loadConfig } from './config';
 import { createLogger } from './logger';
+import { startBanner } from './startBanner';
 import { startSystem, type RunningSystem } from './system';
 
 // `npm start`: api + worker in one process, on the embedded defaults for whatever is not configured.
@@ -19,19 +20,8 @@ startSystem(config, logger).then(
   (running) => {
     system = running;
     if (!running.url) return;
-    process.stdout.write(
-      [
-        '',
-        'Signet is running.',
-        `  API          ${running.url}/api/v1`,
-        `  Docs         ${running.url}/docs`,
-        `  Temporal UI  ${running.temporalUiUrl ?? 'the UI of your Temporal cluster (TEMPORAL_ADDRESS)'}`,
-        `  Database     ${running.database.embedded ? `embedded PGlite in ${config.dataDir}` : 'DATABASE_URL'}`,
-        `  Metrics      ${running.metricsUrl ?? 'off (METRICS_PORT=off)'}`,
-        '  Create an account:  npx signet account create --email you@example.com --plan business',
-        '',
-      ].join('\n') + '\n',
-    );
+    const { url, temporalUiUrl, metricsUrl } = running;
+    process.stdout.write(`${startBanner({ url, temporalUiUrl, metricsUrl, embeddedDatabase: running.database.embedded }, config)}\n`);
   },
   (error) => {
     logger.fatal({ err: error }, 'Signet failed to start');

@@ -65,6 +65,12 @@ export async function findAccountByEmail(db: Db, email: string): Promise<Account
   return row && toAccount(row);
 }
 
+/** Every account, oldest first: the operator's `signet account list`. */
+export async function listAccounts(db: Db): Promise<Account[]> {
+  const rows = await db<AccountRow>('accounts').orderBy('created_at').orderBy('id');
+  return rows.map(toAccount);
+}
+
 /** Marks the address proven; true when it was not before. */
 export async function markEmailVerified(db: Db, id: string): Promise<boolean> {
   const changed = await db('accounts').where({ id }).whereNull('email_verified_at').update({ email_verified_at: db.fn.now(), updated_at: db.fn.now() });

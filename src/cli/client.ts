@@ -2,16 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
-import { Signet, type SigningRequest } from '../../sdk/src';
+import { Signet, SignetError, type SigningRequest } from '../../sdk/src';
 
 // The API client's commands (`signet send`, `status`, `download`): everything through the SDK (sdk/), with
 // the key in SIGNET_API_KEY and the service at SIGNET_URL (default http://localhost:3000). Results go to
 // stdout as JSON (one line), the progress bar and messages to stderr.
 
+const serviceUrl = () => process.env.SIGNET_URL || 'http://localhost:3000';
+
 function signet() {
   const apiKey = process.env.SIGNET_API_KEY;
   if (!apiKey) throw new Error('SIGNET_API_KEY is not set: an API key, sk_live_… (npx signet account create prints one)');
-  return new Signet({ apiKey, baseUrl: process.env.SIGNET_URL || 'http://localhost:3000' });
+  return new Signet({ apiKey, baseUrl: serviceUrl() });
 }
 
 /** `Ada Lovelace <ada@example.com>` or `ada@example.com` as a signer. */
@@ -45,7 +47,19 @@ const summary = (request: SigningRequest) => ({
   sealedSha256: request.sealedSha256,
 });
 
-/** Waits for the request's outcome with a progress bar (signers done of those who act) on stderr. */
+/** Who the request waits for, by name and address: `Ada Lovelace <ada@example.com>`. */
+const waitingFor = (request: SigningRequest) =>
+  request.signers
+    .filter((signer) => request.progress.waitingFor.includes(signer.id))
+    .map((signer) => `${signer.name} <${signer.email}>`)
+    .join(', ');
+
+const duration = (seconds: number) => (seconds % 60 ? `${seconds} s` : `${seconds / 60} min`);
+
+/**
+ * Waits for the request's outcome, at most `timeoutSeconds`, with a progress bar (signers done of those
+ * who act) on stderr; first it says whom it waits for, and giving up it says so.
+ */
 async function waitWithProgress(client: Signet, id: string, timeoutSeconds: number) {
   const bar = new SingleBar(
     { format: 'Waiting for signatures |{bar}| {value}/{total} done · {stage}', stream: process.stderr, hideCursor: true, clearOnComplete: false },
@@ -58,11 +72,19 @@ async function waitWithProgress(client: Signet, id: string, timeoutSeconds: numb
       intervalMs: 1000,
       onProgress: (request) => {
         const payload = { stage: request.progress.stage === 'finished' ? request.status : request.progress.stage.replace('_', ' ') };
+        if (!started && request.progress.stage === 'awaiting_signers') {
+          process.stderr.write(
+            `waiting (at most ${duration(timeoutSeconds)}, --timeout) for ${waitingFor(request)} to act on ${id}: their links are in their e-mail (in ${serviceUrl()}/dev/mail while Signet has no mail transport)\n`,
+          );
+        }
         if (!started) bar.start(acting(request).length, done(request), payload);
         else bar.update(done(request), payload);
         started = true;
       },
     });
+  } catch (error) {
+    if (!(error instanceof SignetError && error.code === 'timeout')) throw error;
+    throw new Error(`gave up waiting after ${duration(timeoutSeconds)}: ${id} is still pending (\`npx signet status ${id} --wait\` waits again)`);
   } finally {
     if (started) bar.stop();
   }

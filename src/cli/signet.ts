@@ -2,15 +2,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { Command, InvalidArgumentError } from 'commander';
-import { setAccountPlan } from '../accounts/service';
+import { listAccounts, setAccountPlan } from '../accounts/service';
 import { createAccountWithKey } from './accountWithKey';
+import { findAccount, presentAccount } from './accountLookup';
 import { clientCommands } from './client';
 import { planNames, type Plan } from '../domain/plans';
 import { isScope, scopes, type Scope } from '../domain/scopes';
 import { createApiKey, listApiKeys, revokeApiKey } from '../apiKeys/service';
 import { loadConfig } from '../config';
 import { migrateLatest, openDatabase, type Db } from '../db';
-import { AppError } from '../errors';
+import { AppError, conflict } from '../errors';
 import { generateSelfSignedP12 } from '../pdf/sealCertificate';
 import { reindexAll } from '../search/reindex';
 import { prepareSearchAttributes } from '../temporal/searchAttributes';
@@ -90,16 +91,35 @@ account
   .description('create an account (its address vouched for by you, the operator) and its first API key')
   .action((options: { email: string; plan: Plan; name?: string }) =>
     withDatabase(async (db) => {
-      const { account: created, apiKey } = await createAccountWithKey(db, options);
+      const { account: created, apiKey } = await createAccountWithKey(db, options).catch(async (error) => {
+        if (!(error instanceof AppError && error.code === 'conflict')) throw error;
+        const existing = await findAccount(db, options.email);
+        throw conflict(
+          `The account ${existing.id} has the e-mail ${existing.email} already. A new API key for it: npx signet key create --email ${existing.email}`,
+        );
+      });
       return { accountId: created.id, apiKey };
     }),
   );
 account
-  .command('plan <accountId> <plan>')
-  .description('change the plan of an account')
-  .action((accountId: string, plan: string) =>
+  .command('list')
+  .description('list every account: its id, e-mail and plan')
+  .action(() => withDatabase(async (db) => (await listAccounts(db)).map(presentAccount)));
+account
+  .command('show <account>')
+  .description('one account, by its id (acct_…) or its e-mail, with its API keys (never the keys themselves)')
+  .action((idOrEmail: string) =>
     withDatabase(async (db) => {
-      const updated = await setAccountPlan(db, accountId, parsePlan(plan));
+      const found = await findAccount(db, idOrEmail);
+      return { ...presentAccount(found), apiKeys: await listApiKeys(db, found.id) };
+    }),
+  );
+account
+  .command('plan <account> <plan>')
+  .description('change the plan of an account, named by its id (acct_…) or its e-mail')
+  .action((idOrEmail: string, plan: string) =>
+    withDatabase(async (db) => {
+      const updated = await setAccountPlan(db, (await findAccount(db, idOrEmail)).id, parsePlan(plan));
       return { accountId: updated.id, plan: updated.plan };
     }),
   );
@@ -116,28 +136,37 @@ const parseDays = (value: string): number => {
   return days;
 };
 
+/** The account a key command names: `--account acct_…` or `--email owner@example.com`, one of them. */
+async function accountOf(db: Db, options: { account?: string; email?: string }) {
+  if (Boolean(options.account) === Boolean(options.email)) throw new InvalidArgumentError('name the account: --account acct_… or --email owner@example.com');
+  return findAccount(db, (options.account ?? options.email)!);
+}
+
 const key = program.command('key').description('manage API keys');
 key
   .command('create')
-  .requiredOption('--account <accountId>')
+  .option('--account <accountId>', 'the account, by its id (acct_…)')
+  .option('--email <email>', 'the account, by its e-mail (instead of --account)')
   .option('--name <name>', 'a label for the key', 'default')
   .option('--scopes <scopes>', `what the key may do, comma-separated among ${scopes.join(', ')}; default all`, parseScopes)
   .option('--expires-in-days <days>', 'the key stops working after that many days; default never', parseDays)
-  .description('create an API key; it is shown only once')
-  .action((options: { account: string; name: string; scopes?: Scope[]; expiresInDays?: number }) =>
+  .description('create an API key of an account, e.g. in place of a lost one; it is shown only once')
+  .action((options: { account?: string; email?: string; name: string; scopes?: Scope[]; expiresInDays?: number }) =>
     withDatabase(async (db) => {
-      const { apiKey, secret } = await createApiKey(db, options.account, options.name, {
+      const { id: accountId } = await accountOf(db, options);
+      const { apiKey, secret } = await createApiKey(db, accountId, options.name, {
         scopes: options.scopes ?? null,
         expiresAt: options.expiresInDays === undefined ? null : new Date(Date.now() + options.expiresInDays * 86_400_000),
       });
-      return { keyId: apiKey.id, name: apiKey.name, scopes: apiKey.scopes ?? 'all', expiresAt: apiKey.expiresAt, apiKey: secret };
+      return { keyId: apiKey.id, accountId, name: apiKey.name, scopes: apiKey.scopes ?? 'all', expiresAt: apiKey.expiresAt, apiKey: secret };
     }),
   );
 key
   .command('list')
-  .requiredOption('--account <accountId>')
+  .option('--account <accountId>', 'the account, by its id (acct_…)')
+  .option('--email <email>', 'the account, by its e-mail (instead of --account)')
   .description('list the API keys of an account (never the keys themselves)')
-  .action((options: { account: string }) => withDatabase((db) => listApiKeys(db, options.account)));
+  .action((options: { account?: string; email?: string }) => withDatabase(async (db) => listApiKeys(db, (await accountOf(db, options)).id)));
 key
   .command('revoke <keyId>')
   .description('revoke an API key at once')

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createRouter } from '../api/router';
 
 // The reference page at /docs: Swagger UI, served from the swagger-ui-dist package (no CDN), reading /api/v1/openapi.json.
+// And / itself, where a browser opened on Signet's address lands: it goes on to the console.
 const assetsDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 const assets: Record<string, string> = {
   'swagger-ui.css': 'text/css',
@@ -28,6 +29,7 @@ const init = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id:
 
 export function docsRoutes() {
   const router = createRouter();
+  router.get('/', (ctx) => ctx.redirect('/app'));
   const csp = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; frame-ancestors 'none'";
   router.get('/docs', (ctx) => {
     ctx.set('Content-Security-Policy', csp);

@@ -1,23 +1,88 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import { Connection } from '@temporalio/client';
 import type { Logger } from '../logger';
 
 const repoRoot = path.resolve(__dirname, '../..');
+const cachedCli = path.join(repoRoot, '.cache/bin/temporal');
+const provisionTemporal = ['bash', path.join(repoRoot, 'scripts/provision.sh'), 'temporal'];
 
-/** The Temporal CLI: TEMPORAL_CLI_PATH, `temporal` on PATH, the cached build, or provision it now. */
-export function findTemporalCli(configured: string | undefined, logger: Logger): string {
+/** The Temporal CLI already on this machine: TEMPORAL_CLI_PATH, `temporal` on PATH, or the cached build. */
+export function locateTemporalCli(configured: string | undefined): string | undefined {
   if (configured) return configured;
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     const candidate = path.join(dir, 'temporal');
     if (dir && fs.existsSync(candidate)) return candidate;
   }
-  const cached = path.join(repoRoot, '.cache/bin/temporal');
-  if (fs.existsSync(cached)) return cached;
+  return fs.existsSync(cachedCli) ? cachedCli : undefined;
+}
+
+/** The Temporal CLI, provisioned now if need be, Go's output on stderr: for tests and tools that wait for it. */
+export function findTemporalCli(configured: string | undefined, logger: Logger): string {
+  const found = locateTemporalCli(configured);
+  if (found) return found;
   logger.info('Temporal CLI not found: provisioning it (a first build with Go takes a few minutes)');
-  const output = execFileSync('bash', [path.join(repoRoot, 'scripts/provision.sh'), 'temporal'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const output = execFileSync(provisionTemporal[0], provisionTemporal.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
   return output.toString().trim().split('\n').pop()!;
+}
+
+function elapsed(ms: number) {
+  const seconds = Math.round(ms / 1000);
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+/**
+ * Builds the Temporal CLI with Go, from the Go module proxy, into .cache/bin (scripts/provision.sh
+ * temporal): minutes on a cold Go cache, once. Go is silent while it compiles, so the modules it
+ * downloads and the packages it compiles (`go install -v`) are counted and logged every `progressEveryMs`.
+ */
+export function buildTemporalCli(logger: Logger, { command = provisionTemporal, progressEveryMs = 10_000 } = {}): Promise<string> {
+  logger.info(
+    `No Temporal CLI (TEMPORAL_CLI_PATH, temporal on PATH, ${cachedCli}): building it with Go from the Go module proxy, ` +
+      'once; it takes a few minutes. Set TEMPORAL_CLI_PATH to a temporal binary to skip this.',
+  );
+  const started = Date.now();
+  const built = { modules: 0, packages: 0 };
+  let stderrTail = '';
+  let stdout = '';
+  const child = spawn(command[0], command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  readline.createInterface({ input: child.stderr! }).on('line', (line) => {
+    stderrTail = `${stderrTail}${line}\n`.slice(-4000);
+    if (line.startsWith('go: downloading ')) built.modules++;
+    else if (line.startsWith('[provision]')) logger.info(line);
+    else if (/^[\w.-]+(\/[\w.@~+-]+)*$/.test(line)) built.packages++;
+  });
+  const progress = setInterval(
+    () =>
+      logger.info(
+        { ...built, elapsedSeconds: Math.round((Date.now() - started) / 1000) },
+        `Building the Temporal CLI: ${elapsed(Date.now() - started)}, ${built.modules} modules downloaded, ${built.packages} packages compiled`,
+      ),
+    progressEveryMs,
+  );
+  return new Promise((resolve, reject) => {
+    child.once('error', (error) => {
+      clearInterval(progress);
+      reject(error);
+    });
+    child.once('close', (code) => {
+      clearInterval(progress);
+      const binary = stdout.trim().split('\n').pop();
+      if (code === 0 && binary) {
+        logger.info(`Built the Temporal CLI in ${elapsed(Date.now() - started)}: ${binary}`);
+        resolve(binary);
+      } else {
+        reject(
+          new Error(
+            `building the Temporal CLI failed (exit ${code}); set TEMPORAL_CLI_PATH to a temporal binary, or TEMPORAL_ADDRESS to a running Temporal:\n${stderrTail}`,
+          ),
+        );
+      }
+    });
+  });
 }
 
 export interface TemporalDevServer {
@@ -34,7 +99,7 @@ export async function startTemporalDevServer(options: {
   uiPort: number;
   logger: Logger;
 }): Promise<TemporalDevServer> {
-  const binary = findTemporalCli(options.cliPath, options.logger);
+  const binary = locateTemporalCli(options.cliPath) ?? (await buildTemporalCli(options.logger));
   const address = `127.0.0.1:${options.port}`;
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--ui-port', String(options.uiPort)];
   args.push('--db-filename', path.join(options.dataDir, 'temporal.db'), '--log-level', 'warn');
