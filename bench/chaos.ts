@@ -30,7 +30,6 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { createAccount } from '../src/accounts/service';
 import { createApiKey } from '../src/apiKeys/service';
 import { generateSelfSignedP12 } from '../src/pdf/sealCertificate';
-import { sweeperScheduleId } from '../src/temporal/client';
 import { verifyWebhook } from '../src/webhooks/verify';
 import { progressQuery, stateQuery } from '../workflows/definitions';
 import { hasDonePart, type RecipientType, recipientTypes, type SignerStatus, type SigningRequestState } from '../src/domain/signingRequests';
@@ -1025,10 +1024,6 @@ async function main() {
   cleanups.push(async () => {
     api.stop();
     worker.stop();
-    await temporal.schedule
-      .getHandle(sweeperScheduleId(taskQueue))
-      .delete()
-      .catch(() => undefined);
     for await (const workflow of temporal.workflow.list({ query: `TaskQueue = "${taskQueue}" AND ExecutionStatus = "Running"` })) {
       await temporal.workflow
         .getHandle(workflow.workflowId, workflow.runId)

@@ -22,7 +22,7 @@ import type { SearchBackend } from './search/backend';
 import { createSearchBackend } from './search/setup';
 import { createSearchWake } from './search/wake';
 import { createDashboardBackend } from './dashboard/setup';
-import { ensureSweeperSchedule, startSearchIndexer } from './temporal/client';
+import { startSearchIndexer, startSweeper } from './temporal/client';
 import { startTemporalDevServer } from './temporal/devServer';
 import { installTemporalRuntime } from './worker/runtime';
 import { prepareSearchAttributes } from './temporal/searchAttributes';
@@ -134,7 +134,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         await running;
         await connection.close();
       });
-      await ensureSweeperSchedule(client, config.TEMPORAL_TASK_QUEUE);
+      await startSweeper(client, config.TEMPORAL_TASK_QUEUE);
       // On either backend: besides Elasticsearch's index, it keeps the text of new PDFs coming.
       await startSearchIndexer(client, config.TEMPORAL_TASK_QUEUE);
     }

@@ -20,6 +20,8 @@ import {
   progressQuery,
   remindUpdate,
   searchAttributes,
+  type SigningRequestOutcome,
+  type SigningRequestResult,
   signUpdate,
   stateQuery,
   viewDoneUpdate,
@@ -94,9 +96,10 @@ const refusedForGood = (error: unknown) =>
  * signature is accepted after it, and is recorded only after the signatures accepted before it; it
  * becomes the status once recorded, and is taken back if it cannot be, so that the workflow never
  * holds an outcome the database does not. Once every signer has signed or is signing, the request is
- * completing: cancel and decline are refused.
+ * completing: cancel and decline are refused. Whatever the outcome, the workflow completes with it as
+ * its result, and its `SignetStatus` search attribute holds it from the moment it is decided.
  */
-export async function signingRequestWorkflow(input: SigningRequestInput): Promise<SigningRequestState> {
+export async function signingRequestWorkflow(input: SigningRequestInput): Promise<SigningRequestResult> {
   const { requestId } = input;
   // Every recipient, cc included (it blocks nothing, and is never invited: it gets the sealed documents).
   const recipients = routedRecipients(input).map((recipient) => ({ ...recipient, status: 'pending' as SignerStatus, busy: null as null | Act }));
@@ -306,7 +309,8 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
   }
   await condition(allHandlersFinished);
   await activities.sendClosingMails(requestId);
-  return state();
+  // The loop above ends only once the status is an outcome.
+  return { outcome: status as SigningRequestOutcome, signers: state().signers };
 
   async function sealAndComplete() {
     seal = { attempts: 0, lastError: null, nextAttemptAt: null };

@@ -1,10 +1,11 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { ScheduleNotFoundError, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 // Up into the worker side on purpose, as in the Temporal samples: workflow functions by type only (so a
 // start's arguments are checked against the workflow itself), and the updates, signals and queries that
 // client and worker share (workflows/definitions.ts).
 import type { searchIndexerWorkflow } from '../../workflows/searchIndexer';
 import type { signingRequestWorkflow } from '../../workflows/signingRequest';
+import type { sweeperWorkflow } from '../../workflows/sweeper';
 import type { webhookWorkflow } from '../../workflows/webhook';
 import {
   approveUpdate,
@@ -14,6 +15,7 @@ import {
   remindUpdate,
   searchAttributes,
   signUpdate,
+  sweepUpdate,
   viewDoneUpdate,
   viewedSignal,
   wakeSignal,
@@ -32,7 +34,7 @@ import {
 // Every conversation with Temporal goes through here: workflow ids, typed starts, updates, queries and
 // signals. Nothing else starts a workflow or names one by string.
 
-export const sweeperScheduleId = (taskQueue: string) => `${taskQueue}-sweeper`;
+export const sweeperWorkflowId = (taskQueue: string) => `${taskQueue}-sweeper`;
 export const searchIndexerWorkflowId = (taskQueue: string) => `${taskQueue}-search-indexer`;
 
 const ignoreAlreadyStarted = (error: unknown) => {
@@ -114,26 +116,40 @@ export async function startSearchIndexer(client: Client, taskQueue: string) {
   await client.workflow.start<typeof searchIndexerWorkflow>('searchIndexerWorkflow', {
     workflowId: searchIndexerWorkflowId(taskQueue),
     taskQueue,
+    staticSummary: 'Housekeeping: indexes new events for search, as they come',
     workflowIdConflictPolicy: 'TERMINATE_EXISTING',
   });
 }
 
+const sweeperStart = (taskQueue: string) => ({
+  workflowId: sweeperWorkflowId(taskQueue),
+  taskQueue,
+  staticSummary: 'Housekeeping: sweeps every minute for work a lost process left, and expired Idempotency-Keys',
+});
+
 /**
- * The sweeper: a Temporal schedule that runs sweeperWorkflow every minute on this task queue, so that
- * work committed to PostgreSQL by a process that died before handing it to Temporal (an event's
- * deliveries, a signing request's workflow) is still started. Created once; every worker start makes
- * sure it exists.
+ * Starts the sweeper of this task queue, replacing the one that runs (as the search indexer): one
+ * workflow that sweeps every minute, so that work committed to PostgreSQL by a process that died
+ * before handing it to Temporal (an event's deliveries, a signing request's workflow) is still started.
+ * Versions before 2026-12-02 ran it from a schedule of the same id, a workflow a minute: that schedule
+ * is deleted here, so that an upgraded deployment does not run both.
  */
-export async function ensureSweeperSchedule(client: Client, taskQueue: string) {
-  const scheduleId = sweeperScheduleId(taskQueue);
-  try {
-    await client.schedule.create({
-      scheduleId,
-      spec: { intervals: [{ every: '1 minute' }] },
-      action: { type: 'startWorkflow', workflowType: 'sweeperWorkflow', workflowId: scheduleId, taskQueue },
-      policies: { overlap: ScheduleOverlapPolicy.SKIP },
+export async function startSweeper(client: Client, taskQueue: string) {
+  await client.schedule
+    .getHandle(sweeperWorkflowId(taskQueue))
+    .delete()
+    .catch((error) => {
+      if (!(error instanceof ScheduleNotFoundError)) throw error;
     });
-  } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-  }
+  await client.workflow.start<typeof sweeperWorkflow>('sweeperWorkflow', { ...sweeperStart(taskQueue), workflowIdConflictPolicy: 'TERMINATE_EXISTING' });
+}
+
+/** Sweeps now, starting the sweeper if none runs, and answers what the sweep did. */
+export function sweepNow(client: Client, taskQueue: string) {
+  return client.workflow.executeUpdateWithStart(sweepUpdate, {
+    startWorkflowOperation: new WithStartWorkflowOperation<typeof sweeperWorkflow>('sweeperWorkflow', {
+      ...sweeperStart(taskQueue),
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    }),
+  });
 }

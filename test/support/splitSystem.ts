@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { sweeperScheduleId } from '../../src/temporal/client';
+import { sweeperWorkflowId } from '../../src/temporal/client';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,9 +45,9 @@ export async function startSplitSystem(name: string, extraEnv: Record<string, st
     },
     async stop() {
       worker?.kill('SIGKILL');
-      await api.client.schedule
-        .getHandle(sweeperScheduleId(env.TEMPORAL_TASK_QUEUE))
-        .delete()
+      await api.client.workflow
+        .getHandle(sweeperWorkflowId(env.TEMPORAL_TASK_QUEUE))
+        .terminate('test over')
         .catch(() => undefined);
       await api.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,8 +8,7 @@ import { createAccount } from '../../src/accounts/service';
 import type { Plan } from '../../src/domain/plans';
 import { createApiKey } from '../../src/apiKeys/service';
 import { createElasticsearchClient } from '../../src/search/elasticsearch';
-import { searchIndexerWorkflowId, sweeperScheduleId } from '../../src/temporal/client';
-import type { sweeperWorkflow } from '../../workflows/sweeper';
+import { searchIndexerWorkflowId, sweeperWorkflowId, sweepNow } from '../../src/temporal/client';
 import { client } from './http';
 
 // Integration tests run twice: against the real PostgreSQL server (SIGNET_TEST_DB=postgres, DATABASE_URL)
@@ -81,20 +79,17 @@ export async function stopSharedSystem() {
 }
 
 /**
- * Stops a system of a test's own and removes what would outlive it on the shared services: its sweeper's
- * schedule (which targets a task queue no worker serves after it), its search indexer, and its indices.
+ * Stops a system of a test's own and removes what would outlive it on the shared services: its sweeper
+ * and its search indexer (which run on a task queue no worker serves after it), and its indices.
  */
 export async function stopLeavingNothing(system: RunningSystem | undefined, { indices = true } = {}) {
   if (!system) return;
   const queue = system.config.TEMPORAL_TASK_QUEUE;
-  await system.client.schedule
-    .getHandle(sweeperScheduleId(queue))
-    .delete()
-    .catch(() => undefined);
-  await system.client.workflow
-    .getHandle(searchIndexerWorkflowId(queue))
-    .terminate('test over')
-    .catch(() => undefined);
+  for (const workflowId of [sweeperWorkflowId(queue), searchIndexerWorkflowId(queue)])
+    await system.client.workflow
+      .getHandle(workflowId)
+      .terminate('test over')
+      .catch(() => undefined);
   await system.stop();
   if (indices && system.config.ELASTICSEARCH_URL) {
     const elastic = createElasticsearchClient(system.config.ELASTICSEARCH_URL);
@@ -104,16 +99,11 @@ export async function stopLeavingNothing(system: RunningSystem | undefined, { in
 }
 
 /**
- * Runs the sweeper of `system`'s task queue once, now, and waits for what it did. Not by triggering its
- * schedule: a triggered run takes the workflow id of its second, so a trigger while another run of that
- * second is under way (the minute's own, another test's) is dropped without a word.
+ * Has the sweeper of `system`'s task queue sweep now, and waits for what it did. It starts the sweeper
+ * if none runs: a system of a test's own, stopped, takes the shared task queue's sweeper with it.
  */
 export function runSweeper(system: RunningSystem) {
-  const taskQueue = system.config.TEMPORAL_TASK_QUEUE;
-  return system.client.workflow.execute<typeof sweeperWorkflow>('sweeperWorkflow', {
-    workflowId: `${sweeperScheduleId(taskQueue)}-now-${randomUUID()}`,
-    taskQueue,
-  });
+  return sweepNow(system.client, system.config.TEMPORAL_TASK_QUEUE);
 }
 
 /** A fresh account with an API key, and a request function bound to that key. */

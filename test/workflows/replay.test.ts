@@ -29,3 +29,12 @@ describe('signingRequestWorkflow replays the histories of earlier versions', fun
     });
   }
 });
+
+describe('sweeperWorkflow replays the histories of earlier versions', function () {
+  this.timeout(120_000);
+
+  // Recorded with the sweeper of before 2026-12-02, which a schedule started every minute to sweep once.
+  it('one sweep, started by the schedule', async () => {
+    await Worker.runReplayHistory({ workflowBundle: await bundleWorkflows() }, historyOf('sweptOnceBySchedule.bin'), 'signet-sweeper-2026-12-01T10:00:00Z');
+  });
+});

@@ -2,8 +2,19 @@ import { expect } from 'chai';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { SigningActivities } from '../../activities/signingRequest';
-import { ApplicationFailure, WorkflowUpdateFailedError } from '@temporalio/client';
-import { approveUpdate, cancelUpdate, declineUpdate, progressQuery, signUpdate, stateQuery, viewDoneUpdate, viewedSignal } from '../../workflows/definitions';
+import { ApplicationFailure, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import {
+  approveUpdate,
+  cancelUpdate,
+  declineUpdate,
+  progressQuery,
+  searchAttributes,
+  type SigningRequestOutcome,
+  signUpdate,
+  stateQuery,
+  viewDoneUpdate,
+  viewedSignal,
+} from '../../workflows/definitions';
 import { changeRefused, databaseRefusal, type SigningRequestInput } from '../../src/domain/signingRequests';
 import { signingRequestWorkflow } from '../../workflows/signingRequest';
 import { eventually } from '../support/signing';
@@ -36,6 +47,13 @@ function recordingActivities() {
     sendClosingMails: record('sendClosingMails'),
   };
   return { calls, activities, names: () => calls.map(([name]) => name) };
+}
+
+/** A request that ended completes (its outcome is no workflow failure) with the outcome in SignetStatus. */
+async function expectEndedAs(handle: WorkflowHandle, outcome: SigningRequestOutcome) {
+  const description = await handle.describe();
+  expect(description.status.name).to.equal('COMPLETED');
+  expect(description.typedSearchAttributes.get(searchAttributes.status)).to.equal(outcome);
 }
 
 // The workflow's decisions on a Temporal dev server of the test's own, with activities replaced by
@@ -93,9 +111,11 @@ describe('signingRequestWorkflow decisions', function () {
       await sign('sgr_a');
       await eventually(async () => expect((await handle.query(stateQuery)).signers.map((signer) => signer.status)).to.deep.equal(['signed', 'notified']));
       await sign('sgr_b');
-      return handle.result();
+      const result = await handle.result();
+      await expectEndedAs(handle, 'completed');
+      return result;
     });
-    expect(result.status).to.equal('completed');
+    expect(result.outcome).to.equal('completed');
     const invitations = recorder.calls.filter(([name]) => name === 'sendInvitations').map(([, args]) => args[1]);
     expect(invitations).to.deep.equal([['sgr_a'], ['sgr_b']]);
     expect(recorder.names().filter((name) => name === 'completeRequest')).to.have.length(1);
@@ -136,7 +156,7 @@ describe('signingRequestWorkflow decisions', function () {
       await handle.executeUpdate(viewDoneUpdate, { args: [{ signerId: 'sgr_viewer' }] });
       return handle.result();
     });
-    expect(result.status).to.equal('completed');
+    expect(result.outcome).to.equal('completed');
     expect(result.signers).to.deep.equal([
       { id: 'sgr_approver', status: 'approved' },
       { id: 'sgr_signer', status: 'signed' },
@@ -175,10 +195,19 @@ describe('signingRequestWorkflow decisions', function () {
         );
         releaseClosing();
         expect(late).to.equal('This signing request is declined.');
-        return handle.result();
+        const result = await handle.result();
+        await expectEndedAs(handle, 'declined');
+        // What an operator's list of declined requests runs.
+        await eventually(async () => {
+          const listed = [];
+          for await (const workflow of env.client.workflow.list({ query: `SignetStatus = 'declined' AND WorkflowId = '${handle.workflowId}'` }))
+            listed.push(workflow.workflowId);
+          expect(listed).to.deep.equal([handle.workflowId]);
+        });
+        return result;
       },
     );
-    expect(result.status).to.equal('declined');
+    expect(result.outcome).to.equal('declined');
     expect(recorder.names()).to.not.include('recordSignature');
   });
 
@@ -214,7 +243,7 @@ describe('signingRequestWorkflow decisions', function () {
       },
       { workflowTaskTimeout: '1 minute' },
     );
-    expect(result.status).to.equal('completed');
+    expect(result.outcome).to.equal('completed');
     expect(recorder.names().slice(-2)).to.deep.equal(['completeRequest', 'sendClosingMails']);
   });
 
@@ -235,7 +264,7 @@ describe('signingRequestWorkflow decisions', function () {
         .map((event) => Number(event.timerStartedEventAttributes!.startToFireTimeout!.seconds));
       return { result, timers };
     });
-    expect(result.status).to.equal('completed');
+    expect(result.outcome).to.equal('completed');
     expect(seals).to.equal(3);
     // One retry timer per lost seal, 1 s each (a failing seal waits 1 s, then 2 s); the expiry's is 60 s away.
     expect(timers.filter((seconds) => seconds < 60)).to.deep.equal([1, 1]);
@@ -245,9 +274,11 @@ describe('signingRequestWorkflow decisions', function () {
     const recorder = recordingActivities();
     const result = await run({}, recorder.activities, async (handle) => {
       await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'changed my mind' }] });
-      return handle.result();
+      const result = await handle.result();
+      await expectEndedAs(handle, 'cancelled');
+      return result;
     });
-    expect(result.status).to.equal('cancelled');
+    expect(result.outcome).to.equal('cancelled');
     const cancellation = recorder.calls.find(([name]) => name === 'recordCancellation')!;
     expect(cancellation[1][1]).to.equal('changed my mind');
     expect(recorder.names()).not.to.include('completeRequest');
@@ -284,7 +315,7 @@ describe('signingRequestWorkflow decisions', function () {
       return handle.result();
     });
     expect(refusals).to.equal(1); // not retried
-    expect(result.status).to.equal('completed');
+    expect(result.outcome).to.equal('completed');
     expect(recorder.names().filter((name) => name === 'sendClosingMails')).to.have.length(1);
   });
 
@@ -306,7 +337,7 @@ describe('signingRequestWorkflow decisions', function () {
       await handle.executeUpdate(cancelUpdate, { args: [{ reason: 'changed my mind' }] });
       return handle.result();
     });
-    expect(result.status).to.equal('cancelled');
+    expect(result.outcome).to.equal('cancelled');
     expect(result.signers.map((signer: { status: string }) => signer.status)).to.deep.equal(['notified', 'signed']);
   });
 });
@@ -333,19 +364,22 @@ describe('signingRequestWorkflow timers, with time skipping', function () {
     const requestId = `sr_time_skipping_${Math.random().toString(36).slice(2)}`;
     const expiresAt = new Date((await env.currentTimeMs()) + expiresInMs).toISOString();
     const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities });
-    return worker.runUntil(
-      env.client.workflow.execute(signingRequestWorkflow, {
+    return worker.runUntil(async () => {
+      const handle = await env.client.workflow.start(signingRequestWorkflow, {
         taskQueue,
         workflowId: requestId,
         args: [{ requestId, signingOrder: 'parallel', signerIds: ['sgr_a'], expiresAt, reminderEveryMs: 0, ...rest }],
-      }),
-    );
+      });
+      const result = await handle.result();
+      await expectEndedAs(handle, result.outcome);
+      return result;
+    });
   }
 
   it('reminds every 3 days and expires after 10, without waiting 10 days', async () => {
     const recorder = recordingActivities();
     const result = await execute({ reminderEveryMs: 3 * DAY, expiresInMs: 10 * DAY }, recorder.activities);
-    expect(result.status).to.equal('expired');
+    expect(result.outcome).to.equal('expired');
     expect(recorder.names()).to.deep.equal([
       'sendInvitations',
       'announceRequest',
@@ -360,7 +394,7 @@ describe('signingRequestWorkflow timers, with time skipping', function () {
   it('reminds the signers whose turn it is on every interval, then expires', async () => {
     const recorder = recordingActivities();
     const result = await execute({ signerIds: ['sgr_a', 'sgr_b'], reminderEveryMs: DAY, expiresInMs: 3.5 * DAY }, recorder.activities);
-    expect(result.status).to.equal('expired');
+    expect(result.outcome).to.equal('expired');
     const reminded = recorder.calls.filter(([name]) => name === 'sendReminders').map(([, args]) => args[1]);
     expect(reminded).to.deep.equal([
       ['sgr_a', 'sgr_b'],
