@@ -51,17 +51,20 @@ export function emailVerificationPages({ router, deps, frame, page, form, sessio
       ),
       400,
     );
-  const confirmed = (ctx: Context, email: string) =>
+  // The session's account was read before the link confirmed it: shown as confirmed, without the banner that asks for it.
+  const confirmed = (ctx: Context, email: string) => {
+    const before = frame(ctx);
     page(
       ctx,
       layout(
-        frame(ctx),
+        { ...before, account: before.account && { ...before.account, emailVerified: true } },
         'Address confirmed',
         html`<h1>Address confirmed</h1>
     <p class="notice" role="status">${email} is confirmed: your account can now upload and send documents.</p>
     <p><a href="/app">Go to the dashboard</a></p>`,
       ),
     );
+  };
 
   // Opened by the person who signed up, in the browser they are logged in with: confirmed at once. Anyone
   // else (a link scanner, a stranger) sees a log-in form and changes nothing.

@@ -52,7 +52,7 @@ export function layout(frame: Frame, title: string, main: Html, scripts: string[
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="robots" content="noindex">
   <title>${title} · Signet</title>
-  <link rel="icon" href="data:,">
+  <link rel="icon" href="/app/assets/favicon.svg" type="image/svg+xml">
   <link rel="stylesheet" href="/app/assets/console.css">
   ${scripts.map((src) => html`<script type="module" src="/app/assets/${src}"></script>`)}
 </head>

@@ -35,6 +35,7 @@ import { brandingPages } from './branding';
 import { passwordResetPages } from './passwordReset';
 import { emailVerificationPages, verificationMailer } from './emailVerification';
 import { seeOther, type ConsoleDeps, type ConsoleKit } from './kit';
+import { signingAssets } from '../signerPortal/page';
 
 interface ConsoleState {
   session?: Session;
@@ -65,6 +66,7 @@ const assets: Record<string, { file: () => string; type: string }> = {
   'templateEditor.js': { file: () => path.join(__dirname, 'assets', 'templateEditor.js'), type: 'text/javascript' },
   'requests.js': { file: () => path.join(__dirname, 'assets', 'requests.js'), type: 'text/javascript' },
   'branding.js': { file: () => path.join(__dirname, 'assets', 'branding.js'), type: 'text/javascript' },
+  'favicon.svg': { file: () => signingAssets['favicon.svg'].file, type: 'image/svg+xml' }, // the signing pages' icon
 };
 
 const SignupSchema = z.object({

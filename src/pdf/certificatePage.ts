@@ -14,7 +14,14 @@ export interface CertificateSigner {
   signedAt?: Date;
   /** How the sender asked them to prove who they are, and whether they did. */
   verification?: { method: 'access_code' | 'email_code'; verified: boolean };
+  /** The name they typed as their signature, when they typed one. */
+  typedSignature?: string;
 }
+
+// Letter case and spacing do not make another name; anything else does, and the certificate says which.
+const plainName = (name: string) => name.normalize('NFKC').trim().replace(/\s+/g, ' ').toLocaleLowerCase();
+const signedAsOther = (signer: CertificateSigner) =>
+  signer.typedSignature !== undefined && plainName(signer.typedSignature) !== plainName(signer.name) ? signer.typedSignature : undefined;
 
 const verificationNames = { access_code: 'Access code', email_code: 'E-mail code' };
 
@@ -65,9 +72,11 @@ export async function appendCertificatePage(pdf: PDFDocument, info: CertificateI
   const onlySigners = info.signers.every((signer) => (signer.recipientType ?? 'signer') === 'signer');
   await writer.line(onlySigners ? 'Signers' : 'Recipients', { size: 13, face: 'bold' });
   for (const signer of info.signers) {
-    await writer.keepTogether(signer.verification ? 92 : 80);
+    const signedAs = signedAsOther(signer);
+    await writer.keepTogether(80 + (signer.verification ? 12 : 0) + (signedAs ? 12 : 0));
     writer.space(6);
     await writer.field('Name', signer.name);
+    if (signedAs) await writer.field('Signed as', `"${signedAs}" (the request named ${signer.name})`);
     await writer.field('E-mail', signer.email);
     if (!onlySigners) await writer.field('Recipient', signer.recipientType ?? 'signer');
     await writer.field('IP address', signer.ipAddress ?? '');

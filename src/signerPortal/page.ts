@@ -19,6 +19,7 @@ export const signingAssets: Record<string, { file: string; type: string }> = {
   'embed.js': { file: path.join(ownDir, 'embed.js'), type: 'text/javascript' },
   'embed-open.js': { file: path.join(ownDir, 'embed-open.js'), type: 'text/javascript' },
   'embed-expired.js': { file: path.join(ownDir, 'embed-expired.js'), type: 'text/javascript' },
+  'favicon.svg': { file: path.join(ownDir, 'favicon.svg'), type: 'image/svg+xml' },
   'pdf.min.mjs': { file: path.join(pdfjsDir, 'pdf.min.mjs'), type: 'text/javascript' },
   'pdf.worker.min.mjs': { file: path.join(pdfjsDir, 'pdf.worker.min.mjs'), type: 'text/javascript' },
   'signature-pad.min.mjs': { file: path.join(signaturePadDir, 'signature_pad.min.js'), type: 'text/javascript' },
@@ -89,7 +90,7 @@ const shell = (title: string, main: string, script = '', brand: SignerBrand = de
   <meta name="robots" content="noindex">
   <meta name="application-name" content="${escapeHtml(brand.name)}">
   <title>${escapeHtml(title)} · ${escapeHtml(brand.name)}</title>
-  <link rel="icon" href="data:,">
+  <link rel="icon" href="/sign-assets/favicon.svg" type="image/svg+xml">
   <link rel="stylesheet" href="/sign-assets/signing.css">${accent ? `\n  <style>${accent}</style>` : ''}${script}
 </head>
 <body>${brandHeader(brand)}
@@ -130,7 +131,13 @@ const signingMain = `    <p id="loading" class="notice" aria-live="polite">Loadi
 
     <section id="document" class="document" aria-labelledby="document-heading" hidden>
       <h2 id="document-heading">Document: <span id="file-name"></span></h2>
-      <div id="pages" class="pages"></div>
+      <div id="zoom" class="zoom" role="group" aria-label="Zoom" hidden>
+        <button type="button" id="zoom-out" class="secondary" aria-label="Zoom out">−</button>
+        <output id="zoom-level" aria-live="polite"></output>
+        <button type="button" id="zoom-in" class="secondary" aria-label="Zoom in">+</button>
+        <button type="button" id="zoom-fit" class="secondary" aria-pressed="true">Fit to width</button>
+      </div>
+      <div id="pages" class="pages" role="region" aria-label="Pages" tabindex="0"></div>
       <p><a id="download" class="download" download>Download the PDF</a></p>
     </section>
 
@@ -153,7 +160,8 @@ const signingMain = `    <p id="loading" class="notice" aria-live="polite">Loadi
       </div>
       <div id="typed" class="typed signature-part" hidden>
         <label for="typed-name">Your full name</label>
-        <input id="typed-name" type="text" autocomplete="name" maxlength="200">
+        <input id="typed-name" type="text" autocomplete="name" maxlength="200" aria-describedby="typed-other-name">
+        <p id="typed-other-name" class="hint" hidden></p>
         <p id="typed-preview" class="typed-preview" aria-hidden="true"></p>
       </div>
       <div id="initials" class="initials" hidden>
@@ -170,7 +178,7 @@ const signingMain = `    <p id="loading" class="notice" aria-live="polite">Loadi
       <label class="consent signature-part"><input type="checkbox" id="consent"> I agree to sign this document electronically</label>
       <p id="missing" class="missing" aria-live="polite" hidden></p>
       <div class="actions">
-        <button type="button" id="sign-button" class="primary" disabled>Sign</button>
+        <button type="button" id="sign-button" class="primary" aria-describedby="missing" disabled>Sign</button>
         <button type="button" id="decline-button" class="secondary">Decline</button>
       </div>
       <div id="decline" class="decline" hidden>

@@ -421,6 +421,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
                 viewedAt: signer.viewedAt ?? undefined,
                 signedAt: signer.signedAt ?? undefined,
                 verification: signer.verification ? { method: signer.verification.method, verified: signer.verification.verifiedAt !== null } : undefined,
+                typedSignature: signer.signature?.type === 'typed' ? signer.signature.value : undefined,
               })),
             },
             sealCertificate,

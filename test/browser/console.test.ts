@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from '../support/axe';
-import { confirmEmail, consoleScreenshots, expectNoSideways, phoneContext, shot, useChromium, watchPage } from '../support/browser';
+import { confirmEmail, consoleScreenshots, desktop, expectNoSideways, phone, phoneContext, shot, useChromium, watchPage } from '../support/browser';
 import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { createSigningRequest, eventually } from '../support/signing';
@@ -151,4 +151,50 @@ describe('the owner console (/app, in headless Chromium on a phone)', function (
     await page.locator('#file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
     await page.getByText('notes.txt is not a PDF.').waitFor();
   });
+});
+
+describe('the “Address confirmed” page (in headless Chromium at 375 and 1280 px)', function () {
+  this.timeout(120_000);
+  const browser = useChromium();
+  const banner = (page: Page) => page.getByRole('region', { name: 'Confirm your e-mail address' });
+
+  for (const [name, options] of [
+    ['375 px', phone],
+    ['1280 px', desktop],
+  ] as const) {
+    it(`at ${name}: shows no banner asking to confirm the address it has just confirmed; axe finds nothing serious; the favicon is served`, async () => {
+      const baseUrl = (await sharedSystem()).url!;
+      const context = await browser().newContext(options);
+      const problems: string[] = [];
+      try {
+        const page = watchPage(await context.newPage(), baseUrl, problems);
+        page.on('response', (response) => {
+          if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+        });
+        const email = `confirmed-${Math.random().toString(36).slice(2)}@example.com`;
+        await page.goto(`${baseUrl}/app/signup`);
+        await page.getByLabel('Account name').fill('Hopper & Co');
+        await page.getByLabel('E-mail').fill(email);
+        await page.getByLabel('Password').fill('a long enough password');
+        await page.getByRole('button', { name: 'Sign up' }).click();
+        await banner(page).waitFor();
+
+        await confirmEmail(page, baseUrl, email);
+        expect(await page.getByRole('status').textContent()).to.contain(`${email} is confirmed`);
+        expect(await banner(page).count()).to.equal(0);
+        expect(await page.getByRole('navigation', { name: 'Console' }).isVisible(), 'still logged in, with the console’s menu').to.equal(true);
+        const violations = describeViolations(`Address confirmed (${name})`, await seriousViolations(page));
+        expect(violations, violations.join('\n')).to.deep.equal([]);
+        await expectNoSideways(page);
+        await shot(page, consoleScreenshots, `address-confirmed-${options.viewport!.width}`);
+
+        const icon = (await page.locator('link[rel="icon"]').getAttribute('href'))!;
+        const served = await fetch(new URL(icon, page.url()));
+        expect([served.status, served.headers.get('content-type')]).to.deep.equal([200, 'image/svg+xml']);
+      } finally {
+        await context.close();
+      }
+      expect(problems, 'console errors and failed requests').to.deep.equal([]);
+    });
+  }
 });

@@ -144,7 +144,7 @@ describe('the console end to end (sign up → API key → upload → send → bo
       await signing.getByLabel('Your full name').fill(signer.name);
       await signing.getByLabel('I agree to sign this document electronically').check();
       await signing.getByRole('button', { name: 'Sign', exact: true }).click();
-      await signing.locator('#outcome').getByText('You have signed.').waitFor();
+      await signing.locator('#outcome').getByRole('heading', { name: 'You have signed' }).waitFor();
       await signing.close();
     }
 

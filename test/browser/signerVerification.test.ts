@@ -46,7 +46,7 @@ describe('the signing page of a signer asked for a code (headless Chromium)', fu
       await page.getByLabel('Your full name').fill('Ada Lovelace');
       await page.getByLabel('I agree to sign this document electronically').check();
       await page.getByRole('button', { name: 'Sign', exact: true }).click();
-      await page.locator('#outcome').getByText('You have signed.').waitFor();
+      await page.locator('#outcome').getByRole('heading', { name: 'You have signed' }).waitFor();
       await eventually(async () => {
         const read = await account.request('GET', `/api/v1/signatures/${signingRequest.id}`);
         expect(read.body.signers[0]).to.include({ status: 'signed' });

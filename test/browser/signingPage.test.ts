@@ -1,8 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser';
+import { describeViolations, seriousViolations } from '../support/axe';
+import { desktop, expectNoSideways, launchChromium, phone, useChromium, watchPage } from '../support/browser';
 import { makePdf } from '../support/pdfs';
 import { createSigningRequest, eventually, tokenOf, signingLinkOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
@@ -97,7 +100,7 @@ describe('GET /sign/:token (the signing page, in headless Chromium on a phone)',
     await page.screenshot({ path: path.join(screenshots, 'ready-to-sign.png'), fullPage: true });
     await sign.click();
 
-    await outcome(page).getByText('You have signed. Everyone will receive the sealed PDF by e-mail.').waitFor();
+    await outcome(page).getByText('Your signature is recorded. Once everyone has signed, your copy of the sealed PDF arrives by e-mail.').waitFor();
     await page.screenshot({ path: path.join(screenshots, 'signed.png'), fullPage: true });
 
     const { page: secondPage } = await openPage(await linkFor(account, signingRequest.id, second.id));
@@ -124,7 +127,7 @@ describe('GET /sign/:token (the signing page, in headless Chromium on a phone)',
     const { page } = await openPage(await linkFor(account, signingRequest.id, signingRequest.signers[0].id));
     await typeSignatureAndConsent(page);
     await page.getByRole('button', { name: 'Sign', exact: true }).click();
-    await outcome(page).getByText('You have signed.').waitFor();
+    await outcome(page).getByRole('heading', { name: 'You have signed' }).waitFor();
   });
 
   it('several documents: shows each after the other with its fields marked on it, and signs them all', async () => {
@@ -289,4 +292,205 @@ describe('GET /sign/:token (the signing page, in headless Chromium on a phone)',
     expect((await fetch(`${base}/sign-assets/constructor`)).status).to.equal(404);
     expect((await fetch(`${base}/sign-assets/..%2Fpage.ts`)).status).to.equal(404);
   });
+});
+
+describe('the signing page at 375 and 1280 px: why Sign waits, a readable zoom, the typed name, the outcome (headless Chromium, axe)', function () {
+  this.timeout(120_000);
+  const browser = useChromium();
+  const consentMissing = '“I agree to sign this document electronically”: tick it';
+  const outcome = (page: Page) => page.locator('#outcome');
+
+  /** A page that records console errors, off-site requests and every answer of 400 or more (a favicon's 404 among them). */
+  async function openPage(context: BrowserContext, url: string, problems: string[]) {
+    const page = watchPage(await context.newPage(), new URL(url).origin, problems, { alsoAllowed: ['blob:'] });
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+    });
+    await page.goto(url);
+    return page;
+  }
+
+  const expectAxeClean = async (page: Page, where: string) => {
+    const violations = describeViolations(where, await seriousViolations(page));
+    expect(violations, violations.join('\n')).to.deep.equal([]);
+  };
+
+  /** A one-page A4 PDF whose only text is one line of 11 pt Helvetica capitals. */
+  async function elevenPointPdf() {
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    pdf.addPage([595, 842]).drawText('THE TENANT PAYS THE RENT ON THE FIRST DAY', { x: 50, y: 700, size: 11, font });
+    return Buffer.from(await pdf.save());
+  }
+
+  /** The first page as drawn: the CSS size of 11 pt at its scale, its canvas pixels per CSS pixel, and the text's ink height in CSS px. */
+  const measureFirstPage = (page: Page) =>
+    page.locator('#pages .sheet[data-page="1"] canvas').evaluate((canvas: HTMLCanvasElement) => {
+      const { width, height } = canvas;
+      const pixels = canvas.getContext('2d')!.getImageData(0, 0, width, height).data;
+      let top = -1;
+      let bottom = -1;
+      for (let y = 0; y < height; y++) {
+        for (let x = 0; x < width; x++) {
+          const at = (y * width + x) * 4;
+          if (pixels[at] + pixels[at + 1] + pixels[at + 2] < 384) {
+            if (top < 0) top = y;
+            bottom = y;
+            break;
+          }
+        }
+      }
+      const ratio = width / canvas.clientWidth;
+      return { elevenPoints: (11 * canvas.clientWidth) / 595, ratio, inkHeight: (bottom - top + 1) / ratio };
+    });
+
+  async function zoomTo(page: Page, level: string) {
+    for (let click = 0; click < 6 && (await page.locator('#zoom-level').textContent()) !== level; click++) {
+      await page.getByRole('button', { name: 'Zoom in' }).click();
+    }
+    expect(await page.locator('#zoom-level').textContent()).to.equal(level);
+    await page.locator('#pages[aria-busy="false"]').waitFor();
+  }
+
+  for (const [name, options] of [
+    ['375 px', phone],
+    ['1280 px', desktop],
+  ] as const) {
+    describe(`at ${name}`, () => {
+      let context: BrowserContext;
+      let problems: string[];
+
+      beforeEach(async () => {
+        context = await browser().newContext(options);
+        problems = [];
+      });
+
+      afterEach(async () => {
+        await context.close();
+        expect(problems, 'console errors, failed requests and CSP violations').to.deep.equal([]);
+      });
+
+      it('lists every reason Sign is disabled, the unticked consent too; the typed signature starts as the signer’s name', async () => {
+        const account = await createTestAccount();
+        const { signingRequest } = await createSigningRequest(account.request);
+        const page = await openPage(context, await linkFor(account, signingRequest.id, signingRequest.signers[0].id), problems);
+        await page.locator('#pages[data-rendered="2"][aria-busy="false"]').waitFor();
+        const sign = page.getByRole('button', { name: 'Sign', exact: true });
+        const missing = page.locator('#missing');
+        expect(await missing.textContent()).to.equal(`Still to fill in: your signature, ${consentMissing}.`);
+
+        await page.getByLabel('Type').check();
+        expect(await page.getByLabel('Your full name').inputValue()).to.equal('Ada Lovelace');
+        expect(await page.locator('#typed-preview').textContent()).to.equal('Ada Lovelace');
+        expect(await page.locator('#typed-other-name').isHidden(), 'the name the request gives').to.equal(true);
+        // Only the consent is left: Sign says why it waits, beside it and in its description.
+        expect(await sign.isDisabled()).to.equal(true);
+        expect(await missing.textContent()).to.equal(`Still to fill in: ${consentMissing}.`);
+        expect(await missing.isVisible()).to.equal(true);
+        expect(await sign.getAttribute('aria-describedby')).to.equal('missing');
+        await expectAxeClean(page, `Sign disabled for the consent (${name})`);
+        await page.screenshot({ path: path.join(screenshots, `consent-missing-${options.viewport!.width}.png`), fullPage: true });
+
+        await page.getByLabel('I agree to sign this document electronically').check();
+        expect(await sign.isEnabled()).to.equal(true);
+        expect(await missing.isHidden()).to.equal(true);
+        await page.getByLabel('Your full name').fill('');
+        expect(await missing.textContent()).to.equal('Still to fill in: your signature.');
+        expect(await sign.isDisabled()).to.equal(true);
+      });
+
+      it('shows 11 pt text at 11 CSS px or more once zoomed, drawn at the device’s pixel ratio, the page never wider than the screen; the favicon is served', async () => {
+        const account = await createTestAccount();
+        const pdf = await elevenPointPdf();
+        const uploaded = await account.request('POST', '/api/v1/documents', {
+          json: { fileName: 'lease.pdf', fileSize: pdf.length, content: pdf.toString('base64') },
+        });
+        const created = await account.request('POST', '/api/v1/signatures', {
+          json: { document_id: uploaded.body.id, title: 'Lease', signers: [{ name: 'Ada Lovelace', email: 'ada@example.com' }] },
+        });
+        expect(created.status, JSON.stringify(created.body)).to.equal(201);
+        const page = await openPage(context, await linkFor(account, created.body.id, created.body.signers[0].id), problems);
+        await page.locator('#pages[data-rendered="1"][aria-busy="false"]').waitFor();
+
+        const fitted = await measureFirstPage(page);
+        expect(await page.getByRole('button', { name: 'Fit to width' }).getAttribute('aria-pressed')).to.equal('true');
+        expect(fitted.ratio).to.be.closeTo(options.deviceScaleFactor ?? 1, 0.01);
+        if (name === '375 px') expect(fitted.elevenPoints, 'fitted to a phone, 11 pt is too small to read').to.be.below(8);
+
+        await zoomTo(page, '100%');
+        const zoomed = await measureFirstPage(page);
+        expect(zoomed.elevenPoints).to.be.closeTo((11 * 96) / 72, 0.2);
+        expect(zoomed.elevenPoints).to.be.at.least(11);
+        // The capitals' ink is about 0.72 of the font size: the text itself is drawn that large, and sharp.
+        expect(zoomed.inkHeight / 0.72).to.be.within(11, 17);
+        expect(zoomed.ratio).to.be.closeTo(options.deviceScaleFactor ?? 1, 0.01);
+        expect(await page.getByRole('button', { name: 'Fit to width' }).getAttribute('aria-pressed')).to.equal('false');
+        await expectNoSideways(page);
+        const pages = page.getByRole('region', { name: 'Pages' });
+        if (name === '375 px') {
+          expect(await pages.evaluate((region) => region.scrollWidth > region.clientWidth), 'the page scrolls sideways inside its frame').to.equal(true);
+        }
+        await expectAxeClean(page, `zoomed to 100% (${name})`);
+        await page.screenshot({ path: path.join(screenshots, `zoomed-${options.viewport!.width}.png`), fullPage: true });
+
+        await page.getByRole('button', { name: 'Fit to width' }).click();
+        await page.locator('#pages[aria-busy="false"]').waitFor();
+        expect((await measureFirstPage(page)).elevenPoints).to.be.closeTo(fitted.elevenPoints, 0.5);
+
+        const icon = (await page.locator('link[rel="icon"]').getAttribute('href'))!;
+        const served = await fetch(new URL(icon, page.url()));
+        expect([served.status, served.headers.get('content-type')]).to.deep.equal([200, 'image/svg+xml']);
+      });
+
+      it('signs with another name than the request’s, and the certificate of completion says so; the outcome says it once, with the copy by e-mail', async () => {
+        const account = await createTestAccount();
+        const { signingRequest } = await createSigningRequest(account.request);
+        const [ada, alan] = signingRequest.signers;
+        const page = await openPage(context, await linkFor(account, signingRequest.id, alan.id), problems);
+        await page.locator('#pages[data-rendered="2"][aria-busy="false"]').waitFor();
+        await page.getByLabel('Type').check();
+        expect(await page.getByLabel('Your full name').inputValue()).to.equal('Alan Turing');
+        await page.getByLabel('Your full name').fill('Grace Hopper');
+        const note = page.locator('#typed-other-name');
+        expect(await note.textContent()).to.equal(
+          'This request is addressed to Alan Turing. If you sign as “Grace Hopper”, the certificate of completion shows both names.',
+        );
+        await page.getByLabel('Your full name').fill('  alan   TURING ');
+        expect(await note.isHidden(), 'letter case and spaces make no other name').to.equal(true);
+        await page.getByLabel('Your full name').fill('Grace Hopper');
+        await page.getByLabel('I agree to sign this document electronically').check();
+        await expectAxeClean(page, `another name typed (${name})`);
+        await page.getByRole('button', { name: 'Sign', exact: true }).click();
+
+        await outcome(page).getByRole('heading', { name: 'You have signed' }).waitFor();
+        expect(await outcome(page).innerText()).to.equal(
+          'You have signed\n\nYour signature is recorded. Once everyone has signed, your copy of the sealed PDF arrives by e-mail.',
+        );
+        expect(await page.getByText('You have signed').count(), '“You have signed” once').to.equal(1);
+        await expectAxeClean(page, `signed (${name})`);
+        await page.screenshot({ path: path.join(screenshots, `signed-${options.viewport!.width}.png`), fullPage: true });
+
+        const adaSigns = await fetch(`${await linkFor(account, signingRequest.id, ada.id)}/sign`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ consent: true, signature: { type: 'typed', value: 'Ada Lovelace' } }),
+        });
+        expect(adaSigns.status).to.equal(200);
+        await eventually(async () => {
+          const response = await account.request('GET', `/api/v1/signatures/${signingRequest.id}`);
+          expect(response.body.status).to.equal('completed');
+        }, 60_000);
+        const sealed = await account.request('GET', `/api/v1/signatures/${signingRequest.id}/document`);
+        expect(sealed.status).to.equal(200);
+        const certificate = execFileSync('pdftotext', ['-layout', '-', '-'], { input: sealed.bytes }).toString().split('Certificate of completion')[1];
+        expect(certificate).to.match(/Signed as\s+"Grace Hopper" \(the request named Alan Turing\)/);
+        expect(certificate.match(/Signed as /g), 'Ada signed as herself').to.have.length(1);
+
+        await page.reload();
+        await outcome(page).getByRole('heading', { name: 'Everyone has signed' }).waitFor();
+        expect(await outcome(page).innerText()).to.equal('Everyone has signed\n\nThe request is complete: your copy of the sealed PDF arrives by e-mail.');
+        await expectAxeClean(page, `completed (${name})`);
+      });
+    });
+  }
 });

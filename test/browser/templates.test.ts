@@ -173,7 +173,7 @@ describe('a template’s request signed in headless Chromium, from text tags to 
     expect(await page.locator('.mark.signature').textContent()).to.equal('Tina Tenant');
     await page.getByLabel('I agree to sign this document electronically').check();
     await page.getByRole('button', { name: 'Sign', exact: true }).click(); // the optional note may stay empty
-    await page.locator('#outcome').getByText('You have signed.').waitFor();
+    await page.locator('#outcome').getByRole('heading', { name: 'You have signed' }).waitFor();
     await context.close();
     const stored = await db('signers').where({ id: signer.id }).first('signature');
     expect(stored.signature).to.deep.include({ type: 'typed', value: 'Tina Tenant', fieldValues: { '1': 'T.T.' } });
@@ -248,7 +248,7 @@ describe('a template’s request signed in headless Chromium, from text tags to 
     expect(await tina.locator('.mark.signature img').count()).to.equal(1);
     await tina.screenshot({ path: path.join(screenshots, 'template-tenant-ready.png'), fullPage: true });
     await sign.click();
-    await tina.locator('#outcome').getByText('You have signed.').waitFor();
+    await tina.locator('#outcome').getByRole('heading', { name: 'You have signed' }).waitFor();
     await first.context.close();
 
     // The landlord's turn comes after the tenant's, on a desktop.
@@ -269,7 +269,7 @@ describe('a template’s request signed in headless Chromium, from text tags to 
     await larry.getByLabel('Keys (page 2) (required)').check();
     await larry.screenshot({ path: path.join(screenshots, 'template-landlord-ready.png'), fullPage: true });
     await larrySign.click();
-    await larry.locator('#outcome').getByText('You have signed.').waitFor();
+    await larry.locator('#outcome').getByRole('heading', { name: 'You have signed' }).waitFor();
     await second.context.close();
 
     // Completed and sealed: each value inside its field, no raw tag, a valid signature.

@@ -14,6 +14,7 @@ async function apiKeyOf(browser: ConsoleClient) {
   return /value="(sk_live_[A-Za-z0-9]{43})"/.exec(created.text)![1];
 }
 
+const confirmBanner = 'aria-label="Confirm your e-mail address"';
 const tokenHash = (path: string) => crypto.createHash('sha256').update(path.split('/').pop()!).digest('hex');
 
 // The issue's attack: the operator makes owner@… with the CLI; someone signs up in the console with the
@@ -60,10 +61,13 @@ describe('who owns an address: unique accounts, proven sign-ups, resets to the o
     expect(refused.body.message).to.contain('not confirmed').and.contain('link');
 
     // Following the link e-mailed at sign-up proves it: the same key now sends.
+    expect((await browser.request('GET', '/app')).text).to.contain(confirmBanner);
     const link = await verifyLink(email);
     const confirmed = await browser.request('GET', link);
     expect(confirmed.status).to.equal(200);
     expect(confirmed.text).to.contain('Address confirmed');
+    expect(confirmed.text, 'no banner asking for what was just done').not.to.contain(confirmBanner);
+    expect((await browser.request('GET', '/app')).text).not.to.contain(confirmBanner);
     await createSigningRequest(api);
 
     // The link a second time: refused.
@@ -143,6 +147,7 @@ describe('who owns an address: unique accounts, proven sign-ups, resets to the o
     const right = await stranger.request('POST', link, { form: { _csrf: stranger.csrf, password: PASSWORD } });
     expect(right.status).to.equal(200);
     expect(right.text).to.contain('Address confirmed');
+    expect(right.text).not.to.contain(confirmBanner);
     expect(await verified()).to.equal(true);
     expect((await stranger.request('GET', '/app')).status, 'and logged in').to.equal(200);
   });

@@ -11,8 +11,8 @@ const api = `/sign/${encodeURIComponent(token)}`;
 const $ = (id) => document.getElementById(id);
 
 const endStates = {
-  signed: ['You have signed', 'You have signed. Everyone will receive the sealed PDF by e-mail.'],
-  completed: ['Everyone has signed', 'This document has been signed by everyone. Everyone will receive the sealed PDF by e-mail.'],
+  signed: ['You have signed', 'Your signature is recorded. Once everyone has signed, your copy of the sealed PDF arrives by e-mail.'],
+  completed: ['Everyone has signed', 'The request is complete: your copy of the sealed PDF arrives by e-mail.'],
   declined: ['You declined to sign', 'You declined to sign this document. The sender has been told.'],
   declinedByOther: ['This request was declined', 'Another signer declined this document, so it will not be completed. There is nothing more for you to do.'],
   cancelled: ['This request was cancelled', 'The sender cancelled this signing request. There is nothing to sign.'],
@@ -137,6 +137,11 @@ const initialsOf = (name) =>
     .filter(Boolean)
     .map((word) => Array.from(word)[0].toUpperCase())
     .join('');
+// Two spellings of a name are the same name when they differ only in letter case or spacing (as the certificate compares them).
+const sameName = (one, other) => {
+  const plain = (name) => name.normalize('NFKC').trim().replace(/\s+/g, ' ').toLocaleLowerCase();
+  return plain(one) === plain(other);
+};
 
 /**
  * A signature_pad on a canvas that follows its box: resized to its CSS size × the device pixel ratio, with
@@ -224,9 +229,20 @@ function createSigningForm(view, onChange) {
   };
   const signatureGiven = () => (mode() === 'drawn' ? !signaturePad.isEmpty() : typedName().length > 0);
 
-  $('typed-name').addEventListener('input', () => {
+  // The typed signature starts as the name the request gives; another name may be signed with, and the certificate says so.
+  function showTypedName() {
     $('typed-preview').textContent = $('typed-name').value;
     if (!initialsTyped) $('typed-initials').value = initialsOf(typedName());
+    const other = typedName().length > 0 && !sameName(typedName(), view.signer.name);
+    $('typed-other-name').textContent = other
+      ? `This request is addressed to ${view.signer.name}. If you sign as “${typedName()}”, the certificate of completion shows both names.`
+      : '';
+    $('typed-other-name').hidden = !other;
+  }
+  $('typed-name').value = view.signer.name;
+  showTypedName();
+  $('typed-name').addEventListener('input', () => {
+    showTypedName();
     onChange();
   });
   $('typed-initials').addEventListener('input', () => {
@@ -298,8 +314,18 @@ function createSigningForm(view, onChange) {
  * page). A request of several documents shows them one after another, each with its heading and link.
  */
 async function renderDocument(view, marks) {
-  const documents = view.documents?.length ? view.documents : [{ id: null, ...view.document }];
   $('document').hidden = false;
+  fittedWidth = fitWidth();
+  markBusy(1);
+  try {
+    return await renderDocuments(view, marks);
+  } finally {
+    markBusy(-1);
+  }
+}
+
+async function renderDocuments(view, marks) {
+  const documents = view.documents?.length ? view.documents : [{ id: null, ...view.document }];
   if (documents.length === 1) {
     $('file-name').textContent = documents[0].fileName;
     $('download').href = `${api}/document`;
@@ -361,11 +387,9 @@ async function renderPdf(url, documentId, container, marks) {
 
 async function renderPage(pdf, number, marks, container, documentId) {
   const page = await pdf.getPage(number);
-  const width = container.clientWidth || $('pages').clientWidth || 320;
-  const ratio = window.devicePixelRatio || 1;
   const natural = page.getViewport({ scale: 1 });
-  const viewport = page.getViewport({ scale: (width / natural.width) * ratio });
-  const canvas = element('canvas', { width: Math.floor(viewport.width), height: Math.floor(viewport.height) });
+  // A blank canvas of the page's shape holds its place until it is drawn.
+  const canvas = element('canvas', { width: Math.floor(natural.width), height: Math.floor(natural.height) });
   canvas.setAttribute('role', 'img');
   canvas.setAttribute('aria-label', `Page ${number} of ${pdf.numPages}`);
   const sheet = element('div', { className: 'sheet' }, [canvas]);
@@ -384,8 +408,131 @@ async function renderPage(pdf, number, marks, container, documentId) {
     sheet.append(marks.create(field, box));
   }
   sheet.style.setProperty('--points', String(natural.width));
-  await page.render({ canvasContext: canvas.getContext('2d'), viewport }).promise;
+  const drawn = { page, natural, sheet, canvas };
+  sheets.push(drawn);
+  sizeSheet(drawn);
+  showZoom();
+  await drawSheet(drawn, redraws);
 }
+
+// --- Zoom: the pages fit the column, or show at a chosen share of their printed size; always drawn at the screen's pixel density ---
+
+// 1 is the printed size: an inch of paper is 96 CSS pixels, so 11 pt text is 14.7 px tall.
+const zoomLevels = [0.5, 0.75, 1, 1.25, 1.5, 2, 3];
+const PIXELS_PER_POINT = 96 / 72;
+// About 16 MB a page: past it, a zoomed page is drawn at fewer device pixels rather than failing on a phone.
+const MAX_CANVAS_PIXELS = 4_000_000;
+const sheets = []; // every page shown: { page, natural, sheet, canvas }
+let zoom = null; // null: fit to width
+let redraws = 0; // a page drawn for an older redraw than the last is thrown away
+let drawsRunning = 0;
+
+const fitWidth = () => $('pages').clientWidth || 320;
+/** CSS pixels per PDF point of a page at the current zoom. */
+const scaleOf = (natural) => (zoom ? zoom * PIXELS_PER_POINT : fitWidth() / natural.width);
+const shownShare = () => zoom ?? (sheets.length ? scaleOf(sheets[0].natural) / PIXELS_PER_POINT : 1);
+const release = (canvas) => Object.assign(canvas, { width: 0, height: 0 });
+
+/** aria-busy on the pages while any is being drawn (and what a test waits for). */
+function markBusy(change) {
+  drawsRunning += change;
+  $('pages').setAttribute('aria-busy', String(drawsRunning > 0));
+}
+
+/** A zoomed page is as wide as its zoom says, and the pages scroll sideways; fitted, it is as wide as the column. */
+function sizeSheet({ natural, sheet }) {
+  sheet.style.width = zoom ? `${natural.width * scaleOf(natural)}px` : '';
+}
+
+/** Draws a page on a new canvas that replaces its old one once done, so the page never shows blank while redrawn. */
+async function drawSheet(drawn, generation) {
+  const scale = scaleOf(drawn.natural);
+  const area = drawn.natural.width * drawn.natural.height * scale * scale;
+  const ratio = Math.min(window.devicePixelRatio || 1, Math.sqrt(MAX_CANVAS_PIXELS / area));
+  const viewport = drawn.page.getViewport({ scale: scale * ratio });
+  const canvas = element('canvas', { width: Math.floor(viewport.width), height: Math.floor(viewport.height) });
+  for (const name of ['role', 'aria-label']) canvas.setAttribute(name, drawn.canvas.getAttribute(name));
+  await drawn.page.render({ canvasContext: canvas.getContext('2d'), viewport }).promise;
+  if (generation !== redraws) return release(canvas);
+  drawn.canvas.replaceWith(canvas);
+  release(drawn.canvas);
+  drawn.canvas = canvas;
+}
+
+async function redrawAll() {
+  const generation = ++redraws;
+  markBusy(1);
+  try {
+    for (let index = 0; index < sheets.length && generation === redraws; index++) await drawSheet(sheets[index], generation);
+  } catch (error) {
+    console.error(error);
+  } finally {
+    markBusy(-1);
+  }
+}
+
+/** The next zoom level up (1) or down (-1) from the size shown, if there is one. */
+function nextZoom(direction) {
+  const share = shownShare();
+  return direction > 0 ? zoomLevels.find((level) => level > share * 1.01) : zoomLevels.findLast((level) => level < share * 0.99);
+}
+
+function showZoom() {
+  $('zoom').hidden = false;
+  $('zoom-level').textContent = `${Math.round(shownShare() * 100)}%`;
+  $('zoom-in').setAttribute('aria-disabled', String(nextZoom(1) === undefined));
+  $('zoom-out').setAttribute('aria-disabled', String(nextZoom(-1) === undefined));
+  $('zoom-fit').setAttribute('aria-pressed', String(zoom === null));
+}
+
+/** Changes the zoom, keeping the place read in the middle of the screen where it was. */
+function setZoom(level) {
+  const pages = $('pages');
+  const middle = window.innerHeight / 2;
+  const anchor = sheets.find(({ sheet }) => {
+    const box = sheet.getBoundingClientRect();
+    return box.top <= middle && box.bottom >= middle;
+  });
+  const box = anchor?.sheet.getBoundingClientRect();
+  const down = box && (middle - box.top) / box.height;
+  // Across, the middle stays too; from pages that fit, the lines' start shows.
+  const across = pages.scrollWidth > pages.clientWidth ? (pages.scrollLeft + pages.clientWidth / 2) / pages.scrollWidth : 0;
+  zoom = level;
+  sheets.forEach(sizeSheet);
+  if (anchor) {
+    const moved = anchor.sheet.getBoundingClientRect();
+    window.scrollBy(0, moved.top + down * moved.height - middle);
+  }
+  pages.scrollLeft = across ? across * pages.scrollWidth - pages.clientWidth / 2 : 0;
+  showZoom();
+  redrawAll();
+}
+
+for (const [id, direction] of [
+  ['zoom-in', 1],
+  ['zoom-out', -1],
+]) {
+  $(id).addEventListener('click', () => {
+    const next = nextZoom(direction);
+    if (next) setZoom(next);
+  });
+}
+$('zoom-fit').addEventListener('click', () => {
+  if (zoom !== null) setZoom(null);
+});
+
+// Fitted pages are drawn again, sharp, when the column changes width (a phone turned, a window resized).
+let fittedWidth = 0;
+let resizing;
+new ResizeObserver(() => {
+  if (zoom !== null || !sheets.length || Math.abs(fitWidth() - fittedWidth) < 2) return;
+  fittedWidth = fitWidth();
+  clearTimeout(resizing);
+  resizing = setTimeout(() => {
+    showZoom();
+    redrawAll();
+  }, 250);
+}).observe($('pages'));
 
 /** The marks of a signer's fields on the pages: placed once, their content kept up to date with the form. */
 function createMarks(form, canAct, firstDocumentId) {
@@ -438,7 +585,8 @@ function setUpSigning(view) {
   const approving = view.signer.recipientType === 'approver';
   const update = () => {
     const missing = approving ? [] : form.missing();
-    signButton.disabled = busy || !$('consent').checked || missing.length > 0;
+    if (!$('consent').checked) missing.push('“I agree to sign this document electronically”: tick it');
+    signButton.disabled = busy || missing.length > 0;
     $('missing').textContent = missing.length ? `Still to fill in: ${missing.join(', ')}.` : '';
     $('missing').hidden = missing.length === 0;
     $('decline-confirm').disabled = busy || $('reason').value.trim().length === 0;
@@ -447,7 +595,6 @@ function setUpSigning(view) {
   const form = createSigningForm(view, () => update());
   marks = createMarks(form, true, view.documents?.[0]?.id ?? null);
 
-  $('typed-name').placeholder = view.signer.name;
   $('consent').addEventListener('change', update);
   $('reason').addEventListener('input', update);
   $('decline-button').addEventListener('click', () => {
