@@ -39,6 +39,37 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 
 export type Logger = ReturnType<typeof createLogger>;
 
+const levelNames: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+
+/**
+ * A JSON log line as a person reads it in a terminal: the time (UTC, as the console shows times), then a
+ * request's method, path, status and duration, or another line's level, message, fields and stack.
+ */
+export function readableLogLine(json: string): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(json);
+  } catch {
+    return json.trimEnd();
+  }
+  const { level, time, msg, pid: _pid, hostname: _hostname, service: _service, err, error, ...fields } = entry;
+  const at = new Date(typeof time === 'number' ? time : Date.now()).toISOString().slice(11, 19);
+  if (msg === 'request' && typeof fields.method === 'string')
+    return `${at} ${fields.method} ${fields.path} ${fields.status} ${Math.round(Number(fields.ms))}ms`;
+  const failure = (err ?? error) as { stack?: unknown; message?: unknown } | undefined;
+  const extra = Object.keys(fields).length ? ` ${JSON.stringify(fields)}` : '';
+  const stack = typeof failure?.stack === 'string' ? `\n${failure.stack}` : failure?.message ? ` (${String(failure.message)})` : '';
+  return `${at} ${levelNames[level as number] ?? String(level)} ${msg ?? ''}${extra}${stack}`;
+}
+
+/** A destination that writes each line readable (see readableLogLine) to `out`, stdout by default. */
+export const readableLogStream = (out: { write(text: string): unknown } = process.stdout): pino.DestinationStream => ({
+  write: (line: string) => void out.write(`${readableLogLine(line)}\n`),
+});
+
+/** Where `npm start` logs: pino's JSON on stdout in production (for a log collector), readable lines elsewhere. */
+export const logDestinationFor = (nodeEnv: string): pino.DestinationStream | undefined => (nodeEnv === 'production' ? undefined : readableLogStream());
+
 /** Where one-time start-up work says what it does: the service's logger, or stderr for the CLI. */
 export interface ProgressLog {
   info(details: object, message: string): void;

@@ -1,11 +1,11 @@
 import { loadConfig } from './config';
-import { createLogger } from './logger';
+import { createLogger, logDestinationFor } from './logger';
 import { startBanner } from './startBanner';
 import { startSystem, type RunningSystem } from './system';
 
 // `npm start`: api + worker in one process, on the embedded defaults for whatever is not configured.
 const config = loadConfig();
-const logger = createLogger(config.LOG_LEVEL);
+const logger = createLogger(config.LOG_LEVEL, logDestinationFor(config.NODE_ENV));
 let system: RunningSystem | undefined;
 
 async function shutdown(signal: string) {

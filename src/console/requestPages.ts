@@ -2,6 +2,7 @@ import type { Document } from '../documents/service';
 import type { presentSigningRequest } from '../signingRequests/presenter';
 import type { findAuditTrail } from '../signingRequests/store';
 import type { Template } from '../templates/store';
+import { auditActionLabel } from '../domain/auditActions';
 import { requestStatuses } from '../domain/signingRequests';
 import { html, type Html } from './html';
 import { csrfField, dateTime, layout, listTable, problemList, type Frame } from './pages';
@@ -139,9 +140,22 @@ function signerRow(values: Record<string, string>, index: number, role?: string,
             ([type, text]) => html`<option value="${type}"${value('recipientType') === type ? html` selected` : ''}>${text}</option>`,
           )}</select></label>
     <label>Step <input name="signers-${index}-routingOrder" type="number" min="1" max="50" inputmode="numeric" value="${value('routingOrder')}" placeholder="from the order" aria-describedby="step-hint"></label>
+    <label>Tag role <input name="signers-${index}-role" maxlength="100" autocomplete="off" value="${value('role')}" placeholder="optional" aria-describedby="tags-hint"></label>
     <button type="button" class="remove-signer danger" hidden>Remove</button>`
     }
     ${verifiable ? verificationInputs(index, value) : ''}
+  </fieldset>`;
+}
+
+/** What to do with the text tags of the documents sent: signers never see them. */
+function textTagChoice(chosen: string) {
+  const choice = (value: string, text: string) =>
+    html`<label class="choice"><input type="radio" name="textTags" value="${value}"${chosen === value ? html` checked` : ''}> ${text}</label>`;
+  return html`<fieldset>
+    <legend>Text tags in the documents</legend>
+    <p class="hint" id="tags-hint">Text printed in a PDF such as {{signature:1}} or {{text:client:company}} marks a field: {{signature:1}} is the first recipient’s, {{signature:client}} the one whose tag role is client. Signers never see the tags.</p>
+    ${choice('fields', 'Make them the signers’ fields')}
+    ${choice('remove', 'Take them out and place no field from them')}
   </fieldset>`;
 }
 
@@ -235,6 +249,7 @@ export function sendPage(frame: Frame, { documents, templates, template, values,
         ${fields.map((field, index) => prefillInput(field, index, values))}`
           : ''
       }
+      ${template ? '' : textTagChoice(values.textTags ?? 'fields')}
       <fieldset>
         <legend>Signing order</legend>
         <label class="choice"><input type="radio" name="signingOrder" value="parallel"${order === 'parallel' ? html` checked` : ''}> Everyone at once</label>
@@ -303,12 +318,18 @@ function actions(frame: Frame, request: RequestView) {
 }
 
 const partOf = (type: string) => ({ signer: 'signs', approver: 'approves', viewer: 'reads', cc: 'cc' })[type] ?? type;
+/** An address that may wrap before its @ and after its dots, so a narrow screen never splits a word of it. */
+const wrappableEmail = (email: string) => {
+  const at = email.lastIndexOf('@');
+  const domain = email.slice(at + 1).split('.');
+  return html`${email.slice(0, at)}<wbr>@${domain.map((part, index) => (index ? html`.<wbr>${part}` : part))}`;
+};
 
 function signerTimeline(request: RequestView) {
   const rows = request.signers.map(
     (signer) => html`<tr>
       <td data-label="Step">${signer.recipientType === 'cc' ? '—' : signer.routingOrder}</td>
-      <td data-label="Recipient"><span class="who">${signer.name}<br><span class="hint">${signer.email} · ${partOf(signer.recipientType)}</span></span></td>
+      <td data-label="Recipient"><span class="who">${signer.name}<br><span class="hint">${wrappableEmail(signer.email)} · ${partOf(signer.recipientType)}</span></span></td>
       <td data-label="Status">${statusBadge(signer.status)}</td>
       <td data-label="Verification">${verificationOf(signer.verification)}</td>
       <td data-label="E-mailed">${signer.notifiedAt ? dateTime(signer.notifiedAt) : '—'}</td>
@@ -331,7 +352,7 @@ function auditTrail(steps: AuditStep[]) {
     <h2 id="audit-heading">Audit trail</h2>
     <ol class="feed" id="audit-trail">${steps.map(
       (step) =>
-        html`<li>${dateTime(step.at)} <strong>${step.action}</strong> ${step.signerEmail ?? step.actor ?? ''}${step.ipAddress ? html` <span class="hint">from ${step.ipAddress}</span>` : ''}</li>`,
+        html`<li>${dateTime(step.at)} <strong>${auditActionLabel(step.action)}</strong> ${step.signerEmail ?? step.actor ?? ''}${step.ipAddress ? html` <span class="hint">from ${step.ipAddress}</span>` : ''}</li>`,
     )}</ol>
   </section>`;
 }

@@ -12,6 +12,7 @@ import { cancelSigningRequest, createSigningRequest, getSealedDocument, getSeale
 import { findAuditTrail, listSigningRequests } from '../signingRequests/store';
 import { getTemplate, listTemplates } from '../templates/service';
 import type { Template } from '../templates/store';
+import { consoleWording } from './problems';
 import * as pages from './requestPages';
 import type { ConsoleKit } from './kit';
 
@@ -34,6 +35,7 @@ const fieldLabels: Record<string, string> = {
   recipientType: 'part',
   routingOrder: 'step',
   role: 'role',
+  textTags: 'Text tags',
   verification: 'verification',
   'verification.code': 'access code',
   'verification.method': 'verification',
@@ -44,7 +46,7 @@ export function requestPages({ router, deps, rateLimit, requireLogin, frame, pag
   const { db, events, config, search, temporal } = deps;
   // Made once (the verification key reads the data directory's secret); the public URL read at request
   // time: with PORT=0 it is settled only once the server listens.
-  const signing = signingDepsFrom({ db, events, temporal, config });
+  const signing = signingDepsFrom({ db, events, temporal, textTags: deps.textTags, config });
   const signingDeps = () => ({ ...signing, publicUrl: config.publicUrl });
 
   // A path id that cannot exist is a 404, before any query (as on the REST API).
@@ -106,7 +108,7 @@ export function requestPages({ router, deps, rateLimit, requireLogin, frame, pag
         ctx,
         values,
         template,
-        (error.details ?? [error.message]).map((problem) => readable(problem, rows)),
+        (error.details ?? [error.message]).map((problem) => consoleWording(problem) ?? readable(problem, rows)),
         error.status,
       );
     }
@@ -170,7 +172,7 @@ function requestInput(values: Record<string, string>, template?: Template) {
   const indexes = [...new Set(Object.keys(values).flatMap((key) => /^signers-(\d{1,2})-(name|email)$/.exec(key)?.[1] ?? []))].map(Number).sort((a, b) => a - b);
   const rows = indexes.filter((index) => values[`signers-${index}-name`]?.trim() || values[`signers-${index}-email`]?.trim());
   const signers = rows.map((index) => {
-    const role = values[`signers-${index}-role`];
+    const role = values[`signers-${index}-role`]?.trim();
     const recipientType = values[`signers-${index}-recipientType`];
     const routingOrder = number(values[`signers-${index}-routingOrder`]);
     const method = values[`signers-${index}-verification`];
@@ -210,6 +212,7 @@ function requestInput(values: Record<string, string>, template?: Template) {
       message: values.message?.trim() || undefined,
       signers,
       ...(Object.keys(prefill).length ? { prefill } : {}),
+      ...(values.template_id ? {} : { textTags: values.textTags || undefined }),
       signingOrder: values.signingOrder ?? 'parallel',
       expiresInDays: number(values.expiresInDays),
       reminderEveryDays: number(values.reminderEveryDays),

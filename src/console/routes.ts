@@ -27,6 +27,7 @@ import { getUserAndAccount, signUp, type User } from './people';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
 import { createSessions, type Session } from './sessions';
 import * as pages from './pages';
+import { inConsoleWords } from './problems';
 import { templatePages } from './templates';
 import { documentViewPages } from './documentView';
 import { requestPages } from './requests';
@@ -115,8 +116,10 @@ export function consoleRoutes(deps: ConsoleDeps) {
     try {
       if (ctx.method === 'POST') await checkCsrf(ctx, next);
       else await next();
-    } catch (error) {
-      if (!(error instanceof AppError) || ctx.accepts('html', 'json') === 'json') throw error;
+    } catch (caught) {
+      if (!(caught instanceof AppError)) throw caught;
+      const error = inConsoleWords(caught);
+      if (ctx.accepts('html', 'json') === 'json') throw error;
       ctx.set(error.headers);
       const problems = error.details?.length ? error.details : [error.message];
       page(ctx, pages.errorPage(frame(ctx), error.status, problems.join(' ')), error.status);

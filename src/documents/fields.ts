@@ -1,4 +1,4 @@
-import { z } from '../api/validation';
+import { visibleText, z } from '../api/validation';
 import type { Config } from '../config';
 import { fieldTypes } from '../pdf/textTags';
 
@@ -29,52 +29,79 @@ export function tooManyPages(pageCounts: number[], limits: RequestLimits) {
   return pages > limits.maxPages ? `documents must have at most ${limits.maxPages} pages in all (REQUEST_MAX_PAGES); these have ${pages}` : undefined;
 }
 
-export const FieldSchema = z
-  .object({
-    page: z.number().int().min(1).max(100_000),
-    x: z.number().min(0),
-    y: z.number().min(0),
-    width: z.number().positive(),
-    height: z.number().positive(),
-    type: z.enum(['signature', 'initials', 'date', 'text']),
-  })
-  .openapi('SignatureField', { description: 'A place to sign, in PDF points from the bottom-left corner of a 1-based page.' });
+/** A field's label, given or read from a text tag: shown to the signer beside the field, and in a template the name prefill uses. */
+export const fieldLabel = visibleText(100).nullish();
+const size = z.number().positive({ error: 'must be a positive number' });
 
-export type SignatureField = z.infer<typeof FieldSchema>;
+/**
+ * One field, placed by hand in a request or on a template's role: the same kinds, position, label and
+ * required wherever it is placed, each stored and shown to the signer. A key it does not know is a 400
+ * rather than dropped. Request and template fields spread its shape into objects of their own (an
+ * extension would be an allOf whose parts each forbid the other's keys in the OpenAPI document).
+ */
+export const FieldSchema = z.strictObject({
+  type: z.enum(fieldTypes).openapi({
+    description: 'signature and initials take the signer’s; text their text; checkbox ticked or not; date the date of signing.',
+  }),
+  page: z.number().int().min(1).max(100_000),
+  x: z.number().min(0),
+  y: z.number().min(0),
+  width: size,
+  height: size,
+  label: fieldLabel.openapi({
+    description:
+      'Shown to the signer beside the field (“Rent (page 1)”) and in the errors of a sign that leaves it empty. In a template: unique, and the name prefill uses.',
+    example: 'rent',
+  }),
+  required: z.boolean().default(true).openapi({
+    description:
+      'Whether the signer must fill it (tick a checkbox, give text or initials) before signing; default true. Signature and date fields are always filled.',
+  }),
+});
+
+/** The keys of a field, for the objects that add to them. */
+export const { shape: fieldShape } = FieldSchema;
 
 // A field's document is document_id, as the request's own (documentId is accepted too, as it is there).
-const withDocumentIdAlias = (field: unknown) =>
-  field && typeof field === 'object' && !Array.isArray(field) && (field as Record<string, unknown>).document_id === undefined
-    ? { ...field, document_id: (field as Record<string, unknown>).documentId }
-    : field;
+function withDocumentIdAlias(field: unknown) {
+  if (!field || typeof field !== 'object' || Array.isArray(field)) return field;
+  const { documentId, ...rest } = field as Record<string, unknown>;
+  if (rest.document_id !== undefined || documentId === undefined) return field;
+  return { ...rest, document_id: documentId };
+}
 
 /** A field placed by hand in a request: on a page of one of its documents. */
 export const RequestFieldSchema = z
   .preprocess(
     withDocumentIdAlias,
-    FieldSchema.extend({
+    z.strictObject({
+      ...fieldShape,
       document_id: z.string().min(1).optional().openapi({
         description: 'The document of the request the field is on (documentId is accepted too); may be left out when the request has one document.',
       }),
     }),
   )
-  .openapi('RequestField', { description: 'A place to sign on one of the request’s documents, in PDF points from the bottom-left corner of a 1-based page.' });
+  .openapi('RequestField', {
+    description: 'A field on one of the request’s documents, in PDF points from the bottom-left corner of a 1-based page. A key not listed here is a 400.',
+  });
 
 export type RequestField = z.infer<typeof RequestFieldSchema>;
 
-/** A signer's field as stored and shown: placed by hand (SignatureField), or by a template's role, with its label and any prefilled value. */
-export const SignerFieldSchema = FieldSchema.extend({
-  documentId: z.string().optional().openapi({
-    description: 'The document of the request the field is on; absent on requests made before requests had several documents (their one document).',
-  }),
-  type: z.enum(fieldTypes),
-  label: z.string().nullable().optional().openapi({ description: 'The template field’s label.' }),
-  required: z.boolean().optional(),
-  value: z
-    .string()
-    .nullable()
-    .optional()
-    .openapi({ description: 'Prefilled by the sender from a template (fixed): text, a date, or "true" for a ticked checkbox.' }),
-}).openapi('SignerField');
+/** A signer's field as stored and shown: a field (FieldSchema) placed by hand, by a text tag or by a template's role, with any prefilled value. */
+export const SignerFieldSchema = z
+  .object({
+    ...fieldShape,
+    documentId: z.string().optional().openapi({
+      description: 'The document of the request the field is on; absent on requests made before requests had several documents (their one document).',
+    }),
+    label: z.string().nullable().optional().openapi({ description: 'As given (null: none); absent on fields placed by hand before requests took labels.' }),
+    required: z.boolean().optional().openapi({ description: 'As given; absent (not required) on fields placed by hand before requests took it.' }),
+    value: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({ description: 'Prefilled by the sender from a template (fixed): text, a date, or "true" for a ticked checkbox.' }),
+  })
+  .openapi('SignerField');
 
 export type SignerField = z.infer<typeof SignerFieldSchema>;

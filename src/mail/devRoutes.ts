@@ -14,7 +14,7 @@ function page(title: string, body: string) {
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>
-<body style="margin:0 auto;max-width:960px;padding:16px;font-family:system-ui,sans-serif;color:#18181b;">
+<body style="margin:0 auto;max-width:960px;padding:16px;font-family:system-ui,sans-serif;color:#18181b;overflow-wrap:break-word;">
 ${body}
 </body>
 </html>`;
@@ -65,7 +65,7 @@ function outboxRouter(db: Db) {
       'Outbox',
       `<h1>Outbox</h1><p>E-mails Signet would have sent, newest first (no SendGrid or SMTP is configured).</p>` +
         (rows.length
-          ? `<table style="border-collapse:collapse;width:100%;"><thead><tr><th align="left">sent</th><th align="left">to</th><th align="left">subject</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+          ? `<div style="overflow-x:auto;"><table style="border-collapse:collapse;width:100%;"><thead><tr><th align="left">sent</th><th align="left">to</th><th align="left">subject</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`
           : '<p>No e-mails yet.</p>'),
     );
   });
@@ -84,12 +84,12 @@ function outboxRouter(db: Db) {
       message.subject,
       `<p><a href="/dev/mail">← Outbox</a></p>
 <h1 style="font-size:20px;">${escapeHtml(message.subject)}</h1>
-<p>From: ${escapeHtml(message.from)}<br>To: ${escapeHtml(message.to)}<br>Sent: ${escapeHtml(message.createdAt.toISOString())}<br>Idempotency key: <code>${escapeHtml(message.idempotencyKey)}</code></p>
+<p style="overflow-wrap:anywhere;">From: ${escapeHtml(message.from)}<br>To: ${escapeHtml(message.to)}<br>Sent: ${escapeHtml(message.createdAt.toISOString())}<br>Idempotency key: <code>${escapeHtml(message.idempotencyKey)}</code></p>
 ${attachments.length ? `<ul>${attachments.join('')}</ul>` : ''}
 <h2 style="font-size:16px;">HTML</h2>
-<iframe title="HTML body" sandbox="allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation" srcdoc="${escapeHtml(message.html)}" style="width:100%;height:640px;border:1px solid #d4d4d8;"></iframe>
+<iframe title="HTML body" sandbox="allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation" srcdoc="${escapeHtml(message.html)}" style="box-sizing:border-box;width:100%;height:640px;border:1px solid #d4d4d8;"></iframe>
 <h2 style="font-size:16px;">Text</h2>
-<pre style="white-space:pre-wrap;background:#f4f4f5;padding:12px;">${linkify(message.text)}</pre>`,
+<pre style="white-space:pre-wrap;overflow-wrap:anywhere;background:#f4f4f5;padding:12px;">${linkify(message.text)}</pre>`,
     );
   });
 

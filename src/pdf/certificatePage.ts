@@ -1,4 +1,5 @@
 import { PDFDocument } from 'pdf-lib';
+import { auditActionLabel } from '../domain/auditActions';
 import { PageWriter } from './pageWriter';
 import { formatTimestamp } from './stamp';
 
@@ -27,6 +28,7 @@ const verificationNames = { access_code: 'Access code', email_code: 'E-mail code
 
 export interface CertificateEvent {
   at: Date;
+  /** The audit step's action, shown by its label (see auditActionLabels). */
   type: string;
   /** Who or what caused it, e.g. an e-mail address or "system". */
   actor?: string;
@@ -79,21 +81,21 @@ export async function appendCertificatePage(pdf: PDFDocument, info: CertificateI
     if (signedAs) await writer.field('Signed as', `"${signedAs}" (the request named ${signer.name})`);
     await writer.field('E-mail', signer.email);
     if (!onlySigners) await writer.field('Recipient', signer.recipientType ?? 'signer');
-    await writer.field('IP address', signer.ipAddress ?? '');
-    await writer.field('User agent', signer.userAgent ?? '');
-    await writer.field('Viewed at', signer.viewedAt ? formatTimestamp(signer.viewedAt) : '');
+    if (signer.ipAddress) await writer.field('IP address', signer.ipAddress);
+    if (signer.userAgent) await writer.field('User agent', signer.userAgent);
+    await writer.field('Viewed at', signer.viewedAt ? formatTimestamp(signer.viewedAt) : 'Not opened');
     if (signer.verification) {
       const name = verificationNames[signer.verification.method];
       await writer.field('Identity', signer.verification.verified ? `${name} verified` : `${name} asked for, not given`);
     }
     if (signer.approvedAt) await writer.field('Approved at', formatTimestamp(signer.approvedAt));
     else if (signer.recipientType !== 'viewer' && signer.recipientType !== 'cc')
-      await writer.field('Signed at', signer.signedAt ? formatTimestamp(signer.signedAt) : '');
+      await writer.field('Signed at', signer.signedAt ? formatTimestamp(signer.signedAt) : 'Not signed');
   }
 
   writer.space(12);
   await writer.line('Events', { size: 13, face: 'bold' });
   for (const event of info.events) {
-    await writer.line(`${formatTimestamp(event.at)}  ${event.type}${event.actor ? `  ${event.actor}` : ''}`, { size: 9 });
+    await writer.line(`${formatTimestamp(event.at)}  ${auditActionLabel(event.type)}${event.actor ? `  ${event.actor}` : ''}`, { size: 9 });
   }
 }

@@ -43,6 +43,12 @@ export interface TextTagFinder {
   close(): Promise<void>;
 }
 
+/** The tags of a PDF and, only when it has some, the PDF without them: one without tags is read once and not rewritten. */
+export async function removeTagsIfAny(finder: TextTagFinder, bytes: Uint8Array): Promise<TextTagScan & Partial<TextTagRemoval>> {
+  const scan = await finder.findTags(bytes);
+  return scan.fields.length > 0 ? finder.removeTags(bytes) : scan;
+}
+
 /** Tags read from one PDF at most; the rest are a warning. */
 export const MAX_TAGS = 500;
 const MAX_QUEUED = 100;

@@ -37,9 +37,9 @@ const signingRequestLinks = {
   CreateEmbeddedSigningSession: linkTo('createEmbeddedSigningSession', { id: '$response.body#/id', signerId: '$response.body#/signers/0/id' }),
 };
 
-export function signingRequestRoutes({ router, db, events, config, rateLimit, openapi, idempotency, temporal }: RouteDeps) {
+export function signingRequestRoutes({ router, db, events, config, rateLimit, openapi, idempotency, temporal, textTags }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
-  const deps = signingDepsFrom({ db, events, temporal, config });
+  const deps = signingDepsFrom({ db, events, temporal, textTags, config });
   const route = routesOn({ router, openapi, idempotency });
 
   route(

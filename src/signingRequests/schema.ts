@@ -77,7 +77,10 @@ const SignerInputSchema = z.object({
     description:
       'Each on a page its document has and inside that page (400 otherwise); with several documents, each names its document_id. Not with template_id.',
   }),
-  role: visibleText(100).optional().openapi({ description: 'With template_id (and only then): the template role this signer fills, one signer per role.' }),
+  role: visibleText(100).optional().openapi({
+    description:
+      'With template_id: the template role this signer fills, one signer per role. With textTags: "fields": the role the documents’ text tags name for this signer ({{signature:client}}).',
+  }),
   recipientType: z
     .enum(recipientTypes)
     .default('signer')
@@ -99,6 +102,10 @@ const SignerInputSchema = z.object({
     }),
   verification: VerificationInputSchema.optional(),
 });
+
+/** What a request does with its documents' text tags: make them its signers' fields, or only take them out. */
+export const textTagUses = ['fields', 'remove'] as const;
+export type TextTagUse = (typeof textTagUses)[number];
 
 /** The most documents a request may have: REQUEST_MAX_DOCUMENTS may lower it, not raise it. */
 export const MAX_DOCUMENTS = 20;
@@ -164,6 +171,16 @@ export const SigningRequestCreateSchema = z
               'With template_id: values of the template’s text and date fields (text) and checkboxes (true or false), by field label; fixed for the signers.',
             example: { rent: '1200 EUR' },
           }),
+        textTags: z
+          .enum(textTagUses)
+          .optional()
+          .openapi({
+            description:
+              'Not with template_id. What to do with the text tags printed in the documents ({{signature:client}}, {{text:1:company}}; see POST /documents/{id}/detect-fields), which signers must never see: ' +
+              'fields, take them out and make each one a field of the signer it names (by role, or by number: 1 is the first signer); remove, take them out and place nothing. ' +
+              'Either way the request is made on a copy of each tagged document without its tags (a new document, counted against the monthly quota). ' +
+              'Without textTags, a document that has tags is refused (400).',
+          }),
         title: visibleText(200).superRefine(drawableInSealedPdf),
         message: text(5000).optional(),
         signers: z
@@ -208,11 +225,15 @@ export const SigningRequestCreateSchema = z
     oneOf: [{ required: ['document_id'] }, { required: ['documents'] }, { required: ['template_id'] }],
     // The rules of sourceIssues, as JSON Schema.
     allOf: [
-      // With a template each signer names a role and places no field; without one, no role and no prefill.
+      // With a template each signer names a role and places no field, and textTags has no say; without one, no prefill, and roles only for text tags.
       jsonSchemaKeywords({
         if: { required: ['template_id'] },
-        then: { properties: { signers: { items: { required: ['role'], not: { required: ['fields'] } } } } },
-        else: { properties: { prefill: false, signers: { items: { properties: { role: false } } } } },
+        then: { properties: { textTags: false, signers: { items: { required: ['role'], not: { required: ['fields'] } } } } },
+        else: {
+          properties: { prefill: false },
+          if: { not: { required: ['textTags'], properties: { textTags: { const: 'fields' } } } },
+          then: { properties: { signers: { items: { properties: { role: false } } } } },
+        },
       }),
       // Only a signer has fields, and someone other than cc acts.
       {
@@ -261,6 +282,7 @@ function sourceIssues(input: {
   documents?: { document_id: string }[];
   template_id?: string;
   prefill?: object;
+  textTags?: TextTagUse;
   signingOrder: string;
   signers: { role?: string; recipientType: string; routingOrder?: number; fields?: { document_id?: string }[]; verification?: object }[];
 }): [(string | number)[], string][] {
@@ -299,12 +321,15 @@ function sourceIssues(input: {
     }),
   );
   const fromTemplate = input.template_id !== undefined;
+  const tagRoles = input.textTags === 'fields';
   input.signers.forEach((signer, index) => {
     if (fromTemplate && signer.role === undefined) issues.push([['signers', index, 'role'], 'is required with template_id']);
     if (fromTemplate && signer.fields !== undefined) issues.push([['signers', index, 'fields'], 'cannot be given with template_id: the template places them']);
-    if (!fromTemplate && signer.role !== undefined) issues.push([['signers', index, 'role'], 'needs template_id']);
+    if (!fromTemplate && !tagRoles && signer.role !== undefined) issues.push([['signers', index, 'role'], 'needs template_id, or textTags: "fields"']);
   });
   if (!fromTemplate && input.prefill !== undefined) issues.push([['prefill'], 'needs template_id']);
+  if (fromTemplate && input.textTags !== undefined)
+    issues.push([['textTags'], 'cannot be given with template_id: a template’s text tags are taken out when it is made (detectFields makes them fields)']);
   return issues;
 }
 

@@ -1,6 +1,7 @@
 import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { Account } from '../accounts/service';
 import type { Config } from '../config';
+import type { TextTagFinder } from '../pdf/textTags';
 import type { Db } from '../db';
 import { unitOfWork } from '../db/unitOfWork';
 import type { EventLog } from '../events/service';
@@ -9,6 +10,7 @@ import { conflict, notFound, serverBusy, validationError } from '../errors';
 import { newId } from '../ids';
 import { hashToken, hashVerificationCode, loadTokenSecret, randomToken, verificationKey } from './tokens';
 import { templateRequestProblems, templateSigners } from './fromTemplate';
+import { copiesWithoutTags, readRequestTextTags, textTagProblems, withTaggedFields, type DocumentTags } from './fromTextTags';
 import { findTemplate, findTemplateFile } from '../templates/store';
 // Against the folders' order on purpose: requests start and update their workflow through the typed
 // Temporal client, whose types name the workflow functions (docs/architecture.md, "Tiers").
@@ -35,10 +37,23 @@ import { releaseSignersOutOfTries } from './verification';
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** What the request services need, from the process's settings. */
-export const signingDepsFrom = ({ db, events, temporal, config }: { db: Db; events: EventLog; temporal: Client; config: Config }): SigningDeps => ({
+export const signingDepsFrom = ({
   db,
   events,
   temporal,
+  textTags,
+  config,
+}: {
+  db: Db;
+  events: EventLog;
+  temporal: Client;
+  textTags: TextTagFinder;
+  config: Config;
+}): SigningDeps => ({
+  db,
+  events,
+  temporal,
+  textTags,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   publicUrl: config.publicUrl,
   rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
@@ -53,6 +68,8 @@ export interface SigningDeps {
   db: Db;
   events: EventLog;
   temporal: Client;
+  /** Finds and takes out the text tags of the documents a request is made on (src/pdf/textTags.ts). */
+  textTags: TextTagFinder;
   taskQueue: string;
   publicUrl: string;
   /** RATE_LIMIT_MULTIPLIER, which raises the plans' e-mails an hour too. */
@@ -73,7 +90,7 @@ export interface SigningDeps {
  * request is refused with a 429.
  */
 export async function createSigningRequest(
-  { db, events, temporal, taskQueue, rateLimitMultiplier, requestLimits, verificationKey: codeKey, loopbackHttp }: SigningDeps,
+  { db, events, temporal, textTags, taskQueue, rateLimitMultiplier, requestLimits, verificationKey: codeKey, loopbackHttp }: SigningDeps,
   account: Account,
   input: SigningRequestCreateInput,
   { requestId = newId('signingRequest') }: { requestId?: string } = {},
@@ -91,8 +108,10 @@ export async function createSigningRequest(
   }
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : new Date(Date.now() + (input.expiresInDays ?? 30) * DAY_MS);
   const signerIds = input.signers.map(() => newId('signer'));
+  // Read before the transaction: pdf.js reads every page of each document.
+  const tags = input.template_id === undefined ? await readRequestTextTags(db, textTags, account.id, input) : new Map();
   const request = await unitOfWork(db, async (trx) => {
-    const { documents, signers } = await documentsAndSigners(trx, events, account, input, requestLimits);
+    const { documents, signers } = await documentsAndSigners(trx, events, account, input, requestLimits, tags);
     // Each recipient's step: its routingOrder, or the signing order's (parallel: one step; sequential: one each).
     const recipients: RoutedRecipient[] = signers.map((signer, index) => ({
       id: signerIds[index],
@@ -154,7 +173,8 @@ export async function createSigningRequest(
  * The documents a request is made on, in order, and its signers, with their fields, in signing order.
  * Each document is locked for the transaction (in id order, so that two requests on the same documents
  * cannot deadlock), so none can be deleted while the request is being made; every field is checked
- * against the pages of its document.
+ * against the pages of its document. A document with text tags (`tags`, read before) is sent as its copy
+ * without them, its tags the fields of the signers they name (textTags: "fields"), or refused.
  */
 async function documentsAndSigners(
   trx: Db,
@@ -162,6 +182,7 @@ async function documentsAndSigners(
   account: Account,
   input: SigningRequestCreateInput,
   limits: RequestLimits,
+  tags: Map<string, DocumentTags>,
 ): Promise<{ documents: Document[]; signers: RequestRecipient[] }> {
   if (input.template_id !== undefined) return documentsFromTemplate(trx, events, account, input.template_id, input, limits);
   const ids = input.documents?.map((entry) => entry.document_id) ?? [input.document_id ?? ''];
@@ -182,14 +203,22 @@ async function documentsAndSigners(
   if (tooLong) throw validationError([tooLong]);
   const pageSizes = new Map<string, [number, number][]>();
   for (const document of documents) pageSizes.set(document.id, await pageSizesOf(trx, document.id, undefined, { remember: true }));
-  const problems = fieldProblems(input.signers, ids, pageSizes);
+  const problems = [...fieldProblems(input.signers, ids, pageSizes), ...textTagProblems(input, tags)];
   if (problems.length) throw validationError(problems);
+  const copies = await copiesWithoutTags(
+    trx,
+    events,
+    account,
+    documents.map((document) => ({ document, pageSizes: pageSizes.get(document.id)! })),
+    tags,
+  );
+  const idOf = (id: string) => copies.get(id)?.id ?? id;
   const signers = input.signers.map(({ fields, ...signer }) => ({
     ...signer,
-    // Stored with the id of their document, given or not.
-    fields: fields?.map(({ document_id, ...field }) => ({ ...field, documentId: document_id ?? ids[0] })),
+    // Stored with the id of their document (its copy without tags), given or not.
+    fields: fields?.map(({ document_id, ...field }) => ({ ...field, documentId: idOf(document_id ?? ids[0]) })),
   }));
-  return { documents, signers };
+  return { documents: documents.map((document) => copies.get(document.id) ?? document), signers: withTaggedFields(input, tags, signers, idOf) };
 }
 
 /**

@@ -2,7 +2,7 @@ import { idParam, listOf } from '../api/route';
 import { jsonSchemaKeywords, paginationQuery, text, visibleText, z } from '../api/validation';
 import { drawableInSealedPdf } from '../pdf/drawableText';
 import { fieldTypes } from '../pdf/textTags';
-import { FieldSchema, MAX_FIELDS_PER_SIGNER, MAX_SIGNERS } from '../documents/fields';
+import { fieldLabel, fieldShape, MAX_FIELDS_PER_SIGNER, MAX_SIGNERS } from '../documents/fields';
 import { recipientTypes, verificationMethods } from '../domain/signingRequests';
 
 export { fieldTypes };
@@ -18,32 +18,20 @@ export const MAX_TEMPLATE_DOCUMENTS = 20;
 const templateName = visibleText(200).superRefine(drawableInSealedPdf);
 /** A role's name, given or read from a text tag. */
 export const roleName = visibleText(100).openapi({ example: 'tenant' });
-/** A field's label, given or read from a text tag. */
-export const fieldLabel = visibleText(100).nullish();
-const size = z.number().positive({ error: 'must be a positive number' });
-
-// Placed as signing-request fields are (SignatureField): PDF points from the bottom-left corner of a
-// 1-based page, so that a field means the same thing in both places.
-const placement = {
-  page: FieldSchema.shape.page,
-  x: FieldSchema.shape.x,
-  y: FieldSchema.shape.y,
-  width: size,
-  height: size,
-};
+export { fieldLabel };
 
 export const TemplateFieldInputSchema = z
-  .object({
+  .strictObject({
     document_id: z.string().min(1, { error: 'is required' }).optional().openapi({
       description: 'The document of the template the field is on (one of its documents’ document_id); may be left out when the template has one document.',
     }),
     role: roleName.openapi({ description: 'The name of one of the template’s roles.' }),
-    type: z.enum(fieldTypes),
-    required: z.boolean().default(true).openapi({ description: 'Whether the signer must fill it; default true.' }),
-    label: fieldLabel.openapi({ description: 'Unique within the template; names the field for prefill.', example: 'rent' }),
-    ...placement,
+    ...fieldShape,
   })
-  .openapi('TemplateFieldInput', { description: 'A field of one role, in PDF points from the bottom-left corner of a 1-based page, inside the page.' });
+  .openapi('TemplateFieldInput', {
+    description:
+      'A field of one role (as a request’s RequestField), in PDF points from the bottom-left corner of a 1-based page, inside the page. A key not listed here is a 400.',
+  });
 
 // A template holds no access code: a request made from it gives the code for the role's signer.
 const TemplateRoleVerificationSchema = z

@@ -9,7 +9,7 @@ import type { EventLog } from '../events/service';
 import { type EventType } from '../domain/events';
 import { newId } from '../ids';
 import type { PageRenderer } from '../pdf/pageRenderer';
-import type { TextTagFinder, TextTagRemoval, TextTagScan } from '../pdf/textTags';
+import { removeTagsIfAny, type TextTagFinder, type TextTagRemoval, type TextTagScan } from '../pdf/textTags';
 import { tooManyDocuments, tooManyPages, type RequestLimits } from '../documents/fields';
 import { validProperties, type z } from '../api/validation';
 import {
@@ -167,6 +167,8 @@ interface TemplateSource<Layout extends LayoutDraft> {
   documentId?: string;
   documents?: { document_id: string }[];
   detectFields?: boolean;
+  /** Read the tags of each PDF even without detectFields, to take them out of the template's copies. */
+  removeTags?: boolean;
   /** The layout of the roles and fields given, the fields on the documents of these ids (undefined: not known). */
   layoutOn: (ids: string[] | undefined) => { layout: Layout; problems: string[] };
 }
@@ -201,9 +203,9 @@ async function checkTemplateSource<Layout extends LayoutDraft, Scan extends Text
     if (problem) problems.push(problem);
   }
   const ids = given.documents?.map((entry) => entry.document_id) ?? (given.documentId === undefined ? undefined : [given.documentId]);
-  const removals = given.detectFields ? await Promise.all(sources.map((source) => source && readTags(source.content))) : [];
+  const removals = given.detectFields || given.removeTags ? await Promise.all(sources.map((source) => source && readTags(source.content))) : [];
   const several = sources.length > 1;
-  const tagged = removals.flatMap((removal, index) =>
+  const tagged = (given.detectFields ? removals : []).flatMap((removal, index) =>
     (removal?.fields ?? []).map((field) => ({ ...field, document: index + 1, of: several ? `documents.${index}` : undefined })),
   );
   const placed = given.layoutOn(ids);
@@ -275,14 +277,14 @@ function draftOf(roles: Partial<RoleInput>[] | undefined, fields: Partial<Templa
 }
 
 /** The template's copy of a document: without its text tags when it had some. */
-function templateCopyOf(source: SourceDocument, removal: TextTagRemoval | undefined): NewTemplateDocument {
-  const tagged = removal !== undefined && removal.fields.length > 0;
-  const content = tagged ? Buffer.from(removal.pdf) : source.content;
+function templateCopyOf(source: SourceDocument, removal: (TextTagScan & Partial<TextTagRemoval>) | undefined): NewTemplateDocument {
+  const withoutTags = removal && removal.fields.length > 0 ? removal.pdf : undefined;
+  const content = withoutTags ? Buffer.from(withoutTags) : source.content;
   return {
     sourceDocumentId: source.id,
     fileName: source.fileName,
     pageSizes: source.pageSizes,
-    sha256: tagged ? crypto.createHash('sha256').update(content).digest('hex') : source.sha256,
+    sha256: withoutTags ? crypto.createHash('sha256').update(content).digest('hex') : source.sha256,
     content,
   };
 }
@@ -291,14 +293,16 @@ function templateCopyOf(source: SourceDocument, removal: TextTagRemoval | undefi
  * A template with its own copy of each document's PDF. Every rule is checked at once against the PDFs'
  * pages (with the fields of their text tags when `detectFields`), then the template and its event are
  * written in one transaction, within the plan's quota. Each copy has its text tags taken out (or, where
- * they cannot be, painted over), so that neither signers nor the sealed PDFs show them.
+ * they cannot be, painted over), with detectFields or not, so that neither signers nor the sealed PDFs show them.
  */
 export async function createTemplate(deps: TemplateDeps, account: Account, input: TemplateCreateInput): Promise<Template> {
   const layoutOn = (ids: string[] | undefined) => {
     const { placed, problems } = onDocuments(input.fields, ids);
     return { layout: layoutOf(input.roles, placed), problems };
   };
-  const { sources, removals, layout, problems } = await checkTemplateSource(deps, account, { ...input, layoutOn }, (pdf) => deps.textTags.removeTags(pdf));
+  const { sources, removals, layout, problems } = await checkTemplateSource(deps, account, { ...input, layoutOn, removeTags: true }, (pdf) =>
+    removeTagsIfAny(deps.textTags, pdf),
+  );
   if (problems.length > 0 || sources.length === 0 || sources.some((source) => !source)) throw validationError(problems);
   const documents = sources.map((source, index) => templateCopyOf(source!, removals[index]));
   return unitOfWork(deps.db, async (trx) => {
@@ -340,14 +344,23 @@ export const listTemplates = listTemplateRows;
 /**
  * A template's documents after `documents`: each one it has already keeps its copy (and the text tags
  * taken out of it); the others are copied from the account's documents (404 for one that is not the
- * account's, 409 without its PDF).
+ * account's, 409 without its PDF), without their text tags (which place no field here).
  */
-async function changedDocuments(trx: Db, accountId: string, current: Template, documents: { document_id: string }[]): Promise<DocumentChange[]> {
+async function changedDocuments(
+  trx: Db,
+  textTags: TextTagFinder,
+  accountId: string,
+  current: Template,
+  documents: { document_id: string }[],
+): Promise<DocumentChange[]> {
   const changes: DocumentChange[] = [];
   for (const { document_id } of documents) {
     const position = current.documents.findIndex((document) => document.sourceDocumentId === document_id) + 1;
     if (position > 0) changes.push({ keep: position, document: current.documents[position - 1] });
-    else changes.push({ add: templateCopyOf(await readSourceDocument(trx, accountId, document_id), undefined) });
+    else {
+      const source = await readSourceDocument(trx, accountId, document_id);
+      changes.push({ add: templateCopyOf(source, await removeTagsIfAny(textTags, source.content)) });
+    }
   }
   return changes;
 }
@@ -370,7 +383,7 @@ function fieldsOnChangedDocuments(current: Template, ids: string[]) {
 
 /** Renames, describes, or replaces the documents, roles or fields of a template; the result is checked by every rule of a new one. */
 export async function updateTemplate(
-  { db, events, requestLimits }: Pick<TemplateDeps, 'db' | 'events' | 'requestLimits'>,
+  { db, events, textTags, requestLimits }: Pick<TemplateDeps, 'db' | 'events' | 'textTags' | 'requestLimits'>,
   accountId: string,
   id: string,
   input: TemplateUpdateInput,
@@ -381,7 +394,7 @@ export async function updateTemplate(
     const ids = input.documents?.map((entry) => entry.document_id);
     const early = ids ? documentListProblems(ids, requestLimits) : [];
     if (early.length > 0) throw validationError(early);
-    const changes = input.documents && (await changedDocuments(trx, accountId, current, input.documents));
+    const changes = input.documents && (await changedDocuments(trx, textTags, accountId, current, input.documents));
     const documents = changes?.map((change) => ('keep' in change ? change.document : change.add)) ?? current.documents;
     const placed = input.fields
       ? onDocuments(

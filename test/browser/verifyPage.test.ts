@@ -59,8 +59,9 @@ describe('the /verify page', function () {
     });
   }
 
-  it('a PDF dropped on the form, signed by another certificate, reads "Signed, but not by Signet" with its signature', async () => {
-    const context = await desktopContext(browser());
+  it('a PDF dropped on the form, signed by another certificate, reads "Signed, but not by Signet" with its signature, its time in UTC', async () => {
+    // A browser far from UTC: the page shows the console's UTC times, not the reader's local ones.
+    const context = await desktopContext(browser(), { timezoneId: 'Pacific/Auckland' });
     const problems: string[] = [];
     const page = watchPage(await context.newPage(), baseUrl, problems);
     try {
@@ -74,9 +75,14 @@ describe('the /verify page', function () {
       await page.dispatchEvent('#verify-form', 'drop', { dataTransfer });
       const answer = page.getByRole('status');
       await answer.getByRole('heading', { name: 'Signed, but not by Signet' }).waitFor();
+      const verified = await (
+        await fetch(`${baseUrl}/api/v1/verify`, { method: 'POST', headers: { 'Content-Type': 'application/pdf' }, body: new Uint8Array(signed) })
+      ).json();
+      const signedAt = `${verified.signatures[0].signedAt.slice(0, 16).replace('T', ' ')} UTC`;
       expect(await answer.textContent())
         .to.contain('Signature checks out')
-        .and.contain('Certificate SHA-256');
+        .and.contain('Certificate SHA-256')
+        .and.contain(`Signed at${signedAt}`);
       await expectAccessible(page, '/verify answered sealed_by_other');
       expect(problems).to.deep.equal([]);
     } finally {

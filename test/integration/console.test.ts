@@ -315,6 +315,16 @@ describe('the owner console (/app)', function () {
       expect((await browser.request('GET', '/app/documents')).text).to.contain('No documents yet.');
     });
 
+    it('refuses a file that is not a PDF in words for a person; the REST API keeps its details', async () => {
+      const { browser } = await signedUp(baseUrl);
+      await browser.request('GET', '/app/documents');
+      const body = new FormData();
+      body.append('file', new Blob(['just some text'], { type: 'application/pdf' }), 'notes.pdf');
+      const refused = await browser.request('POST', '/app/documents', { body, headers: { Accept: 'application/json', 'X-CSRF-Token': browser.csrf } });
+      expect(refused.status).to.equal(400);
+      expect(JSON.parse(refused.text)).to.deep.include({ error: 'validation_error', details: ['Choose a PDF file: this file is not a PDF.'] });
+    });
+
     it('another account’s document is 404 in the console too', async () => {
       const { browser: owner } = await signedUp(baseUrl);
       const { id } = await uploadPdf(owner, await makePdf(), 'mine.pdf');

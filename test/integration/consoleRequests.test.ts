@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createApiKey } from '../../src/apiKeys/service';
 import { consoleClient, signedUp as signedUpInConsole, uploadPdf, type ConsoleClient } from '../support/consoleClient';
 import { client } from '../support/http';
@@ -82,7 +87,7 @@ describe('the console’s signing requests (/app/requests)', function () {
       expect(detail.status).to.equal(200);
       expect(detail.text).to.contain('<h1>Services agreement</h1>').and.contain('contract.pdf').and.contain('Ada Lovelace').and.contain('Alan Turing');
       expect(detail.text).to.match(/id="request-status"><span class="badge badge-pending">pending<\/span>/);
-      expect(detail.text).to.contain('data-stage="awaiting_signers"').and.contain('<strong>created</strong>');
+      expect(detail.text).to.contain('data-stage="awaiting_signers"').and.contain('<strong>Request created</strong>');
       expect(detail.text, 'no sealed PDF yet').not.to.contain('Download sealed PDF');
     });
 
@@ -140,7 +145,10 @@ describe('the console’s signing requests (/app/requests)', function () {
         ['cc', 1],
       ]);
       const detail = await browser.request('GET', `/app/requests/${id}`);
-      expect(detail.text).to.contain('<h2 id="signers-heading">Recipients</h2>').and.contain('ada@example.com · approves').and.contain('cai@example.com · cc');
+      expect(detail.text)
+        .to.contain('<h2 id="signers-heading">Recipients</h2>')
+        .and.contain('ada<wbr>@example.<wbr>com · approves')
+        .and.contain('cai<wbr>@example.<wbr>com · cc');
 
       const partial = await browser.post('/app/requests', { document_id: documentId, title: 'T', ...twoSigners, 'signers-0-routingOrder': '1' });
       expect(partial.status).to.equal(400);
@@ -237,7 +245,7 @@ describe('the console’s signing requests (/app/requests)', function () {
 
       const noSigners = await browser.post('/app/requests', { document_id: documentId, title: 'T' });
       expect(noSigners.status).to.equal(400);
-      expect(noSigners.text).to.contain('signers must have at least 1 item(s)');
+      expect(noSigners.text).to.contain('Add at least one signer.').and.not.contain('item(s)');
       const noDocument = await browser.post('/app/requests', { title: 'T', ...twoSigners });
       expect(noDocument.status).to.equal(400);
       expect(noDocument.text).to.contain('Document is required');
@@ -311,6 +319,47 @@ describe('the console’s signing requests (/app/requests)', function () {
       expect(missingRole.text).to.contain('signers must have a signer for the role &quot;firm&quot;').and.contain('Role: firm');
       expect((await browser.request('GET', '/app/requests/new?template=tpl_nope')).status).to.equal(404);
     });
+
+    it('a PDF with text tags: by default they become the fields of the recipients they name, and no signer sees them', async () => {
+      const { browser, api } = await signedUp();
+      const pdf = await PDFDocument.create();
+      const font = await pdf.embedFont(StandardFonts.Helvetica);
+      const page = pdf.addPage([595, 842]);
+      page.drawText('Agreement', { x: 60, y: 760, size: 20, font });
+      page.drawText('Company: {{text:client:company}}', { x: 60, y: 600, size: 12, font });
+      page.drawText('Signed {{signature:client}} and {{signature:2}}', { x: 60, y: 400, size: 14, font });
+      const documentId = (await uploadPdf(browser, await pdf.save(), 'tagged.pdf')).id;
+      const form = await browser.request('GET', '/app/requests/new');
+      expect(form.text)
+        .to.match(/name="textTags" value="fields" checked/)
+        .and.contain('name="signers-0-role"');
+
+      const unnamed = await browser.post('/app/requests', { document_id: documentId, title: 'Tagged', ...twoSigners, textTags: 'fields' });
+      expect(unnamed.status).to.equal(400);
+      expect(unnamed.text).to.contain('text tags of the role &quot;client&quot;').and.contain('value="Ada Lovelace"');
+
+      const id = await sent(browser, documentId, { textTags: 'fields', 'signers-0-role': ' client ' });
+      const created = (await api('GET', `/api/v1/signatures/${id}`)).body;
+      expect(created.documentId).to.not.equal(documentId);
+      expect(created.signers.map((signer: { fields: { type: string }[] }) => signer.fields.map((field) => field.type))).to.deep.equal([
+        ['text', 'signature'],
+        ['signature'],
+      ]);
+      const link = await api('POST', `/api/v1/signatures/${id}/signers/${created.signers[1].id}/link`);
+      const served = await client(baseUrl)('GET', `/sign/${new URL(link.body.url).pathname.split('/').pop()}/document`);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-console-tags-'));
+      try {
+        fs.writeFileSync(path.join(dir, 'served.pdf'), served.bytes);
+        expect(execFileSync('pdftotext', [path.join(dir, 'served.pdf'), '-']).toString())
+          .to.contain('Company:')
+          .and.not.contain('{{');
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+
+      const removed = await sent(browser, documentId, { textTags: 'remove' });
+      expect((await api('GET', `/api/v1/signatures/${removed}`)).body.signers.map((signer: { fields: unknown }) => signer.fields)).to.deep.equal([null, null]);
+    });
   });
 
   describe('GET /app/requests', () => {
@@ -370,9 +419,9 @@ describe('the console’s signing requests (/app/requests)', function () {
       const readPage = async (id: string) => {
         const page = (await browser.request('GET', `/app/requests/${id}`)).text;
         const rows = /<table class="list compact" id="signer-timeline">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(page)![1].split('</tr>').slice(0, -1);
-        const trail = [...page.matchAll(/<strong>invitation_sent<\/strong> ([^\s<]+)/g)].map(([, email]) => email);
+        const trail = [...page.matchAll(/<strong>Invitation e-mailed<\/strong> ([^\s<]+)/g)].map(([, email]) => email);
         return rows.map((row) => {
-          const email = /<span class="hint">([^\s<]+) · /.exec(row)![1];
+          const email = /<span class="hint">(\S+) · /.exec(row)![1].replaceAll('<wbr>', '');
           return { email, row: !/<td data-label="E-mailed">—<\/td>/.test(row), trail: trail.includes(email) };
         });
       };

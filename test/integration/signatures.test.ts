@@ -3,8 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { searchAttributes, stateQuery } from '../../workflows/definitions';
-import { client } from '../support/http';
+import { client, type Request } from '../support/http';
+import { makePdf } from '../support/pdfs';
 import { createSigningRequest, drawnSignature, eventually, tokenOf, signingLinkOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
 
@@ -23,6 +25,24 @@ const signer = (account: Account, url: string) => {
 };
 
 const eventsOf = (account: Account) => account.db('events').where({ account_id: account.account.id }).orderBy('id');
+
+/** The text of a PDF as poppler's pdftotext reads it: what a signer's viewer shows and copies. */
+function textOf(pdf: Uint8Array) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-text-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'file.pdf'), pdf);
+    return execFileSync('pdftotext', [path.join(dir, 'file.pdf'), '-']).toString();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A ready document uploaded through the API. */
+async function uploaded(request: Request, pdf: Buffer, fileName = 'agreement.pdf') {
+  const document = await request('POST', '/api/v1/documents', { json: { fileName, fileSize: pdf.length, content: pdf.toString('base64') } });
+  expect(document.status, JSON.stringify(document.body)).to.equal(201);
+  return document.body as { id: string; sha256: string };
+}
 
 describe('POST /api/v1/signatures', () => {
   it('400 with one details string per violated rule', async () => {
@@ -59,6 +79,20 @@ describe('POST /api/v1/signatures', () => {
       expect(response.status, detail).to.equal(400);
       expect(response.body.details, detail).to.include(detail);
     }
+  });
+
+  it('400 for a field key it does not know, rather than dropping it', async () => {
+    const { request } = await createTestAccount();
+    const field = { page: 1, x: 50, y: 600, width: 200, height: 40, type: 'text', label: 'company', requried: false };
+    const response = await request('POST', '/api/v1/signatures', {
+      json: {
+        document_id: 'doc_x',
+        title: 'T',
+        signers: [{ name: 'A', email: 'a@example.com', fields: [field, { ...field, requried: undefined, label: ' ' }] }],
+      },
+    });
+    expect(response.status).to.equal(400);
+    expect(response.body.details).to.deep.equal(['signers.0.fields.0 has unknown field(s): requried', 'signers.0.fields.1.label is required']);
   });
 
   it('404 for another account’s document, 409 for a document without its PDF', async () => {
@@ -184,7 +218,7 @@ describe('signing a request end to end (parallel)', function () {
       { page: 1, x: 50, y: 540, width: 300, height: 20, type: 'text' },
     ];
     const { signingRequest } = await createSigningRequest(account.request, { signers: [{ name: 'Grace Hopper', email: 'grace@example.com', fields }] });
-    expect(signingRequest.signers[0].fields).to.deep.equal(fields.map((field) => ({ ...field, documentId: signingRequest.documentId })));
+    expect(signingRequest.signers[0].fields).to.deep.equal(fields.map((field) => ({ ...field, required: true, documentId: signingRequest.documentId })));
     const grace = signer(account, await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id));
     const bad = await grace.sign({ consent: true, signature: { type: 'typed', value: 'Grace Hopper' }, fieldValues: { company: 'x' } });
     expect(bad.status).to.equal(400);
@@ -348,5 +382,201 @@ describe('POST /signatures rate limit', function () {
     expect(limited.status).to.equal(429);
     expect(limited.body.error).to.equal('rate_limit_exceeded');
     expect(Number(limited.headers.get('retry-after'))).to.be.within(1, 3600);
+  });
+});
+
+describe('a request’s fields: label, required and checkbox, as a template’s', function () {
+  this.timeout(90_000);
+
+  const fields = [
+    { page: 1, x: 50, y: 600, width: 200, height: 40, type: 'signature' },
+    { page: 1, x: 50, y: 540, width: 300, height: 20, type: 'text', label: 'company' },
+    { page: 1, x: 50, y: 500, width: 20, height: 20, type: 'checkbox', label: 'terms' },
+    { page: 1, x: 100, y: 500, width: 20, height: 20, type: 'checkbox', label: 'newsletter', required: false },
+    { page: 1, x: 50, y: 460, width: 300, height: 20, type: 'text', label: 'note', required: false },
+  ];
+
+  it('stores them and shows them to the signer; a sign without a required field is 400; ticked and unticked boxes are sealed as given', async () => {
+    const account = await createTestAccount();
+    const { signingRequest } = await createSigningRequest(account.request, { signers: [{ name: 'Grace Hopper', email: 'grace@example.com', fields }] });
+    const stored = fields.map((field) => ({ required: true, ...field, documentId: signingRequest.documentId }));
+    expect(signingRequest.signers[0].fields).to.deep.equal(stored);
+    expect((await account.request('GET', `/api/v1/signatures/${signingRequest.id}`)).body.signers[0].fields).to.deep.equal(stored);
+    const grace = signer(account, await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id));
+    expect((await grace.view()).body.signer.fields).to.deep.equal(stored);
+
+    const signature = { type: 'typed', value: 'Grace Hopper' };
+    const missing = await grace.sign({ consent: true, signature, fieldValues: { '2': false, '3': true } });
+    expect(missing.status).to.equal(400);
+    expect(missing.body.details).to.deep.equal([
+      'fieldValues.1 is required: the text field "company" on page 1',
+      'fieldValues.2 must be true: the checkbox field "terms" on page 1 is required (ticked)',
+    ]);
+    const signed = await grace.sign({ consent: true, signature, fieldValues: { '1': 'Navy Computing Lab', '2': true, '3': false } });
+    expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
+    await eventually(async () => expect((await account.request('GET', `/api/v1/signatures/${signingRequest.id}`)).body.status).to.equal('completed'), 60_000);
+    const sealed = await account.request('GET', `/api/v1/signatures/${signingRequest.id}/document`);
+    const words = textOf(sealed.bytes).split(/\s+/);
+    expect(words).to.include('Navy').and.include('X');
+    expect(
+      words.filter((word) => word === 'X'),
+      'one X: the ticked box',
+    ).to.have.length(1);
+  });
+});
+
+/**
+ * A contract with text tags printed by pdf-lib: the client's signature and company, and a witness's
+ * signature named by number (the second signer).
+ */
+async function makeTaggedPdf() {
+  const pdf = await PDFDocument.create();
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  const page = pdf.addPage([595, 842]);
+  page.drawText('Consulting contract', { x: 60, y: 760, size: 20, font });
+  page.drawText('Company: {{text:client:company}}', { x: 60, y: 600, size: 12, font });
+  page.drawText('Client {{signature:client}}', { x: 60, y: 400, size: 16, font });
+  page.drawText('Witness {{signature:2}}', { x: 320, y: 400, size: 16, font });
+  return Buffer.from(await pdf.save());
+}
+
+describe('POST /api/v1/signatures on a PDF with text tags', function () {
+  this.timeout(90_000);
+
+  const signers = [
+    { name: 'Carla Client', email: 'carla@example.com', role: 'client' },
+    { name: 'Walt Witness', email: 'walt@example.com' },
+  ];
+  const withoutRoles = [{ name: 'Carla Client', email: 'carla@example.com' }, signers[1]];
+  const send = (request: Request, body: Record<string, unknown>) =>
+    request('POST', '/api/v1/signatures', { json: { title: 'Consulting contract', signers, ...body } });
+
+  it('400 without textTags, saying how to send it; nothing is made', async () => {
+    const { request, db, account } = await createTestAccount();
+    const tagged = await uploaded(request, await makeTaggedPdf());
+    const plain = await uploaded(request, await makePdf(['No tags here']));
+    const response = await send(request, { documents: [{ document_id: plain.id }, { document_id: tagged.id }], signers: withoutRoles });
+    expect(response.status).to.equal(400);
+    expect(response.body.details).to.have.length(1);
+    expect(response.body.details[0]).to.match(
+      /^documents\.1\.document_id names a PDF with text tags that its signers would see \(\{\{text:client:company\}\} on page 1, \{\{signature:client\}\} on page 1, \{\{signature:2\}\} on page 1\): send it with textTags: "fields"/,
+    );
+    expect(response.body.details[0]).to.contain('textTags: "remove"').and.contain('detectFields: true');
+    expect(await db('signing_requests').where({ account_id: account.id })).to.have.length(0);
+  });
+
+  it('reads a document’s tags once, and keeps them with it: its file never changes', async () => {
+    const { request, db } = await createTestAccount();
+    const tagged = await uploaded(request, await makeTaggedPdf());
+    const plain = await uploaded(request, await makePdf(['No tags here']));
+    expect((await send(request, { document_id: tagged.id, signers: withoutRoles })).status).to.equal(400);
+    const kept = async (id: string) => (await db('documents').where({ id }).first('text_tags')).text_tags;
+    expect((await kept(tagged.id)).map((field: { tag: string }) => field.tag)).to.deep.equal([
+      '{{text:client:company}}',
+      '{{signature:client}}',
+      '{{signature:2}}',
+    ]);
+    expect(await kept(plain.id)).to.equal(null);
+    expect((await send(request, { document_id: plain.id, signers: withoutRoles })).status).to.equal(201);
+    expect(await kept(plain.id)).to.deep.equal([]);
+    // What is kept is what the next request goes by (the PDF is not read again).
+    await db('documents')
+      .where({ id: tagged.id })
+      .update({ text_tags: JSON.stringify([]) });
+    expect((await send(request, { document_id: tagged.id, signers: withoutRoles })).status).to.equal(201);
+  });
+
+  it('400 for tags that name no signer, a signer’s role no tag names, and roles without textTags: "fields"', async () => {
+    const { request } = await createTestAccount();
+    const tagged = await uploaded(request, await makeTaggedPdf());
+    const unnamed = await send(request, {
+      document_id: tagged.id,
+      textTags: 'fields',
+      signers: [
+        { name: 'A', email: 'a@example.com', role: 'customer' },
+        { name: 'B', email: 'b@example.com', recipientType: 'approver' },
+      ],
+    });
+    expect(unnamed.status).to.equal(400);
+    expect(unnamed.body.details).to.deep.equal([
+      'document_id has text tags of the role "client" ({{text:client:company}} on page 1, {{signature:client}} on page 1), which is no signer\'s: give their signer role: "client", or name the signer by number in the tags ({{signature:1}} is the first signer)',
+      'document_id has text tags of the role "2" ({{signature:2}} on page 1), which names signers.1, an approver: only a signer has fields',
+      'signers.0.role must be the role of text tags in the documents: no tag names "customer"',
+    ]);
+    const removing = await send(request, { document_id: tagged.id, textTags: 'remove' });
+    expect(removing.body.details).to.deep.equal(['signers.0.role needs template_id, or textTags: "fields"']);
+  });
+
+  it('textTags: "fields": the signers get the tags’ fields on a copy without the tags, which no signer sees; signed and sealed without them', async () => {
+    const account = await createTestAccount();
+    const { request, db } = account;
+    const original = await uploaded(request, await makeTaggedPdf(), 'contract.pdf');
+    const own = { page: 1, x: 60, y: 300, width: 20, height: 20, type: 'checkbox', label: 'terms', document_id: original.id };
+    const created = await send(request, {
+      document_id: original.id,
+      textTags: 'fields',
+      signers: [{ ...signers[0], fields: [own] }, signers[1]],
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const signingRequest = created.body;
+
+    // A new document without the tags, named as the original, which is kept as it was.
+    expect(signingRequest.documentId).to.not.equal(original.id);
+    const copy = await request('GET', `/api/v1/documents/${signingRequest.documentId}`);
+    expect(copy.body).to.include({ fileName: 'contract.pdf', status: 'ready', pageCount: 1 });
+    expect(copy.body.sha256).to.not.equal(original.sha256);
+    expect(textOf((await request('GET', `/api/v1/documents/${original.id}/file`)).bytes)).to.contain('{{signature:client}}');
+    const events = await db('events').where({ account_id: account.account.id, type: 'document.created' });
+    expect(events.map((event) => event.data.documentId)).to.include(signingRequest.documentId);
+
+    const [clientSigner, witness] = signingRequest.signers;
+    const summary = (fields: { type: string; label?: string | null; required?: boolean; documentId: string }[]) =>
+      fields.map((field) => `${field.type} ${field.label ?? null} ${field.required} ${field.documentId === signingRequest.documentId}`);
+    expect(summary(clientSigner.fields)).to.deep.equal(['checkbox terms true true', 'text company true true', 'signature null true true']);
+    expect(summary(witness.fields)).to.deep.equal(['signature null true true']);
+    const company = clientSigner.fields[1];
+    expect(company.x).to.be.within(110, 125);
+    expect(company.y).to.be.within(595, 600);
+
+    // Each signer's page serves the copy: the words around the tags, no tag.
+    const carla = signer(account, await signingLinkOf(request, signingRequest.id, clientSigner.id));
+    const walt = signer(account, await signingLinkOf(request, signingRequest.id, witness.id));
+    for (const each of [carla, walt]) {
+      const text = textOf((await each.document()).bytes);
+      expect(text).to.contain('Consulting contract').and.contain('Company:').and.contain('Witness');
+      expect(text).to.not.contain('{{').and.not.contain('signature:');
+    }
+    expect((await carla.view()).body.signer.fields[1]).to.include({ type: 'text', label: 'company', required: true });
+    const signature = { type: 'typed', value: 'Carla Client' };
+    expect((await carla.sign({ consent: true, signature, fieldValues: { '0': true } })).body.details).to.deep.equal([
+      'fieldValues.1 is required: the text field "company" on page 1',
+    ]);
+    expect((await carla.sign({ consent: true, signature, fieldValues: { '0': true, '1': 'Acme Ltd' } })).status).to.equal(200);
+    expect((await walt.sign({ consent: true, signature: { type: 'typed', value: 'Walt Witness' } })).status).to.equal(200);
+    await eventually(async () => expect((await request('GET', `/api/v1/signatures/${signingRequest.id}`)).body.status).to.equal('completed'), 60_000);
+    const sealed = textOf((await request('GET', `/api/v1/signatures/${signingRequest.id}/document`)).bytes);
+    expect(sealed).to.contain('Acme Ltd').and.contain('Carla Client').and.contain('Walt Witness');
+    expect(sealed).to.not.contain('{{');
+  });
+
+  it('textTags: "remove": a copy without the tags and no field from them; a PDF without tags is sent as it is', async () => {
+    const account = await createTestAccount();
+    const { request } = account;
+    const tagged = await uploaded(request, await makeTaggedPdf());
+    const plain = await uploaded(request, await makePdf(['No tags here']));
+    const created = await send(request, {
+      documents: [{ document_id: plain.id }, { document_id: tagged.id }],
+      textTags: 'remove',
+      signers: withoutRoles,
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const [first, second] = created.body.documents;
+    expect(first.documentId).to.equal(plain.id);
+    expect(second.documentId).to.not.equal(tagged.id);
+    expect(created.body.signers.map((each: { fields: unknown }) => each.fields)).to.deep.equal([null, null]);
+    const token = tokenOf(await signingLinkOf(request, created.body.id, created.body.signers[0].id));
+    const copy = await client(account.system.url!)('GET', `/sign/${token}/documents/${second.documentId}`);
+    expect(copy.status).to.equal(200);
+    expect(textOf(copy.bytes)).to.contain('Witness').and.not.contain('{{');
   });
 });

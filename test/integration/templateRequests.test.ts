@@ -78,7 +78,7 @@ describe('POST /api/v1/signatures with template_id', () => {
     const withoutTemplate = await request('POST', '/api/v1/signatures', {
       json: { document_id: 'doc_x', title: 'T', signers: [{ name: 'A', email: 'a@example.com', role: 'tenant' }], prefill: { rent: '1' } },
     });
-    expect(withoutTemplate.body.details).to.deep.equal(['signers.0.role needs template_id', 'prefill needs template_id']);
+    expect(withoutTemplate.body.details).to.deep.equal(['signers.0.role needs template_id, or textTags: "fields"', 'prefill needs template_id']);
     const roles = await request('POST', '/api/v1/signatures', {
       json: fromTemplate(template.id, {
         signers: [
@@ -356,6 +356,60 @@ describe('POST /sign/{token}/sign on a request made from a template: the signer�
       const text = execFileSync('pdftotext', ['-f', '1', '-l', '1', path.join(dir, 'sealed.pdf'), '-']).toString();
       expect(text).to.contain('Acme Widgets');
       expect(text).to.contain('1200 EUR');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a template’s copies never carry text tags, whether they place fields or not', function () {
+  useSharedSystem();
+
+  this.timeout(60_000);
+
+  it('made without detectFields, and given another tagged document by PATCH: the signers’ documents show no tag', async () => {
+    const { request, system } = await createTestAccount();
+    const upload = async (fileName: string) => {
+      const pdf = await makeLeasePdf();
+      const document = await request('POST', '/api/v1/documents', { json: { fileName, fileSize: pdf.length, content: pdf.toString('base64') } });
+      expect(document.status, JSON.stringify(document.body)).to.equal(201);
+      return document.body as { id: string; sha256: string };
+    };
+    const lease = await upload('lease.pdf');
+    const annex = await upload('annex.pdf');
+    const signature = { role: 'tenant', type: 'signature', page: 1, x: 300, y: 100, width: 150, height: 40 };
+    const template = await request('POST', '/api/v1/templates', {
+      json: { name: 'Plain lease', documentId: lease.id, roles: [{ name: 'tenant' }], fields: [signature] },
+    });
+    expect(template.status, JSON.stringify(template.body)).to.equal(201);
+    expect(template.body.fields).to.have.length(1);
+    expect(template.body.sha256).to.not.equal(lease.sha256);
+    const patched = await request('PATCH', `/api/v1/templates/${template.body.id}`, {
+      json: {
+        documents: [{ document_id: lease.id }, { document_id: annex.id }],
+        fields: [
+          { ...signature, document_id: lease.id },
+          { ...signature, document_id: annex.id, type: 'initials', label: 'annex' },
+        ],
+      },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
+    expect(patched.body.documents[1].sha256).to.not.equal(annex.sha256);
+
+    const created = await request('POST', '/api/v1/signatures', {
+      json: { template_id: template.body.id, title: 'Lease', signers: [{ name: 'Tina Tenant', email: 'tina@example.com', role: 'tenant' }] },
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const token = tokenOf(await signingLinkOf(request, created.body.id, created.body.signers[0].id));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-template-tags-'));
+    try {
+      for (const document of created.body.documents) {
+        const served = await client(system.url!)('GET', `/sign/${token}/documents/${document.documentId}`);
+        expect(served.status).to.equal(200);
+        fs.writeFileSync(path.join(dir, 'served.pdf'), served.bytes);
+        const text = execFileSync('pdftotext', [path.join(dir, 'served.pdf'), '-']).toString();
+        expect(text, document.fileName).to.contain('Monthly rent:').and.not.contain('{{');
+      }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

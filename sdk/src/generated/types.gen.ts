@@ -397,7 +397,7 @@ export type TemplateRoleVerification = {
 };
 
 /**
- * A field of one role, in PDF points from the bottom-left corner of a 1-based page, inside the page.
+ * A field of one role (as a request’s RequestField), in PDF points from the bottom-left corner of a 1-based page, inside the page. A key not listed here is a 400.
  */
 export type TemplateFieldInput = {
     /**
@@ -408,20 +408,23 @@ export type TemplateFieldInput = {
      * The name of one of the template’s roles.
      */
     role: string;
+    /**
+     * signature and initials take the signer’s; text their text; checkbox ticked or not; date the date of signing.
+     */
     type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox';
-    /**
-     * Whether the signer must fill it; default true.
-     */
-    required?: boolean;
-    /**
-     * Unique within the template; names the field for prefill.
-     */
-    label?: string | null;
     page: number;
     x: number;
     y: number;
     width: number;
     height: number;
+    /**
+     * Shown to the signer beside the field (“Rent (page 1)”) and in the errors of a sign that leaves it empty. In a template: unique, and the name prefill uses.
+     */
+    label?: string | null;
+    /**
+     * Whether the signer must fill it (tick a checkbox, give text or initials) before signing; default true. Signature and date fields are always filled.
+     */
+    required?: boolean;
 };
 
 export type TemplateList = {
@@ -547,36 +550,32 @@ export type Signer = {
     verification: SignerVerification;
 };
 
-/**
- * A place to sign, in PDF points from the bottom-left corner of a 1-based page.
- */
-export type SignerField = SignatureField & {
-    type?: 'signature' | 'initials' | 'date' | 'text' | 'checkbox';
+export type SignerField = {
     /**
-     * The document of the request the field is on; absent on requests made before requests had several documents (their one document).
+     * signature and initials take the signer’s; text their text; checkbox ticked or not; date the date of signing.
      */
-    documentId?: string;
-    /**
-     * The template field’s label.
-     */
-    label?: string | null;
-    required?: boolean;
-    /**
-     * Prefilled by the sender from a template (fixed): text, a date, or "true" for a ticked checkbox.
-     */
-    value?: string | null;
-};
-
-/**
- * A place to sign, in PDF points from the bottom-left corner of a 1-based page.
- */
-export type SignatureField = {
+    type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox';
     page: number;
     x: number;
     y: number;
     width: number;
     height: number;
-    type: 'signature' | 'initials' | 'date' | 'text';
+    /**
+     * As given (null: none); absent on fields placed by hand before requests took labels.
+     */
+    label?: string | null;
+    /**
+     * As given; absent (not required) on fields placed by hand before requests took it.
+     */
+    required?: boolean;
+    /**
+     * The document of the request the field is on; absent on requests made before requests had several documents (their one document).
+     */
+    documentId?: string;
+    /**
+     * Prefilled by the sender from a template (fixed): text, a date, or "true" for a ticked checkbox.
+     */
+    value?: string | null;
 };
 
 /**
@@ -640,6 +639,10 @@ export type SigningRequestCreate = unknown & {
     prefill?: {
         [key: string]: string | boolean;
     };
+    /**
+     * Not with template_id. What to do with the text tags printed in the documents ({{signature:client}}, {{text:1:company}}; see POST /documents/{id}/detect-fields), which signers must never see: fields, take them out and make each one a field of the signer it names (by role, or by number: 1 is the first signer); remove, take them out and place nothing. Either way the request is made on a copy of each tagged document without its tags (a new document, counted against the monthly quota). Without textTags, a document that has tags is refused (400).
+     */
+    textTags?: 'fields' | 'remove';
     title: string;
     message?: string;
     /**
@@ -656,7 +659,7 @@ export type SigningRequestCreate = unknown & {
          */
         fields?: Array<RequestField>;
         /**
-         * With template_id (and only then): the template role this signer fills, one signer per role.
+         * With template_id: the template role this signer fills, one signer per role. With textTags: "fields": the role the documents’ text tags name for this signer ({{signature:client}}).
          */
         role?: string;
         /**
@@ -696,9 +699,26 @@ export type SigningRequestDocumentInput = {
 };
 
 /**
- * A place to sign on one of the request’s documents, in PDF points from the bottom-left corner of a 1-based page.
+ * A field on one of the request’s documents, in PDF points from the bottom-left corner of a 1-based page. A key not listed here is a 400.
  */
-export type RequestField = SignatureField & {
+export type RequestField = {
+    /**
+     * signature and initials take the signer’s; text their text; checkbox ticked or not; date the date of signing.
+     */
+    type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox';
+    page: number;
+    x: number;
+    y: number;
+    width: number;
+    height: number;
+    /**
+     * Shown to the signer beside the field (“Rent (page 1)”) and in the errors of a sign that leaves it empty. In a template: unique, and the name prefill uses.
+     */
+    label?: string | null;
+    /**
+     * Whether the signer must fill it (tick a checkbox, give text or initials) before signing; default true. Signature and date fields are always filled.
+     */
+    required?: boolean;
     /**
      * The document of the request the field is on (documentId is accepted too); may be left out when the request has one document.
      */
@@ -1178,6 +1198,10 @@ export type SigningRequestCreateWritable = unknown & {
     prefill?: {
         [key: string]: string | boolean;
     };
+    /**
+     * Not with template_id. What to do with the text tags printed in the documents ({{signature:client}}, {{text:1:company}}; see POST /documents/{id}/detect-fields), which signers must never see: fields, take them out and make each one a field of the signer it names (by role, or by number: 1 is the first signer); remove, take them out and place nothing. Either way the request is made on a copy of each tagged document without its tags (a new document, counted against the monthly quota). Without textTags, a document that has tags is refused (400).
+     */
+    textTags?: 'fields' | 'remove';
     title: string;
     message?: string;
     /**
@@ -1194,7 +1218,7 @@ export type SigningRequestCreateWritable = unknown & {
          */
         fields?: Array<RequestField>;
         /**
-         * With template_id (and only then): the template role this signer fills, one signer per role.
+         * With template_id: the template role this signer fills, one signer per role. With textTags: "fields": the role the documents’ text tags name for this signer ({{signature:client}}).
          */
         role?: string;
         /**

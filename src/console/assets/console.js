@@ -52,7 +52,7 @@ if (dropzone) {
       let message = `Upload failed (${request.status}).`;
       try {
         const problem = JSON.parse(request.responseText);
-        message = [problem.message, ...(problem.details ?? [])].join(' ');
+        message = (problem.details?.length ? problem.details : [problem.message]).join(' ');
       } catch {
         // Not JSON: keep the status line.
       }

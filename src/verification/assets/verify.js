@@ -32,6 +32,8 @@ function details(pairs) {
 }
 
 const yesNo = (value) => (value ? 'yes' : 'no');
+// In UTC, as the console and the certificate of completion show times: the same instant reads the same everywhere.
+const utcTime = (value) => (value ? `${new Date(value).toISOString().slice(0, 16).replace('T', ' ')} UTC` : undefined);
 
 function show(result) {
   const [title, text] = verdicts[result.result] ?? ['Unknown answer', ''];
@@ -41,7 +43,7 @@ function show(result) {
     box.append(
       details([
         ['Signing request', result.signingRequestId],
-        ['Completed', result.completedAt ? new Date(result.completedAt).toLocaleString() : undefined],
+        ['Completed', utcTime(result.completedAt)],
         ['Document', (result.documents ?? []).map((document) => document.fileName).join(', ') || undefined],
       ]),
     );
@@ -52,7 +54,7 @@ function show(result) {
     part.append(
       details([
         ['Signed by', signature.signer ?? 'unreadable'],
-        ['Signed at', signature.signedAt ? new Date(signature.signedAt).toLocaleString() : undefined],
+        ['Signed at', utcTime(signature.signedAt)],
         ['Certificate SHA-256', signature.certificateFingerprint],
         ['Signature checks out', yesNo(signature.intact)],
         ['Covers the whole file', yesNo(signature.coversWholeFile)],

@@ -1,0 +1,38 @@
+import { execFileSync } from 'node:child_process';
+import { expect } from 'chai';
+import { PDFDocument } from 'pdf-lib';
+import { auditActionLabels } from '../../src/domain/auditActions';
+import { appendCertificatePage } from '../../src/pdf/certificatePage';
+
+const at = new Date('2026-12-01T23:04:05Z');
+
+async function certificateText(signers: Parameters<typeof appendCertificatePage>[1]['signers']) {
+  const pdf = await PDFDocument.create();
+  await appendCertificatePage(pdf, {
+    requestId: 'req_01jabcdefghjkmnpqrstvwxyz0',
+    title: 'Engine contract',
+    document: { name: 'contract.pdf', sha256: '0'.repeat(64) },
+    documents: [{ name: 'contract.pdf', sha256: '0'.repeat(64) }],
+    events: Object.keys(auditActionLabels).map((type) => ({ at, type, actor: 'ada@example.com' })),
+    signers,
+  });
+  return execFileSync('pdftotext', ['-layout', '-', '-'], { input: Buffer.from(await pdf.save()) }).toString();
+}
+
+describe('the certificate of completion', () => {
+  it('names every audit step by its label, not its code', async () => {
+    const text = await certificateText([{ name: 'Ada Lovelace', email: 'ada@example.com', viewedAt: at, signedAt: at }]);
+    for (const label of Object.values(auditActionLabels)) expect(text).to.match(new RegExp(`2026-12-01 23:04:05 UTC\\s+${label}\\s+ada@example.com`));
+    expect(text).to.not.match(/invitation_sent|verification_/);
+  });
+
+  it('says a signer who never opened the documents did not, instead of a dash', async () => {
+    const text = await certificateText([{ name: 'Grace Hopper', email: 'grace@example.com' }]);
+    expect(text)
+      .to.match(/Viewed at\s+Not opened/)
+      .and.match(/Signed at\s+Not signed/);
+    expect(text)
+      .to.not.match(/\s-\s*$/m)
+      .and.not.contain('IP address');
+  });
+});
