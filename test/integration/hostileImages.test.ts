@@ -22,7 +22,7 @@ describe('POST /sign/:token/sign with a PNG that cannot be decoded', function ()
     const api = client(account.system.url!);
     const sign = (body: object) => api('POST', `/sign/${tokenOf(link.body.url)}/sign`, { json: { consent: true, ...body } });
 
-    const asSignature = await sign({ signature: { type: 'drawn', value: TRUNCATED_PNG } });
+    const asSignature = await sign({ signature: { type: 'drawn', value: TRUNCATED_PNG }, fieldValues: { '1': drawnSignature } });
     expect(asSignature.status).to.equal(400);
     expect(asSignature.body).to.include({ error: 'validation_error' });
     expect(asSignature.body.details).to.deep.equal(['signature.value must be a PNG image that can be decoded']);
