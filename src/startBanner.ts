@@ -31,7 +31,7 @@ export function startBanner(facts: BannerFacts, config: BannerConfig) {
     `  Temporal UI  ${facts.temporalUiUrl ?? 'the UI of your Temporal cluster (TEMPORAL_ADDRESS)'}`,
     `  Database     ${facts.embeddedDatabase ? `embedded PGlite in ${config.dataDir}` : 'DATABASE_URL'}`,
     `  Metrics      ${facts.metricsUrl ?? 'off (METRICS_PORT=off)'}`,
-    '  Create an account:  npx signet account create --email you@example.com --plan business',
+    '  Create an account:  npx signet account create --email you@example.com --name "Your Company" --plan business',
     '',
   ].join('\n');
 }
