@@ -23,7 +23,7 @@ export async function documentPageSizes(db: Db, accountId: string, id: string) {
 export const pageImage = (src: string, [width, height]: [number, number], alt: string) =>
   html`<img src="${src}" width="${Math.round(width)}" height="${Math.round(height)}" loading="lazy" alt="${alt}">`;
 
-/** The document view (/app/documents/:id), its page images, and its original PDF. */
+/** The document view (/app/documents/:id), its page images and their sizes, and its original PDF. */
 export function documentViewPages({ router, deps, requireLogin, frame, page, account }: ConsoleKit) {
   const { db, pages } = deps;
 
@@ -32,6 +32,13 @@ export function documentViewPages({ router, deps, requireLogin, frame, page, acc
     const document = presentDocument(await getDocument(db, account(ctx).id, id));
     const pageSizes = document.status === 'ready' ? (await documentPageSizes(db, account(ctx).id, id)).pageSizes : [];
     page(ctx, documentPage(frame(ctx, '/app/documents'), document, pageSizes));
+  });
+
+  // The page sizes the send form places fields by (requestFields.js), once a document is chosen.
+  router.get('/documents/:id/pages', requireLogin, async (ctx) => {
+    const { id } = parsePathParams(DocumentIdParams, ctx.params, 'Document');
+    const { document, pageSizes } = await documentPageSizes(db, account(ctx).id, id);
+    ctx.body = { fileName: document.fileName, pageSizes };
   });
 
   router.get('/documents/:id/pages/:n.png', requireLogin, async (ctx) => {

@@ -4,11 +4,13 @@ import type { findAuditTrail } from '../signingRequests/store';
 import type { Template } from '../templates/store';
 import { auditActionLabel } from '../domain/auditActions';
 import { requestStatuses } from '../domain/signingRequests';
+import { fieldTypeOptions, positionInputs } from './fieldPlacement';
 import { html, type Html } from './html';
 import { csrfField, dateTime, layout, listTable, problemList, type Frame } from './pages';
 
 // The signing-request pages of the console: the list, the send form and one request's detail.
-// /app/assets/requests.js makes the list's search live and lets the send form add and remove signers.
+// /app/assets/requests.js makes the list's search live and lets the send form add and remove signers;
+// requestFields.js lets it place their fields on the document's pages.
 
 export type RequestView = ReturnType<typeof presentSigningRequest>;
 export type AuditStep = Awaited<ReturnType<typeof findAuditTrail>>[number];
@@ -159,6 +161,37 @@ function textTagChoice(chosen: string) {
   </fieldset>`;
 }
 
+/**
+ * Fields placed by hand on the first document's pages, which requestFields.js draws and posts as JSON in
+ * `fields`. Hidden until that script shows it, so that the form without it sends no fields. The new
+ * field's controls belong to the empty form #new-field after the send form: their Enter adds a field, and
+ * their bounds never hold up sending.
+ */
+function fieldPlacer(placed: string) {
+  const newField = 'new-field';
+  return html`<section id="field-placer" class="field-placer" aria-labelledby="placer-heading" hidden>
+    <h2 id="placer-heading">Fields on the pages</h2>
+    <p class="hint">Optional: where each signer signs, initials, dates, ticks or writes. Drag on a page with the mouse to draw a field for the signer and of the type chosen here, or add one by its position, in PDF points (1/72 inch) from the page’s bottom-left corner. A signer without fields signs on the signatures page.</p>
+    <input type="hidden" name="fields" id="placed-fields" value="${placed}">
+    <fieldset class="new-field">
+      <legend>New field</legend>
+      <div class="field-grid">
+        <div><label for="new-signer">Signer</label><select id="new-signer" form="${newField}"></select></div>
+        <div><label for="new-type">Type</label><select id="new-type" form="${newField}">${fieldTypeOptions()}</select></div>
+        <div class="wide"><label for="new-label">Label (optional)</label><input id="new-label" form="${newField}" maxlength="100"></div>
+        <div class="check"><input id="new-required" type="checkbox" form="${newField}" checked><label for="new-required">Required</label></div>
+      </div>
+      ${positionInputs({ form: newField })}
+      <button type="submit" form="${newField}">Add field</button>
+    </fieldset>
+    <p id="field-status" class="hint" aria-live="polite"></p>
+    <p id="no-fields" class="hint">No fields placed.</p>
+    <ol id="field-list" class="field-list"></ol>
+    <template id="field-types">${fieldTypeOptions()}</template>
+    <ol id="field-pages" class="doc-pages"></ol>
+  </section>`;
+}
+
 function prefillInput(field: Template['fields'][number], index: number, values: Record<string, string>) {
   const name = `prefill-${index}`;
   const value = values[name] ?? '';
@@ -250,6 +283,7 @@ export function sendPage(frame: Frame, { documents, templates, template, values,
           : ''
       }
       ${template ? '' : textTagChoice(values.textTags ?? 'fields')}
+      ${template ? '' : fieldPlacer(values.fields ?? '')}
       <fieldset>
         <legend>Signing order</legend>
         <label class="choice"><input type="radio" name="signingOrder" value="parallel"${order === 'parallel' ? html` checked` : ''}> Everyone at once</label>
@@ -260,8 +294,9 @@ export function sendPage(frame: Frame, { documents, templates, template, values,
       <label for="reminderEveryDays">Remind every (days, 0 = never)</label>
       <input id="reminderEveryDays" name="reminderEveryDays" type="number" min="0" max="30" value="${values.reminderEveryDays ?? '3'}">
       <button type="submit" class="primary">Send</button>
-    </form>`,
-    ['requests.js'],
+    </form>
+    ${template ? '' : html`<form id="new-field"></form>`}`,
+    template ? ['requests.js'] : ['requests.js', 'requestFields.js'],
   );
 }
 

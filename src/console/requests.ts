@@ -2,7 +2,8 @@ import type { Context } from 'koa';
 import { attachment, idParam, parsePathParams } from '../api/route';
 import { parseInput, z } from '../api/validation';
 import { listDocuments } from '../documents/service';
-import { AppError } from '../errors';
+import { MAX_FIELDS_PER_SIGNER, MAX_SIGNERS } from '../documents/fields';
+import { AppError, validationError } from '../errors';
 import { SearchQuerySchema } from '../search/schema';
 import { searchAccount } from '../search/service';
 import { getSigningRequestDetail } from '../signingRequests/detail';
@@ -85,8 +86,10 @@ export function requestPages({ router, deps, rateLimit, requireLogin, frame, pag
     page(ctx, pages.sendPage(frame(ctx, '/app/requests'), { documents: documents.data, templates: templates.data, template, values, problems }), status);
   };
 
+  // ?template= is the template picker's; the document view and a template's preview link with ?documentId= and ?templateId=.
   router.get('/requests/new', requireLogin, async (ctx) => {
-    const { template, document } = ctx.query;
+    const template = ctx.query.template ?? ctx.query.templateId;
+    const document = ctx.query.document ?? ctx.query.documentId;
     await sendForm(
       ctx,
       typeof document === 'string' ? { document_id: document } : {},
@@ -98,8 +101,9 @@ export function requestPages({ router, deps, rateLimit, requireLogin, frame, pag
     const values = form(ctx);
     // A template that cannot be found is reported by createSigningRequest, as the API reports it.
     const template = values.template_id ? await templateOf(ctx, values.template_id).catch(() => undefined) : undefined;
-    const { input, rows } = requestInput(values, template);
+    const { input, rows, fieldNumbers, problems } = requestInput(values, template);
     try {
+      if (problems.length) throw validationError(problems);
       const created = await createSigningRequest(signingDeps(), account(ctx), parseInput(SigningRequestCreateSchema, input));
       seeOther(ctx, `/app/requests/${created.request.id}`);
     } catch (error) {
@@ -108,7 +112,7 @@ export function requestPages({ router, deps, rateLimit, requireLogin, frame, pag
         ctx,
         values,
         template,
-        (error.details ?? [error.message]).map((problem) => consoleWording(problem) ?? readable(problem, rows)),
+        (error.details ?? [error.message]).map((problem) => consoleWording(problem) ?? readable(problem, rows, fieldNumbers)),
         error.status,
       );
     }
@@ -162,16 +166,41 @@ export function requestPages({ router, deps, rateLimit, requireLogin, frame, pag
   });
 }
 
+/** The fields placed on the send form's pages (requestFields.js): each the API's field, with its signer's row number (1 is the first). */
+const PlacedFieldsSchema = z.array(z.looseObject({ signer: z.number().int().min(1).max(MAX_SIGNERS) })).max(MAX_SIGNERS * MAX_FIELDS_PER_SIGNER);
+
+/** The placed fields posted as JSON in `fields` (none when it is empty); undefined when they cannot be read. The API's schema checks the rest of each. */
+function placedFields(json: string | undefined) {
+  if (!json?.trim()) return [];
+  try {
+    const parsed = PlacedFieldsSchema.safeParse(JSON.parse(json));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The API's request body from the form: signer rows left empty are skipped (the page shows a few), and
- * `rows` maps each signer sent back to its row on the page. Numbers stay strings when they are not numbers,
- * so the schema names the problem.
+ * `rows` maps each signer sent back to its row on the page; each placed field goes to its row's signer,
+ * and `fieldNumbers` maps it back to its number on the page. Numbers stay strings when they are not
+ * numbers, so the schema names the problem; `problems` are the form's own.
  */
 function requestInput(values: Record<string, string>, template?: Template) {
   const number = (value: string | undefined) => (value?.trim() ? (Number.isFinite(Number(value)) ? Number(value) : value) : undefined);
   const indexes = [...new Set(Object.keys(values).flatMap((key) => /^signers-(\d{1,2})-(name|email)$/.exec(key)?.[1] ?? []))].map(Number).sort((a, b) => a - b);
   const rows = indexes.filter((index) => values[`signers-${index}-name`]?.trim() || values[`signers-${index}-email`]?.trim());
-  const signers = rows.map((index) => {
+  const placed = placedFields(values.fields);
+  const problems = placed ? [] : ['The fields placed on the pages could not be read: place them again.'];
+  const fieldsOf = rows.map((): Record<string, unknown>[] => []);
+  const fieldNumbers = rows.map((): number[] => []);
+  placed?.forEach(({ signer, ...field }, index) => {
+    const at = rows.indexOf(signer - 1);
+    if (at === -1) return void problems.push(`Field ${index + 1} is for signer ${signer}, whose row is empty`);
+    fieldsOf[at].push({ ...field, ...(values.document_id ? { document_id: values.document_id } : {}) });
+    fieldNumbers[at].push(index + 1);
+  });
+  const signers = rows.map((index, at) => {
     const role = values[`signers-${index}-role`]?.trim();
     const recipientType = values[`signers-${index}-recipientType`];
     const routingOrder = number(values[`signers-${index}-routingOrder`]);
@@ -184,6 +213,7 @@ function requestInput(values: Record<string, string>, template?: Template) {
       ...(recipientType && recipientType !== 'signer' ? { recipientType } : {}),
       ...(routingOrder !== undefined ? { routingOrder } : {}),
       ...(verification ? { verification } : {}),
+      ...(fieldsOf[at].length ? { fields: fieldsOf[at] } : {}),
     };
   });
   const prefill = Object.fromEntries(
@@ -218,12 +248,18 @@ function requestInput(values: Record<string, string>, template?: Template) {
       reminderEveryDays: number(values.reminderEveryDays),
     },
     rows,
+    fieldNumbers,
+    problems,
   };
 }
 
-/** A problem of the API's body in the form's words: "signers.0.email must …" → "Signer 1 e-mail must …". */
-function readable(problem: string, rows: number[]) {
+/** A problem of the API's body in the form's words: "signers.0.email must …" → "Signer 1 e-mail must …", "signers.0.fields.1 …" → "Field 2 …". */
+function readable(problem: string, rows: number[], fieldNumbers: number[][]) {
   return problem
+    .replace(/^signers\.(\d+)\.fields\.(\d+)(?:\.(\w+))?/, (whole, signer: string, field: string, key?: string) => {
+      const placed = fieldNumbers[Number(signer)]?.[Number(field)];
+      return placed ? `Field ${placed}${key ? ` ${key}` : ''}` : whole;
+    })
     .replace(/^documents\.(\d+)\.document_id/, (_, index: string) => `Document ${Number(index) + 1}`)
     .replace(/^documents /, 'Documents ')
     .replace(

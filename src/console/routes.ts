@@ -66,6 +66,8 @@ const assets: Record<string, { file: () => string; type: string }> = {
   'chart.umd.js': { file: chartJsFile, type: 'text/javascript' },
   'templateEditor.js': { file: () => path.join(__dirname, 'assets', 'templateEditor.js'), type: 'text/javascript' },
   'requests.js': { file: () => path.join(__dirname, 'assets', 'requests.js'), type: 'text/javascript' },
+  'requestFields.js': { file: () => path.join(__dirname, 'assets', 'requestFields.js'), type: 'text/javascript' },
+  'fieldPlacement.js': { file: () => path.join(__dirname, 'assets', 'fieldPlacement.js'), type: 'text/javascript' }, // imported by the two above it
   'branding.js': { file: () => path.join(__dirname, 'assets', 'branding.js'), type: 'text/javascript' },
   'favicon.svg': { file: () => signingAssets['favicon.svg'].file, type: 'image/svg+xml' }, // the signing pages' icon
 };

@@ -6,7 +6,7 @@ import { DocumentIdParams } from '../documents/schema';
 import { getDocuments, listDocuments } from '../documents/service';
 import { requestLimitsFrom } from '../documents/fields';
 import { presentDetectedFields, presentTemplate } from '../templates/presenter';
-import { fieldTypes, TemplateCreateSchema, TemplateIdParams, TemplateListQuerySchema } from '../templates/schema';
+import { TemplateCreateSchema, TemplateIdParams, TemplateListQuerySchema } from '../templates/schema';
 import {
   assertTemplateQuota,
   createTemplate,
@@ -18,6 +18,7 @@ import {
   templateCreateRules,
 } from '../templates/service';
 import { documentPageSizes, pageImage, PageParams } from './documentView';
+import { fieldTypeOptions, positionInputs } from './fieldPlacement';
 import { html, jsonData } from './html';
 import { csrfField, dateTime, layout, listTable, type Frame } from './pages';
 import type { ConsoleKit } from './kit';
@@ -145,9 +146,7 @@ function templateEditorPage(frame: Frame, documents: DocumentChoice[], source?: 
 }
 
 function templateEditor(frame: Frame, { document, pageSizes }: Awaited<ReturnType<typeof documentPageSizes>>) {
-  const typeOptions = fieldTypes.map((type) => html`<option value="${type}">${type}</option>`);
-  const number = (id: string, label: string, attributes: { min: number; max?: number; step?: string; value?: number }) =>
-    html`<div><label for="${id}">${label}</label><input id="${id}" type="number" inputmode="decimal" required min="${attributes.min}"${attributes.max ? html` max="${attributes.max}"` : ''} step="${attributes.step ?? 'any'}" value="${attributes.value ?? ''}"></div>`;
+  const typeOptions = fieldTypeOptions();
   return html`<div class="editor" id="template-editor" data-csrf="${frame.csrf}" data-document-id="${document.id}">
     <script type="application/json" id="editor-pages">${jsonData(pageSizes)}</script>
     <datalist id="role-names"></datalist>
@@ -185,13 +184,7 @@ function templateEditor(frame: Frame, { document, pageSizes }: Awaited<ReturnTyp
           <div><label for="new-type">Type</label><select id="new-type">${typeOptions}</select></div>
           <div class="wide"><label for="new-label">Label (optional)</label><input id="new-label" maxlength="100"></div>
         </div>
-        <div class="field-grid position-grid">
-          ${number('new-page', 'Page', { min: 1, max: pageSizes.length, step: '1', value: 1 })}
-          ${number('new-x', 'X', { min: 0, value: 72 })}
-          ${number('new-y', 'Y', { min: 0, value: 72 })}
-          ${number('new-width', 'Width', { min: 1, value: 180 })}
-          ${number('new-height', 'Height', { min: 1, value: 36 })}
-        </div>
+        ${positionInputs({ pageCount: pageSizes.length })}
         <button type="submit">Add field</button>
       </form>
     </div>

@@ -141,6 +141,35 @@ describe('the console’s template editor and document view (headless Chromium)'
     expect(field.height).to.be.closeTo(PAGE.height * 0.08, 2);
   });
 
+  it('on a desktop: a small initials box at the top right of a page shows its whole label in a tab below it, on the page', async () => {
+    const page = await openPage(desktop, `${baseUrl}/app/signup`);
+    const api = await signUp(page, 'Small boxes');
+    const documentId = await uploadDocument(api, 'lease.pdf', await makePdf(['Residential lease']));
+    await page.goto(`${baseUrl}/app/templates/new?documentId=${documentId}`);
+    await imagesLoaded(page, '.page-frame img');
+    const newField = page.locator('#new-field');
+    await newField.getByLabel('Type').selectOption('initials');
+    // 40 × 20 points, 7 points from the top and 10 from the right: no room above it, nor to its right.
+    for (const [name, value] of Object.entries({ X: '545', Y: '815', Width: '40', Height: '20' })) await newField.getByLabel(name, { exact: true }).fill(value);
+    await newField.getByRole('button', { name: 'Add field' }).click();
+    await page.getByText('Field 1 added').waitFor();
+
+    const tab = page.locator('.page-frame[data-page="1"] .field-box .field-tab');
+    expect(await tab.textContent()).to.equal('1 · signer · initials');
+    expect(await tab.getAttribute('class')).to.equal('field-tab below');
+    const fits = await tab.evaluate((element) => ({ wide: element.scrollWidth <= element.clientWidth, tall: element.scrollHeight <= element.clientHeight }));
+    expect(fits, 'nothing of the label is cut').to.deep.equal({ wide: true, tall: true });
+    const [label, image, box] = await Promise.all(
+      [tab, page.locator('.page-frame[data-page="1"] img'), page.locator('.field-box')].map((each) => each.boundingBox()),
+    );
+    expect(label!.x, 'within the page’s left edge').to.be.at.least(image!.x);
+    expect(label!.x + label!.width, 'within its right edge').to.be.at.most(image!.x + image!.width + 0.5);
+    expect(label!.y, 'below the box').to.be.at.least(box!.y + box!.height - 2.5);
+    expect(label!.y + label!.height, 'within the page’s bottom edge').to.be.at.most(image!.y + image!.height);
+    expect(box!.width, 'the box itself is narrower than its label').to.be.below(label!.width);
+    await screenshot(page, 'editor-small-box');
+  });
+
   it('on a desktop: detects text tags and saves their fields, the tags taken off the template’s copy', async () => {
     const page = await openPage(desktop, `${baseUrl}/app/signup`);
     const api = await signUp(page, 'Tag desk');

@@ -251,6 +251,66 @@ describe('the console’s signing requests (/app/requests)', function () {
       expect(noDocument.text).to.contain('Document is required');
     });
 
+    it('places the fields posted as JSON (requestFields.js) on their rows’ signers; a field it cannot place is a problem in the form’s words', async () => {
+      const { browser, api, accountId } = await signedUp();
+      const documentId = await uploaded(browser);
+      const form = await browser.request('GET', `/app/requests/new?documentId=${documentId}`);
+      expect(form.text, 'the document view’s link chooses its document')
+        .to.contain(`<option value="${documentId}" selected>`)
+        .and.contain('<section id="field-placer" class="field-placer" aria-labelledby="placer-heading" hidden>')
+        .and.contain('<input type="hidden" name="fields" id="placed-fields" value="">');
+      const pages = await browser.request('GET', `/app/documents/${documentId}/pages`, { headers: { Accept: 'application/json' } });
+      expect(pages.json).to.deep.equal({
+        fileName: 'contract.pdf',
+        pageSizes: [
+          [595, 842],
+          [595, 842],
+        ],
+      });
+
+      const signature = { type: 'signature', page: 1, x: 60, y: 100, width: 200, height: 40, label: null, required: true };
+      const checkbox = { type: 'checkbox', page: 2, x: 400, y: 100, width: 20, height: 20, label: 'Keys', required: false };
+      const id = await sent(browser, documentId, {
+        fields: JSON.stringify([
+          { signer: 2, ...checkbox },
+          { signer: 1, ...signature },
+        ]),
+      });
+      const viaApi = await api('GET', `/api/v1/signatures/${id}`);
+      expect(viaApi.body.signers.map((signer: { fields: unknown }) => signer.fields)).to.deep.equal([
+        [{ ...signature, documentId }],
+        [{ ...checkbox, documentId }],
+      ]);
+
+      const refused = async (fields: string) => {
+        const response = await browser.post('/app/requests', { document_id: documentId, title: 'T', ...twoSigners, fields });
+        expect(response.status, response.text).to.equal(400);
+        expect(response.text, 'the fields come back with the form').to.contain(`value="${fields.replace(/"/g, '&quot;')}"`);
+        return response.text;
+      };
+      expect(await refused(JSON.stringify([{ signer: 3, ...signature }]))).to.contain('Field 1 is for signer 3, whose row is empty');
+      expect(await refused('[{"signer": "one"}]')).to.contain('The fields placed on the pages could not be read: place them again.');
+      expect(await refused('not json')).to.contain('The fields placed on the pages could not be read');
+      expect(
+        await refused(
+          JSON.stringify([
+            { signer: 1, ...signature },
+            { signer: 2, ...signature, x: -1 },
+          ]),
+        ),
+      ).to.contain('Field 2 x must be');
+      expect(
+        await refused(
+          JSON.stringify([
+            { signer: 1, ...signature },
+            { signer: 1, ...signature, x: 500 },
+          ]),
+        ),
+      ).to.contain('Field 2 must lie inside page 1 (595 × 842 points)');
+      const [{ count }] = await db('signing_requests').where({ account_id: accountId }).count({ count: '*' });
+      expect(Number(count)).to.equal(1);
+    });
+
     it('another account’s document is 404 on the re-rendered form; a post without the CSRF token is 403', async () => {
       const other = await signedUp();
       const theirs = await uploaded(other.browser);

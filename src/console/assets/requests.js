@@ -1,5 +1,6 @@
 // Signing requests: the list filters as you type (the page is fetched again and its results swapped in),
-// and the send form adds and removes signer rows. Without this script both forms still work by submitting.
+// and the send form adds and removes signer rows (requestFields.js places their fields). Without this
+// script both forms still work by submitting.
 
 const filters = document.getElementById('request-filters');
 if (filters) {
@@ -57,9 +58,13 @@ if (signers?.dataset.editable) {
   signers.addEventListener('click', (event) => {
     const remove = event.target.closest('.remove-signer');
     if (!remove) return;
-    remove.closest('.signer-row').remove();
+    const row = remove.closest('.signer-row');
+    const number = rows().indexOf(row) + 1;
+    row.remove();
     renumber();
     add.focus();
+    // The fields placed for the rows (requestFields.js) follow their signers.
+    signers.dispatchEvent(new CustomEvent('signer-removed', { detail: { number } }));
   });
   add.addEventListener('click', () => {
     const row = rows()[0].cloneNode(true);
@@ -68,6 +73,7 @@ if (signers?.dataset.editable) {
     signers.append(row);
     renumber();
     row.querySelector('input').focus();
+    signers.dispatchEvent(new CustomEvent('signer-added'));
   });
   renumber();
 }

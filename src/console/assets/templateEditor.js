@@ -1,6 +1,8 @@
 // The template editor (/app/templates/new?documentId=…): fields drawn on the page images with the mouse,
 // or added by their position; text tags detected by the server; the template saved as the REST API takes it.
-// Positions are PDF points from the page's bottom-left corner; the images are drawn top-down, so y flips.
+// The boxes, the drawing and each field's row are fieldPlacement.js's, shared with the send form.
+
+import { describePosition, drawBoxes, element, fieldRow, makeDrawable } from './fieldPlacement.js';
 
 const editor = document.getElementById('template-editor');
 const pageSizes = JSON.parse(document.getElementById('editor-pages').textContent);
@@ -9,7 +11,6 @@ const problemsBox = document.getElementById('editor-problems');
 const status = document.getElementById('editor-status');
 const list = document.getElementById('field-list');
 const typeOptions = document.getElementById('field-types');
-const MIN_POINTS = 4; // a smaller drag is a click, not a field
 
 /** Fields placed here: { key, role, type, label, required, page, x, y, width, height }. */
 const fields = [];
@@ -17,138 +18,61 @@ const fields = [];
 let detected = [];
 let nextKey = 1;
 
-const round = (points) => Math.round(points * 100) / 100;
-const roundDown = (points) => Math.floor(points * 100) / 100;
-const clamp = (fraction) => Math.min(1, Math.max(0, fraction));
 const input = (id) => document.getElementById(id);
 
 /** Roles in order of first appearance: the signing order the template gets. */
 const rolesOf = (placed) => [...new Set(placed.map((field) => field.role.trim()).filter(Boolean))];
 const roleClass = (role) => `role-${Math.max(0, rolesOf([...fields, ...detected]).indexOf(role.trim())) % 6}`;
 
-function element(tag, attributes = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (name === 'text') node.textContent = value;
-    else if (value !== false && value !== undefined) node.setAttribute(name, value === true ? '' : value);
-  }
-  node.append(...children);
-  return node;
-}
-
 // --- Boxes on the pages -----------------------------------------------------------------------------
 
-/** Places a box over a page image by fractions of its size (0 at the top-left corner). */
-function placeBox(box, left, top, width, height) {
-  box.style.left = `${left * 100}%`;
-  box.style.top = `${top * 100}%`;
-  box.style.width = `${width * 100}%`;
-  box.style.height = `${height * 100}%`;
-}
-
-function drawBoxes() {
-  for (const box of editor.querySelectorAll('.field-box')) box.remove();
+function redraw() {
   const all = [...fields.map((field, index) => ({ field, name: `${index + 1}` })), ...detected.map((field) => ({ field, name: 'tag' }))];
-  for (const { field, name } of all) {
-    const frame = editor.querySelector(`.page-frame[data-page="${field.page}"]`);
-    if (!frame) continue;
-    const [width, height] = pageSizes[field.page - 1];
-    const box = element('div', { class: `field-box ${roleClass(field.role)}${field.tag ? ' detected' : ''}`, 'aria-hidden': 'true' }, [
-      `${name} · ${field.role || '?'} · ${field.label || field.type}`,
-    ]);
-    placeBox(box, field.x / width, 1 - (field.y + field.height) / height, field.width / width, field.height / height);
-    frame.append(box);
-  }
+  drawBoxes(
+    editor,
+    pageSizes,
+    all.map(({ field, name }) => ({
+      field,
+      text: `${name} · ${field.role || '?'} · ${field.label || field.type}`,
+      className: `${roleClass(field.role)}${field.tag ? ' detected' : ''}`,
+    })),
+  );
 }
 
 for (const frame of editor.querySelectorAll('.page-frame')) {
-  const page = Number(frame.dataset.page);
-  const image = frame.querySelector('img');
-  image.draggable = false;
-  let start;
-  let box;
-  const at = (event) => {
-    const rect = image.getBoundingClientRect();
-    return { x: clamp((event.clientX - rect.left) / rect.width), y: clamp((event.clientY - rect.top) / rect.height) };
-  };
-  const follow = (end) => placeBox(box, Math.min(start.x, end.x), Math.min(start.y, end.y), Math.abs(end.x - start.x), Math.abs(end.y - start.y));
-  const stop = () => {
-    box?.remove();
-    start = box = undefined;
-  };
-  frame.addEventListener('dragstart', (event) => event.preventDefault());
-  // Mouse and pen draw; a finger scrolls (on a phone, add fields by their position).
-  frame.addEventListener('pointerdown', (event) => {
-    if (event.button !== 0 || event.pointerType === 'touch') return;
-    event.preventDefault();
-    start = at(event);
-    box = element('div', { class: 'field-box drawing', 'aria-hidden': 'true' });
-    frame.append(box);
-    frame.setPointerCapture(event.pointerId);
-    follow(start);
-  });
-  frame.addEventListener('pointermove', (event) => {
-    if (start) follow(at(event));
-  });
-  frame.addEventListener('pointerup', (event) => {
-    if (!start) return;
-    const end = at(event);
-    const [width, height] = pageSizes[page - 1];
-    const x = round(Math.min(start.x, end.x) * width);
-    const y = round((1 - Math.max(start.y, end.y)) * height);
-    const right = Math.max(start.x, end.x) * width;
-    const top = (1 - Math.min(start.y, end.y)) * height;
-    stop();
-    if (right - x < MIN_POINTS || top - y < MIN_POINTS) return;
-    const field = addField({ page, x, y, width: roundDown(right - x), height: roundDown(top - y) });
+  makeDrawable(frame, pageSizes[Number(frame.dataset.page) - 1], (position) => {
+    const field = addField(position);
     input(`field-${field.key}-role`).focus(); // next: its role and type
   });
-  frame.addEventListener('pointercancel', stop);
 }
 
 // --- The list of fields -----------------------------------------------------------------------------
 
-const describe = (field) => `page ${field.page} · x ${field.x}, y ${field.y} · ${field.width} × ${field.height} pt`;
-
-function fieldRow(field, number) {
-  const id = `field-${field.key}`;
-  const title = element('p', { class: 'field-title' }, [element('strong', { text: `Field ${number}` }), ` · ${describe(field)}`]);
-  const role = element('input', { id: `${id}-role`, list: 'role-names', required: true, maxlength: '100', value: field.role });
-  const type = element('select', { id: `${id}-type` });
-  type.append(typeOptions.content.cloneNode(true));
-  type.value = field.type;
-  const label = element('input', { id: `${id}-label`, maxlength: '100', value: field.label });
-  const required = element('input', { id: `${id}-required`, type: 'checkbox', checked: field.required });
-  const remove = element('button', { type: 'button', class: 'danger', text: 'Remove', 'aria-label': `Remove field ${number}` });
-  const update = () => {
-    Object.assign(field, { role: role.value, type: type.value, label: label.value, required: required.checked });
-    row.className = `field-row ${roleClass(field.role)}`;
-    drawBoxes();
-    listRoles();
-  };
-  for (const control of [role, type, label, required]) control.addEventListener(control === role || control === label ? 'input' : 'change', update);
-  remove.addEventListener('click', () => {
-    fields.splice(fields.indexOf(field), 1);
-    showFields();
-    status.textContent = `Field ${number} removed.`;
-    input('new-role').focus();
+function placedRow(field, number) {
+  const role = element('input', { id: `field-${field.key}-role`, list: 'role-names', required: true, maxlength: '100', value: field.role });
+  return fieldRow({
+    field,
+    number,
+    id: `field-${field.key}`,
+    who: { label: 'Role', control: role, read: () => ({ role: role.value }) },
+    typeOptions,
+    colour: (placed) => roleClass(placed.role),
+    changed: () => {
+      redraw();
+      listRoles();
+    },
+    removed: () => {
+      fields.splice(fields.indexOf(field), 1);
+      showFields();
+      status.textContent = `Field ${number} removed.`;
+      input('new-role').focus();
+    },
   });
-  const row = element('li', { class: `field-row ${roleClass(field.role)}` }, [
-    title,
-    element('div', { class: 'field-grid' }, [
-      element('div', {}, [element('label', { for: role.id, text: 'Role' }), role]),
-      element('div', {}, [element('label', { for: type.id, text: 'Type' }), type]),
-      element('div', { class: 'wide' }, [element('label', { for: label.id, text: 'Label (optional)' }), label]),
-      element('div', { class: 'check' }, [required, element('label', { for: required.id, text: 'Required' })]),
-      element('div', {}, [remove]),
-    ]),
-  ]);
-  return row;
 }
 
 function detectedRow(field) {
   return element('li', { class: `field-row detected ${roleClass(field.role)}` }, [
-    element('p', { class: 'field-title' }, [element('strong', { text: field.tag }), ` · ${field.role} · ${field.type} · ${describe(field)}`]),
+    element('p', { class: 'field-title' }, [element('strong', { text: field.tag }), ` · ${field.role} · ${field.type} · ${describePosition(field)}`]),
   ]);
 }
 
@@ -157,7 +81,7 @@ function listRoles() {
 }
 
 function showFields() {
-  const rows = fields.map((field, index) => fieldRow(field, index + 1));
+  const rows = fields.map((field, index) => placedRow(field, index + 1));
   if (detected.length) {
     const leaveOut = element('button', { type: 'button', text: 'Leave out the text tags’ fields' });
     leaveOut.addEventListener('click', () => {
@@ -176,7 +100,7 @@ function showFields() {
   list.replaceChildren(...rows);
   input('no-fields').hidden = rows.length > 0;
   listRoles();
-  drawBoxes();
+  redraw();
 }
 
 function addField(position) {
@@ -190,7 +114,7 @@ function addField(position) {
   };
   fields.push(field);
   showFields();
-  status.textContent = `Field ${fields.length} added: ${field.type} for ${field.role || 'no role yet'}, ${describe(field)}.`;
+  status.textContent = `Field ${fields.length} added: ${field.type} for ${field.role || 'no role yet'}, ${describePosition(field)}.`;
   return field;
 }
 
