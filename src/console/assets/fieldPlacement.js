@@ -19,6 +19,18 @@ export function element(tag, attributes = {}, children = []) {
   return node;
 }
 
+/** A field as the API takes it, less whose it is (a signer or a template's role): a blank label is none. */
+export const fieldToSend = ({ type, label, required, page, x, y, width, height }) => ({
+  type,
+  label: label.trim() || null,
+  required,
+  page,
+  x,
+  y,
+  width,
+  height,
+});
+
 export const describePosition = (field) => `page ${field.page} · x ${field.x}, y ${field.y} · ${field.width} × ${field.height} pt`;
 
 /** Places a box over a page image by fractions of its size (0 at the top-left corner). */

@@ -3,7 +3,7 @@
 // by their position. They are posted in the form's hidden `fields` as JSON ({ signer, type, page, x, y,
 // width, height, label, required }); without this script the section stays hidden and the form sends none.
 
-import { describePosition, drawBoxes, element, fieldRow, makeDrawable } from './fieldPlacement.js';
+import { describePosition, drawBoxes, element, fieldRow, fieldToSend, makeDrawable } from './fieldPlacement.js';
 
 const placer = document.getElementById('field-placer');
 const documentChoice = document.getElementById('document_id');
@@ -71,17 +71,7 @@ signerRows.addEventListener('signer-removed', ({ detail: { number } }) => {
 
 /** The hidden input the form posts, and the boxes on the pages. */
 function save() {
-  const sent = fields.map(({ signer, type, label, required, page, x, y, width, height }) => ({
-    signer,
-    type,
-    label: label.trim() || null,
-    required,
-    page,
-    x,
-    y,
-    width,
-    height,
-  }));
+  const sent = fields.map((field) => ({ signer: field.signer, ...fieldToSend(field) }));
   posted.value = sent.length ? JSON.stringify(sent) : '';
   drawBoxes(
     pages,

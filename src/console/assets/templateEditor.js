@@ -2,7 +2,7 @@
 // or added by their position; text tags detected by the server; the template saved as the REST API takes it.
 // The boxes, the drawing and each field's row are fieldPlacement.js's, shared with the send form.
 
-import { describePosition, drawBoxes, element, fieldRow, makeDrawable } from './fieldPlacement.js';
+import { describePosition, drawBoxes, element, fieldRow, fieldToSend, makeDrawable } from './fieldPlacement.js';
 
 const editor = document.getElementById('template-editor');
 const pageSizes = JSON.parse(document.getElementById('editor-pages').textContent);
@@ -186,17 +186,7 @@ saveButton.addEventListener('click', () =>
       name: input('template-name').value,
       documentId,
       roles: rolesOf(fields).map((name) => ({ name })),
-      fields: fields.map(({ role, type, label, required, page, x, y, width, height }) => ({
-        role,
-        type,
-        label: label.trim() || null,
-        required,
-        page,
-        x,
-        y,
-        width,
-        height,
-      })),
+      fields: fields.map((field) => ({ role: field.role, ...fieldToSend(field) })),
       detectFields: detected.length > 0,
     }).finally(() => (status.textContent = ''));
     status.textContent = 'Saved. Opening the preview…';
