@@ -87,16 +87,19 @@ export async function findSignerVerification(db: Db, signerId: string): Promise<
   return row ? toVerification(row) : null;
 }
 
+/** Every wrong try allowed is spent: locked until the sender reminds the signer. */
+const outOfTries = (wrongTries: number, wrongTriesAllowed: number) => wrongTries >= wrongTriesAllowed;
+
 /** The lock the signer is under at `now`, if any. */
 export function lockOf(verification: SignerVerification, now: Date): VerificationLock | null {
-  if (verification.wrongTries >= verification.wrongTriesAllowed) return { lockedUntil: verification.lockedUntil ?? now, untilSenderActs: true };
+  if (outOfTries(verification.wrongTries, verification.wrongTriesAllowed)) return { lockedUntil: verification.lockedUntil ?? now, untilSenderActs: true };
   if (verification.lockedUntil && verification.lockedUntil > now) return { lockedUntil: verification.lockedUntil, untilSenderActs: false };
   return null;
 }
 
 /** The lock that the wrong try numbered `wrongTries` begins: none, one of so many milliseconds, or one until the sender acts. */
 function lockAfter(wrongTries: number, wrongTriesAllowed: number): number | 'until_sender_acts' | null {
-  if (wrongTries >= wrongTriesAllowed) return 'until_sender_acts';
+  if (outOfTries(wrongTries, wrongTriesAllowed)) return 'until_sender_acts';
   if (wrongTries % WRONG_TRIES_PER_LOCK !== 0) return null;
   return LOCKS_MS[Math.min(wrongTries / WRONG_TRIES_PER_LOCK, LOCKS_MS.length) - 1];
 }
@@ -289,7 +292,7 @@ export async function tellSendersOfLocks(
         signer: { name: lock.name, email: lock.email },
         lockedUntil: lock.locked_until,
         wrongTries: lock.wrong_tries,
-        untilSenderActs: lock.wrong_tries >= lock.wrong_tries_allowed,
+        untilSenderActs: outOfTries(lock.wrong_tries, lock.wrong_tries_allowed),
       }),
     });
     await db('signer_verifications').where({ signer_id: lock.signer_id, locked_at: lockedAt }).update({ notified_lock_at: lockedAt });

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -19,14 +19,9 @@ export function locateTemporalCli(configured: string | undefined): string | unde
   return fs.existsSync(cachedCli) ? cachedCli : undefined;
 }
 
-/** The Temporal CLI, provisioned now if need be, Go's output on stderr: for tests and tools that wait for it. */
-export function findTemporalCli(configured: string | undefined, logger: Logger): string {
-  const found = locateTemporalCli(configured);
-  if (found) return found;
-  logger.info('Temporal CLI not found: provisioning it (a first build with Go takes a few minutes)');
-  const output = execFileSync(provisionTemporal[0], provisionTemporal.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
-  return output.toString().trim().split('\n').pop()!;
-}
+/** The Temporal CLI: the one on this machine, else built now (buildTemporalCli). */
+export const findTemporalCli = async (configured: string | undefined, logger: Logger): Promise<string> =>
+  locateTemporalCli(configured) ?? buildTemporalCli(logger);
 
 function elapsed(ms: number) {
   const seconds = Math.round(ms / 1000);
@@ -99,7 +94,7 @@ export async function startTemporalDevServer(options: {
   uiPort: number;
   logger: Logger;
 }): Promise<TemporalDevServer> {
-  const binary = locateTemporalCli(options.cliPath) ?? (await buildTemporalCli(options.logger));
+  const binary = await findTemporalCli(options.cliPath, options.logger);
   const address = `127.0.0.1:${options.port}`;
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--ui-port', String(options.uiPort)];
   args.push('--db-filename', path.join(options.dataDir, 'temporal.db'), '--log-level', 'warn');

@@ -126,11 +126,19 @@ export async function startTemporalServer(options: { databaseUrl: string; name: 
 
   // As auto-setup does, with the Temporal CLI. On a loaded machine the CLI may retry a create that went
   // through the first time, and then hear that it exists: that is the state we want.
-  await run(findTemporalCli(undefined, quiet), ['operator', 'namespace', 'create', '--namespace', 'default', '--retention', '1d', '--address', address]).catch(
-    (error: Error & { stderr?: string }) => {
-      if (!/already exists/.test(error.stderr ?? error.message)) throw error;
-    },
-  );
+  await run(await findTemporalCli(undefined, quiet), [
+    'operator',
+    'namespace',
+    'create',
+    '--namespace',
+    'default',
+    '--retention',
+    '1d',
+    '--address',
+    address,
+  ]).catch((error: Error & { stderr?: string }) => {
+    if (!/already exists/.test(error.stderr ?? error.message)) throw error;
+  });
   await eventually(() => connection.workflowService.describeNamespace({ namespace: 'default' }), 60_000);
 
   return {

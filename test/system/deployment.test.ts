@@ -74,7 +74,10 @@ describe('deploying: Signet prepares the Temporal namespace it runs in', functio
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const temporalCli = findTemporalCli(undefined, createLogger('silent'));
+  let temporalCli: string;
+  before(async () => {
+    temporalCli = await findTemporalCli(undefined, createLogger('silent'));
+  });
   const listed = async () => {
     const { stdout } = await run(temporalCli, ['operator', 'search-attribute', 'list', '--address', devServer.address, '--output', 'json']);
     return stdout;
