@@ -30,6 +30,11 @@ const init = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id:
 export function docsRoutes() {
   const router = createRouter();
   router.get('/', (ctx) => ctx.redirect('/app'));
+  // Safari and feed readers ask for /favicon.ico whatever the page's <link rel="icon"> says.
+  router.get('/favicon.ico', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.redirect('/sign-assets/favicon.svg');
+  });
   const csp = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; frame-ancestors 'none'";
   router.get('/docs', (ctx) => {
     ctx.set('Content-Security-Policy', csp);

@@ -12,7 +12,7 @@ import { sealDocumentOnThread } from '../pdf/sealThread';
 import type { SignatureMark, SignatureStamp } from '../pdf/stamp';
 import { loadSealCertificate } from '../pdf/sealCertificate';
 import { emailLinkToken, hashToken, loadTokenSecret } from './tokens';
-import type { ActInput, ClientInfo, DeclineInput, RecipientType, RemindOutcome, SignInput } from '../domain/signingRequests';
+import { hasActed, type ActInput, type ClientInfo, type DeclineInput, type RecipientType, type RemindOutcome, type SignInput } from '../domain/signingRequests';
 import { invitationMailKey, reminderMailKey, remindable } from './reminders';
 import { eventDocument, loadForLifecycle, recordAuditStep, type RequestDocument, type SigningRequest } from './store';
 
@@ -167,7 +167,7 @@ export function signingRequestLifecycle({ db, events, config, mail }: LifecycleD
       const loaded = await loadForLifecycle(db, requestId);
       const { request, signers, owner } = loaded;
       const brand = await brandOf(request.accountId);
-      for (const signer of signers.filter((candidate) => signerIds.includes(candidate.id) && !['signed', 'declined'].includes(candidate.status))) {
+      for (const signer of signers.filter((candidate) => signerIds.includes(candidate.id) && !hasActed(candidate))) {
         const key = invitationMailKey(signer.id);
         await unitOfWork(db, async (trx) => {
           await issueLink(trx, request, signer.id);

@@ -37,6 +37,21 @@ describe('the owner console (/app)', function () {
     db = system.database.knex;
   });
 
+  describe('GET / and /favicon.ico', () => {
+    it('the root leads to the console; /favicon.ico (asked for by Safari whatever the page links) leads to the icon', async () => {
+      const browser = consoleClient(baseUrl);
+      const root = await browser.request('GET', '/');
+      expect(root.status).to.equal(302);
+      expect(root.location).to.equal('/app');
+      const icon = await browser.request('GET', '/favicon.ico');
+      expect(icon.status).to.equal(302);
+      expect(icon.location).to.equal('/sign-assets/favicon.svg');
+      const svg = await browser.request('GET', icon.location!);
+      expect(svg.status).to.equal(200);
+      expect(svg.headers.get('content-type')).to.contain('image/svg+xml');
+    });
+  });
+
   describe('GET /app/signup', () => {
     it('serves the form with a strict CSP, no-store, and an HttpOnly SameSite=Lax pre-session cookie', async () => {
       const response = await consoleClient(baseUrl).request('GET', '/app/signup');
