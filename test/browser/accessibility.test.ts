@@ -62,6 +62,20 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
     upload.append('file', new Blob([new Uint8Array(await makePdf(['A contract', 'Page two']))], { type: 'application/pdf' }), 'contract.pdf');
     const document = await api('POST', '/api/v1/documents', { body: upload });
     expect(document.status, JSON.stringify(document.body)).to.equal(201);
+    // A request and a template of it: their own pages too.
+    const sent = await api('POST', '/api/v1/signatures', {
+      json: { documentId: document.body.id, title: 'Contract', signers: [{ name: 'Ada Lovelace', email: 'ada@example.com' }] },
+    });
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
+    const template = await api('POST', '/api/v1/templates', {
+      json: {
+        name: 'Contract template',
+        documentId: document.body.id,
+        roles: [{ name: 'client' }],
+        fields: [{ role: 'client', type: 'signature', page: 1, x: 50, y: 100, width: 150, height: 40 }],
+      },
+    });
+    expect(template.status, JSON.stringify(template.body)).to.equal(201);
     sessions.free = await free.context.storageState();
     urls.free = [
       '/app',
@@ -73,8 +87,10 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
       '/app/webhooks',
       '/app/requests',
       '/app/requests/new',
+      `/app/requests/${sent.body.id}`,
       '/app/templates',
       '/app/templates/new',
+      `/app/templates/${template.body.id}`,
     ];
 
     // A Business account with a webhook, its secret shown, and a delivery of a test ping.
@@ -130,7 +146,7 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
         const name =
           url
             .replace(/^\/app\/?/, '')
-            .replace(/(wh|whd|doc)_[0-9a-z]{26}/g, '$1')
+            .replace(/(wh|whd|doc|sr|tpl)_[0-9a-z]{26}/g, '$1')
             .replace(/(reset|verify)\/[\w-]{43}/, '$1') || 'dashboard';
         await shot(page, consoleScreenshots, `a11y-${who}-${name.replace(/\//g, '-')}-${viewport.name}`);
         await page.close();
@@ -144,7 +160,7 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
   for (const viewport of viewports) {
     describe(`at ${viewport.options.viewport!.width} px`, () => {
       it('logged out: sign-up, log-in, forgot-password, reset and address-confirmation pages', () => check('loggedOut', viewport));
-      it('a free account: dashboard, documents, a document, API keys, plan, webhooks (Business only), requests and templates', () => check('free', viewport));
+      it('a free account: dashboard, documents, a document, API keys, plan, webhooks (Business only), requests, a request, templates and a template', () => check('free', viewport));
       it('a Business account: the webhook list, form, a webhook with its delivery log, and a delivery', () => check('business', viewport));
       it('an account whose address is not confirmed: the dashboard and API keys with the banner', () => check('unconfirmed', viewport));
     });

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { allCodeBlocks, isRun, quickstartBlock, runLanguages, scriptFileOf, shownLanguages, where } from '../support/codeBlocks';
 import { startBanner } from '../../src/startBanner';
 
-// Every code block of the README and docs/ is run by test/system/quickstart.test.ts as printed, or says
+// Every code block of the README and docs/ is run by test/system/quickstart.test.ts as printed (twice), or says
 // it is not to be run on its own (`no-run`), or is in a language that is shown, not run. These checks
 // need no server: that every block is one or the other, and that a block that waits says so and stops.
 const root = path.resolve(__dirname, '../..');
