@@ -1,10 +1,12 @@
 // @ts-check
 // The seal thread's program (src/pdf/sealThread.ts). Plain JavaScript: a thread does not inherit the
-// TypeScript loader its process registered in code (mocha's, say), so it compiles what it needs through tsx.
+// TypeScript loader its process registered in code (mocha's, say), so from the sources it compiles what it needs through tsx.
 const parentPort = /** @type {import('node:worker_threads').MessagePort} */ (require('node:worker_threads').parentPort); // set: this runs as a thread
-const tsx = require('tsx/cjs/api');
+const fs = require('node:fs');
+const path = require('node:path');
 
-const { sealDocument } = tsx.require('./seal.ts', __filename);
+// From the build (npm run build) seal.js is compiled beside this file; from the sources tsx compiles seal.ts.
+const { sealDocument } = fs.existsSync(path.join(__dirname, 'seal.js')) ? require('./seal.js') : require('tsx/cjs/api').require('./seal.ts', __filename);
 
 parentPort.on('message', async ({ id, input }) => {
   try {

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { removeLeftoverFiles, uploadDirOf } from '../api/receivedFile';
 import type { Config } from '../config';
 import { createPdfPool } from './pool';
 
@@ -30,9 +29,11 @@ export interface PdfTextExtractor {
  * The text of PDFs, page after page, for search: in the worker, after the upload has committed. pdf.js
  * runs in PDF_POOL_SIZE warm child processes (extractText.mjs) at a low CPU priority, within the
  * pool's PDF_TIMEOUT_MS and PDF_MAX_MEMORY_MB. A scanned PDF has no text, and a PDF that pdf.js cannot
- * read, that passes a limit or that crashes its child has none either: '' rather than an error.
+ * read, that passes a limit or that crashes its child has none either: '' rather than an error. A large
+ * PDF comes in a temporary file in `fileDir`, which the caller gives (and clears of the files of a process
+ * killed mid-extraction).
  */
-export function createPdfTextExtractor(config: Config): PdfTextExtractor {
+export function createPdfTextExtractor(config: Config, fileDir: string): PdfTextExtractor {
   const pool = createPdfPool<string>({
     script: path.join(__dirname, 'extractText.mjs'),
     args: [String(MAX_TEXT_CHARS)],
@@ -43,8 +44,6 @@ export function createPdfTextExtractor(config: Config): PdfTextExtractor {
     niceness: NICENESS,
   });
   let closed = false;
-  const fileDir = uploadDirOf(config.dataDir);
-  void removeLeftoverFiles(fileDir); // those of a worker killed mid-extraction
   return {
     processes: config.PDF_POOL_SIZE,
     fileDir,

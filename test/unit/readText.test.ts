@@ -5,6 +5,7 @@ import { createPdfTextExtractor, type PdfTextExtractor } from '../../src/pdf/tex
 import { searchWords } from '../../src/search/text';
 import { launchChromium } from '../support/browser';
 import { assemblePdf, makeDoubledPageTree, makeEncryptedPdf, makeObjectStreamBomb, makePdf } from '../support/pdfs';
+import { pdfJsPages } from '../support/pdfjsText';
 
 // The extractor's own reader (src/pdf/readText.mjs) must find the words pdf.js finds, or leave the PDF to
 // pdf.js: search sees no difference between the two.
@@ -13,26 +14,7 @@ type ReadText = (bytes: Buffer, maxChars: number) => string;
 let readText: ReadText;
 let Unsupported: new () => Error;
 
-/** The text as extractText.mjs builds it from pdf.js's items. */
-async function pdfJsText(bytes: Buffer): Promise<string> {
-  const promises = Promise as unknown as { withResolvers?: () => unknown };
-  promises.withResolvers ??= () => {
-    let resolve: unknown;
-    let reject: unknown;
-    const promise = new Promise((fulfil, fail) => ((resolve = fulfil), (reject = fail)));
-    return { promise, resolve, reject };
-  };
-  const { getDocument } = await import('pdfjs-dist');
-  const task = getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 });
-  const pdf = await task.promise;
-  const pages: string[] = [];
-  for (let number = 1; number <= pdf.numPages; number++) {
-    const content = await (await pdf.getPage(number)).getTextContent();
-    pages.push(content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : ' ') : '')).join(''));
-  }
-  await task.destroy();
-  return pages.join('\n');
-}
+const pdfJsText = async (bytes: Buffer) => (await pdfJsPages(bytes)).join('\n');
 
 const words = (text: string) => searchWords(text.replaceAll('\u0000', '').toLowerCase()).split(' ').filter(Boolean);
 
@@ -81,7 +63,8 @@ describe('reading a PDF’s text without pdf.js (src/pdf/readText.mjs)', functio
   this.timeout(60_000);
 
   before(async () => {
-    ({ readText, Unsupported } = await import('../../src/pdf/readText.mjs'));
+    ({ readText } = await import('../../src/pdf/readText.mjs'));
+    ({ Unsupported } = await import('../../src/pdf/contentReader.mjs'));
   });
 
   describe('finds the words pdf.js finds', () => {
@@ -128,7 +111,7 @@ describe('reading a PDF’s text without pdf.js (src/pdf/readText.mjs)', functio
 
   describe('in the extractor’s PDF processes (extractText.mjs)', () => {
     let extractor: PdfTextExtractor;
-    before(() => (extractor = createPdfTextExtractor({ PDF_POOL_SIZE: 1, PDF_TIMEOUT_MS: 20_000, PDF_MAX_MEMORY_MB: 256, dataDir: '/nonexistent' } as Config)));
+    before(() => (extractor = createPdfTextExtractor({ PDF_POOL_SIZE: 1, PDF_TIMEOUT_MS: 20_000, PDF_MAX_MEMORY_MB: 256 } as Config, '/nonexistent')));
     after(() => extractor.close());
 
     it('reads what it can itself and the rest with pdf.js', async () => {
