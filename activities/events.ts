@@ -1,12 +1,11 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../src/db';
-// The api's own dispatcher, so that a wake-up from the sweeper works as one after a commit (docs/architecture.md, "Tiers").
-import { createEventDispatcher } from '../src/temporal/eventDispatcher';
+import { createWebhookDispatcher } from '../src/webhooks/dispatcher';
 
-/** The event dispatcher of the running activity: its worker's client and task queue. */
+/** The api's webhook dispatcher, on the running activity's client and task queue: a wake-up from the sweeper works as one after a commit. */
 export function activityEventDispatcher(db: Db, retryScale: number) {
   const context = Context.current();
-  return createEventDispatcher({
+  return createWebhookDispatcher({
     client: context.client,
     taskQueue: context.info.taskQueue,
     db,

@@ -12,8 +12,7 @@ import { createApiKey } from '../src/apiKeys/service';
 import { openDatabase } from '../src/db';
 import { unitOfWork } from '../src/db/unitOfWork';
 import { createEventLog } from '../src/events/service';
-import { createEventDispatcher } from '../src/temporal/eventDispatcher';
-import { webhookQueue } from '../src/webhooks/queue';
+import { createWebhookDispatcher } from '../src/webhooks/dispatcher';
 import { cores } from './cpu';
 import { eachLimited } from './signing';
 import { parseAllowList } from '../src/webhooks/addressPolicy';
@@ -195,7 +194,7 @@ export async function embeddedWebhookBench(options: {
     };
 
     log(`embedded default: ${options.atOnce} events committed at once`);
-    const events = createEventLog([webhookQueue(createEventDispatcher({ client, taskQueue: 'signet', db, retryScale: 1 }).wakeSoon)]);
+    const events = createEventLog([createWebhookDispatcher({ client, taskQueue: 'signet', db, retryScale: 1 })]);
     before = receiver.arrivals.size;
     await unitOfWork(db, async (trx) => {
       for (let i = 0; i < options.atOnce; i++)

@@ -8,9 +8,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../src/db';
-import { createEventDispatcher } from '../src/temporal/eventDispatcher';
+import { createWebhookDispatcher } from '../src/webhooks/dispatcher';
 import { createEventLog } from '../src/events/service';
-import { webhookQueue } from '../src/webhooks/queue';
 import { unitOfWork } from '../src/db/unitOfWork';
 import { type EventType } from '../src/domain/events';
 import { parseAllowList } from '../src/webhooks/addressPolicy';
@@ -156,7 +155,7 @@ export async function webhookBench(options: {
     const fanOutTypes = TYPES.fanOut.slice(0, options.fanOutEndpoints);
     for (const [i, type] of fanOutTypes.entries()) await subscribe(`/ok/fan-${i}`, [type]);
     // As in the api: each event's deliveries are queued in its transaction, their webhooks woken after it commits.
-    const events = createEventLog([webhookQueue(createEventDispatcher({ client: options.client, taskQueue: options.taskQueue, db, retryScale: 1 }).wakeSoon)]);
+    const events = createEventLog([createWebhookDispatcher({ client: options.client, taskQueue: options.taskQueue, db, retryScale: 1 })]);
 
     const committedAt = new Map<string, number>();
     let serial = 0;

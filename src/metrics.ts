@@ -3,7 +3,6 @@ import net from 'node:net';
 import type { Middleware } from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from './config';
-import type { Db } from './db';
 import type { Logger } from './logger';
 import type { AttemptOutcome } from './domain/webhooks';
 
@@ -67,9 +66,9 @@ function routeOf(ctx: { method: string; matched?: RouteLayer[] }) {
 
 const BACKLOG_QUERY_TIMEOUT_MS = 1_000;
 
-// Counted at scrape time on this process's database. A failed count keeps the last value: a slow
-// database must not take the other metrics down with it.
-function webhookBacklog(db: Db, logger: Logger) {
+// Counted at scrape time, by the webhooks' own count (src/system.ts hands it in). A failed count keeps
+// the last value: a slow database must not take the other metrics down with it.
+function webhookBacklog(count: (timeoutMs: number) => Promise<number>, logger: Logger) {
   const own = new Registry();
   new Gauge({
     name: 'signet_webhook_backlog',
@@ -77,13 +76,7 @@ function webhookBacklog(db: Db, logger: Logger) {
     registers: [own],
     async collect() {
       try {
-        const row = await db('webhook_deliveries')
-          .where({ status: 'pending' })
-          .whereNotNull('next_retry_at')
-          .count({ count: '*' })
-          .first()
-          .timeout(BACKLOG_QUERY_TIMEOUT_MS);
-        this.set(Number(row?.count ?? 0));
+        this.set(await count(BACKLOG_QUERY_TIMEOUT_MS));
       } catch (error) {
         logger.debug({ err: error }, 'webhook backlog not counted');
       }
@@ -120,13 +113,13 @@ export interface MetricsServer {
 export async function startMetricsServer(
   config: Pick<Config, 'METRICS_PORT' | 'METRICS_HOST'>,
   logger: Logger,
-  { db, temporalMetricsUrl }: { db?: Db; temporalMetricsUrl?: string } = {},
+  { countWebhookBacklog, temporalMetricsUrl }: { countWebhookBacklog?: (timeoutMs: number) => Promise<number>; temporalMetricsUrl?: string } = {},
 ): Promise<MetricsServer | undefined> {
   const { METRICS_PORT: listenPort, METRICS_HOST: host } = config;
   if (listenPort === 'off') return undefined;
   if (!defaultMetricsCollected) collectDefaultMetrics({ register: registry, prefix: 'signet_' });
   defaultMetricsCollected = true;
-  const metrics = db ? Registry.merge([registry, webhookBacklog(db, logger)]) : registry;
+  const metrics = countWebhookBacklog ? Registry.merge([registry, webhookBacklog(countWebhookBacklog, logger)]) : registry;
   const scrape = async () => (await metrics.metrics()) + (temporalMetricsUrl ? await temporalMetrics(temporalMetricsUrl, logger) : '');
 
   const server = http.createServer((req, res) => {

@@ -3,13 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import Koa from 'koa';
 import { createApp } from './app';
+import { removeLeftoverFiles, uploadDirOf } from './api/receivedFile';
 import { listen } from './api/server';
 import { healthRoutes } from './health/routes';
 import { cachedAuthenticator, uncachedAuthenticator } from './apiKeys/cache';
 import { checkProductionSettings, type Config } from './config';
 import { migrateLatest, openDatabase, type Database } from './db';
 import { withAdvisoryLock } from './db/advisoryLock';
-import { createEventDispatcher } from './temporal/eventDispatcher';
 import { createEventLog, type EventLog } from './events/service';
 import type { Logger } from './logger';
 import { startMetricsServer } from './metrics';
@@ -28,7 +28,8 @@ import { installTemporalRuntime } from './worker/runtime';
 import { prepareSearchAttributes } from './temporal/searchAttributes';
 import { createWorker } from './worker/worker';
 import { setUpWebhooks, type Webhooks } from './webhooks/setup';
-import { webhookQueue } from './webhooks/queue';
+import { createWebhookDispatcher } from './webhooks/dispatcher';
+import { countWebhookBacklog } from './webhooks/service';
 
 export interface RunningSystem {
   /** Base URL of the api, when it runs in this process. */
@@ -64,38 +65,24 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     stops.push(() => database.close());
     await migrateLatest(database.knex, logger);
 
-    let temporalAddress = config.TEMPORAL_ADDRESS;
-    let temporalUiUrl: string | undefined;
-    if (!temporalAddress) {
-      const devServer = await startTemporalDevServer({
-        cliPath: config.TEMPORAL_CLI_PATH,
-        dataDir: config.dataDir,
-        port: config.TEMPORAL_PORT,
-        uiPort: config.TEMPORAL_UI_PORT,
-        logger,
-      });
-      stops.push(() => devServer.stop());
-      temporalAddress = devServer.address;
-      temporalUiUrl = devServer.uiUrl;
-    }
+    const { temporalAddress, temporalUiUrl } = await temporalServer(config, logger, stops);
     const temporal = await Connection.connect({ address: temporalAddress });
     stops.push(() => temporal.close());
     const client = new Client({ connection: temporal, namespace: config.TEMPORAL_NAMESPACE });
     // Every process checks (the api starts workflows that carry them); processes take turns adding them.
     await withAdvisoryLock(database.knex, 'temporal search attributes', logger, () => prepareSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, logger));
-    // Where events go. Each is written in the transaction of its change, which also queues its webhook
-    // deliveries; once it commits, the dispatcher wakes those webhooks' queues. Search follows the
-    // events table on its own, by cursor (src/search/eventCursor.ts).
-    const dispatcher = createEventDispatcher({
+    // Who consumes an event, in the transaction that records it: the webhook dispatcher queues its
+    // deliveries and, once it commits, wakes those webhooks' queues; the search wake tells this process's
+    // indexer, if idle, to look at once (search follows the events table by cursor: src/search/eventCursor.ts).
+    const webhookDispatcher = createWebhookDispatcher({
       client,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       db: database.knex,
       retryScale: config.WEBHOOK_RETRY_SCALE,
       onError: (error, webhooks) => logger.warn({ err: error, webhooks }, 'waking webhook queues failed; the sweeper will'),
     });
-    // Search needs no consumer, but this process's indexer, if idle, is told to look at once.
     const searchWake = createSearchWake();
-    const events = createEventLog([webhookQueue(dispatcher.wakeSoon), searchWake]);
+    const events = createEventLog([webhookDispatcher, searchWake]);
     const webhooks = await setUpWebhooks(config);
     stops.push(async () => webhooks.poster.close());
     const search = createSearchBackend(config, database.knex, logger);
@@ -108,8 +95,11 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     let temporalMetricsUrl: string | undefined;
     if (config.runWorker) {
       temporalMetricsUrl = await installTemporalRuntime(logger, { metrics: config.METRICS_PORT !== 'off' });
-      // The worker extracts the text of uploaded PDFs for search, in its own pool of child processes.
-      const pdfText = createPdfTextExtractor(config);
+      // The worker extracts the text of uploaded PDFs for search, in its own pool of child processes; a
+      // large one comes in a file of the upload directory.
+      const uploadDir = uploadDirOf(config.dataDir);
+      void removeLeftoverFiles(uploadDir); // those of a worker killed mid-extraction
+      const pdfText = createPdfTextExtractor(config, uploadDir);
       stops.push(() => pdfText.close());
       const { worker, connection } = await createWorker({
         address: temporalAddress,
@@ -139,7 +129,10 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
       await startSearchIndexer(client, config.TEMPORAL_TASK_QUEUE);
     }
 
-    const metrics = await startMetricsServer(config, logger, { db: database.knex, temporalMetricsUrl });
+    const metrics = await startMetricsServer(config, logger, {
+      countWebhookBacklog: (timeoutMs) => countWebhookBacklog(database.knex, timeoutMs),
+      temporalMetricsUrl,
+    });
     if (metrics) stops.push(() => metrics.close());
 
     const readinessChecks = {
@@ -198,4 +191,18 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
     await stop();
     throw error;
   }
+}
+
+/** The configured Temporal server, or the embedded dev server started (and stopped with the rest) when there is none. */
+async function temporalServer(config: Config, logger: Logger, stops: (() => Promise<unknown>)[]) {
+  if (config.TEMPORAL_ADDRESS) return { temporalAddress: config.TEMPORAL_ADDRESS, temporalUiUrl: undefined };
+  const devServer = await startTemporalDevServer({
+    cliPath: config.TEMPORAL_CLI_PATH,
+    dataDir: config.dataDir,
+    port: config.TEMPORAL_PORT,
+    uiPort: config.TEMPORAL_UI_PORT,
+    logger,
+  });
+  stops.push(() => devServer.stop());
+  return { temporalAddress: devServer.address, temporalUiUrl: devServer.uiUrl };
 }

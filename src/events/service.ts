@@ -14,7 +14,7 @@ export interface RecordedEvent {
 
 /**
  * What else an event does, in the transaction that records it: e.g. queue its webhook deliveries
- * (src/webhooks/queue.ts). Runs once per event, in a unit of work (src/db/unitOfWork.ts), so it may
+ * (src/webhooks/dispatcher.ts). Runs once per event, in a unit of work (src/db/unitOfWork.ts), so it may
  * register work for after the commit. Readers that follow the events table on their own (search's
  * cursor) need no consumer.
  */
@@ -61,3 +61,17 @@ const recordEventSql = `
   values ($1, $2, $3, $4, $5, $5, $6)
   on conflict (idempotency_key) do nothing
   returning id, created_at, data`;
+
+/**
+ * Marks dispatched, in the caller's transaction, those of `eventIds` whose consumers never ran (events
+ * recorded by versions before they ran in the event's transaction), and returns them: the caller runs
+ * them now. An event dispatched already is not returned again.
+ */
+export async function markEventsDispatched(trx: Db, eventIds: string[]): Promise<string[]> {
+  const marked: { id: string }[] = await trx('events')
+    .whereIn('id', eventIds)
+    .whereNull('dispatched_at')
+    .update({ dispatched_at: trx.fn.now() })
+    .returning('id');
+  return marked.map((event) => event.id);
+}

@@ -1,34 +1,23 @@
 import { planNames, plans } from '../domain/plans';
 import { queryPrepared, type Db } from '../db';
-import { afterCommit } from '../db/unitOfWork';
-import type { EventConsumer } from '../events/service';
+import type { RecordedEvent } from '../events/service';
 import { newId, nthIdSql } from '../ids';
 
 // The queue of each webhook endpoint: one webhook_deliveries row per (webhook, event), due at
-// next_retry_at. Events are queued in the transaction that records them (webhookQueue, an event
-// consumer that src/system.ts gives the event log).
+// next_retry_at. Events are queued in the transaction that records them (by the webhook dispatcher,
+// src/webhooks/dispatcher.ts, a consumer of the event log).
 
-/**
- * Queues each recorded event's deliveries to the webhooks subscribed to it, in the event's transaction,
- * and once it commits hands those webhooks to `wake` (which must not throw: it tells its own failures).
- * Without `wake`, or when the process dies first, the sweeper finds the due deliveries.
- */
-export function webhookQueue(wake?: (webhooks: QueuedWebhook[]) => void): EventConsumer {
-  return {
-    async recorded(trx, event) {
-      // One prepared statement for every event; the deliveries' ids are made from one ($1), however many webhooks subscribe.
-      const queued = await queryPrepared<{ webhook_id: string }>(trx, 'queue_event_deliveries', queueEventSql, [
-        newId('delivery'),
-        event.id,
-        event.accountId,
-        event.type,
-        envelopeText({ id: event.id, type: event.type, created_at: event.createdAt, data: event.data }),
-      ]);
-      if (queued.length === 0 || !wake) return;
-      const webhooks = queued.map((row) => ({ webhookId: row.webhook_id, accountId: event.accountId })).sort((a, b) => a.webhookId.localeCompare(b.webhookId));
-      afterCommit(trx, () => wake(webhooks));
-    },
-  };
+/** Queues a recorded event's deliveries to the webhooks subscribed to it, in the event's transaction. Returns those webhooks. */
+export async function queueEventDeliveries(trx: Db, event: RecordedEvent): Promise<QueuedWebhook[]> {
+  // One prepared statement for every event; the deliveries' ids are made from one ($1), however many webhooks subscribe.
+  const queued = await queryPrepared<{ webhook_id: string }>(trx, 'queue_event_deliveries', queueEventSql, [
+    newId('delivery'),
+    event.id,
+    event.accountId,
+    event.type,
+    envelopeText({ id: event.id, type: event.type, created_at: event.createdAt, data: event.data }),
+  ]);
+  return queued.map((row) => ({ webhookId: row.webhook_id, accountId: event.accountId })).sort((a, b) => a.webhookId.localeCompare(b.webhookId));
 }
 
 /** A webhook's envelope, {id, type, timestamp, data}, as the exact text that is sent and signed. */
@@ -37,7 +26,7 @@ export const envelopeText = (event: { id: string; type: string; created_at: Date
 
 /**
  * A webhook's queue is woken at most once in this long: the first event at once, the others of the
- * window by one wake at its end (src/temporal/eventDispatcher.ts). A batch goes on looking for due deliveries
+ * window by one wake at its end (src/webhooks/dispatcher.ts). A batch goes on looking for due deliveries
  * until none has been due for as long (sendDueDeliveries), so it picks up the window's events itself.
  */
 export const WAKE_WINDOW_MS = 500;
@@ -86,8 +75,8 @@ export async function insertDeliveries(trx: Db, pairs: (QueuedWebhook & { event:
 }
 
 /**
- * Queues the deliveries of events recorded earlier, in the caller's transaction (webhookQueue queues an
- * event's own as it records it). Safe to repeat. Returns the webhooks whose queues got work.
+ * Queues the deliveries of events recorded earlier, in the caller's transaction (queueEventDeliveries
+ * queues an event's own as it is recorded). Safe to repeat. Returns the webhooks whose queues got work.
  */
 export async function queueDeliveries(trx: Db, eventIds: string[]): Promise<QueuedWebhook[]> {
   if (eventIds.length === 0) return [];

@@ -194,6 +194,12 @@ export async function getBacklogs(db: Db, webhookIds: string[]): Promise<Map<str
 
 export const getBacklog = async (db: Db, webhookId: string): Promise<Backlog> => (await getBacklogs(db, [webhookId])).get(webhookId)!;
 
+/** The backlogs of every webhook together (for the signet_webhook_backlog gauge), given up after `timeoutMs`. */
+export async function countWebhookBacklog(db: Db, timeoutMs: number): Promise<number> {
+  const row = await db('webhook_deliveries').where({ status: 'pending' }).whereNotNull('next_retry_at').count({ count: '*' }).first().timeout(timeoutMs);
+  return Number(row?.count ?? 0);
+}
+
 export async function listDeliveries(db: Db, accountId: string, webhookId: string, query: DeliveryListQuery) {
   await getWebhook(db, accountId, webhookId);
   const rows: DeliveryRow[] = await db('webhook_deliveries')

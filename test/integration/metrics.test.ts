@@ -2,6 +2,7 @@ import os from 'node:os';
 import { expect } from 'chai';
 import knexFactory from 'knex';
 import { startMetricsServer } from '../../src/metrics';
+import { countWebhookBacklog } from '../../src/webhooks/service';
 import { createLogger } from '../../src/logger';
 import { client } from '../support/http';
 import { createSigningRequest, eventually, tokenOf } from '../support/signing';
@@ -116,7 +117,7 @@ describe('startMetricsServer', () => {
       log: { warn: () => undefined },
     });
     const server = await startMetricsServer({ METRICS_PORT: 0, METRICS_HOST: '127.0.0.1' }, logger, {
-      db: unreachable,
+      countWebhookBacklog: (timeoutMs) => countWebhookBacklog(unreachable, timeoutMs),
       temporalMetricsUrl: 'http://127.0.0.1:1/metrics',
     });
     try {

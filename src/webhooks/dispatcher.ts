@@ -1,7 +1,9 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db';
-import { wakeWebhookWorkflow } from './client';
-import { queueDeliveries, WAKE_WINDOW_MS, type QueuedWebhook } from '../webhooks/queue';
+import { afterCommit } from '../db/unitOfWork';
+import { markEventsDispatched, type EventConsumer } from '../events/service';
+import { queueDeliveries, queueEventDeliveries, WAKE_WINDOW_MS, type QueuedWebhook } from './queue';
+import { wakeWebhookWorkflow } from './workflow';
 
 const WAKES_AT_ONCE = 16;
 
@@ -10,7 +12,7 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
-export interface EventDispatcherOptions {
+export interface WebhookDispatcherOptions {
   client: Client;
   taskQueue: string;
   db: Db;
@@ -20,11 +22,11 @@ export interface EventDispatcherOptions {
 }
 
 /**
- * Wakes the workflows of the webhooks whose queues a transaction filled, once it commits (events queue
- * their deliveries in their own transaction: webhookQueue in src/webhooks/queue.ts). When a process
- * dies in between, the sweeper finds the queued deliveries nobody woke.
+ * How events reach webhooks: as a consumer of the event log, queues each event's deliveries in its
+ * transaction and, once it commits, wakes the workflows of the webhooks whose queues it filled. When a
+ * process dies in between, the sweeper finds the queued deliveries nobody woke (wakeAll).
  */
-export function createEventDispatcher({ client, taskQueue, db, retryScale, onError }: EventDispatcherOptions) {
+export function createWebhookDispatcher({ client, taskQueue, db, retryScale, onError }: WebhookDispatcherOptions) {
   // One wake per webhook per WAKE_WINDOW_MS: the first at once; those asked for within the window go
   // together at its end (a running batch is still looking for due deliveries then, see
   // sendDueDeliveries). A burst is a few signals a second however many events it has, and each caller
@@ -56,31 +58,23 @@ export function createEventDispatcher({ client, taskQueue, db, retryScale, onErr
     for (let i = 0; i < webhooks.length; i += WAKES_AT_ONCE) await Promise.all(webhooks.slice(i, i + WAKES_AT_ONCE).map(wake));
   }
 
+  /** The event log's consumer: queues an event's deliveries, and wakes their webhooks once it commits. */
+  const recorded: EventConsumer['recorded'] = async (trx, event) => {
+    const webhooks = await queueEventDeliveries(trx, event);
+    // Without holding up the commit's caller; a failure is only told: the deliveries are committed and
+    // due, which is what the sweeper looks for.
+    if (webhooks.length > 0) afterCommit(trx, () => void wakeAll(webhooks).catch((error) => onError?.(error, webhooks)));
+  };
+
   /**
    * Queues the deliveries of events recorded without them (by versions before deliveries were queued
    * in the event's transaction) and marks them dispatched, in one transaction, then wakes their webhooks.
    */
   async function dispatch(eventIds: string[]) {
-    const webhooks = await db.transaction(async (trx) => {
-      // Only events not dispatched yet: one dispatched long ago must not reach a webhook created since.
-      const fresh: string[] = await trx('events').whereIn('id', eventIds).whereNull('dispatched_at').pluck('id');
-      const queued = await queueDeliveries(trx, fresh);
-      await trx('events').whereIn('id', fresh).update({ dispatched_at: trx.fn.now() });
-      return queued;
-    });
+    // Only events not dispatched yet: one dispatched long ago must not reach a webhook created since.
+    const webhooks = await db.transaction(async (trx) => queueDeliveries(trx, await markEventsDispatched(trx, eventIds)));
     await wakeAll(webhooks);
   }
 
-  /**
-   * Wakes `webhooks` without holding up its caller (webhookQueue calls it once an event's transaction
-   * has committed). A failure is only told: the deliveries are committed and due, which is what the
-   * sweeper looks for.
-   */
-  function wakeSoon(webhooks: QueuedWebhook[]) {
-    void wakeAll(webhooks).catch((error) => onError?.(error, webhooks));
-  }
-
-  return { dispatch, wakeAll, wakeSoon };
+  return { recorded, dispatch, wakeAll };
 }
-
-export type EventDispatcher = ReturnType<typeof createEventDispatcher>;
