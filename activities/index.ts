@@ -3,6 +3,7 @@ import { createSigningActivities, type SigningActivityDeps } from './signingRequ
 import { createSweeperActivities, type SweeperActivityDeps } from './sweeper';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import { createSearchActivities, type SearchActivityDeps } from './search';
+import type { Activities } from '../workflows/activities';
 
 // Activities are the only code the workflows call that touches the world. They get their
 // dependencies from this factory and must be safe to retry: keyed by ids, conditional updates.
@@ -25,16 +26,38 @@ function heartbeating<Args extends unknown[], Result>(work: (...args: Args) => P
   };
 }
 
-export function createActivities(deps: ActivityDeps) {
-  const activities = {
-    ...createSigningActivities(deps),
-    ...createWebhookActivities(deps),
-    ...createSweeperActivities(deps),
-    ...createSearchActivities(deps),
+/** Every activity the worker registers, each under the name its workflow schedules it by (histories record these names: never rename one). */
+export function createActivities(deps: ActivityDeps): Activities {
+  const signing = createSigningActivities(deps);
+  const webhooks = createWebhookActivities(deps);
+  const sweeper = createSweeperActivities(deps);
+  const search = createSearchActivities(deps);
+  return {
+    // workflows/signingRequest.ts
+    announceRequest: heartbeating(signing.announceRequest),
+    sendInvitations: heartbeating(signing.sendInvitations),
+    sendReminders: heartbeating(signing.sendReminders),
+    recordView: heartbeating(signing.recordView),
+    recordSignature: heartbeating(signing.recordSignature),
+    recordApproval: heartbeating(signing.recordApproval),
+    recordViewStep: heartbeating(signing.recordViewStep),
+    recordDecline: heartbeating(signing.recordDecline),
+    recordCancellation: heartbeating(signing.recordCancellation),
+    expireRequest: heartbeating(signing.expireRequest),
+    completeRequest: heartbeating(signing.completeRequest),
+    sendClosingMails: heartbeating(signing.sendClosingMails),
+    // workflows/webhook.ts
+    sendDueDeliveries: heartbeating(webhooks.sendDueDeliveries),
+    disableWebhook: heartbeating(webhooks.disableWebhook),
+    // workflows/sweeper.ts
+    adoptLegacyDeliveries: heartbeating(sweeper.adoptLegacyDeliveries),
+    dispatchStaleEvents: heartbeating(sweeper.dispatchStaleEvents),
+    wakeStalledWebhooks: heartbeating(sweeper.wakeStalledWebhooks),
+    startOrphanedSigningRequests: heartbeating(sweeper.startOrphanedSigningRequests),
+    tellSendersOfLocks: heartbeating(sweeper.tellSendersOfLocks),
+    deleteExpiredIdempotencyKeys: heartbeating(sweeper.deleteExpiredIdempotencyKeys),
+    // workflows/searchIndexer.ts
+    indexEvent: heartbeating(search.indexEvent),
+    indexEventsFor: heartbeating(search.indexEventsFor),
   };
-  return Object.fromEntries(
-    Object.entries(activities).map(([name, work]) => [name, heartbeating(work as (...args: unknown[]) => Promise<unknown>)]),
-  ) as typeof activities;
 }
-
-export type Activities = ReturnType<typeof createActivities>;

@@ -6,6 +6,7 @@ import type { PdfTextExtractor } from '../src/pdf/text';
 import type { SearchBackend } from '../src/search/backend';
 import { indexEvent, indexNewTexts, indexPendingEvents } from '../src/search/indexer';
 import type { SearchWake } from '../src/search/wake';
+import type { SearchActivities } from '../workflows/activities';
 
 export interface SearchActivityDeps {
   db: Db;
@@ -57,7 +58,7 @@ async function nap(context: Context, ms: number, fastMs: number, wake: SearchWak
 // Without Elasticsearch the index is PostgreSQL itself: the work is the text of new PDFs, and the words of
 // texts stored under Elasticsearch (events are followed by no cursor, as nothing reads them). While
 // Elasticsearch is down they fail and Temporal retries them.
-export function createSearchActivities({ db, search, pdfText, logger, searchWake, apiBusy, idle = IDLE }: SearchActivityDeps) {
+export function createSearchActivities({ db, search, pdfText, logger, searchWake, apiBusy, idle = IDLE }: SearchActivityDeps): SearchActivities {
   return {
     /** Brings the index in step with the resources of one event. */
     indexEvent: (eventId: string): Promise<void> => indexEvent(db, search, eventId),
@@ -125,5 +126,3 @@ export function createSearchActivities({ db, search, pdfText, logger, searchWake
     },
   };
 }
-
-export type SearchActivities = ReturnType<typeof createSearchActivities>;

@@ -1,9 +1,31 @@
 import { ApplicationFailure } from '@temporalio/common';
+import type { Config } from '../src/config';
+import type { Db } from '../src/db';
 import { isRefusedForGood } from '../src/db/errors';
-import { signingRequestLifecycle, type LifecycleDeps } from '../src/signingRequests/lifecycle';
 import { databaseRefusal } from '../src/domain/signingRequests';
+import type { EventLog } from '../src/events/service';
+import type { MailTransport } from '../src/mail';
+import { completeRequest } from '../src/signingRequests/complete';
+import { createNotifier, sendClosingMails, sendInvitations, sendReminders } from '../src/signingRequests/notifications';
+import { pkcs7Sealer } from '../src/signingRequests/sealing';
+import {
+  announceRequest,
+  expireRequest,
+  recordApproval,
+  recordCancellation,
+  recordDecline,
+  recordSignature,
+  recordView,
+  recordViewStep,
+} from '../src/signingRequests/transitions';
+import type { SigningRequestActivities } from '../workflows/activities';
 
-export type SigningActivityDeps = LifecycleDeps;
+export interface SigningActivityDeps {
+  db: Db;
+  events: EventLog;
+  config: Pick<Config, 'publicUrl' | 'dataDir' | 'MAIL_FROM' | 'SIGNING_TOKEN_SECRET' | 'SEAL_P12_PATH' | 'SEAL_P12_PASSWORD' | 'RATE_LIMIT_MULTIPLIER'>;
+  mail: MailTransport;
+}
 
 /**
  * A change the database refuses for good (its data, not its timing: see isRefusedForGood) fails at once,
@@ -22,13 +44,23 @@ function failingForGood<Args extends unknown[], Result>(name: string, work: (...
   };
 }
 
-// The signing request workflow's activities are the lifecycle's commands (src/signingRequests/lifecycle.ts):
-// each a transaction with its audit step and event, safe to repeat.
-export function createSigningActivities(deps: SigningActivityDeps) {
-  const lifecycle = signingRequestLifecycle(deps);
-  return Object.fromEntries(
-    Object.entries(lifecycle).map(([name, work]) => [name, failingForGood(name, work as (...args: unknown[]) => Promise<unknown>)]),
-  ) as typeof lifecycle;
+// The signing request workflow's activities (src/signingRequests/): its transitions, each a transaction
+// with its audit step and event, safe to repeat; the seal that completes it; and its e-mails.
+export function createSigningActivities(deps: SigningActivityDeps): SigningRequestActivities {
+  const notifier = createNotifier(deps);
+  const completion = { ...deps, sealer: pkcs7Sealer(deps.config) };
+  return {
+    announceRequest: failingForGood('announceRequest', (requestId) => announceRequest(deps, requestId)),
+    recordView: failingForGood('recordView', (requestId, view) => recordView(deps, requestId, view)),
+    recordSignature: failingForGood('recordSignature', (requestId, sign) => recordSignature(deps, requestId, sign)),
+    recordApproval: failingForGood('recordApproval', (requestId, approval) => recordApproval(deps, requestId, approval)),
+    recordViewStep: failingForGood('recordViewStep', (requestId, view) => recordViewStep(deps, requestId, view)),
+    recordDecline: failingForGood('recordDecline', (requestId, decline) => recordDecline(deps, requestId, decline)),
+    recordCancellation: failingForGood('recordCancellation', (requestId, reason) => recordCancellation(deps, requestId, reason)),
+    expireRequest: failingForGood('expireRequest', (requestId) => expireRequest(deps, requestId)),
+    completeRequest: failingForGood('completeRequest', (requestId) => completeRequest(completion, requestId)),
+    sendInvitations: failingForGood('sendInvitations', (requestId, signerIds) => sendInvitations(notifier, requestId, signerIds)),
+    sendReminders: failingForGood('sendReminders', (requestId, signerIds, round) => sendReminders(notifier, requestId, signerIds, round)),
+    sendClosingMails: failingForGood('sendClosingMails', (requestId) => sendClosingMails(notifier, requestId)),
+  };
 }
-
-export type SigningActivities = ReturnType<typeof createSigningActivities>;

@@ -1,11 +1,11 @@
 import { Context } from '@temporalio/activity';
 import type { Config } from '../src/config';
 import type { Db } from '../src/db';
-import { resumeSigningRequest } from '../src/signingRequests/service';
-import { toSigningRequest } from '../src/signingRequests/store';
 import { tellSendersOfLocks } from '../src/signingRequests/verification';
+import { startOrphanedSigningRequests } from '../src/signingRequests/workflow';
 import type { MailTransport } from '../src/mail';
 import { adoptLegacyDeliveries } from '../src/webhooks/legacy';
+import type { SweeperActivities } from '../workflows/activities';
 import { activityEventDispatcher } from './events';
 
 export interface SweeperActivityDeps {
@@ -18,7 +18,7 @@ const cutoff = (olderThanMs: number) => new Date(Date.now() - olderThanMs);
 
 // What a process that died between a commit and its hand-over to Temporal left behind. Starting it
 // twice is harmless: workflow ids are the events' and the requests' own.
-export function createSweeperActivities({ db, config, mail }: SweeperActivityDeps) {
+export function createSweeperActivities({ db, config, mail }: SweeperActivityDeps): SweeperActivities {
   return {
     /** E-mails the senders of signers locked `olderThanMs` ago or more whom the api did not tell (it died after the lock). */
     tellSendersOfLocks: (input: { olderThanMs: number; limit: number }): Promise<number> => tellSendersOfLocks({ db, mail, config }, input),
@@ -59,15 +59,9 @@ export function createSweeperActivities({ db, config, mail }: SweeperActivityDep
     },
 
     /** Starts the workflows of signing requests committed at least `olderThanMs` ago but never started. */
-    async startOrphanedSigningRequests(input: { olderThanMs: number; limit: number }): Promise<number> {
-      const context = Context.current();
-      const orphans = await db('signing_requests')
-        .whereNull('workflow_started_at')
-        .where('created_at', '<', cutoff(input.olderThanMs))
-        .orderBy('created_at')
-        .limit(input.limit);
-      for (const request of orphans) await resumeSigningRequest(db, context.client, context.info.taskQueue, toSigningRequest(request));
-      return orphans.length;
+    startOrphanedSigningRequests(input: { olderThanMs: number; limit: number }): Promise<number> {
+      const { client, info } = Context.current();
+      return startOrphanedSigningRequests(db, client, info.taskQueue, input);
     },
 
     /** Deletes up to `limit` Idempotency-Keys past their 24 hours (the api already treats them as free). */
@@ -77,5 +71,3 @@ export function createSweeperActivities({ db, config, mail }: SweeperActivityDep
     },
   };
 }
-
-export type SweeperActivities = ReturnType<typeof createSweeperActivities>;

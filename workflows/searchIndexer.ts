@@ -1,5 +1,5 @@
 import { continueAsNew, proxyActivities } from '@temporalio/workflow';
-import type { SearchActivities } from '../activities/search';
+import type { SearchActivities } from './activities';
 
 // Unlimited retries with backoff up to a minute: an Elasticsearch outage only delays indexing, and the
 // events wait in PostgreSQL until it returns.

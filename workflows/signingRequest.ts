@@ -12,7 +12,7 @@ import {
   TimeoutFailure,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { SigningActivities } from '../activities/signingRequest';
+import type { SigningRequestActivities } from './activities';
 import {
   approveUpdate,
   cancelUpdate,
@@ -46,14 +46,14 @@ const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInter
 // E-mails: retried with backoff for days; every activity is idempotent and heartbeats, so one lost
 // with its worker is retried within the heartbeat timeout.
 const emailOptions = { startToCloseTimeout: '2 minutes', heartbeatTimeout: '15 seconds', retry } as const;
-const activities = proxyActivities<SigningActivities>(emailOptions);
+const activities = proxyActivities<SigningRequestActivities>(emailOptions);
 
 // Transitions (one short database transaction each) are regular activities, scheduled once the update
 // that asks for them is accepted into the history: a local activity in an update handler commits before
 // the workflow task that accepts the update, so a worker killed in between left the change in the
 // database and the update nowhere (found by bench/chaos.ts), and several local activities in one task
 // could resume in another order on replay. They are idempotent: a retry changes nothing.
-const transitions = proxyActivities<SigningActivities>({ startToCloseTimeout: '1 minute', heartbeatTimeout: '15 seconds', retry });
+const transitions = proxyActivities<SigningRequestActivities>({ startToCloseTimeout: '1 minute', heartbeatTimeout: '15 seconds', retry });
 
 // Sealing retries are the workflow's own, so that `progress` can say how many failed, why, and when
 // the next one runs: a request that cannot be sealed is visible, never a silent retry loop. Sealing is
@@ -61,10 +61,10 @@ const transitions = proxyActivities<SigningActivities>({ startToCloseTimeout: '1
 // workflow task back only once its local activities are done, so a local one held that signer's 200
 // behind the seal. The worker that completes the task is handed the activity in the same reply (eager
 // execution), so the seal starts at once without a trip through matching.
-const sealing = proxyActivities<SigningActivities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '15 seconds', retry: { maximumAttempts: 1 } });
+const sealing = proxyActivities<SigningRequestActivities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '15 seconds', retry: { maximumAttempts: 1 } });
 // Requests whose history already sealed (or tried to) with a local activity replay it as one; remove
 // with the patch once no request begun before 2026-11-26 can be running (test/workflows/replay.test.ts).
-const sealingBefore20261126 = proxyLocalActivities<SigningActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 1 } });
+const sealingBefore20261126 = proxyLocalActivities<SigningRequestActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 1 } });
 const SEAL_RETRY_FIRST_MS = 1000;
 const SEAL_RETRY_MAX_MS = 30 * 60 * 1000;
 // A seal lost with its worker (killed or restarted: its heartbeat stopped) is not the seal failing: the
@@ -100,63 +100,106 @@ const refusedForGood = (error: unknown) =>
  * its result, and its `SignetStatus` search attribute holds it from the moment it is decided.
  */
 export async function signingRequestWorkflow(input: SigningRequestInput): Promise<SigningRequestResult> {
-  const { requestId } = input;
-  // Every recipient, cc included (it blocks nothing, and is never invited: it gets the sealed documents).
-  const recipients = routedRecipients(input).map((recipient) => ({ ...recipient, status: 'pending' as SignerStatus, busy: null as null | Act }));
-  const acting = recipients.filter((recipient) => recipient.type !== 'cc');
-  let status: RequestStatus = 'pending';
-  // The terminal change decided and being recorded: what the request is to everyone until it is recorded or taken back.
-  let ending: RequestStatus | null = null;
-  const shown = () => ending ?? status;
-  let changed = false;
-  const expiresAt = new Date(input.expiresAt).getTime();
-  let reminderRound = 0;
-  let nextReminderAt = input.reminderEveryMs > 0 ? Date.now() + input.reminderEveryMs : Infinity;
-  let seal: SigningRequestProgress['sealing'] = null;
+  const run = new SigningRequestRun(input);
+  run.answerMessages();
+  return run.toOutcome();
+}
 
-  const state = (): SigningRequestState => ({ status: shown(), signers: recipients.map(({ id, status }) => ({ id, status })) });
-  // Done: a signer signed, an approver approved, a viewer viewed. Acted: done, or declined.
-  const done = (recipient: Recipient) => hasDonePart(recipient.type, recipient.status);
-  const acted = (recipient: Recipient) => done(recipient) || recipient.status === 'declined';
-  // Whose turn it is: the recipients of the first step with anyone who has not acted.
-  const due = () => firstStepOf(acting.filter((recipient) => !acted(recipient)));
-  const completing = () => acting.every((recipient) => done(recipient) || (recipient.busy !== null && recipient.busy !== 'declining'));
-  const signaturesInFlight = () => acting.some((recipient) => recipient.busy !== null && recipient.busy !== 'declining');
-  const progress = (): SigningRequestProgress => ({
-    stage: shown() !== 'pending' ? 'finished' : seal ? 'sealing' : 'awaiting_signers',
-    waitingFor:
-      shown() === 'pending' && !seal
-        ? due()
-            .filter((recipient) => !recipient.busy)
-            .map((recipient) => recipient.id)
-        : [],
-    sealing: shown() === 'pending' ? seal : null,
-  });
-  // What the Temporal UI shows of a running request: its step and whom it waits for, by id and type (no personal data).
-  const steps = [...new Set(acting.map((recipient) => recipient.routingOrder))].sort((a, b) => a - b);
-  const describe = () => {
-    const waiting = progress().waitingFor.map((id) => `${id} (${recipients.find((recipient) => recipient.id === id)!.type})`);
-    const step = waiting.length ? `Step ${steps.indexOf(due()[0].routingOrder) + 1} of ${steps.length}` : '';
+type RunRecipient = ReturnType<typeof routedRecipients>[number] & { status: SignerStatus; busy: null | Act };
+
+// Done: a signer signed, an approver approved, a viewer viewed. Acted: done, or declined.
+const done = (recipient: Recipient) => hasDonePart(recipient.type, recipient.status);
+const acted = (recipient: Recipient) => done(recipient) || recipient.status === 'declined';
+const refused = () => ApplicationFailure.nonRetryable('This signing request has ended.', 'RequestEnded');
+
+/** One run of the workflow: what it holds of the request, the messages it answers, and its main loop. */
+class SigningRequestRun {
+  private readonly requestId: string;
+  // Every recipient, cc included (it blocks nothing, and is never invited: it gets the sealed documents).
+  private readonly recipients: RunRecipient[];
+  private readonly acting: RunRecipient[];
+  private readonly steps: number[];
+  private readonly expiresAt: number;
+  private status: RequestStatus = 'pending';
+  // The terminal change decided and being recorded: what the request is to everyone until it is recorded or taken back.
+  private ending: RequestStatus | null = null;
+  private changed = false;
+  private reminderRound = 0;
+  private nextReminderAt: number;
+  private seal: SigningRequestProgress['sealing'] = null;
+  private announcing: Promise<void> | undefined;
+
+  constructor(private readonly input: SigningRequestInput) {
+    this.requestId = input.requestId;
+    this.recipients = routedRecipients(input).map((recipient) => ({ ...recipient, status: 'pending' as SignerStatus, busy: null as null | Act }));
+    this.acting = this.recipients.filter((recipient) => recipient.type !== 'cc');
+    this.steps = [...new Set(this.acting.map((recipient) => recipient.routingOrder))].sort((a, b) => a - b);
+    this.expiresAt = new Date(input.expiresAt).getTime();
+    this.nextReminderAt = input.reminderEveryMs > 0 ? Date.now() + input.reminderEveryMs : Infinity;
+  }
+
+  private shown() {
+    return this.ending ?? this.status;
+  }
+
+  private state(): SigningRequestState {
+    return { status: this.shown(), signers: this.recipients.map(({ id, status }) => ({ id, status })) };
+  }
+
+  /** Whose turn it is: the recipients of the first step with anyone who has not acted. */
+  private due() {
+    return firstStepOf(this.acting.filter((recipient) => !acted(recipient)));
+  }
+
+  private completing() {
+    return this.acting.every((recipient) => done(recipient) || (recipient.busy !== null && recipient.busy !== 'declining'));
+  }
+
+  private signaturesInFlight() {
+    return this.acting.some((recipient) => recipient.busy !== null && recipient.busy !== 'declining');
+  }
+
+  private progress(): SigningRequestProgress {
+    const shown = this.shown();
+    return {
+      stage: shown !== 'pending' ? 'finished' : this.seal ? 'sealing' : 'awaiting_signers',
+      waitingFor:
+        shown === 'pending' && !this.seal
+          ? this.due()
+              .filter((recipient) => !recipient.busy)
+              .map((recipient) => recipient.id)
+          : [],
+      sealing: shown === 'pending' ? this.seal : null,
+    };
+  }
+
+  /** What the Temporal UI shows of a running request: its step and whom it waits for, by id and type (no personal data). */
+  private describe() {
+    const waiting = this.progress().waitingFor.map((id) => `${id} (${this.recipients.find((recipient) => recipient.id === id)!.type})`);
+    const step = waiting.length ? `Step ${this.steps.indexOf(this.due()[0].routingOrder) + 1} of ${this.steps.length}` : '';
     setCurrentDetails(
-      shown() !== 'pending'
-        ? `Finished: ${shown()}`
-        : seal
-          ? `Sealing (${seal.attempts} failed attempts)`
+      this.shown() !== 'pending'
+        ? `Finished: ${this.shown()}`
+        : this.seal
+          ? `Sealing (${this.seal.attempts} failed attempts)`
           : `${step}, waiting for ${waiting.join(', ') || 'nobody'}`,
     );
-  };
-  const setStatus = (next: RequestStatus) => {
-    status = next;
-    changed = true;
+  }
+
+  private setStatus(next: RequestStatus) {
+    this.status = next;
+    this.changed = true;
     upsertSearchAttributes([{ key: searchAttributes.status, value: next }]);
-  };
-  const refuseUnlessOpen = () => {
-    if (shown() !== 'pending') throw ApplicationFailure.nonRetryable(`This signing request is ${shown()}.`, 'RequestEnded');
-    if (completing()) throw ApplicationFailure.nonRetryable('Every signer has signed: this signing request is being completed.', 'Completing');
-  };
-  const refuseUnlessDue = (signerId: string, act: Act) => {
-    if (shown() !== 'pending') throw ApplicationFailure.nonRetryable(`This signing request is ${shown()}.`, 'RequestEnded');
-    const recipient = recipients.find((candidate) => candidate.id === signerId);
+  }
+
+  private refuseUnlessOpen() {
+    if (this.shown() !== 'pending') throw ApplicationFailure.nonRetryable(`This signing request is ${this.shown()}.`, 'RequestEnded');
+    if (this.completing()) throw ApplicationFailure.nonRetryable('Every signer has signed: this signing request is being completed.', 'Completing');
+  }
+
+  private refuseUnlessDue(signerId: string, act: Act) {
+    if (this.shown() !== 'pending') throw ApplicationFailure.nonRetryable(`This signing request is ${this.shown()}.`, 'RequestEnded');
+    const recipient = this.recipients.find((candidate) => candidate.id === signerId);
     if (!recipient) throw ApplicationFailure.nonRetryable('No such signer in this request.', 'UnknownSigner');
     if (!mayDo[recipient.type].includes(act))
       throw ApplicationFailure.nonRetryable(`This recipient is ${article(recipient.type)}: it does not ${verbOf[act]}.`, 'NotYourPart');
@@ -165,166 +208,181 @@ export async function signingRequestWorkflow(input: SigningRequestInput): Promis
         `This ${recipient.type === 'signer' ? 'signer' : 'recipient'} has already ${recipient.status === 'declined' || recipient.busy === 'declining' ? 'declined' : pastOf[recipient.type]}.`,
         'AlreadyActed',
       );
-    if (!due().includes(recipient)) throw ApplicationFailure.nonRetryable('It is not this signer’s turn yet.', 'NotYourTurn');
+    if (!this.due().includes(recipient)) throw ApplicationFailure.nonRetryable('It is not this signer’s turn yet.', 'NotYourTurn');
     return recipient;
-  };
-  const refused = () => ApplicationFailure.nonRetryable('This signing request has ended.', 'RequestEnded');
-  // A recipient's part (sign, approve, view): accepted while due, recorded, then counted; false from the
-  // recording means the request had ended in the database.
-  const act = async (signerId: string, doing: Act, result: SignerStatus, record: () => Promise<boolean>) => {
-    const recipient = refuseUnlessDue(signerId, doing);
+  }
+
+  /**
+   * A recipient's part (sign, approve, view): accepted while due, recorded, then counted; false from the
+   * recording means the request had ended in the database.
+   */
+  private async act(signerId: string, doing: Act, result: SignerStatus, record: () => Promise<boolean>) {
+    const recipient = this.refuseUnlessDue(signerId, doing);
     recipient.busy = doing;
     try {
       if (!(await record().catch((error) => Promise.reject(refusedForGood(error))))) throw refused();
       recipient.status = result;
     } finally {
       recipient.busy = null;
-      changed = true;
+      this.changed = true;
     }
-    return state();
-  };
-  // signing_request.created, once, before any outcome: a cancel can arrive before the first invitation.
-  let announcing: Promise<void> | undefined;
-  const announce = () => (announcing ??= transitions.announceRequest(requestId));
-  // A terminal change: decided now, recorded once the signatures accepted before it are recorded, then
-  // the status. False when the database already held another outcome (its conditional update matched no
-  // row). A change that could not be recorded is taken back: the request is pending, as in the database.
-  const end = async (next: RequestStatus, record: () => Promise<boolean>) => {
-    ending = next;
+    return this.state();
+  }
+
+  /** signing_request.created, once, before any outcome: a cancel can arrive before the first invitation. */
+  private announce() {
+    return (this.announcing ??= transitions.announceRequest(this.requestId));
+  }
+
+  /**
+   * A terminal change: decided now, recorded once the signatures accepted before it are recorded, then
+   * the status. False when the database already held another outcome (its conditional update matched no
+   * row). A change that could not be recorded is taken back: the request is pending, as in the database.
+   */
+  private async end(next: RequestStatus, record: () => Promise<boolean>) {
+    this.ending = next;
     upsertSearchAttributes([{ key: searchAttributes.status, value: next }]);
     try {
-      await condition(() => !signaturesInFlight());
-      await announce();
+      await condition(() => !this.signaturesInFlight());
+      await this.announce();
       const recorded = await record();
-      status = next;
+      this.status = next;
       return recorded;
     } catch (error) {
-      upsertSearchAttributes([{ key: searchAttributes.status, value: status }]);
+      upsertSearchAttributes([{ key: searchAttributes.status, value: this.status }]);
       throw refusedForGood(error);
     } finally {
-      ending = null;
-      changed = true;
-    }
-  };
-
-  setHandler(stateQuery, state);
-  setHandler(progressQuery, progress);
-  setHandler(signUpdate, (sign) => act(sign.signerId, 'signing', 'signed', () => transitions.recordSignature(requestId, sign)), {
-    validator: (sign) => void refuseUnlessDue(sign.signerId, 'signing'),
-  });
-  setHandler(approveUpdate, (approval) => act(approval.signerId, 'approving', 'approved', () => transitions.recordApproval(requestId, approval)), {
-    validator: (approval) => void refuseUnlessDue(approval.signerId, 'approving'),
-  });
-  setHandler(viewDoneUpdate, (view) => act(view.signerId, 'viewing', 'viewed', () => transitions.recordViewStep(requestId, view)), {
-    validator: (view) => void refuseUnlessDue(view.signerId, 'viewing'),
-  });
-  setHandler(
-    declineUpdate,
-    async (decline) => {
-      refuseUnlessOpen();
-      const signer = refuseUnlessDue(decline.signerId, 'declining');
-      signer.busy = 'declining';
-      try {
-        if (!(await end('declined', () => transitions.recordDecline(requestId, decline)))) throw refused();
-        signer.status = 'declined';
-      } finally {
-        signer.busy = null;
-      }
-      return state();
-    },
-    { validator: (decline) => (refuseUnlessOpen(), void refuseUnlessDue(decline.signerId, 'declining')) },
-  );
-  setHandler(
-    cancelUpdate,
-    async ({ reason }) => {
-      refuseUnlessOpen();
-      if (!(await end('cancelled', () => transitions.recordCancellation(requestId, reason ?? null)))) throw refused();
-      return state();
-    },
-    { validator: (_cancel) => refuseUnlessOpen() },
-  );
-  setHandler(
-    remindUpdate,
-    // Whom it may remind now (one e-mail a signer an hour, the account's e-mails an hour) is decided
-    // where concurrent rounds of every request meet: in the database, by sendReminders.
-    () =>
-      activities.sendReminders(
-        requestId,
-        due().map((signer) => signer.id),
-        ++reminderRound,
-      ),
-    { validator: () => refuseUnlessOpen() },
-  );
-  setHandler(viewedSignal, async (view) => {
-    const signer = recipients.find((candidate) => candidate.id === view.signerId);
-    // A viewer's view is its step, recorded by viewDoneUpdate once its page has shown the documents.
-    if (!signer || signer.type === 'viewer' || status !== 'pending' || signer.status !== 'notified') return;
-    signer.status = 'viewed';
-    // A view that cannot be recorded is not one: a signal handler's failure would fail the whole workflow.
-    await transitions.recordView(requestId, view).catch(() => {
-      if (signer.status === 'viewed') signer.status = 'notified';
-    });
-  });
-
-  while (status === 'pending') {
-    // A terminal change being recorded becomes the status, or is taken back, before anything else is done.
-    await condition(() => ending === null);
-    if (status !== 'pending') break;
-    const toInvite = due().filter((signer) => signer.status === 'pending');
-    if (toInvite.length > 0) {
-      await activities.sendInvitations.executeWithOptions({ ...emailOptions, summary: `invitations, step ${steps.indexOf(toInvite[0].routingOrder) + 1}` }, [
-        requestId,
-        toInvite.map((signer) => signer.id),
-      ]);
-      for (const signer of toInvite) if (signer.status === 'pending') signer.status = 'notified';
-    }
-    await announce();
-    if (acting.every(done)) {
-      await sealAndComplete();
-      setStatus('completed');
-      break;
-    }
-    const wakeAt = Math.min(expiresAt, nextReminderAt);
-    describe();
-    const woken = await condition(() => changed || status !== 'pending', Math.max(1, wakeAt - Date.now()), {
-      summary: wakeAt === expiresAt ? 'expiry' : 'reminder',
-    });
-    changed = false;
-    if (woken || status !== 'pending' || ending !== null) continue;
-    if (Date.now() >= expiresAt) {
-      // A signature accepted before the deadline that completes the request wins over expiry.
-      if (completing()) {
-        await condition(() => !signaturesInFlight());
-        continue;
-      }
-      await end('expired', () => transitions.expireRequest(requestId));
-    } else {
-      await activities.sendReminders(
-        requestId,
-        due().map((signer) => signer.id),
-        ++reminderRound,
-      );
-      nextReminderAt = Date.now() + input.reminderEveryMs; // no burst of catch-up reminders after downtime
+      this.ending = null;
+      this.changed = true;
     }
   }
-  await condition(allHandlersFinished);
-  await activities.sendClosingMails(requestId);
-  // The loop above ends only once the status is an outcome.
-  return { outcome: status as SigningRequestOutcome, signers: state().signers };
 
-  async function sealAndComplete() {
-    seal = { attempts: 0, lastError: null, nextAttemptAt: null };
+  /** The queries, updates and signal the request answers while it runs. */
+  answerMessages() {
+    const { requestId } = this;
+    setHandler(stateQuery, () => this.state());
+    setHandler(progressQuery, () => this.progress());
+    setHandler(signUpdate, (sign) => this.act(sign.signerId, 'signing', 'signed', () => transitions.recordSignature(requestId, sign)), {
+      validator: (sign) => void this.refuseUnlessDue(sign.signerId, 'signing'),
+    });
+    setHandler(approveUpdate, (approval) => this.act(approval.signerId, 'approving', 'approved', () => transitions.recordApproval(requestId, approval)), {
+      validator: (approval) => void this.refuseUnlessDue(approval.signerId, 'approving'),
+    });
+    setHandler(viewDoneUpdate, (view) => this.act(view.signerId, 'viewing', 'viewed', () => transitions.recordViewStep(requestId, view)), {
+      validator: (view) => void this.refuseUnlessDue(view.signerId, 'viewing'),
+    });
+    setHandler(
+      declineUpdate,
+      async (decline) => {
+        this.refuseUnlessOpen();
+        const signer = this.refuseUnlessDue(decline.signerId, 'declining');
+        signer.busy = 'declining';
+        try {
+          if (!(await this.end('declined', () => transitions.recordDecline(requestId, decline)))) throw refused();
+          signer.status = 'declined';
+        } finally {
+          signer.busy = null;
+        }
+        return this.state();
+      },
+      { validator: (decline) => (this.refuseUnlessOpen(), void this.refuseUnlessDue(decline.signerId, 'declining')) },
+    );
+    setHandler(
+      cancelUpdate,
+      async ({ reason }) => {
+        this.refuseUnlessOpen();
+        if (!(await this.end('cancelled', () => transitions.recordCancellation(requestId, reason ?? null)))) throw refused();
+        return this.state();
+      },
+      { validator: (_cancel) => this.refuseUnlessOpen() },
+    );
+    setHandler(
+      remindUpdate,
+      // Whom it may remind now (one e-mail a signer an hour, the account's e-mails an hour) is decided
+      // where concurrent rounds of every request meet: in the database, by sendReminders.
+      () =>
+        activities.sendReminders(
+          requestId,
+          this.due().map((signer) => signer.id),
+          ++this.reminderRound,
+        ),
+      { validator: () => this.refuseUnlessOpen() },
+    );
+    setHandler(viewedSignal, async (view) => {
+      const signer = this.recipients.find((candidate) => candidate.id === view.signerId);
+      // A viewer's view is its step, recorded by viewDoneUpdate once its page has shown the documents.
+      if (!signer || signer.type === 'viewer' || this.status !== 'pending' || signer.status !== 'notified') return;
+      signer.status = 'viewed';
+      // A view that cannot be recorded is not one: a signal handler's failure would fail the whole workflow.
+      await transitions.recordView(requestId, view).catch(() => {
+        if (signer.status === 'viewed') signer.status = 'notified';
+      });
+    });
+  }
+
+  /** Invites whose turn it is, reminds, expires and seals, until the request has an outcome; then closes it. */
+  async toOutcome(): Promise<SigningRequestResult> {
+    const { requestId } = this;
+    while (this.status === 'pending') {
+      // A terminal change being recorded becomes the status, or is taken back, before anything else is done.
+      await condition(() => this.ending === null);
+      if (this.status !== 'pending') break;
+      const toInvite = this.due().filter((signer) => signer.status === 'pending');
+      if (toInvite.length > 0) {
+        await activities.sendInvitations.executeWithOptions(
+          { ...emailOptions, summary: `invitations, step ${this.steps.indexOf(toInvite[0].routingOrder) + 1}` },
+          [requestId, toInvite.map((signer) => signer.id)],
+        );
+        for (const signer of toInvite) if (signer.status === 'pending') signer.status = 'notified';
+      }
+      await this.announce();
+      if (this.acting.every(done)) {
+        await this.sealAndComplete();
+        this.setStatus('completed');
+        break;
+      }
+      const wakeAt = Math.min(this.expiresAt, this.nextReminderAt);
+      this.describe();
+      const woken = await condition(() => this.changed || this.status !== 'pending', Math.max(1, wakeAt - Date.now()), {
+        summary: wakeAt === this.expiresAt ? 'expiry' : 'reminder',
+      });
+      this.changed = false;
+      if (woken || this.status !== 'pending' || this.ending !== null) continue;
+      if (Date.now() >= this.expiresAt) {
+        // A signature accepted before the deadline that completes the request wins over expiry.
+        if (this.completing()) {
+          await condition(() => !this.signaturesInFlight());
+          continue;
+        }
+        await this.end('expired', () => transitions.expireRequest(requestId));
+      } else {
+        await activities.sendReminders(
+          requestId,
+          this.due().map((signer) => signer.id),
+          ++this.reminderRound,
+        );
+        this.nextReminderAt = Date.now() + this.input.reminderEveryMs; // no burst of catch-up reminders after downtime
+      }
+    }
+    await condition(allHandlersFinished);
+    await activities.sendClosingMails(requestId);
+    // The loop above ends only once the status is an outcome.
+    return { outcome: this.status as SigningRequestOutcome, signers: this.state().signers };
+  }
+
+  private async sealAndComplete() {
+    this.seal = { attempts: 0, lastError: null, nextAttemptAt: null };
     let losses = 0;
     for (;;) {
-      describe();
+      this.describe();
       try {
-        await (patched('seal-as-activity') ? sealing : sealingBefore20261126).completeRequest(requestId);
+        await (patched('seal-as-activity') ? sealing : sealingBefore20261126).completeRequest(this.requestId);
         return;
       } catch (error) {
         const cause = (error as { cause?: Error }).cause ?? (error as Error);
         if (cause instanceof TimeoutFailure && patched('seal-loss-forgiven')) losses++;
-        const delay = Math.min(SEAL_RETRY_FIRST_MS * 2 ** Math.max(0, seal.attempts - Math.min(losses, SEAL_LOSSES_FORGIVEN)), SEAL_RETRY_MAX_MS);
-        seal = { attempts: seal.attempts + 1, lastError: cause.message, nextAttemptAt: new Date(Date.now() + delay).toISOString() };
+        const delay = Math.min(SEAL_RETRY_FIRST_MS * 2 ** Math.max(0, this.seal.attempts - Math.min(losses, SEAL_LOSSES_FORGIVEN)), SEAL_RETRY_MAX_MS);
+        this.seal = { attempts: this.seal.attempts + 1, lastError: cause.message, nextAttemptAt: new Date(Date.now() + delay).toISOString() };
         await sleep(delay);
       }
     }

@@ -1,5 +1,5 @@
 import { allHandlersFinished, condition, continueAsNew, log, patched, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
-import type { SweeperActivities } from '../activities/sweeper';
+import type { SweeperActivities } from './activities';
 import { sweepUpdate, type SweepCounts } from './definitions';
 
 const sweeper = proxyLocalActivities<SweeperActivities>({

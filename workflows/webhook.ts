@@ -1,5 +1,5 @@
 import { condition, continueAsNew, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import type { WebhookActivities } from '../activities/webhooks';
+import type { WebhookActivities } from './activities';
 import { searchAttributes, wakeSignal, webhookStatusQuery, type WebhookWorkflowInput } from './definitions';
 import { type WebhookHealth, type WebhookQueueStatus } from '../src/domain/webhooks';
 

@@ -135,3 +135,17 @@ export function waitingOn<R extends { recipientType: RecipientType; status: Sign
 ): R[] {
   return requestStatus === 'pending' ? firstStepOf(recipients.filter(isStillToAct)) : [];
 }
+
+/** Where a request stands as its rows alone tell: enough for lists, and for a request whose workflow has finished. */
+export function progressFromDatabase({
+  request,
+  signers,
+}: {
+  request: { status: RequestStatus };
+  signers: { id: string; recipientType: RecipientType; status: SignerStatus; routingOrder: number }[];
+}): SigningRequestProgress {
+  if (request.status !== 'pending') return { stage: 'finished', waitingFor: [], sealing: null };
+  const waiting = waitingOn(request.status, signers);
+  if (waiting.length === 0) return { stage: 'sealing', waitingFor: [], sealing: null };
+  return { stage: 'awaiting_signers', waitingFor: waiting.map((signer) => signer.id), sealing: null };
+}

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { Db } from '../db';
 import type { ClientInfo } from '../domain/signingRequests';
 import { AppError, notFound } from '../errors';
-import { findEmbeddedSigningLink, openEmbeddedSigningLink } from '../signingRequests/embedding';
+import { findEmbeddedSigningLink, openEmbeddedSigningLink } from '../signingRequests/embed';
 import { signerBrandOf } from '../accounts/branding';
 import { embeddedLinkExpiredPage, embeddedSigningPageFor, linkNotValidPage, setSigningPageHeaders } from './page';
 

@@ -10,13 +10,15 @@ import type { Logger } from '../logger';
 import { jsonBody } from '../api/middleware/body';
 import { idParam, routesOn } from '../api/route';
 import { storableText, z } from '../api/validation';
-import { runUpdate } from '../signingRequests/service';
-import { signatureImageProblem } from '../pdf/signatureImage';
-import { signingRequestHandle } from '../temporal/client';
 import { DeclineSchema, SignerViewSchema, SignSchema, TokenParams } from './schema';
-import { checkFieldValues } from './fieldValues';
-import { assertCanAct, getOriginalPdf, presentSignerView, resolveSigningToken } from './service';
-import { AppError, notFound, validationError } from '../errors';
+import { approveRequest } from '../signingRequests/approve';
+import { declineRequest } from '../signingRequests/decline';
+import { getOriginalDocument } from '../signingRequests/download';
+import { assertCanAct, resolveSigningToken } from '../signingRequests/links';
+import { signRequest } from '../signingRequests/sign';
+import { markViewed, recordPageOpened } from '../signingRequests/view';
+import { presentSignerView } from './presenter';
+import { AppError, notFound } from '../errors';
 import { linkNotValidPage, setSigningPageHeaders, signingAssetPath, signingAssets, signingPageFor } from './page';
 import { findLogo, signerBrandOf } from '../accounts/branding';
 import { verificationRequired, verifiedSessions } from './verifiedSession';
@@ -73,12 +75,8 @@ export function signerPortalRoutes({
     },
     async ({ params }, ctx) => {
       const context = await resolveVerified(ctx, params.token);
-      if (context.request.status === 'pending' && ['pending', 'notified'].includes(context.signer.status)) {
-        // Best effort: the page shows either way; the workflow records the view once.
-        signingRequestHandle(temporal, context.request.id)
-          .viewed({ signerId: context.signer.id, ...client(ctx) })
-          .catch((error) => logger.warn({ err: error, requestId: context.request.id }, 'could not record a view'));
-      }
+      // Best effort, not waited for: the page shows either way.
+      recordPageOpened(temporal, context, client(ctx)).catch((error) => logger.warn({ err: error, requestId: context.request.id }, 'could not record a view'));
       ctx.set('Cache-Control', 'no-store');
       return presentSignerView(context);
     },
@@ -91,7 +89,7 @@ export function signerPortalRoutes({
     assertCanAct(context);
     ctx.type = 'application/pdf';
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = await getOriginalPdf(db, context, documentId);
+    ctx.body = await getOriginalDocument(db, context, documentId);
   };
   route(
     {
@@ -134,21 +132,7 @@ export function signerPortalRoutes({
     },
     async ({ params, body }, ctx) => {
       const context = await resolveVerified(ctx, params.token);
-      // Checked now, not at sealing: a signature that cannot be drawn would leave the request unsealable,
-      // and a required field left empty would be sealed empty.
-      const imageProblem = body.signature.type === 'drawn' ? signatureImageProblem(body.signature.value) : undefined;
-      const fields = await checkFieldValues(context.signer.fields, body.fieldValues ?? {});
-      const problems = [...(imageProblem ? [`signature.value ${imageProblem}`] : []), ...fields.problems];
-      if (problems.length > 0) throw validationError(problems);
-      assertCanAct(context);
-      await runUpdate(() =>
-        signingRequestHandle(temporal, context.request.id).sign({
-          signerId: context.signer.id,
-          signature: body.signature,
-          fieldValues: fields.values,
-          ...client(ctx),
-        }),
-      );
+      await signRequest(temporal, context, body, client(ctx));
       return { signerId: context.signer.id, status: 'signed' };
     },
   );
@@ -167,25 +151,23 @@ export function signerPortalRoutes({
     },
     async ({ params, body }, ctx) => {
       const context = await resolveVerified(ctx, params.token);
-      assertCanAct(context);
-      await runUpdate(() => signingRequestHandle(temporal, context.request.id).decline({ signerId: context.signer.id, reason: body.reason, ...client(ctx) }));
+      await declineRequest(temporal, context, body.reason, client(ctx));
       return { signerId: context.signer.id, status: 'declined' };
     },
   );
 
   // An approver's and a viewer's part: nothing to send but the link, answered once the workflow has it.
-  const partRoute = (path: string, operationId: string, summary: string, status: 'approved' | 'viewed', part: 'approve' | 'viewDone') =>
+  const partRoute = (path: string, operationId: string, summary: string, status: 'approved' | 'viewed', part: typeof approveRequest) =>
     route(
       { ...signerSide, method: 'post', path, operationId, summary, response: SignerStatusSchema, responseDescription: 'Recorded', errors: [404, 409] },
       async ({ params }, ctx) => {
         const context = await resolveVerified(ctx, params.token);
-        assertCanAct(context);
-        await runUpdate(() => signingRequestHandle(temporal, context.request.id)[part]({ signerId: context.signer.id, ...client(ctx) }));
+        await part(temporal, context, client(ctx));
         return { signerId: context.signer.id, status };
       },
     );
-  partRoute('/sign/{token}/approve', 'approve', 'Approve, as an approver (who places nothing and may decline instead)', 'approved', 'approve');
-  partRoute('/sign/{token}/viewed', 'markViewed', 'A viewer’s page has shown the documents: the viewer’s step is done', 'viewed', 'viewDone');
+  partRoute('/sign/{token}/approve', 'approve', 'Approve, as an approver (who places nothing and may decline instead)', 'approved', approveRequest);
+  partRoute('/sign/{token}/viewed', 'markViewed', 'A viewer’s page has shown the documents: the viewer’s step is done', 'viewed', markViewed);
 
   // --- The signing page (HTML) and its assets. ---
   router.get('/sign/:token', async (ctx) => {

@@ -2,7 +2,7 @@ import { jsonSchemaKeywords, visibleText, z } from '../api/validation';
 import { recipientTypes, verificationMethods } from '../domain/signingRequests';
 import { drawableInSealedPdf } from '../pdf/drawableText';
 import { SIGNING_TOKEN } from '../signingRequests/tokens';
-import { MAX_DRAWN_INITIALS_BYTES, MAX_TEXT_VALUE, MAX_TYPED_INITIALS } from './fieldValues';
+import { MAX_DRAWN_INITIALS_BYTES, MAX_TEXT_VALUE, MAX_TYPED_INITIALS } from '../signingRequests/fieldValues';
 
 export const TokenParams = z.object({
   token: z.string().regex(SIGNING_TOKEN, { error: 'Signing link' }).openapi({ description: 'The token of the signing link.' }),

@@ -7,7 +7,7 @@ import { AppError, conflict, rateLimitExceeded, retryAfterHeader } from '../erro
 import { createMailTransport, mailSender } from '../mail';
 import { verificationCodeMail } from '../mail/templates';
 import { mailBrandOfAccount } from '../accounts/branding';
-import { markEmbeddedSessionVerified } from '../signingRequests/embedding';
+import { markEmbeddedSessionVerified } from '../signingRequests/embed';
 import { loadTokenSecret, verificationKey } from '../signingRequests/tokens';
 import {
   findSignerVerification,
@@ -21,7 +21,7 @@ import {
 } from '../signingRequests/verification';
 import type { routesOn } from '../api/route';
 import { TokenParams, VerificationStateSchema, VerifySchema } from './schema';
-import { assertCanAct, resolveSigningToken, type SigningContext } from './service';
+import { assertCanAct, resolveSigningToken, type SigningContext } from '../signingRequests/links';
 import type { VerifiedSessions } from './verifiedSession';
 
 type Route = ReturnType<typeof routesOn>;

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { Config } from '../config';
 import { AppError } from '../errors';
 import { hashToken, loadTokenSecret } from '../signingRequests/tokens';
-import type { SigningContext } from './service';
+import type { SigningContext } from '../signingRequests/links';
 
 // What a signer who gave the right code holds: a cookie scoped to their link's path (/sign/<token>), so
 // every endpoint of that link sees it and nothing else does. It is stateless: the expiry and an HMAC

@@ -1,8 +1,9 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db';
-import { signingRequestHandle } from '../temporal/client';
-import { progressFromDatabase, PROGRESS_QUERY_MS } from './service';
+import { progressFromDatabase } from '../domain/signingRequests';
+import { PROGRESS_QUERY_MS } from './get';
 import { findAuditTrail, findSigningRequest } from './store';
+import { signingRequestHandle } from './workflow';
 
 /**
  * A request with its recipients, where it stands and its audit trail, as of one moment: read in one

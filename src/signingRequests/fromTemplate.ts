@@ -17,8 +17,11 @@ export interface TemplateRequestInput {
   signingOrder?: SigningOrder;
 }
 
-/** A recipient of a request made from a template: its role's kind and step, and (a signer) its role's fields on the request's documents. */
-export interface TemplateSigner {
+/**
+ * A recipient as a request is made with it: its kind, its step when given, and a signer's fields (from a
+ * template: its role's kind and step, and its role's fields on the request's documents).
+ */
+export interface RequestRecipient {
   name: string;
   email: string;
   recipientType: RecipientType;
@@ -103,7 +106,7 @@ function roleVerificationProblems(role: Template['roles'][number], given: Verifi
  * as for any request), its role's verification unless it gave its own, a signer with its role's fields on the request's documents (`documentIds`, by the
  * template's positions) and the values prefilled in them. Call after templateRequestProblems found none.
  */
-export function templateSigners(template: Template, { signers, prefill = {} }: TemplateRequestInput, documentIds: string[]): TemplateSigner[] {
+export function templateSigners(template: Template, { signers, prefill = {} }: TemplateRequestInput, documentIds: string[]): RequestRecipient[] {
   const roleOf = (name: string | undefined) => template.roles.find((candidate) => candidate.name === name);
   return [...signers]
     .sort((a, b) => (roleOf(a.role)?.order ?? 0) - (roleOf(b.role)?.order ?? 0))

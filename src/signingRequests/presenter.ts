@@ -1,5 +1,4 @@
-import type { SigningRequestProgress } from '../domain/signingRequests';
-import { progressFromDatabase } from './service';
+import { progressFromDatabase, type SigningRequestProgress } from '../domain/signingRequests';
 import type { SigningRequestWithSigners } from './store';
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null);

@@ -5,7 +5,6 @@ import { attachment, idParam, linksById, linkTo, listOf, presentPage, routesOn }
 import { idempotentId } from '../api/middleware/idempotency';
 import { z } from '../api/validation';
 import { presentSigningRequest } from './presenter';
-import { createEmbeddedSigningLink } from './embedding';
 import {
   AuditStepSchema,
   CancelSchema,
@@ -15,16 +14,14 @@ import {
   SigningRequestListQuerySchema,
   SigningRequestSchema,
 } from './schema';
-import {
-  cancelSigningRequest,
-  createSigningLink,
-  createSigningRequest,
-  getSealedDocument,
-  getSealedDocuments,
-  getSigningRequest,
-  remindSigners,
-  signingDepsFrom,
-} from './service';
+import { cancelSigningRequest } from './cancel';
+import { createSigningRequest } from './create';
+import { signingDepsFrom } from './deps';
+import { getSealedDocument, getSealedDocuments } from './download';
+import { createEmbeddedSigningLink } from './embed';
+import { getSigningRequest } from './get';
+import { createSigningLink } from './links';
+import { remindSigners } from './remind';
 import { findAuditTrail, listSigningRequests } from './store';
 
 const IdParams = z.object({ id: idParam('signingRequest', 'Signing request') });

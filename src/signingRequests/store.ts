@@ -1,8 +1,8 @@
 import type { Plan } from '../domain/plans';
 import type { Db } from '../db';
 import { toPage } from '../db/pagination';
-import { notFound } from '../errors';
-import type { ClientInfo, RecipientType, RequestStatus, SignerStatus, SigningOrder, VerificationMethod } from '../domain/signingRequests';
+import { conflict, notFound } from '../errors';
+import type { ClientInfo, RecipientType, RequestStatus, RoutedRecipient, SignerStatus, SigningOrder, VerificationMethod } from '../domain/signingRequests';
 import type { SignerField } from '../documents/fields';
 
 // Rows of signing_requests and signers, mapped once to the camelCase objects everything else uses.
@@ -303,4 +303,168 @@ export async function findAuditTrail(db: Db, accountId: string, id: string) {
     data: step.data as unknown,
     at: step.created_at as Date,
   }));
+}
+
+/** One request of an account that is still pending; 404 for another account's, 409 once it has ended. */
+export async function findPendingSigningRequest(db: Db, accountId: string, id: string): Promise<SigningRequestWithSigners> {
+  const found = await findSigningRequest(db, accountId, id);
+  if (found.request.status !== 'pending') throw conflict(`This signing request is ${found.request.status}.`);
+  return found;
+}
+
+/** A request of the account under this id, and whether its workflow was started: what a retry under an Idempotency-Key finds. */
+export async function findMadeSigningRequest(db: Db, accountId: string, id: string) {
+  const row = await db('signing_requests')
+    .where({ id, account_id: accountId })
+    .first(...requestColumns, 'workflow_started_at');
+  return row && { request: toSigningRequest(row), workflowStarted: row.workflow_started_at !== null };
+}
+
+/** A request as it is made: its row, its documents in order, its recipients in signing order and their verifications. */
+export interface NewSigningRequest {
+  request: Record<string, unknown> & { id: string };
+  documents: { id: string; sha256: string | null }[];
+  signers: { id: string; name: string; email: string; recipientType: RecipientType; routingOrder: number; fields?: SignerField[] }[];
+  verifications: { signerId: string; method: VerificationMethod; codeHash: string | null }[];
+}
+
+/** Writes a new request, its documents, signers and verifications, in the caller's transaction. */
+export async function insertSigningRequest(trx: Db, { request, documents, signers, verifications }: NewSigningRequest): Promise<SigningRequest> {
+  const [row] = await trx('signing_requests').insert(request).returning(requestColumns);
+  await trx('signing_request_documents').insert(
+    documents.map((document, index) => ({ signing_request_id: request.id, position: index + 1, document_id: document.id, original_sha256: document.sha256 })),
+  );
+  await trx('signers').insert(
+    signers.map((signer, index) => ({
+      id: signer.id,
+      signing_request_id: request.id,
+      name: signer.name,
+      email: signer.email,
+      order: index + 1,
+      recipient_type: signer.recipientType,
+      routing_order: signer.routingOrder,
+      fields: signer.fields ? JSON.stringify(signer.fields) : null,
+    })),
+  );
+  if (verifications.length > 0) {
+    await trx('signer_verifications').insert(
+      verifications.map((verification) => ({ signer_id: verification.signerId, method: verification.method, code_hash: verification.codeHash })),
+    );
+  }
+  return toSigningRequest(row);
+}
+
+/** A request's recipients as its workflow routes them, in signing order, and how many documents it has. */
+export async function findRouting(db: Db, requestId: string): Promise<{ recipients: RoutedRecipient[]; documentCount: number }> {
+  const [rows, [{ count }]] = await Promise.all([
+    db('signers').where({ signing_request_id: requestId }).orderBy('order').select('id', 'recipient_type', 'routing_order'),
+    db('signing_request_documents').where({ signing_request_id: requestId }).count({ count: '*' }),
+  ]);
+  const recipients = rows.map((row) => ({ id: row.id as string, type: row.recipient_type as RecipientType, routingOrder: row.routing_order as number }));
+  return { recipients, documentCount: Number(count) };
+}
+
+export async function markWorkflowStarted(db: Db, requestId: string) {
+  await db('signing_requests').where({ id: requestId }).whereNull('workflow_started_at').update({ workflow_started_at: db.fn.now() });
+}
+
+/** Up to `limit` requests committed before `before` whose workflow was never started, oldest first. */
+export async function findOrphanedSigningRequests(db: Db, before: Date, limit: number): Promise<SigningRequest[]> {
+  const rows = await db('signing_requests')
+    .whereNull('workflow_started_at')
+    .where('created_at', '<', before)
+    .orderBy('created_at')
+    .limit(limit)
+    .select(requestColumns);
+  return rows.map(toSigningRequest);
+}
+
+/** A signer's link: its token's hash, until when it works. A retry that issues the same token adds nothing. */
+export const insertSignerToken = (db: Db, link: { tokenHash: string; signerId: string; expiresAt: Date }) =>
+  db('signer_tokens').insert({ token_hash: link.tokenHash, signer_id: link.signerId, expires_at: link.expiresAt }).onConflict('token_hash').ignore();
+
+/**
+ * What a signer's link opens: the signer, their request and its sender, its documents, until when the
+ * link works, the embedded session it is (if any), and whether recipients of an earlier step have yet
+ * to do their part.
+ */
+export async function findSigningLink(db: Db, tokenHash: string) {
+  // Two round trips: the sign path waits for them before its update is even sent.
+  const link = await db('signer_tokens as t')
+    .join('signers as s', 's.id', 't.signer_id')
+    .leftJoin('signer_verifications as v', 'v.signer_id', 's.id')
+    .where('t.token_hash', tokenHash)
+    .first(
+      's.*',
+      't.expires_at as link_expires_at',
+      'v.method as verification_method',
+      'v.verified_at as verification_verified_at',
+      'v.locked_until as verification_locked_until',
+      't.embedded_link_hash',
+      't.verified_at as session_verified_at',
+    );
+  if (!link) return undefined;
+  const signer = toSigner(link);
+  const [row, documents, earlier] = await Promise.all([
+    db('signing_requests as r')
+      .join('accounts as a', 'a.id', 'r.account_id')
+      .where('r.id', signer.signingRequestId)
+      .first(...requestColumnsOf('r'), 'a.name as sender_name', 'a.email as sender_email'),
+    requestDocuments(db, [signer.signingRequestId]).then((byRequest) => byRequest.get(signer.signingRequestId) ?? []),
+    // Recipients of an earlier step who have not done their part.
+    db('signers')
+      .where({ signing_request_id: signer.signingRequestId })
+      .andWhere('routing_order', '<', signer.routingOrder)
+      .whereNot('recipient_type', 'cc')
+      .whereNotIn('status', ['signed', 'approved'])
+      .whereNot((done) => done.where({ recipient_type: 'viewer', status: 'viewed' }))
+      .count({ count: '*' }),
+  ]);
+  return {
+    signer,
+    request: toSigningRequest(row),
+    sender: { name: row.sender_name as string | null, email: row.sender_email as string },
+    documents,
+    linkExpiresAt: link.link_expires_at as Date,
+    /** A session an embedded URL opened (its page holds the token), and whether its signer gave their code through it. */
+    embeddedSession: link.embedded_link_hash ? { verified: link.session_verified_at !== null } : null,
+    waitingOnOthers: Number(earlier[0].count) > 0,
+  };
+}
+
+/** The sealed PDFs of a request, by document id. */
+export async function findSealedContents(db: Db, requestId: string): Promise<Map<string, Buffer>> {
+  const rows = await db('sealed_documents').where({ signing_request_id: requestId }).select('document_id', 'content');
+  return new Map(rows.map((row) => [row.document_id as string, row.content as Buffer]));
+}
+
+/** One document's sealed PDF, if it is sealed. */
+export async function findSealedContent(db: Db, requestId: string, documentId: string): Promise<Buffer | undefined> {
+  const row = await db('sealed_documents').where({ signing_request_id: requestId, document_id: documentId }).first('content');
+  return row?.content;
+}
+
+/** The SHA-256 of each sealed PDF of a request, by document id. */
+export async function findSealedHashes(db: Db, requestId: string): Promise<Map<string, string>> {
+  const rows = await db('sealed_documents').where({ signing_request_id: requestId }).select('document_id', 'sha256');
+  return new Map(rows.map((row) => [row.document_id as string, row.sha256 as string]));
+}
+
+/** One document's sealed PDF, kept once: a retry that sealed it again keeps the first. */
+export const insertSealedDocument = (db: Db, requestId: string, documentId: string, sealed: { pdf: Buffer; sha256: string }) =>
+  db('sealed_documents')
+    .insert({ signing_request_id: requestId, document_id: documentId, content: sealed.pdf, sha256: sealed.sha256 })
+    .onConflict(['signing_request_id', 'document_id'])
+    .ignore();
+
+/** Changes a request from pending to `status`; false (and nothing written) when it is no longer pending. */
+export const endSigningRequest = async (trx: Db, requestId: string, status: RequestStatus, extra: Record<string, unknown> = {}) =>
+  (await trx('signing_requests')
+    .where({ id: requestId, status: 'pending' })
+    .update({ status, completed_at: trx.fn.now(), updated_at: trx.fn.now(), ...extra })) > 0;
+
+/** A request's audit trail, oldest first, as its certificate of completion lists it. */
+export async function findAuditSteps(db: Db, requestId: string): Promise<{ at: Date; type: string; actor?: string }[]> {
+  const steps = await db('audit_trail').where({ signing_request_id: requestId }).orderBy('id').select('created_at', 'action', 'actor');
+  return steps.map((step) => ({ at: step.created_at, type: step.action, actor: step.actor ?? undefined }));
 }

@@ -75,7 +75,7 @@ describe('the lint rule that keeps imports going down the tiers', function () {
     const lines = await restricted(
       'src/documents/probe.ts',
       [
-        "import { createSigningRequest } from '../signingRequests/service';",
+        "import { createSigningRequest } from '../signingRequests/create';",
         "import type { Template } from '../templates/store';",
         "const { describeUsage } = require('../dashboard/usage');",
         'export const all = [createSigningRequest, describeUsage];',

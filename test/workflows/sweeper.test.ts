@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { ApplicationFailure, WorkflowUpdateFailedError } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { SweeperActivities } from '../../activities/sweeper';
+import type { SweeperActivities } from '../../workflows/activities';
 import { sweepUpdate } from '../../workflows/definitions';
 import { SWEEP_EVERY_MS, SWEEPS_PER_RUN, sweeperWorkflow } from '../../workflows/sweeper';
 import { eventually } from '../support/signing';

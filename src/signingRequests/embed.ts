@@ -1,9 +1,9 @@
 import type { Db } from '../db';
 import { unitOfWork } from '../db/unitOfWork';
 import { conflict, notFound, validationError } from '../errors';
-import { hasActed, type ClientInfo } from '../domain/signingRequests';
+import { hasActed, progressFromDatabase, type ClientInfo } from '../domain/signingRequests';
 import { plainHttpProblems, type EmbeddedSigningCreateInput } from './schema';
-import { progressFromDatabase, type SigningDeps } from './service';
+import type { SigningDeps } from './deps';
 import { findSigningRequest, recordAuditStep } from './store';
 import { hashToken, randomToken, SIGNING_TOKEN } from './tokens';
 
