@@ -1,10 +1,10 @@
 import type { Db } from '../db';
 import { validationError } from '../errors';
 import { text, VISIBLE_CHARACTER, z } from '../api/validation';
-import { displayNameProblem, nameToShow, type SignerBrand } from '../domain/brand';
-import { mailBrandOf, type MailBrand } from '../mail/templates';
+import { displayNameProblem, mailBrandOf, nameToShow, type MailBrand, type SignerBrand } from '../domain/brand';
 import { checkLogo, decodeLogo, MAX_LOGO_BYTES, MAX_LOGO_SIDE, type Logo, type LogoType } from './logo';
 import { getAccount } from './service';
+import { findBrandRow, findLogoBySha256, upsertBrand, type BrandRow } from './store';
 
 // An account's brand: its name, logo, accent colour, e-mail footer and support address, shown to signers
 // in place of Signet's. One service for the REST API (PATCH /account/branding) and the console's settings.
@@ -118,21 +118,6 @@ export interface AccountBrand {
   updatedAt: Date | null;
 }
 
-interface BrandRow {
-  account_id: string;
-  name: string | null;
-  accent_color: string | null;
-  email_footer: string | null;
-  support_email: string | null;
-  logo_type: LogoType | null;
-  logo_size: number | null;
-  logo_sha256: string | null;
-  updated_at: Date;
-}
-
-// Never the logo's bytes: they are read only to serve them.
-const brandColumns = ['account_id', 'name', 'accent_color', 'email_footer', 'support_email', 'logo_type', 'logo_sha256', 'updated_at'];
-
 const toBrand = (row: BrandRow | undefined): AccountBrand => ({
   name: row?.name ?? null,
   logo: row?.logo_sha256 ? { type: row.logo_type!, size: Number(row.logo_size), sha256: row.logo_sha256 } : null,
@@ -142,13 +127,8 @@ const toBrand = (row: BrandRow | undefined): AccountBrand => ({
   updatedAt: row?.updated_at ?? null,
 });
 
-const readBrand = (db: Db, accountId: string) =>
-  db<BrandRow>('account_brands')
-    .where({ account_id: accountId })
-    .first(...brandColumns, db.raw('octet_length(logo) as logo_size'));
-
 export async function getBranding(db: Db, accountId: string): Promise<AccountBrand> {
-  return toBrand(await readBrand(db, accountId));
+  return toBrand(await findBrandRow(db, accountId));
 }
 
 /** Sets the fields given (null clears one); the logo is checked (PNG) or sanitized (SVG) first, 400 otherwise. */
@@ -167,12 +147,7 @@ export async function updateBranding(db: Db, accountId: string, input: BrandingU
     ...(input.supportEmail !== undefined ? { support_email: input.supportEmail } : {}),
     ...(logo !== undefined ? { logo: logo?.content ?? null, logo_type: logo?.type ?? null, logo_sha256: logo?.sha256 ?? null } : {}),
   };
-  if (Object.keys(changes).length > 0) {
-    await db('account_brands')
-      .insert({ account_id: accountId, ...changes })
-      .onConflict('account_id')
-      .merge({ ...changes, updated_at: db.fn.now() });
-  }
+  if (Object.keys(changes).length > 0) await upsertBrand(db, accountId, changes);
   return getBranding(db, accountId);
 }
 
@@ -182,8 +157,7 @@ export const logoPath = (sha256: string) => `/brand-logos/${sha256}`;
 /** A stored logo by its SHA-256, to serve. */
 export async function findLogo(db: Db, sha256: string): Promise<{ type: LogoType; content: Buffer } | undefined> {
   if (!/^[0-9a-f]{64}$/.test(sha256)) return undefined;
-  const row = await db('account_brands').where({ logo_sha256: sha256 }).first('logo_type', 'logo');
-  return row ? { type: row.logo_type, content: row.logo } : undefined;
+  return findLogoBySha256(db, sha256);
 }
 
 /** The brand as signers see it: Signet's when the account set none. */

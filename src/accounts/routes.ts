@@ -6,9 +6,6 @@ import { hourlyLimit, plans, planNames, rateLimitedOperations } from '../domain/
 import type { Account } from './service';
 import { MAX_LOGO_BYTES } from './logo';
 import { BrandingSchema, BrandingUpdateSchema, getBranding, presentBranding, updateBranding } from './branding';
-// Against the folders' order on purpose: GET /account shows the usage read model, which counts
-// documents and templates, both above accounts (docs/architecture.md, "Tiers").
-import { describeUsage } from '../dashboard/usage';
 
 const quota = z.object({ used: z.number().int(), limit: z.number().int().nullable().openapi({ description: 'null = unlimited' }) });
 
@@ -28,7 +25,15 @@ export const AccountSchema = z
   })
   .openapi('Account');
 
-export function accountRoutes({ router, db, config, openapi, idempotency }: RouteDeps) {
+/**
+ * This month's usage of an account's plan: a read model over documents and templates, which sit above
+ * accounts, so it is handed in where the app is assembled (the dashboard's, src/dashboard/usage.ts).
+ */
+export interface UsageReader {
+  usage(account: Account): Promise<z.output<typeof AccountSchema>['usage']>;
+}
+
+export function accountRoutes({ router, db, config, openapi, idempotency, dashboard }: RouteDeps & { dashboard: UsageReader }) {
   const route = routesOn({ router, openapi, idempotency });
 
   route(
@@ -44,12 +49,11 @@ export function accountRoutes({ router, db, config, openapi, idempotency }: Rout
     },
     async (_input, ctx) => {
       const account: Account = ctx.state.account;
-      const usage = await describeUsage(db, account);
       return {
         id: account.id,
         email: account.email,
         plan: account.plan,
-        usage,
+        usage: await dashboard.usage(account),
         features: { webhooks: plans[account.plan].webhooks },
         rateLimits: rateLimitedOperations.map((operation) => ({
           operation,

@@ -3,7 +3,8 @@ import { violatesUnique } from '../db/errors';
 import { conflict, notFound } from '../errors';
 import { newId } from '../ids';
 import { authChanged } from './authChanges';
-import { monthWindow, type Plan } from '../domain/plans';
+import type { Plan } from '../domain/plans';
+import { findAccountRow, findAccountRowByEmail, insertAccount, listAccountRows, setEmailVerified, updateAccountPlan, type AccountRow } from './store';
 
 export interface Account {
   id: string;
@@ -13,16 +14,6 @@ export interface Account {
   /** Whether the address is proven (a link, a reset) or vouched for (the operator): until then the account only reads. */
   emailVerified: boolean;
   createdAt: Date;
-}
-
-interface AccountRow {
-  id: string;
-  email: string;
-  name: string | null;
-  plan: Plan;
-  email_verified_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
 }
 
 const toAccount = (row: AccountRow): Account => ({
@@ -43,15 +34,13 @@ export const accountEmailTaken = () => conflict('An account with this e-mail alr
  */
 export async function createAccount(db: Db, input: { email: string; plan: Plan; name?: string; emailVerified?: boolean }): Promise<Account> {
   try {
-    const [row] = await db<AccountRow>('accounts')
-      .insert({
-        id: newId('account'),
-        email: input.email.trim(),
-        plan: input.plan,
-        name: input.name ?? null,
-        email_verified_at: input.emailVerified === false ? null : (db.fn.now() as unknown as Date),
-      })
-      .returning('*');
+    const row = await insertAccount(db, {
+      id: newId('account'),
+      email: input.email.trim(),
+      plan: input.plan,
+      name: input.name ?? null,
+      emailVerified: input.emailVerified !== false,
+    });
     return toAccount(row);
   } catch (error) {
     if (violatesUnique(error, 'accounts_email_lower_unique')) throw accountEmailTaken();
@@ -61,39 +50,31 @@ export async function createAccount(db: Db, input: { email: string; plan: Plan; 
 
 /** The account with this address, in any letter case. */
 export async function findAccountByEmail(db: Db, email: string): Promise<Account | undefined> {
-  const row = await db<AccountRow>('accounts').whereRaw('lower(email) = lower(?)', [email.trim()]).first();
+  const row = await findAccountRowByEmail(db, email.trim());
   return row && toAccount(row);
 }
 
 /** Every account, oldest first: the operator's `signet account list`. */
 export async function listAccounts(db: Db): Promise<Account[]> {
-  const rows = await db<AccountRow>('accounts').orderBy('created_at').orderBy('id');
-  return rows.map(toAccount);
+  return (await listAccountRows(db)).map(toAccount);
 }
 
 /** Marks the address proven; true when it was not before. */
 export async function markEmailVerified(db: Db, id: string): Promise<boolean> {
-  const changed = await db('accounts').where({ id }).whereNull('email_verified_at').update({ email_verified_at: db.fn.now(), updated_at: db.fn.now() });
+  const changed = await setEmailVerified(db, id);
   if (changed) authChanged();
-  return changed > 0;
+  return changed;
 }
 
 export async function getAccount(db: Db, id: string): Promise<Account> {
-  const row = await db<AccountRow>('accounts').where({ id }).first();
+  const row = await findAccountRow(db, id);
   if (!row) throw notFound('Account');
   return toAccount(row);
 }
 
 export async function setAccountPlan(db: Db, id: string, plan: Plan): Promise<Account> {
-  const [row] = await db<AccountRow>('accounts').where({ id }).update({ plan, updated_at: db.fn.now() }).returning('*');
+  const row = await updateAccountPlan(db, id, plan);
   if (!row) throw notFound('Account');
   authChanged();
   return toAccount(row);
-}
-
-/** Documents created this calendar month (UTC), deleted ones included: deleting does not give quota back. */
-export async function countDocumentsThisMonth(db: Db, accountId: string, now = new Date()): Promise<number> {
-  const { start } = monthWindow(now);
-  const [{ count }] = await db('documents').where('account_id', accountId).andWhere('created_at', '>=', start).count({ count: '*' });
-  return Number(count);
 }

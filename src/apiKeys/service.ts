@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db';
 import { notFound } from '../errors';
-import type { KeyScopes, Scope } from '../domain/scopes';
+import type { KeyScopes } from '../domain/scopes';
 import { newId } from '../ids';
 import type { Account } from '../accounts/service';
 import { authChanged } from '../accounts/authChanges';
+import { findLiveKeyByPrefix, insertApiKey, listApiKeyRows, revokeLiveKeys, setRevoked, touchLastUsed, type ApiKeyRow } from './store';
 
 // Keys look like sk_live_<43 base62 chars>. The first 16 characters are a non-secret prefix used
 // to find the row; the whole key is stored only as its SHA-256 and compared in constant time.
@@ -23,19 +24,6 @@ export interface ApiKey {
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
-}
-
-interface ApiKeyRow {
-  id: string;
-  account_id: string;
-  name: string;
-  prefix: string;
-  key_hash: string;
-  scopes: Scope[] | null;
-  created_at: Date;
-  expires_at: Date | null;
-  last_used_at: Date | null;
-  revoked_at: Date | null;
 }
 
 const toApiKey = (row: ApiKeyRow): ApiKey => ({
@@ -71,32 +59,25 @@ export interface ApiKeyLimits {
 
 export async function createApiKey(db: Db, accountId: string, name = 'default', { scopes = null, expiresAt = null }: ApiKeyLimits = {}) {
   const secret = `${KEY_START}${randomBase62(43)}`;
-  const [row] = await db<ApiKeyRow>('api_keys')
-    .insert({
-      id: newId('apiKey'),
-      account_id: accountId,
-      name,
-      prefix: secret.slice(0, PREFIX_LENGTH),
-      key_hash: hashKey(secret),
-      // jsonb: knex would send a JS array as a PostgreSQL array literal.
-      scopes: (scopes === null ? null : JSON.stringify([...new Set(scopes)])) as never,
-      expires_at: expiresAt,
-    })
-    .returning('*');
+  const row = await insertApiKey(db, {
+    id: newId('apiKey'),
+    accountId,
+    name,
+    prefix: secret.slice(0, PREFIX_LENGTH),
+    keyHash: hashKey(secret),
+    scopes: scopes === null ? null : [...new Set(scopes)],
+    expiresAt,
+  });
   return { apiKey: toApiKey(row), secret };
 }
 
 export async function listApiKeys(db: Db, accountId: string) {
-  const rows = await db<ApiKeyRow>('api_keys').where({ account_id: accountId }).orderBy('created_at');
-  return rows.map(toApiKey);
+  return (await listApiKeyRows(db, accountId)).map(toApiKey);
 }
 
 /** Revokes the key `id` (of the account `accountId` only, when given: another account's key is not found). */
 export async function revokeApiKey(db: Db, id: string, accountId?: string) {
-  const [row] = await db<ApiKeyRow>('api_keys')
-    .where({ id, ...(accountId ? { account_id: accountId } : {}) })
-    .update({ revoked_at: db.raw('coalesce(revoked_at, now())') })
-    .returning('*');
+  const row = await setRevoked(db, id, accountId);
   if (!row) throw notFound('API key');
   authChanged();
   return toApiKey(row);
@@ -104,7 +85,7 @@ export async function revokeApiKey(db: Db, id: string, accountId?: string) {
 
 /** Revokes every live key of the account (e.g. keys made by whoever held it before its address was proven). */
 export async function revokeAllApiKeys(db: Db, accountId: string): Promise<number> {
-  const revoked = await db('api_keys').where({ account_id: accountId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+  const revoked = await revokeLiveKeys(db, accountId);
   if (revoked) authChanged();
   return revoked;
 }
@@ -122,33 +103,13 @@ const LAST_USED_EVERY_MS = 60_000;
 /** The account a presented key belongs to (expired or not), or null for a malformed, unknown or revoked key. */
 export async function authenticateApiKey(db: Db, presented: string): Promise<Authenticated | null> {
   if (!presented.startsWith(KEY_START) || presented.length !== KEY_START.length + 43) return null;
-  const row = await db('api_keys')
-    .join('accounts', 'accounts.id', 'api_keys.account_id')
-    .where('api_keys.prefix', presented.slice(0, PREFIX_LENGTH))
-    .whereNull('api_keys.revoked_at')
-    .first(
-      'api_keys.id as key_id',
-      'api_keys.key_hash',
-      'api_keys.last_used_at',
-      'api_keys.scopes',
-      'api_keys.expires_at',
-      'accounts.id',
-      'accounts.email',
-      'accounts.name',
-      'accounts.plan',
-      'accounts.email_verified_at',
-      'accounts.created_at',
-    );
+  const row = await findLiveKeyByPrefix(db, presented.slice(0, PREFIX_LENGTH));
   if (!row) return null;
   const expected = Buffer.from(row.key_hash, 'hex');
   if (!crypto.timingSafeEqual(expected, Buffer.from(hashKey(presented), 'hex'))) return null;
   const expired = row.expires_at !== null && row.expires_at.getTime() <= Date.now();
   if (!expired && (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_EVERY_MS)) {
-    // Conditional, so that processes looking the key up at once write it once.
-    await db('api_keys')
-      .where({ id: row.key_id })
-      .where((stale) => stale.whereNull('last_used_at').orWhere('last_used_at', '<', db.raw(`now() - interval '${LAST_USED_EVERY_MS} milliseconds'`)))
-      .update({ last_used_at: db.fn.now() });
+    await touchLastUsed(db, row.key_id, LAST_USED_EVERY_MS);
   }
   return {
     keyId: row.key_id,

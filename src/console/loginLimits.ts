@@ -5,6 +5,7 @@ import type { Db } from '../db';
 import { clientKey, emailKey, tooMany, windowLimiter } from './limits';
 import { findLogin, passwordMatches, type Login, type User } from './people';
 import type { Sessions } from './sessions';
+import { deleteRateLimits } from './store';
 
 // Console logins. Every attempt takes its points before the password is checked, each in one atomic
 // statement (INSERT … ON CONFLICT DO UPDATE … RETURNING), so parallel guesses cannot all pass a count
@@ -33,7 +34,6 @@ interface Count {
   onSuccess: 'clear' | 'give back';
 }
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 /** Names a password without telling anything of it: its hash's hash, shortened. */
 const stampOf = (login: Login) =>
   crypto
@@ -100,11 +100,7 @@ export function createLoginLimits(db: Db, sessions: Sessions) {
     /** Forgets the failed logins for this person's e-mail, from every client and browser. */
     async clear(user: User) {
       const person = emailKey(user.email);
-      await db('rate_limits')
-        .where('key', byEmail.getKey(person))
-        .orWhere('key', 'like', `${escapeLike(byEmailAndClient.getKey(person))}:%`)
-        .orWhere('key', 'like', `${escapeLike(byDevice.getKey(user.id))}:%`)
-        .delete();
+      await deleteRateLimits(db, byEmail.getKey(person), [`${byEmailAndClient.getKey(person)}:`, `${byDevice.getKey(user.id)}:`]);
     },
   };
 }

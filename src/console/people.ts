@@ -5,6 +5,22 @@ import { accountEmailTaken, createAccount, findAccountByEmail, getAccount, markE
 import { violatesUnique } from '../db/errors';
 import { revokeAllApiKeys } from '../apiKeys/service';
 import { decoyHash, hashPassword, verifyPassword } from './passwords';
+import {
+  deleteSessionsOf,
+  findAccountUserByEmail,
+  findUsableReset,
+  findUsableVerification,
+  findUserRow,
+  findUserRowByEmail,
+  insertEmailVerification,
+  insertPasswordReset,
+  insertUser,
+  setPasswordHash,
+  useReset,
+  useVerification,
+  voidResetsOf,
+  type UserRow,
+} from './store';
 
 // A person who signs in to the console. Each owns one account and signs in with its address: sign-up
 // creates both. Addresses are compared in any letter case (unique indexes on lower(email)).
@@ -15,20 +31,9 @@ export interface User {
   createdAt: Date;
 }
 
-interface UserRow {
-  id: string;
-  account_id: string;
-  email: string;
-  password_hash: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
 const toUser = (row: UserRow): User => ({ id: row.id, accountId: row.account_id, email: row.email, createdAt: row.created_at });
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
-
-const byEmail = (db: Db, email: string) => db<UserRow>('users').whereRaw('lower(email) = lower(?)', [email.trim()]);
 
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 const newToken = () => crypto.randomBytes(32).toString('base64url');
@@ -46,9 +51,7 @@ export async function signUp(
   return db.transaction(async (trx) => {
     const account = await createAccount(trx, { email, plan: 'free', name: input.accountName, emailVerified: false });
     try {
-      const [row] = await trx<UserRow>('users')
-        .insert({ id: typeid('user').toString(), account_id: account.id, email, password_hash: passwordHash })
-        .returning('*');
+      const row = await insertUser(trx, { id: typeid('user').toString(), accountId: account.id, email, passwordHash });
       return { user: toUser(row), account, verificationToken: await createEmailVerification(trx, toUser(row)) };
     } catch (error) {
       if (violatesUnique(error, 'users_email_lower_unique')) throw accountEmailTaken();
@@ -64,7 +67,7 @@ export interface Login {
 }
 
 export async function findLogin(db: Db, by: { email: string } | { userId: string }): Promise<Login | undefined> {
-  const row = await ('email' in by ? byEmail(db, by.email) : db<UserRow>('users').where({ id: by.userId })).first();
+  const row = await ('email' in by ? findUserRowByEmail(db, by.email.trim()) : findUserRow(db, by.userId));
   return row && { user: toUser(row), passwordHash: row.password_hash };
 }
 
@@ -75,7 +78,7 @@ export async function passwordMatches(login: Login | undefined, password: string
 }
 
 export async function getUserAndAccount(db: Db, userId: string): Promise<{ user: User; account: Account } | null> {
-  const row = await db<UserRow>('users').where({ id: userId }).first();
+  const row = await findUserRow(db, userId);
   if (!row) return null;
   return { user: toUser(row), account: await getAccount(db, row.account_id) };
 }
@@ -87,25 +90,19 @@ export const EMAIL_VERIFICATION_HOURS = 24;
 /** A verification token for the person's address (only its SHA-256 is stored). */
 export async function createEmailVerification(db: Db, user: User): Promise<string> {
   const token = newToken();
-  await db('email_verifications').insert({
-    token_hash: sha256(token),
-    user_id: user.id,
+  await insertEmailVerification(db, {
+    tokenHash: sha256(token),
+    userId: user.id,
     email: user.email,
-    expires_at: new Date(Date.now() + EMAIL_VERIFICATION_HOURS * 3_600_000),
+    expiresAt: new Date(Date.now() + EMAIL_VERIFICATION_HOURS * 3_600_000),
   });
   return token;
 }
 
-const usableVerification = (db: Db, token: string) =>
-  db('email_verifications')
-    .where({ token_hash: sha256(token) })
-    .whereNull('used_at')
-    .andWhere('expires_at', '>', db.fn.now());
-
 /** The person a verification token is for, while it is unused and unexpired. */
 export async function findEmailVerification(db: Db, token: string): Promise<User | null> {
-  const link = await usableVerification(db, token).first('user_id');
-  const row = link && (await db<UserRow>('users').where({ id: link.user_id }).first());
+  const userId = await findUsableVerification(db, sha256(token));
+  const row = userId && (await findUserRow(db, userId));
   return row ? toUser(row) : null;
 }
 
@@ -115,9 +112,9 @@ export async function findEmailVerification(db: Db, token: string): Promise<User
  */
 export async function verifyEmail(db: Db, token: string, userId: string): Promise<User | null> {
   return db.transaction(async (trx) => {
-    const [link] = await usableVerification(trx, token).andWhere({ user_id: userId }).update({ used_at: trx.fn.now() }).returning(['user_id', 'email']);
+    const link = await useVerification(trx, sha256(token), userId);
     if (!link) return null;
-    const row = await trx<UserRow>('users').where({ id: link.user_id }).first();
+    const row = await findUserRow(trx, link.user_id);
     if (!row || normalizeEmail(row.email) !== normalizeEmail(link.email)) return null;
     await markEmailVerified(trx, row.account_id);
     return toUser(row);
@@ -136,11 +133,11 @@ export const PASSWORD_RESET_MINUTES = 60;
 async function findOrClaimOwner(db: Db, email: string): Promise<UserRow | undefined> {
   const account = await findAccountByEmail(db, email);
   if (!account) return undefined;
-  const owner = () => db<UserRow>('users').where({ account_id: account.id }).whereRaw('lower(email) = lower(?)', [account.email]).first();
+  const owner = () => findAccountUserByEmail(db, account.id, account.email);
   const existing = await owner();
   if (existing || !account.emailVerified) return existing;
   try {
-    await db('users').insert({ id: typeid('user').toString(), account_id: account.id, email: normalizeEmail(account.email), password_hash: null });
+    await insertUser(db, { id: typeid('user').toString(), accountId: account.id, email: normalizeEmail(account.email), passwordHash: null });
   } catch (error) {
     if (!violatesUnique(error, 'users_email_lower_unique')) throw error; // a request at the same moment made it
   }
@@ -152,23 +149,15 @@ export async function createPasswordReset(db: Db, email: string): Promise<{ user
   const row = await findOrClaimOwner(db, email);
   if (!row) return null;
   const token = newToken();
-  await db('password_resets').insert({ token_hash: sha256(token), user_id: row.id, expires_at: new Date(Date.now() + PASSWORD_RESET_MINUTES * 60_000) });
+  await insertPasswordReset(db, { tokenHash: sha256(token), userId: row.id, expiresAt: new Date(Date.now() + PASSWORD_RESET_MINUTES * 60_000) });
   return { user: toUser(row), token };
 }
 
-// Tokens are found by their SHA-256 (the primary key): no comparison of the secret itself happens here, and
-// a lookup's timing tells nothing about a token whose hash the asker cannot choose.
-const usableReset = (db: Db, token: string) =>
-  db('password_resets')
-    .where({ token_hash: sha256(token) })
-    .whereNull('used_at')
-    .andWhere('expires_at', '>', db.fn.now());
-
 /** The person a reset token is for, while it is unused and unexpired. */
 export async function findPasswordReset(db: Db, token: string): Promise<User | null> {
-  const reset = await usableReset(db, token).first('user_id');
-  if (!reset) return null;
-  const row = await db<UserRow>('users').where({ id: reset.user_id }).first();
+  const userId = await findUsableReset(db, sha256(token));
+  if (!userId) return null;
+  const row = await findUserRow(db, userId);
   return row ? toUser(row) : null;
 }
 
@@ -182,15 +171,12 @@ export async function findPasswordReset(db: Db, token: string): Promise<User | n
 export async function resetPassword(db: Db, token: string, password: string): Promise<User | null> {
   const passwordHash = await hashPassword(password);
   return db.transaction(async (trx) => {
-    const [reset] = await usableReset(trx, token).update({ used_at: trx.fn.now() }).returning('user_id');
-    if (!reset) return null;
-    const [row] = await trx<UserRow>('users')
-      .where({ id: reset.user_id })
-      .update({ password_hash: passwordHash, updated_at: trx.fn.now() as unknown as Date })
-      .returning('*');
+    const userId = await useReset(trx, sha256(token));
+    if (!userId) return null;
+    const row = await setPasswordHash(trx, userId, passwordHash);
     if (await markEmailVerified(trx, row.account_id)) await revokeAllApiKeys(trx, row.account_id);
-    await trx('console_sessions').where({ user_id: reset.user_id }).delete();
-    await trx('password_resets').where({ user_id: reset.user_id }).whereNull('used_at').update({ used_at: trx.fn.now() });
+    await deleteSessionsOf(trx, userId);
+    await voidResetsOf(trx, userId);
     return toUser(row);
   });
 }

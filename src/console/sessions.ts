@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { loadTokenSecret } from '../signingRequests/tokens';
+import { deleteSession, findLiveSession, insertSession } from './store';
 
 // Console sessions. The cookie holds a random token and its HMAC (so a forged cookie costs no lookup);
 // the database holds only the token's SHA-256, so a leaked table opens no session.
@@ -56,7 +57,7 @@ export function createSessions(db: Db, config: Config) {
     async start(ctx: Context, userId: string): Promise<Session> {
       const token = crypto.randomBytes(32).toString('base64url');
       const tokenHash = sha256(token);
-      await db('console_sessions').insert({ token_hash: tokenHash, user_id: userId, expires_at: new Date(Date.now() + SESSION_DAYS * 86_400_000) });
+      await insertSession(db, { tokenHash, userId, expiresAt: new Date(Date.now() + SESSION_DAYS * 86_400_000) });
       setSigned(ctx, SESSION_COOKIE, token, SESSION_DAYS * 86_400);
       return { tokenHash, userId };
     },
@@ -64,15 +65,12 @@ export function createSessions(db: Db, config: Config) {
     async current(ctx: Context): Promise<Session | undefined> {
       const token = readSigned(ctx, SESSION_COOKIE);
       if (!token) return undefined;
-      const row = await db('console_sessions')
-        .where({ token_hash: sha256(token) })
-        .andWhere('expires_at', '>', db.fn.now())
-        .first('token_hash', 'user_id');
+      const row = await findLiveSession(db, sha256(token));
       return row ? { tokenHash: row.token_hash, userId: row.user_id } : undefined;
     },
 
     async end(ctx: Context, session: Session | undefined) {
-      if (session) await db('console_sessions').where({ token_hash: session.tokenHash }).delete();
+      if (session) await deleteSession(db, session.tokenHash);
       ctx.append('Set-Cookie', serializeCookie(SESSION_COOKIE, '', { secure, maxAgeSeconds: 0 }));
     },
 

@@ -1,3 +1,4 @@
+import type { UsageReader } from '../accounts/routes';
 import type { requestStatuses, signerStatuses } from '../domain/signingRequests';
 
 export type RequestStatus = (typeof requestStatuses)[number];
@@ -40,11 +41,14 @@ export interface DateRange {
 }
 
 /** The dashboard's aggregations, answered by SQL or by Elasticsearch with the same numbers. */
-export interface DashboardBackend {
+export interface DashboardAggregations {
   stats(accountId: string, monthStart: Date): Promise<DashboardStats>;
   breakdown(accountId: string, range: DateRange): Promise<SigningBreakdown>;
   trends(accountId: string, range: MonthRange): Promise<MonthTrend[]>;
 }
+
+/** The aggregations, and an account's usage of its plan (always from PostgreSQL: usage.ts), which GET /account shows too. */
+export interface DashboardBackend extends DashboardAggregations, UsageReader {}
 
 export const TOP_SIGNERS = 10;
 export const TOP_DECLINE_REASONS = 10;

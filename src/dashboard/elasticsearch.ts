@@ -6,7 +6,7 @@ import {
   FINISHED_STATUSES,
   TOP_DECLINE_REASONS,
   TOP_SIGNERS,
-  type DashboardBackend,
+  type DashboardAggregations,
   type DateRange,
   type MonthTrend,
   type RequestStatus,
@@ -27,7 +27,7 @@ const createdIn = (range: DateRange) =>
 const percentile = (values: Record<string, number | null> | undefined, key: string) => values?.[key] ?? null;
 
 /** The dashboard from Elasticsearch aggregations: the same numbers as the SQL of dashboard/postgres.ts. */
-export function createElasticsearchDashboard(client: Client, prefix: string): DashboardBackend {
+export function createElasticsearchDashboard(client: Client, prefix: string): DashboardAggregations {
   const aggregate = async (type: 'document' | 'signing_request', filter: object[], aggs: object): Promise<{ total: number; aggregations: Aggregations }> => {
     const response = await client.search(
       { index: aliasOf(prefix, type), size: 0, track_total_hits: true, query: { bool: { filter } }, aggs } as never,

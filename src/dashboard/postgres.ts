@@ -4,7 +4,7 @@ import {
   FINISHED_STATUSES,
   TOP_DECLINE_REASONS,
   TOP_SIGNERS,
-  type DashboardBackend,
+  type DashboardAggregations,
   type DateRange,
   type MonthTrend,
   type RequestStatus,
@@ -22,7 +22,7 @@ const sum = (counts: Record<string, number>) => Object.values(counts).reduce((to
 const secondsToComplete = 'extract(epoch from completed_at - created_at)';
 
 /** The dashboard in SQL: what answers it without Elasticsearch, and what Elasticsearch must agree with. */
-export function createPostgresDashboard(db: Db): DashboardBackend {
+export function createPostgresDashboard(db: Db): DashboardAggregations {
   const requests = (accountId: string, range: DateRange = {}) =>
     db('signing_requests')
       .where('account_id', accountId)

@@ -1,4 +1,5 @@
-import { countDocumentsThisMonth, type Account } from '../accounts/service';
+import type { Account } from '../accounts/service';
+import { countDocumentsThisMonth } from '../documents/store';
 import type { Db } from '../db';
 import { monthWindow, plans } from '../domain/plans';
 import { countLiveTemplates } from '../templates/store';

@@ -3,18 +3,38 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { IN_MEMORY_BYTES, type ReceivedFile } from '../api/receivedFile';
-import { queryPrepared, type Db } from '../db';
+import type { Db } from '../db';
 import { unitOfWork } from '../db/unitOfWork';
 import { conflict, notFound, quotaExceeded, validationError } from '../errors';
 import { newId } from '../ids';
 import { toPage } from '../db/pagination';
 import { monthWindow, plans } from '../domain/plans';
-import { countDocumentsThisMonth, type Account } from '../accounts/service';
+import type { Account } from '../accounts/service';
 import type { EventLog } from '../events/service';
 import type { PdfFacts, PdfInspector } from '../pdf/inspect';
 import type { PdfTextExtractor } from '../pdf/text';
 import type { DocumentListQuery, documentStatuses } from './schema';
-import { lockAccount } from '../accounts/lock';
+import { lockAccount } from '../accounts/store';
+import {
+  appendFileContent,
+  countDocumentsThisMonth,
+  findFileContent,
+  findFileUpTo,
+  findLiveDocument,
+  findLiveDocuments,
+  findPageSizes,
+  insertDocumentRow,
+  insertFileContent,
+  listLiveDocuments,
+  lockLiveDocument,
+  markFileArrived,
+  readFilePiece,
+  renameLiveDocument,
+  softDeleteDocument,
+  storePageSizes,
+  vectorizeTexts,
+  type DocumentRow,
+} from './store';
 
 export interface Document {
   id: string;
@@ -28,35 +48,6 @@ export interface Document {
   updatedAt: Date;
 }
 
-interface DocumentRow {
-  id: string;
-  account_id: string;
-  file_name: string;
-  file_size: number;
-  status: Document['status'];
-  page_count: number | null;
-  sha256: string | null;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-  body_text?: string | null;
-}
-
-// Never select *: body_text (the PDF's text, up to 200k characters, null until the worker has extracted it)
-// and search_vector are for search only.
-export const documentColumns: string[] = [
-  'id',
-  'account_id',
-  'file_name',
-  'file_size',
-  'status',
-  'page_count',
-  'sha256',
-  'created_at',
-  'updated_at',
-  'deleted_at',
-];
-
 const toDocument = (row: DocumentRow): Document => ({
   id: row.id,
   accountId: row.account_id,
@@ -68,8 +59,6 @@ const toDocument = (row: DocumentRow): Document => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
-
-const liveDocuments = (db: Db, accountId: string) => db('documents').where({ account_id: accountId }).whereNull('deleted_at');
 
 /** Validates PDF bytes against the declared size; every problem found becomes a details string. */
 async function checkContent(pdf: PdfInspector, content: ReceivedFile, fileSize: number): Promise<PdfFacts> {
@@ -148,14 +137,6 @@ export function createDocumentFromCopy(
   });
 }
 
-// Prepared once per connection (queryPrepared), as every create and upload runs one of them: against
-// knex building it and PostgreSQL planning it each time, 0.09 ms less CPU a create and 0.18 ms an upload.
-const insertDocumentSql = `insert into documents (id, account_id, file_name, file_size, status, page_count, page_sizes, sha256)
-  values ($1, $2, $3, $4, $5, $6, $7, $8) returning ${documentColumns.join(', ')}`;
-const insertDocumentWithFileSql = `with document as (${insertDocumentSql}),
-  file as (insert into document_files (document_id, content) select id, $9 from document)
-  select ${documentColumns.join(', ')} from document`;
-
 /** The row, its file and its document.created event, within the account's monthly quota. */
 async function insertDocument(
   trx: Db,
@@ -165,25 +146,23 @@ async function insertDocument(
 ) {
   const { facts } = input;
   await assertDocumentQuota(trx, account, { lock: true });
-  const values = [
-    newId('document'),
-    account.id,
-    input.fileName,
-    input.fileSize,
-    facts ? 'ready' : 'awaiting_file',
-    facts?.pageCount ?? null,
-    facts ? JSON.stringify(facts.pageSizes) : null,
-    facts?.sha256 ?? null,
-  ];
   const { content } = input;
-  let row: DocumentRow;
-  if (content?.bytes) {
-    // A file in memory goes in the same statement as its row: one round trip to the database, not two.
-    [row] = await queryPrepared<DocumentRow>(trx, 'insert_document_with_file', insertDocumentWithFileSql, [...values, content.bytes]);
-  } else {
-    [row] = await queryPrepared<DocumentRow>(trx, 'insert_document', insertDocumentSql, values);
-    if (content) await insertDocumentFile(trx, row.id, content);
-  }
+  const row = await insertDocumentRow(
+    trx,
+    {
+      id: newId('document'),
+      accountId: account.id,
+      fileName: input.fileName,
+      fileSize: input.fileSize,
+      status: facts ? 'ready' : 'awaiting_file',
+      pageCount: facts?.pageCount ?? null,
+      pageSizes: facts?.pageSizes ?? null,
+      sha256: facts?.sha256 ?? null,
+    },
+    // A file in memory goes in the same statement as its row.
+    content?.bytes,
+  );
+  if (content && !content.bytes) await insertDocumentFile(trx, row.id, content);
   const document = toDocument(row);
   await events.record(trx, account.id, 'document.created', documentEventData(document));
   return document;
@@ -198,18 +177,15 @@ const FILE_PIECE_BYTES = 8 * 1024 * 1024;
 
 /** A document's PDF, from memory or, piece by piece, from the temporary file of its upload. */
 async function insertDocumentFile(trx: Db, documentId: string, file: ReceivedFile) {
-  if (file.bytes) return trx('document_files').insert({ document_id: documentId, content: file.bytes });
+  if (file.bytes) return insertFileContent(trx, documentId, file.bytes);
   const handle = await fs.promises.open(file.path!);
   try {
     for (let offset = 0; offset < file.size; offset += FILE_PIECE_BYTES) {
       const piece = Buffer.allocUnsafe(Math.min(FILE_PIECE_BYTES, file.size - offset));
       const { bytesRead } = await handle.read(piece, 0, piece.length, offset);
       if (bytesRead !== piece.length) throw new Error(`The upload's temporary file ended after ${offset + bytesRead} of ${file.size} bytes.`);
-      if (offset === 0) await trx('document_files').insert({ document_id: documentId, content: piece });
-      else
-        await trx('document_files')
-          .where({ document_id: documentId })
-          .update({ content: trx.raw('content || ?', [piece]) });
+      if (offset === 0) await insertFileContent(trx, documentId, piece);
+      else await appendFileContent(trx, documentId, piece);
     }
   } finally {
     await handle.close();
@@ -222,43 +198,13 @@ export async function uploadDocumentFile({ db, events, pdf }: UploadDeps, accoun
   if (document.status !== 'awaiting_file') throw conflict('This document already has its file; originals cannot be replaced.');
   const facts = await checkContent(pdf, file, document.fileSize);
   return unitOfWork(db, async (trx) => {
-    const [row]: DocumentRow[] = await liveDocuments(trx, accountId)
-      .where({ id, status: 'awaiting_file' })
-      .update({ status: 'ready', page_count: facts.pageCount, page_sizes: JSON.stringify(facts.pageSizes), sha256: facts.sha256, updated_at: trx.fn.now() })
-      .returning(documentColumns);
+    const row = await markFileArrived(trx, accountId, id, facts);
     if (!row) throw conflict('This document already has its file; originals cannot be replaced.');
     await insertDocumentFile(trx, id, file);
     const uploaded = toDocument(row);
     await recordChange(trx, events, uploaded, 'document.updated');
     return uploaded;
   });
-}
-
-/**
- * Up to `limit` documents whose file has arrived and whose text has not been extracted yet (body_text
- * null; a partial index finds them), oldest upload first, leaving out `except` (those being extracted).
- */
-export async function documentsAwaitingText(db: Db, limit: number, except: string[] = []): Promise<string[]> {
-  return db('documents')
-    .where({ status: 'ready' })
-    .whereNull('body_text')
-    .whereNull('deleted_at')
-    .modify((builder) => {
-      if (except.length > 0) builder.whereNotIn('id', except);
-    })
-    .orderBy('updated_at')
-    .limit(limit)
-    .pluck('id');
-}
-
-/**
- * Stores, for search, the text extracted from a document's PDF (readDocumentText), unless another
- * extraction stored it first. Runs in the worker, after the upload has committed; safe to repeat.
- * `inVector`: whether PostgreSQL computes the text's words into search_vector, which only PostgreSQL
- * search reads (a third of the CPU a text costs).
- */
-export async function storeDocumentText(db: Db, id: string, text: string, { inVector }: { inVector: boolean }): Promise<void> {
-  await db('documents').where({ id }).whereNull('body_text').update({ body_text: text, body_text_in_vector: inVector });
 }
 
 /**
@@ -272,8 +218,7 @@ export async function vectorizeStoredTexts(
 ): Promise<number> {
   let brought = 0;
   while (keepGoing()) {
-    const notInVector = db('documents').where({ body_text_in_vector: false }).limit(batch).forUpdate().skipLocked().select('id');
-    const count = await db('documents').whereIn('id', notInVector).update({ body_text_in_vector: true });
+    const count = await vectorizeTexts(db, batch);
     brought += count;
     if (count < batch) break;
   }
@@ -286,9 +231,7 @@ export async function vectorizeStoredTexts(
  * (nor its hex on the wire). The temporary file is gone when this returns, however the extraction ended.
  */
 export async function readDocumentText(db: Db, pdfText: PdfTextExtractor, id: string): Promise<string> {
-  const file: { size: number; content: Buffer | null } | undefined = await db('document_files')
-    .where({ document_id: id })
-    .first(db.raw('octet_length(content) as size'), db.raw('case when octet_length(content) <= ? then content end as content', [IN_MEMORY_BYTES]));
+  const file = await findFileUpTo(db, id, IN_MEMORY_BYTES);
   if (!file) return '';
   if (file.content) return pdfText.extractText({ bytes: file.content });
   await fs.promises.mkdir(pdfText.fileDir, { recursive: true });
@@ -314,11 +257,9 @@ async function copyDocumentFile(db: Db, id: string, size: number, filePath: stri
   try {
     for (let offset = 0; offset < size; offset += READ_PIECE_BYTES) {
       const length = Math.min(READ_PIECE_BYTES, size - offset);
-      const row: { piece: Uint8Array } | undefined = await db('document_files')
-        .where({ document_id: id })
-        .first(db.raw('substring(content from ? for ?) as piece', [offset + 1, length]));
-      if (row?.piece.length !== length) throw new Error(`The file of document ${id} ended after ${offset + (row?.piece.length ?? 0)} of ${size} bytes.`);
-      const { bytesWritten } = await handle.write(row.piece, 0, length, offset);
+      const piece = await readFilePiece(db, id, offset, length);
+      if (piece?.length !== length) throw new Error(`The file of document ${id} ended after ${offset + (piece?.length ?? 0)} of ${size} bytes.`);
+      const { bytesWritten } = await handle.write(piece, 0, length, offset);
       if (bytesWritten !== length) throw new Error(`Only ${offset + bytesWritten} of ${size} bytes of document ${id} were written to ${filePath}.`);
     }
   } finally {
@@ -331,45 +272,27 @@ async function recordChange(trx: Db, events: EventLog, document: Document, type:
   await events.record(trx, document.accountId, type, { ...documentEventData(document), updatedAt: document.updatedAt.toISOString() });
 }
 
-// The API's most frequent read, prepared once per connection: no query building and no planning per
-// call. The same rows as liveDocuments(db, accountId).where({ id }).
-const getDocumentSql = `select ${documentColumns.join(', ')} from documents where id = $1 and account_id = $2 and deleted_at is null`;
-
 export async function getDocument(db: Db, accountId: string, id: string): Promise<Document> {
-  const [row] = await queryPrepared<DocumentRow>(db, 'get_document', getDocumentSql, [id, accountId]);
+  const row = await findLiveDocument(db, accountId, id);
   if (!row) throw notFound('Document');
   return toDocument(row);
 }
 
 /** Newest first, a page at a time. */
 export async function listDocuments(db: Db, accountId: string, query: DocumentListQuery) {
-  const rows: DocumentRow[] = await liveDocuments(db, accountId)
-    .select(documentColumns)
-    .modify((builder) => {
-      if (query.cursor) builder.where('id', '<', query.cursor);
-      if (query.status) builder.where('status', query.status);
-      if (query.createdAfter) builder.where('created_at', '>=', query.createdAfter);
-      if (query.createdBefore) builder.where('created_at', '<', query.createdBefore);
-    })
-    .orderBy('id', 'desc')
-    .limit(query.limit + 1);
-  const page = toPage(rows, query.limit);
+  const page = toPage(await listLiveDocuments(db, accountId, query), query.limit);
   return { ...page, data: page.data.map(toDocument) };
 }
 
 /** Live documents of an account by id, in no particular order: what a search hit shows. */
 export async function getDocuments(db: Db, accountId: string, ids: string[]): Promise<Document[]> {
   if (ids.length === 0) return [];
-  const rows: DocumentRow[] = await liveDocuments(db, accountId).whereIn('id', ids).select(documentColumns);
-  return rows.map(toDocument);
+  return (await findLiveDocuments(db, accountId, ids)).map(toDocument);
 }
 
 export async function renameDocument({ db, events }: DocumentDeps, accountId: string, id: string, fileName: string): Promise<Document> {
   return unitOfWork(db, async (trx) => {
-    const [row]: DocumentRow[] = await liveDocuments(trx, accountId)
-      .where({ id })
-      .update({ file_name: fileName, updated_at: trx.fn.now() })
-      .returning(documentColumns);
+    const row = await renameLiveDocument(trx, accountId, id, fileName);
     if (!row) throw notFound('Document');
     const renamed = toDocument(row);
     await recordChange(trx, events, renamed, 'document.updated');
@@ -386,10 +309,7 @@ export async function deleteDocument({ db, events }: DocumentDeps, accountId: st
       .where({ 'rd.document_id': id, 'r.status': 'pending' })
       .first('r.id');
     if (active) throw conflict(`The document is out for signature (${active.id}); cancel that request first.`);
-    const [row]: DocumentRow[] = await liveDocuments(trx, accountId)
-      .where({ id })
-      .update({ deleted_at: trx.fn.now(), updated_at: trx.fn.now() })
-      .returning(documentColumns);
+    const row = await softDeleteDocument(trx, accountId, id);
     if (!row) throw notFound('Document');
     await recordChange(trx, events, toDocument(row), 'document.deleted');
   });
@@ -397,28 +317,25 @@ export async function deleteDocument({ db, events }: DocumentDeps, accountId: st
 
 /** Locks a live document of the account for the rest of the transaction; undefined if there is none. */
 export async function lockDocument(trx: Db, accountId: string, id: string): Promise<Document | undefined> {
-  const row: DocumentRow | undefined = await liveDocuments(trx, accountId).where({ id }).forUpdate().select(documentColumns).first();
+  const row = await lockLiveDocument(trx, accountId, id);
   return row && toDocument(row);
 }
 
 export async function getDocumentFile(db: Db, accountId: string, id: string): Promise<{ document: Document; content: Buffer }> {
   const document = await getDocument(db, accountId, id);
-  const file = await db('document_files').where({ document_id: id }).first('content');
-  if (!file) throw conflict('This document has no file yet: upload it with PUT /documents/{id}/file.');
-  return { document, content: file.content };
+  const content = await findFileContent(db, id);
+  if (!content) throw conflict('This document has no file yet: upload it with PUT /documents/{id}/file.');
+  return { document, content };
 }
 
 /** [width, height] of each page, as found at upload; read from the file for documents stored before sizes were (and kept, with `remember`). */
 export async function pageSizesOf(db: Db, documentId: string, content?: Uint8Array, { remember = false } = {}): Promise<[number, number][]> {
-  const { page_sizes: known } = await db('documents').where({ id: documentId }).first('page_sizes');
+  const known = await findPageSizes(db, documentId);
   if (known) return known;
-  content ??= ((await db('document_files').where({ document_id: documentId }).first('content')) as { content: Uint8Array }).content;
+  content ??= (await findFileContent(db, documentId))!;
   const pdf = await PDFDocument.load(content, { updateMetadata: false });
   const sizes = pdf.getPages().map((page): [number, number] => [page.getWidth(), page.getHeight()]);
   // Documents uploaded before page sizes were stored learn theirs once, when a request is made of them.
-  if (remember)
-    await db('documents')
-      .where({ id: documentId })
-      .update({ page_sizes: JSON.stringify(sizes) });
+  if (remember) await storePageSizes(db, documentId, sizes);
   return sizes;
 }

@@ -53,3 +53,28 @@ export function displayNameProblem(name: string): string | undefined {
 
 /** The name signers see: the brand's, or Signet's when it has none or one that breaks displayNameProblem (stored before the rule). */
 export const nameToShow = (name: string | null) => (name !== null && displayNameProblem(name) === undefined ? name : DEFAULT_BRAND_NAME);
+
+/** A brand as an e-mail shows it: its logo at an absolute URL, since a mail client has no origin. */
+export interface MailBrand {
+  name: string;
+  /** The From name of e-mails to signers, in place of MAIL_FROM's: the brand's name, when it has one. */
+  fromName: string | null;
+  logoUrl: string | null;
+  accentColor: string | null;
+  emailFooter: string | null;
+  supportEmail: string | null;
+  /** The sending account's e-mail address, when verified; null when it is not. */
+  verifiedSender: string | null;
+}
+
+/** A name that may not be a From name (stored before the rule) is Signet's, in From as in the text. */
+export function mailBrandOf({ logoPath, ...brand }: SignerBrand, publicUrl: string, verifiedSender: string | null): MailBrand {
+  const name = nameToShow(brand.name);
+  return {
+    ...brand,
+    name,
+    fromName: name === DEFAULT_BRAND_NAME ? null : name,
+    logoUrl: logoPath ? `${publicUrl}${logoPath}` : null,
+    verifiedSender,
+  };
+}

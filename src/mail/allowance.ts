@@ -1,7 +1,8 @@
 import { hourlyEmailLimit, type Plan } from '../domain/plans';
 import type { Db } from '../db';
 import { hourlyLimitReached } from '../errors';
-import { lockAccount } from '../accounts/lock';
+import { lockAccount } from '../accounts/store';
+import { countMail, countMailSince, databaseNow, forgetMailBefore, nthMailSince } from './store';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -22,33 +23,23 @@ export interface MailSender {
 export async function openMailHour(trx: Db, account: MailSender, multiplier: number, { lock = true } = {}) {
   if (lock) await lockAccount(trx, account.id);
   // The database's clock (the transaction's start), which also stamps what is counted.
-  const now: Date = (await trx.raw('select now() as now')).rows[0].now;
+  const now = await databaseNow(trx);
   const hourAgo = new Date(now.getTime() - HOUR_MS);
-  if (lock) await trx('account_mail_log').where({ account_id: account.id }).where('counted_at', '<=', hourAgo).delete();
-  const inTheHour = () => trx('account_mail_log').where({ account_id: account.id }).where('counted_at', '>', hourAgo);
-  const counted = Number((await inTheHour().count({ count: '*' }).first())?.count ?? 0);
+  if (lock) await forgetMailBefore(trx, account.id, hourAgo);
+  const counted = await countMailSince(trx, account.id, hourAgo);
   const limit = hourlyEmailLimit(account.plan, multiplier);
   const remaining = Math.max(0, limit - counted);
   /** When `count` more e-mails fit: as soon as enough of those counted have left the hour. */
   const fitsAt = async (count: number) => {
     const leaving = Math.min(counted, count - remaining);
-    const row =
-      leaving > 0
-        ? await inTheHour()
-            .orderBy('counted_at')
-            .offset(leaving - 1)
-            .first('counted_at')
-        : undefined;
-    return new Date(((row?.counted_at as Date | undefined) ?? now).getTime() + HOUR_MS);
+    const leftAt = leaving > 0 ? await nthMailSince(trx, account.id, hourAgo, leaving) : undefined;
+    return new Date((leftAt ?? now).getTime() + HOUR_MS);
   };
 
   /** Counts the e-mails keyed `keys`; the caller took no more than `remaining`. */
   const take = async (keys: string[]) => {
     if (keys.length === 0) return;
-    await trx('account_mail_log')
-      .insert(keys.map((key) => ({ idempotency_key: key, account_id: account.id, counted_at: now })))
-      .onConflict('idempotency_key')
-      .ignore();
+    await countMail(trx, account.id, keys, now);
   };
 
   return {
@@ -75,7 +66,7 @@ export type MailHour = Awaited<ReturnType<typeof openMailHour>>;
 
 /** An e-mail the account owes (a later invitation, a closing mail): counted in the hour, never refused. */
 export async function countOwedMail(db: Db, accountId: string, key: string) {
-  await db('account_mail_log').insert({ idempotency_key: key, account_id: accountId }).onConflict('idempotency_key').ignore();
+  await countMail(db, accountId, [key]);
 }
 
 /** The 429 of an account whose hour has no e-mail left. */

@@ -1,5 +1,6 @@
 import type { Db } from '../db';
 import { formatAddress, type MailTransport } from './message';
+import { findOutboxAttachments, findOutboxRow, insertOutboxMessage, listOutboxRows } from './store';
 
 interface StoredAttachment {
   filename: string;
@@ -35,31 +36,27 @@ export function createOutboxTransport(db: Db): MailTransport {
         size: content.length,
         content: content.toString('base64'),
       }));
-      await db('mail_outbox')
-        .insert({
-          idempotency_key: message.idempotencyKey,
-          to_address: formatAddress(message.to, message.toName),
-          from_address: formatAddress(message.from, message.fromName),
-          subject: message.subject,
-          text: message.text,
-          html: message.html,
-          attachments: JSON.stringify(attachments),
-        })
-        .onConflict('idempotency_key')
-        .ignore();
-      const row = await db('mail_outbox').where({ idempotency_key: message.idempotencyKey }).first('id');
-      return { messageId: `outbox-${row.id}` };
+      const id = await insertOutboxMessage(db, {
+        idempotency_key: message.idempotencyKey,
+        to_address: formatAddress(message.to, message.toName),
+        from_address: formatAddress(message.from, message.fromName),
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        attachments,
+      });
+      return { messageId: `outbox-${id}` };
     },
   };
 }
 
 export async function listOutboxMessages(db: Db, limit = 200): Promise<OutboxSummary[]> {
-  const rows = await db('mail_outbox').select('id', 'to_address', 'subject', 'created_at').orderBy('id', 'desc').limit(limit);
+  const rows = await listOutboxRows(db, limit);
   return rows.map((row) => ({ id: Number(row.id), to: row.to_address, subject: row.subject, createdAt: row.created_at }));
 }
 
 export async function getOutboxMessage(db: Db, id: number): Promise<OutboxMessage | undefined> {
-  const row = await db('mail_outbox').where({ id }).first();
+  const row = await findOutboxRow(db, id);
   if (!row) return undefined;
   return {
     id: Number(row.id),
@@ -75,8 +72,7 @@ export async function getOutboxMessage(db: Db, id: number): Promise<OutboxMessag
 }
 
 export async function getOutboxAttachment(db: Db, id: number, index: number) {
-  const row = await db('mail_outbox').where({ id }).first('attachments');
-  const attachment = (row?.attachments as StoredAttachment[] | undefined)?.[index];
+  const attachment = ((await findOutboxAttachments(db, id)) as StoredAttachment[] | undefined)?.[index];
   if (!attachment) return undefined;
   return { filename: attachment.filename, contentType: attachment.contentType, content: Buffer.from(attachment.content, 'base64') };
 }

@@ -3,7 +3,9 @@
 // carry the brand of the request's account (its name in place of Signet's, logo, colour, footer), and
 // below it a line no brand can change: the sending account's verified address.
 
-import { DEFAULT_BRAND_NAME, defaultBrand, nameToShow, type SignerBrand } from '../domain/brand';
+import { DEFAULT_BRAND_NAME, defaultBrand, mailBrandOf, type MailBrand } from '../domain/brand';
+
+export type { MailBrand };
 
 export interface RenderedMail {
   subject: string;
@@ -36,31 +38,6 @@ function html(strings: TemplateStringsArray, ...values: unknown[]) {
 }
 
 const fonts = "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
-
-/** A brand as an e-mail shows it: its logo at an absolute URL, since a mail client has no origin. */
-export interface MailBrand {
-  name: string;
-  /** The From name of e-mails to signers, in place of MAIL_FROM's: the brand's name, when it has one. */
-  fromName: string | null;
-  logoUrl: string | null;
-  accentColor: string | null;
-  emailFooter: string | null;
-  supportEmail: string | null;
-  /** The sending account's e-mail address, when verified; null when it is not. */
-  verifiedSender: string | null;
-}
-
-/** A name that may not be a From name (stored before the rule) is Signet's, in From as in the text. */
-export function mailBrandOf({ logoPath, ...brand }: SignerBrand, publicUrl: string, verifiedSender: string | null): MailBrand {
-  const name = nameToShow(brand.name);
-  return {
-    ...brand,
-    name,
-    fromName: name === DEFAULT_BRAND_NAME ? null : name,
-    logoUrl: logoPath ? `${publicUrl}${logoPath}` : null,
-    verifiedSender,
-  };
-}
 
 const signetMail: MailBrand = mailBrandOf(defaultBrand, '', null);
 

@@ -1,5 +1,6 @@
 import type { Db } from '../db';
-import { documentsAwaitingText, readDocumentText, storeDocumentText } from '../documents/service';
+import { readDocumentText } from '../documents/service';
+import { documentsAwaitingText, storeDocumentText } from '../documents/store';
 import type { PdfTextExtractor } from '../pdf/text';
 import type { ResourceRef, SearchBackend } from './backend';
 

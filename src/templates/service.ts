@@ -45,7 +45,7 @@ import {
   type NewTemplateDocument,
   type Template,
 } from './store';
-import { lockAccount } from '../accounts/lock';
+import { lockAccount } from '../accounts/store';
 
 export interface TemplateDeps {
   db: Db;

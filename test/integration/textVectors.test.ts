@@ -4,7 +4,8 @@ import type { Knex } from 'knex';
 import { createSearchActivities } from '../../activities/search';
 import { createAccount } from '../../src/accounts/service';
 import { migrateLatest } from '../../src/db';
-import { storeDocumentText, vectorizeStoredTexts } from '../../src/documents/service';
+import { vectorizeStoredTexts } from '../../src/documents/service';
+import { storeDocumentText } from '../../src/documents/store';
 import { newId } from '../../src/ids';
 import { createLogger } from '../../src/logger';
 import type { PdfTextExtractor } from '../../src/pdf/text';
@@ -15,7 +16,8 @@ import { indexNewTexts } from '../../src/search/indexer';
 import { createPostgresSearch } from '../../src/search/postgres';
 import { SearchQuerySchema, type SearchType } from '../../src/search/schema';
 import { openScratchDatabase } from '../support/scratchDatabase';
-import { insertRequestRows, uniqueWord } from '../support/searchFixture';
+import { insertDocument, insertRequestRows } from '../support/factories';
+import { uniqueWord } from '../support/searchFixture';
 import { databaseKind } from '../support/system';
 
 // Where the words of a PDF's text go, on a database of its own: into PostgreSQL's search_vector only when
@@ -51,12 +53,7 @@ describe("the words of a document's text in PostgreSQL's search_vector, by searc
   });
 
   /** An uploaded document whose PDF is `text`, waiting for its text. */
-  async function upload(text: string) {
-    const id = newId('document');
-    await db('documents').insert({ id, account_id: accountId, file_name: 'agreement.pdf', file_size: text.length, status: 'ready', page_count: 1 });
-    await db('document_files').insert({ document_id: id, content: Buffer.from(text) });
-    return id;
-  }
+  const upload = (text: string) => insertDocument(db, accountId, Buffer.from(text));
   /** A pending signing request of the account holding the document. */
   async function requestHolding(documentId: string) {
     const id = newId('signingRequest');

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { contrastWithWhite } from '../../src/accounts/branding';
+import { mailBrandOf } from '../../src/domain/brand';
 import {
   cancelledMail,
   completedMail,
   declinedMail,
   invitationMail,
-  mailBrandOf,
   reminderMail,
   verificationCodeMail,
   type MailBrand,
