@@ -1,30 +1,22 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { openApiDocument } from '../src/docs/openapiDocument';
+import { openApiFile } from './openapi';
 
-// `npm run sdk:generate`: the SDK's generated layer (sdk/src/generated/) from the OpenAPI document the api
-// serves, by @hey-api/openapi-ts (pinned). `npm run sdk:generate -- <dir>` generates into <dir> instead;
-// test/unit/sdkGenerated.test.ts compares that with what is committed.
+// `npm run sdk:generate`: the SDK's generated layer (sdk/src/generated/) from the checked-in OpenAPI
+// document, docs/openapi.json (npm run openapi writes it), by @hey-api/openapi-ts (pinned).
+// `npm run sdk:generate -- <dir>` generates into <dir> instead; test/unit/sdkGenerated.test.ts compares
+// that with what is committed.
 
 export const generatedDir = path.resolve(__dirname, '../sdk/src/generated');
 
 export async function generateSdk(outputDir: string) {
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-openapi-'));
-  try {
-    const input = path.join(scratch, 'openapi.json');
-    fs.writeFileSync(input, `${JSON.stringify(await openApiDocument(), null, 2)}\n`);
-    // An ES module only: imported, not required.
-    const { createClient } = await import('@hey-api/openapi-ts');
-    await createClient({
-      input,
-      output: { path: outputDir, clean: true },
-      plugins: ['@hey-api/client-fetch', '@hey-api/typescript', { name: '@hey-api/sdk', operations: { strategy: 'flat' } }],
-      logs: { level: 'silent', file: false },
-    });
-  } finally {
-    fs.rmSync(scratch, { recursive: true, force: true });
-  }
+  // An ES module only: imported, not required.
+  const { createClient } = await import('@hey-api/openapi-ts');
+  await createClient({
+    input: openApiFile,
+    output: { path: outputDir, clean: true },
+    plugins: ['@hey-api/client-fetch', '@hey-api/typescript', { name: '@hey-api/sdk', operations: { strategy: 'flat' } }],
+    logs: { level: 'silent', file: false },
+  });
 }
 
 if (require.main === module) {

@@ -96,10 +96,13 @@ export function createApp({
   const api = createRouter({ prefix: '/api/v1', methods: http.METHODS });
   const rateLimit = createRateLimiter(db, config.RATE_LIMIT_MULTIPLIER);
 
-  let openApiDocument: unknown;
+  // The routes' own description, for this instance's address (PUBLIC_URL): docs/openapi.json is the same for
+  // http://localhost:3000, built without serving (src/openapiDocument.ts).
+  const openApiDocument = () => buildOpenApiDocument(openapi, config.publicUrl);
+  let served: unknown;
   api.get('/openapi.json', (ctx) => {
-    openApiDocument ??= buildOpenApiDocument(openapi, config.publicUrl);
-    ctx.body = openApiDocument;
+    served ??= openApiDocument();
+    ctx.body = served;
   });
   // Public, like the OpenAPI document: registered before the API key check.
   verificationRoutes({ router: api, openapi, db, config, rateLimit, uploadGate: verifyUploads, pdf });
@@ -178,5 +181,5 @@ export function createApp({
   app.use(consoleRoutes(deps).routes()); // the REST API's dependencies, the same upload gate among them
   if (config.NODE_ENV !== 'production') app.use(mailDevRoutes(db)); // loopback clients only
   app.use(api.allowedMethods({ throw: false }));
-  return app;
+  return Object.assign(app, { openApiDocument });
 }

@@ -1,6 +1,7 @@
 // Run as a short-lived child process: `node --require tsx/cjs src/worker/bundleWorkflows.ts <out.js>`.
-// Bundles workflows/ with webpack and writes the bundle to <out.js>, so that webpack's memory is given
-// back to the system when this process exits instead of staying in the heap of the server.
+// Bundles workflows/ with webpack and writes the bundle to <out.js>: once by `npm run build` (scripts/build.ts),
+// or at each start of a worker from the sources, in a child so that webpack's memory is given back to the
+// system when it exits instead of staying in the heap of the server.
 import fs from 'node:fs';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
+import fsPromises from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -7,6 +8,8 @@ import { createActivities, type ActivityDeps } from '../../activities';
 
 const root = path.resolve(__dirname, '../..');
 const BUNDLE_TIMEOUT_MS = 180_000;
+/** Written by `npm run build` (scripts/build.ts) beside the compiled worker; absent beside the sources. */
+const prebuiltBundle = path.join(__dirname, 'workflow-bundle.js');
 
 /**
  * Bundles workflows/ in a child process (webpack needs a few hundred MB that the server would otherwise keep)
@@ -29,26 +32,39 @@ export async function bundleWorkflowsInChild(outFile: string, timeoutMs = BUNDLE
   });
 }
 
-export async function createWorker(options: { address: string; namespace: string; taskQueue: string; deps: ActivityDeps }) {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'signet-workflows-'));
+interface WorkerOptions {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  deps: ActivityDeps;
+}
+
+export async function createWorker(options: WorkerOptions) {
+  if (fs.existsSync(prebuiltBundle)) return connectWorker(options, prebuiltBundle);
+  // From the sources (npm start, the tests): bundle now, into a file that is not needed once the worker has read it.
+  const dir = await fsPromises.mkdtemp(path.join(os.tmpdir(), 'signet-workflows-'));
   try {
     const codePath = path.join(dir, 'workflow-bundle.js');
     await bundleWorkflowsInChild(codePath);
-    const connection = await NativeConnection.connect({ address: options.address });
-    try {
-      const worker = await Worker.create({
-        connection,
-        namespace: options.namespace,
-        taskQueue: options.taskQueue,
-        workflowBundle: { codePath }, // read once here; the file is not needed afterwards
-        activities: createActivities(options.deps),
-      });
-      return { worker, connection };
-    } catch (error) {
-      await connection.close();
-      throw error;
-    }
+    return await connectWorker(options, codePath);
   } finally {
-    await fs.rm(dir, { recursive: true, force: true });
+    await fsPromises.rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function connectWorker(options: WorkerOptions, codePath: string) {
+  const connection = await NativeConnection.connect({ address: options.address });
+  try {
+    const worker = await Worker.create({
+      connection,
+      namespace: options.namespace,
+      taskQueue: options.taskQueue,
+      workflowBundle: { codePath }, // read once here
+      activities: createActivities(options.deps),
+    });
+    return { worker, connection };
+  } catch (error) {
+    await connection.close();
+    throw error;
   }
 }

@@ -6,7 +6,7 @@ import { requiredScopes } from '../../src/api/scopes';
 import { authenticate } from '../../src/apiKeys/authenticate';
 import type { ApiKeyAuthenticator } from '../../src/apiKeys/cache';
 import type { Authenticated } from '../../src/apiKeys/service';
-import { openApiDocument } from '../../src/docs/openapiDocument';
+import { openApiDocument } from '../../src/openapiDocument';
 import { scopes } from '../../src/domain/scopes';
 import { AppError } from '../../src/errors';
 

@@ -123,12 +123,13 @@ describe('Dockerfile', () => {
     expect(engines.node).to.match(/^>=20(\.|$)/);
   });
 
-  it('runs the service as `npm start` does: the same node flags and environment', () => {
+  it('runs the build as `npm start` runs the sources: the same node flags and environment, in scripts/start-production.sh', () => {
     const start = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start as string).split(' ');
     const node = start.indexOf('node');
-    const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]) as string[];
-    expect(cmd).to.deep.equal(start.slice(node));
-    for (const variable of start.slice(0, node)) expect(dockerfile).to.match(new RegExp(`^ENV ${variable}$`, 'm'));
+    expect(JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1])).to.deep.equal(['sh', 'scripts/start-production.sh']);
+    const script = fs.readFileSync(path.join(root, 'scripts/start-production.sh'), 'utf8');
+    expect(script).to.match(new RegExp(`^exec ${start.slice(node, start.indexOf('--require')).join(' ')} dist/src/main.js$`, 'm'));
+    for (const variable of start.slice(0, node)) expect(script).to.match(new RegExp(`^export ${variable}$`, 'm'));
   });
 
   it('keeps local state out of the image', () => {

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import { openApiDocument } from '../../src/docs/openapiDocument';
+import { openApiDocument } from '../../src/openapiDocument';
 
 type Operation = { operationId?: string; responses?: Record<string, { links?: Record<string, { operationId?: string; operationRef?: string }> }> };
 
 describe('operationIds in the OpenAPI document', () => {
   let operations: { label: string; operation: Operation }[];
-  before(async () => {
-    const document = (await openApiDocument()) as { paths: Record<string, Record<string, Operation>> };
+  before(() => {
+    const document = openApiDocument() as { paths: Record<string, Record<string, Operation>> };
     operations = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, operation]) => ({ label: `${method.toUpperCase()} ${path}`, operation })),
     );

@@ -18,7 +18,7 @@ function filesOf(dir: string): Record<string, string> {
 describe('the SDK’s generated code (sdk/src/generated)', function () {
   this.timeout(120_000);
 
-  it('is what the current OpenAPI document generates: after changing the API, run npm run sdk:generate', async () => {
+  it('is what docs/openapi.json generates: after changing the API, run npm run openapi, then npm run sdk:generate', async () => {
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-sdk-'));
     try {
       await generateSdk(scratch);
