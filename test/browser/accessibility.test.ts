@@ -64,7 +64,7 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
     expect(document.status, JSON.stringify(document.body)).to.equal(201);
     // A request and a template of it: their own pages too.
     const sent = await api('POST', '/api/v1/signatures', {
-      json: { documentId: document.body.id, title: 'Contract', signers: [{ name: 'Ada Lovelace', email: 'ada@example.com' }] },
+      json: { document_id: document.body.id, title: 'Contract', signers: [{ name: 'Ada Lovelace', email: 'ada@example.com' }] },
     });
     expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
     const template = await api('POST', '/api/v1/templates', {
@@ -160,7 +160,8 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
   for (const viewport of viewports) {
     describe(`at ${viewport.options.viewport!.width} px`, () => {
       it('logged out: sign-up, log-in, forgot-password, reset and address-confirmation pages', () => check('loggedOut', viewport));
-      it('a free account: dashboard, documents, a document, API keys, plan, webhooks (Business only), requests, a request, templates and a template', () => check('free', viewport));
+      it('a free account: dashboard, documents, a document, API keys, plan, webhooks (Business only), requests, a request, templates and a template', () =>
+        check('free', viewport));
       it('a Business account: the webhook list, form, a webhook with its delivery log, and a delivery', () => check('business', viewport));
       it('an account whose address is not confirmed: the dashboard and API keys with the banner', () => check('unconfirmed', viewport));
     });

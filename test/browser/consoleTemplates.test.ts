@@ -4,8 +4,8 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createApiKey } from '../../src/apiKeys/service';
 import { confirmEmail, consoleScreenshots, desktop, expectNoSideways, phone, shot, useChromium, watchPage } from '../support/browser';
 import { client, type Request } from '../support/http';
-import { makePdf } from '../support/pdfs';
 import { sharedSystem } from '../support/system';
+import { uploadDocument } from '../support/documents';
 
 // The template editor in real headless Chromium: fields drawn with the mouse (on a desktop) or added by
 // their position (on a phone), text tags detected, the template saved and previewed, the document view.
@@ -74,12 +74,6 @@ describe('the console’s template editor and document view (headless Chromium)'
     return client(baseUrl, (await createApiKey(db, accountId, 'browser test')).secret);
   }
 
-  async function uploadDocument(api: Request, fileName: string, pdf: Buffer): Promise<string> {
-    const response = await api('POST', '/api/v1/documents', { json: { fileName, fileSize: pdf.length, content: pdf.toString('base64') } });
-    expect(response.status, JSON.stringify(response.body)).to.equal(201);
-    return response.body.id;
-  }
-
   /** Waits until every page image in view has loaded. */
   const imagesLoaded = (page: Page, selector: string) =>
     page.waitForFunction((css) => [...document.querySelectorAll<HTMLImageElement>(css)].every((image) => image.complete && image.naturalWidth > 0), selector);
@@ -87,7 +81,7 @@ describe('the console’s template editor and document view (headless Chromium)'
   it('on a desktop: draws a field with the mouse, fixes what the save refuses, and lands on the preview with the field where it was drawn', async () => {
     const page = await openPage(desktop, `${baseUrl}/app/signup`);
     const api = await signUp(page, 'Drawing desk');
-    const documentId = await uploadDocument(api, 'lease.pdf', await makePdf(['Residential lease', 'Signatures']));
+    const documentId = (await uploadDocument(api, { fileName: 'lease.pdf', pages: ['Residential lease', 'Signatures'] })).id;
 
     // From the document view to the editor.
     await page.goto(`${baseUrl}/app/documents/${documentId}`);
@@ -144,7 +138,7 @@ describe('the console’s template editor and document view (headless Chromium)'
   it('on a desktop: a small initials box at the top right of a page shows its whole label in a tab below it, on the page', async () => {
     const page = await openPage(desktop, `${baseUrl}/app/signup`);
     const api = await signUp(page, 'Small boxes');
-    const documentId = await uploadDocument(api, 'lease.pdf', await makePdf(['Residential lease']));
+    const documentId = (await uploadDocument(api, { fileName: 'lease.pdf', pages: ['Residential lease'] })).id;
     await page.goto(`${baseUrl}/app/templates/new?documentId=${documentId}`);
     await imagesLoaded(page, '.page-frame img');
     const newField = page.locator('#new-field');
@@ -173,7 +167,7 @@ describe('the console’s template editor and document view (headless Chromium)'
   it('on a desktop: detects text tags and saves their fields, the tags taken off the template’s copy', async () => {
     const page = await openPage(desktop, `${baseUrl}/app/signup`);
     const api = await signUp(page, 'Tag desk');
-    const documentId = await uploadDocument(api, 'tagged.pdf', await makeTaggedPdf());
+    const documentId = (await uploadDocument(api, { fileName: 'tagged.pdf', pdf: await makeTaggedPdf() })).id;
     await page.goto(`${baseUrl}/app/templates/new?documentId=${documentId}`);
     await page.getByRole('button', { name: 'Detect text tags' }).click();
     await page.getByText('Found 2 fields in text tags for tenant.').waitFor();
@@ -196,7 +190,7 @@ describe('the console’s template editor and document view (headless Chromium)'
   it('on a phone: adds a field by its position with the keyboard alone, saves, and reads the preview and the document view', async () => {
     const page = await openPage(phone, `${baseUrl}/app/signup`);
     const api = await signUp(page, 'Phone owner');
-    const documentId = await uploadDocument(api, 'a rather long contract name for a small screen.pdf', await makePdf(['Contract', 'Signatures']));
+    const documentId = (await uploadDocument(api, { fileName: 'a rather long contract name for a small screen.pdf', pages: ['Contract', 'Signatures'] })).id;
 
     await page.goto(`${baseUrl}/app/documents`);
     await page.getByRole('link', { name: 'a rather long contract name for a small screen.pdf' }).click();

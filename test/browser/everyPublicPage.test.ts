@@ -44,14 +44,20 @@ describe('every page a recipient or the public reaches, at 375 and 1280 px (head
     ).signingRequest;
     pages.push(
       { name: 'the signing page', path: await link(parallel.id, parallel.signers[0].id), ready: (page) => heading(page, parallel.title) },
-      { name: 'an approver’s page', path: await link(parallel.id, parallel.signers[1].id), ready: (page) => page.getByRole('button', { name: 'Approve' }).waitFor() },
+      {
+        name: 'an approver’s page',
+        path: await link(parallel.id, parallel.signers[1].id),
+        ready: (page) => page.getByRole('button', { name: 'Approve' }).waitFor(),
+      },
     );
 
     const sequential = (await createSigningRequest(account.request, { signingOrder: 'sequential' })).signingRequest;
     pages.push({ name: 'not your turn', path: await link(sequential.id, sequential.signers[1].id), ready: (page) => heading(page, 'It is not your turn yet') });
 
     const coded = (
-      await createSigningRequest(account.request, { signers: [{ name: 'Ada Lovelace', email: 'ada@example.com', verification: { method: 'access_code', code: 'Kite-42' } }] })
+      await createSigningRequest(account.request, {
+        signers: [{ name: 'Ada Lovelace', email: 'ada@example.com', verification: { method: 'access_code', code: 'Kite-42' } }],
+      })
     ).signingRequest;
     pages.push({ name: 'the access-code form', path: await link(coded.id, coded.signers[0].id), ready: (page) => heading(page, 'Confirm it is you') });
 
@@ -76,17 +82,34 @@ describe('every page a recipient or the public reaches, at 375 and 1280 px (head
 
     const expired = (await createSigningRequest(account.request)).signingRequest;
     const expiredPath = await link(expired.id, expired.signers[0].id);
-    await account.db('signer_tokens').where({ signer_id: expired.signers[0].id }).update({ expires_at: new Date(Date.now() - 1000) });
-    pages.push({ name: 'an expired link', path: expiredPath, ready: (page) => outcome(page, 'This signing link has expired. Ask the sender for a new one.'), expectedStatus: 410 });
+    await account
+      .db('signer_tokens')
+      .where({ signer_id: expired.signers[0].id })
+      .update({ expires_at: new Date(Date.now() - 1000) });
+    pages.push({
+      name: 'an expired link',
+      path: expiredPath,
+      ready: (page) => outcome(page, 'This signing link has expired. Ask the sender for a new one.'),
+      expectedStatus: 410,
+    });
 
-    pages.push({ name: 'an unknown link', path: `/sign/${'x'.repeat(43)}`, ready: (page) => heading(page, 'This signing link is not valid'), expectedStatus: 404 });
+    pages.push({
+      name: 'an unknown link',
+      path: `/sign/${'x'.repeat(43)}`,
+      ready: (page) => heading(page, 'This signing link is not valid'),
+      expectedStatus: 404,
+    });
 
     const embedded = (await createSigningRequest(account.request, { signers: [{ name: 'Ada Lovelace', email: 'ada@example.com' }] })).signingRequest;
     const embed = await account.request('POST', `/api/v1/signatures/${embedded.id}/signers/${embedded.signers[0].id}/embed`, {
       json: { allowedOrigins: ['https://app.example.com'], returnUrl: 'https://app.example.com/done' },
     });
     expect(embed.status, JSON.stringify(embed.body)).to.equal(201);
-    pages.push({ name: 'an embedded page opened on its own', path: new URL(embed.body.url).pathname, ready: (page) => heading(page, 'Open this page from your application') });
+    pages.push({
+      name: 'an embedded page opened on its own',
+      path: new URL(embed.body.url).pathname,
+      ready: (page) => heading(page, 'Open this page from your application'),
+    });
 
     pages.push({ name: 'public verification', path: '/verify', ready: (page) => page.getByRole('heading', { level: 1 }).waitFor() });
 

@@ -6,9 +6,9 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from '../support/axe';
 import { desktop, expectNoSideways, launchChromium, phone, useChromium, watchPage } from '../support/browser';
-import { makePdf } from '../support/pdfs';
 import { createSigningRequest, eventually, tokenOf, signingLinkOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
+import { uploadDocument } from '../support/documents';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 
@@ -132,11 +132,7 @@ describe('GET /sign/:token (the signing page, in headless Chromium on a phone)',
 
   it('several documents: shows each after the other with its fields marked on it, and signs them all', async () => {
     const account = await createTestAccount();
-    const upload = async (fileName: string, pages: string[]) => {
-      const pdf = await makePdf(pages);
-      const response = await account.request('POST', '/api/v1/documents', { json: { fileName, fileSize: pdf.length, content: pdf.toString('base64') } });
-      return response.body.id as string;
-    };
+    const upload = async (fileName: string, pages: string[]) => (await uploadDocument(account.request, { fileName, pages })).id;
     const contract = await upload('contract.pdf', ['Contract']);
     const annex = await upload('annex.pdf', ['Annex one', 'Annex two']);
     const created = await account.request('POST', '/api/v1/signatures', {
@@ -402,11 +398,9 @@ describe('the signing page at 375 and 1280 px: why Sign waits, a readable zoom, 
       it('shows 11 pt text at 11 CSS px or more once zoomed, drawn at the device’s pixel ratio, the page never wider than the screen; the favicon is served', async () => {
         const account = await createTestAccount();
         const pdf = await elevenPointPdf();
-        const uploaded = await account.request('POST', '/api/v1/documents', {
-          json: { fileName: 'lease.pdf', fileSize: pdf.length, content: pdf.toString('base64') },
-        });
+        const uploaded = await uploadDocument(account.request, { fileName: 'lease.pdf', pdf });
         const created = await account.request('POST', '/api/v1/signatures', {
-          json: { document_id: uploaded.body.id, title: 'Lease', signers: [{ name: 'Ada Lovelace', email: 'ada@example.com' }] },
+          json: { document_id: uploaded.id, title: 'Lease', signers: [{ name: 'Ada Lovelace', email: 'ada@example.com' }] },
         });
         expect(created.status, JSON.stringify(created.body)).to.equal(201);
         const page = await openPage(context, await linkFor(account, created.body.id, created.body.signers[0].id), problems);

@@ -10,6 +10,7 @@ import { launchChromium } from '../support/browser';
 import type { Request } from '../support/http';
 import { eventually, tokenOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
+import { uploadDocument } from '../support/documents';
 
 // The whole path of a template in real headless Chromium: a tagged PDF → detect → template → a request made
 // from it with a prefill → both signers fill their fields on their signing pages, in order → the sealed PDF.
@@ -143,13 +144,13 @@ describe('a template’s request signed in headless Chromium, from text tags to 
   it('typed instead of drawn: the initials are made from the typed name, can be changed, and are what is sent', async () => {
     const { request, system, db } = await createTestAccount();
     const pdf = await makeLeasePdf();
-    const source = await request('POST', '/api/v1/documents', { json: { fileName: 'lease.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+    const source = await uploadDocument(request, { fileName: 'lease.pdf', pdf });
     const fields = [
       { role: 'tenant', type: 'signature', page: 2, x: 60, y: 600, width: 250, height: 40 },
       { role: 'tenant', type: 'initials', page: 1, x: 400, y: 100, width: 60, height: 24 },
       { role: 'tenant', type: 'text', label: 'note', required: false, page: 1, x: 60, y: 300, width: 300, height: 20 },
     ];
-    const template = await request('POST', '/api/v1/templates', { json: { name: 'Typed', documentId: source.body.id, roles: [{ name: 'tenant' }], fields } });
+    const template = await request('POST', '/api/v1/templates', { json: { name: 'Typed', documentId: source.id, roles: [{ name: 'tenant' }], fields } });
     expect(template.status, JSON.stringify(template.body)).to.equal(201);
     const sent = await request('POST', '/api/v1/signatures', {
       json: { template_id: template.body.id, title: 'Typed', signers: [{ name: 'Tina Tenant', email: 'tina@example.com', role: 'tenant' }] },
@@ -185,14 +186,13 @@ describe('a template’s request signed in headless Chromium, from text tags to 
     const pdf = await makeLeasePdf();
 
     // Detect (a dry run), then the template from the tags, tenant first.
-    const source = await request('POST', '/api/v1/documents', { json: { fileName: 'lease.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
-    expect(source.status, JSON.stringify(source.body)).to.equal(201);
-    const detected = await request('POST', `/api/v1/documents/${source.body.id}/detect-fields`);
+    const source = await uploadDocument(request, { fileName: 'lease.pdf', pdf });
+    const detected = await request('POST', `/api/v1/documents/${source.id}/detect-fields`);
     expect(detected.status, JSON.stringify(detected.body)).to.equal(200);
     expect(detected.body.warnings).to.deep.equal([]);
     expect(detected.body.fields).to.have.length(9);
     const created = await request('POST', '/api/v1/templates', {
-      json: { name: 'Lease', documentId: source.body.id, detectFields: true, roles: [{ name: 'tenant' }, { name: 'landlord' }] },
+      json: { name: 'Lease', documentId: source.id, detectFields: true, roles: [{ name: 'tenant' }, { name: 'landlord' }] },
     });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const template = created.body;

@@ -10,6 +10,7 @@ import { client } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { eventually } from '../support/signing';
 import { sharedSystem } from '../support/system';
+import { uploadDocument } from '../support/documents';
 
 describe('the console’s signing requests (/app/requests)', function () {
   this.timeout(90_000);
@@ -327,13 +328,12 @@ describe('the console’s signing requests (/app/requests)', function () {
 
     it('from a template: one signer per role, and its text field prefilled', async () => {
       const { browser, api } = await signedUp();
-      const pdf = await makePdf(['Engagement letter']);
-      const document = await api('POST', '/api/v1/documents', { json: { fileName: 'letter.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+      const document = await uploadDocument(api, { fileName: 'letter.pdf', pages: ['Engagement letter'] });
       const box = { page: 1, width: 120, height: 30 };
       const template = await api('POST', '/api/v1/templates', {
         json: {
           name: 'Engagement',
-          documentId: document.body.id,
+          documentId: document.id,
           roles: [{ name: 'client' }, { name: 'firm' }],
           fields: [
             { role: 'client', type: 'signature', x: 50, y: 100, ...box },

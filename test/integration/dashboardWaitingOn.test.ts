@@ -4,6 +4,7 @@ import { newId } from '../../src/ids';
 import { createPostgresSearch } from '../../src/search/postgres';
 import { startApp } from '../support/app';
 import { signedUp, type ConsoleClient } from '../support/consoleClient';
+import { documentRow } from '../support/factories';
 import { client, type Request } from '../support/http';
 import { createSigningRequest, eventually, signingLinkOf, tokenOf } from '../support/signing';
 import { sharedSystem } from '../support/system';
@@ -108,15 +109,7 @@ describe('whom a request is waiting on: the request page, the API and the dashbo
   it('every part and step: the API and both dashboards count exactly whose turn it is, never a cc, a later step, or one who has acted', async () => {
     const { accountId, api } = await account();
     const documentId = newId('document');
-    await db('documents').insert({
-      id: documentId,
-      account_id: accountId,
-      file_name: 'steps.pdf',
-      file_size: 4,
-      status: 'ready',
-      page_count: 1,
-      sha256: 'a'.repeat(64),
-    });
+    await db('documents').insert(documentRow(documentId, accountId, 'steps.pdf', null));
     type Recipient = [email: string, recipientType: string, routingOrder: number, status: string, waited: boolean];
     const requests: { status: string; recipients: Recipient[] }[] = [
       {

@@ -8,10 +8,12 @@ import { newId } from '../../src/ids';
 import { createLogger } from '../../src/logger';
 import { startSystem, type RunningSystem } from '../../src/system';
 import { client, type Request } from '../support/http';
-import { makeLargePdf, makePdf } from '../support/pdfs';
-import { documentRow, uniqueWord } from '../support/searchFixture';
+import { makeLargePdf } from '../support/pdfs';
+import { documentRow } from '../support/factories';
+import { uniqueWord } from '../support/searchFixture';
 import { eventually } from '../support/signing';
 import { createTestAccount, databaseKind, stopLeavingNothing, testConfig } from '../support/system';
+import { uploadDocument } from '../support/documents';
 
 // The upload answers with what it needs (structure, pages, hash); the worker extracts the PDF's text after
 // the commit, and the document is then found by a word of it, on either search backend. How soon (within
@@ -23,17 +25,10 @@ const hitIds = async (request: Request, word: string) => {
   return response.body.data.map((hit: { id: string }) => hit.id);
 };
 
-async function upload(request: Request, word: string) {
-  const pdf = await makePdf(['Cover page', `The ${word} clause applies`]);
-  const created = await request('POST', '/api/v1/documents', { json: { fileName: 'agreement.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
-  expect(created.status).to.equal(201);
-  return created.body.id as string;
-}
-
 /** Uploads a PDF and polls search for a word on its second page: the time from sending the upload to the first hit. */
 async function expectSearchableByItsText(request: Request) {
   const word = uniqueWord();
-  const id = await upload(request, word);
+  const { id } = await uploadDocument(request, { pages: ['Cover page', `The ${word} clause applies`] });
   await eventually(async () => expect(await hitIds(request, word)).to.deep.equal([id]), 30_000);
   return { id, word };
 }
@@ -71,12 +66,9 @@ describe('the text of an uploaded PDF, extracted by the worker after the upload'
 
   it('a scanned PDF (no text) is found by its name, and its text stays empty', async () => {
     const { request, db } = await createTestAccount();
-    const pdf = await makePdf(['']);
-    const created = await request('POST', '/api/v1/documents', {
-      json: { fileName: 'scanned-lease.pdf', fileSize: pdf.length, content: pdf.toString('base64') },
-    });
-    await eventually(async () => expect((await db('documents').where({ id: created.body.id }).first('body_text')).body_text).to.equal(''));
-    await eventually(async () => expect(await hitIds(request, 'lease')).to.deep.equal([created.body.id]));
+    const created = await uploadDocument(request, { fileName: 'scanned-lease.pdf', pages: [''] });
+    await eventually(async () => expect((await db('documents').where({ id: created.id }).first('body_text')).body_text).to.equal(''));
+    await eventually(async () => expect(await hitIds(request, 'lease')).to.deep.equal([created.id]));
   });
 
   describe('on PostgreSQL full-text search (a system without Elasticsearch)', () => {

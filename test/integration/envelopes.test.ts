@@ -3,24 +3,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { client, type Request } from '../support/http';
-import { makeManyPagePdf, makePdf } from '../support/pdfs';
+import { uploadDocument } from '../support/documents';
+import { client } from '../support/http';
+import { makeManyPagePdf } from '../support/pdfs';
 import { eventually, signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
-import { signedFileNames } from '../../src/signingRequests/lifecycle';
+import { signedFileNames } from '../../src/signingRequests/download';
 import { invitationMailKey } from '../../src/signingRequests/reminders';
 
 // A signing request that sends several documents (an envelope): made, read, signed, sealed and
 // downloaded through the API, each document sealed on its own and checked with poppler and unzip.
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
-
-async function upload(request: Request, fileName: string, pages: string[] | Buffer) {
-  const pdf = Buffer.isBuffer(pages) ? pages : await makePdf(pages);
-  const response = await request('POST', '/api/v1/documents', { json: { fileName, fileSize: pdf.length, content: pdf.toString('base64') } });
-  expect(response.status, JSON.stringify(response.body)).to.equal(201);
-  return response.body as { id: string; sha256: string; fileName: string };
-}
 
 const signerOf = (account: Account, url: string) => {
   const request = client(account.system.url!);
@@ -47,8 +41,8 @@ const pdfsigOf = (pdf: Buffer) => {
 describe('signing requests with several documents', () => {
   it('sends two documents in order, signs fields on each, and seals each on its own', async () => {
     const account = await createTestAccount();
-    const contract = await upload(account.request, 'contract.pdf', ['Contract page one']);
-    const annex = await upload(account.request, 'annex.pdf', ['Annex page one', 'Annex page two']);
+    const contract = await uploadDocument(account.request, { fileName: 'contract.pdf', pages: ['Contract page one'] });
+    const annex = await uploadDocument(account.request, { fileName: 'annex.pdf', pages: ['Annex page one', 'Annex page two'] });
 
     const created = await account.request('POST', '/api/v1/signatures', {
       json: {
@@ -96,7 +90,7 @@ describe('signing requests with several documents', () => {
     const originalAnnex = await ada.original(annex.id);
     expect(originalAnnex.status).to.equal(200);
     expect(originalAnnex.headers.get('content-type')).to.equal('application/pdf');
-    const other = await upload(account.request, 'other.pdf', ['Not in this request']);
+    const other = await uploadDocument(account.request, { fileName: 'other.pdf', pages: ['Not in this request'] });
     expect((await ada.original(other.id)).status).to.equal(404);
     expect((await ada.original('doc_nonsense')).status).to.equal(404);
 
@@ -182,8 +176,8 @@ describe('signing requests with several documents', () => {
 
   it('refuses what cannot be an envelope, each with its reason', async () => {
     const account = await createTestAccount();
-    const first = await upload(account.request, 'a.pdf', ['A']);
-    const second = await upload(account.request, 'b.pdf', ['B']);
+    const first = await uploadDocument(account.request, { fileName: 'a.pdf', pages: ['A'] });
+    const second = await uploadDocument(account.request, { fileName: 'b.pdf', pages: ['B'] });
     const signers = [{ name: 'Ada', email: 'ada@example.com' }];
     const field = { page: 1, x: 10, y: 10, width: 100, height: 30, type: 'signature' };
     const cases: [Record<string, unknown>, number, string][] = [
@@ -219,7 +213,7 @@ describe('signing requests with several documents', () => {
 
     // Another account's document is not found; nothing was made.
     const stranger = await createTestAccount();
-    const theirs = await upload(stranger.request, 'theirs.pdf', ['Theirs']);
+    const theirs = await uploadDocument(stranger.request, { fileName: 'theirs.pdf', pages: ['Theirs'] });
     const foreign = await account.request('POST', '/api/v1/signatures', {
       json: { title: 'T', signers, documents: [{ document_id: first.id }, { document_id: theirs.id }] },
     });
@@ -229,10 +223,10 @@ describe('signing requests with several documents', () => {
 
   it('holds a request to REQUEST_MAX_DOCUMENTS documents and REQUEST_MAX_PAGES pages, naming the setting', async () => {
     const account = await createTestAccount();
-    const one = await upload(account.request, 'one.pdf', ['One']);
+    const one = await uploadDocument(account.request, { fileName: 'one.pdf', pages: ['One'] });
     // 21 distinct documents, so that the count is the problem rather than duplicates.
     const many = [{ document_id: one.id }];
-    for (let i = 1; i < 21; i++) many.push({ document_id: (await upload(account.request, `d${i}.pdf`, [`Page ${i}`])).id });
+    for (let i = 1; i < 21; i++) many.push({ document_id: (await uploadDocument(account.request, { fileName: `d${i}.pdf`, pages: [`Page ${i}`] })).id });
     const tooMany = await account.request('POST', '/api/v1/signatures', {
       json: { title: 'T', signers: [{ name: 'A', email: 'a@example.com' }], documents: many },
     });
@@ -240,7 +234,7 @@ describe('signing requests with several documents', () => {
     expect(tooMany.body.details).to.deep.equal(['documents must list at most 20 documents (REQUEST_MAX_DOCUMENTS)']);
 
     const big = [];
-    for (let i = 0; i < 2; i++) big.push({ document_id: (await upload(account.request, `big${i}.pdf`, makeManyPagePdf(1001))).id });
+    for (let i = 0; i < 2; i++) big.push({ document_id: (await uploadDocument(account.request, { fileName: `big${i}.pdf`, pdf: makeManyPagePdf(1001) })).id });
     const tooLong = await account.request('POST', '/api/v1/signatures', {
       json: { title: 'T', signers: [{ name: 'A', email: 'a@example.com' }], documents: big },
     });
@@ -250,8 +244,8 @@ describe('signing requests with several documents', () => {
 
   it('an account deleted for good takes its requests of several documents with it', async () => {
     const account = await createTestAccount();
-    const first = await upload(account.request, 'a.pdf', ['A']);
-    const second = await upload(account.request, 'b.pdf', ['B']);
+    const first = await uploadDocument(account.request, { fileName: 'a.pdf', pages: ['A'] });
+    const second = await uploadDocument(account.request, { fileName: 'b.pdf', pages: ['B'] });
     const created = await account.request('POST', '/api/v1/signatures', {
       json: { documents: [{ document_id: first.id }, { document_id: second.id }], title: 'T', signers: [{ name: 'Ada', email: 'ada@example.com' }] },
     });
@@ -275,7 +269,7 @@ describe('signing requests with several documents', () => {
 describe('signing requests with approvers, viewers and cc, in steps', () => {
   it('step 1: an approver and a signer at once; step 2: a viewer; cc gets the sealed documents only', async () => {
     const account = await createTestAccount();
-    const contract = await upload(account.request, 'contract.pdf', ['Contract']);
+    const contract = await uploadDocument(account.request, { fileName: 'contract.pdf', pages: ['Contract'] });
     const created = await account.request('POST', '/api/v1/signatures', {
       json: {
         document_id: contract.id,
@@ -369,7 +363,7 @@ describe('signing requests with approvers, viewers and cc, in steps', () => {
 
   it('refuses recipient shapes that cannot work, each with its reason', async () => {
     const account = await createTestAccount();
-    const document = await upload(account.request, 'a.pdf', ['A']);
+    const document = await uploadDocument(account.request, { fileName: 'a.pdf', pages: ['A'] });
     const field = { page: 1, x: 10, y: 10, width: 100, height: 30, type: 'signature' };
     const cases: [unknown[], Record<string, unknown>, string][] = [
       [

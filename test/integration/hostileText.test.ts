@@ -4,8 +4,7 @@ import fc from 'fast-check';
 import { createSigningActivities } from '../../activities/signingRequest';
 import { MAX_NESTING } from '../../src/api/validation';
 import type { MailTransport } from '../../src/mail';
-import { runUpdate } from '../../src/signingRequests/service';
-import { signingRequestHandle } from '../../src/temporal/client';
+import { signingRequestHandle } from '../../src/signingRequests/workflow';
 import { databaseRefusal } from '../../src/domain/signingRequests';
 import { signedUp } from '../support/consoleClient';
 import { client, type TestResponse } from '../support/http';
@@ -350,10 +349,12 @@ describe('a change the database refuses for good (past validation)', function ()
     const account = await createTestAccount();
     const { signingRequest, token, anonymous } = await signerLink(account);
     const system = await sharedSystem();
-    const refused = await runUpdate(() => signingRequestHandle(system.client, signingRequest.id).cancel('a\ud800b')).then(
-      () => expect.fail('cancelled'),
-      (error: { status?: number; details?: string[] }) => error,
-    );
+    const refused = await signingRequestHandle(system.client, signingRequest.id)
+      .cancel('a\ud800b')
+      .then(
+        () => expect.fail('cancelled'),
+        (error: { status?: number; details?: string[] }) => error,
+      );
     expect(refused.status).to.equal(400);
     const after = (await account.request('GET', `/api/v1/signatures/${signingRequest.id}`)).body;
     expect(after.status).to.equal('pending');

@@ -11,6 +11,7 @@ import { makePdf } from '../support/pdfs';
 import { startOnFreePorts } from '../support/ports';
 import { eventually } from '../support/signing';
 import { createTestAccount, databaseKind, sharedSystem, useSharedSystem } from '../support/system';
+import { uploadDocument } from '../support/documents';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 
@@ -26,13 +27,6 @@ async function untilSettled(send: () => Promise<TestResponse>): Promise<TestResp
     if (Date.now() > deadline) throw new Error('still in progress after 30 s');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-async function readyDocument(request: Request) {
-  const pdf = await makePdf(['Agreement']);
-  const document = await request('POST', '/api/v1/documents', { json: { fileName: 'agreement.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
-  expect(document.status, JSON.stringify(document.body)).to.equal(201);
-  return document.body.id as string;
 }
 
 const requestBody = (documentId: string, title = 'Services agreement') => ({
@@ -75,7 +69,7 @@ describe('Idempotency-Key on POST /api/v1/…', function () {
   describe('POST /api/v1/signatures', () => {
     it('10 identical requests at once make one request and one workflow, and all answer the same body', async () => {
       const account = await createTestAccount();
-      const documentId = await readyDocument(account.request);
+      const { id: documentId } = await uploadDocument(account.request);
       const key = randomUUID();
       const send = () => account.request('POST', '/api/v1/signatures', { json: requestBody(documentId), headers: withKey(key) });
       const answers = await Promise.all(Array.from({ length: 10 }, () => untilSettled(send)));
@@ -102,7 +96,7 @@ describe('Idempotency-Key on POST /api/v1/…', function () {
 
     it('a replay answers the kept status and body with Idempotent-Replayed: true', async () => {
       const account = await createTestAccount();
-      const documentId = await readyDocument(account.request);
+      const { id: documentId } = await uploadDocument(account.request);
       const first = await account.request('POST', '/api/v1/signatures', { json: requestBody(documentId), headers: withKey('order-1') });
       expect(first.status).to.equal(201);
       expect(first.headers.get('idempotent-replayed')).to.equal(null);
@@ -119,7 +113,7 @@ describe('Idempotency-Key on POST /api/v1/…', function () {
 
     it('422 idempotency_key_reused for the key with another body, or another path', async () => {
       const account = await createTestAccount();
-      const documentId = await readyDocument(account.request);
+      const { id: documentId } = await uploadDocument(account.request);
       const first = await account.request('POST', '/api/v1/signatures', { json: requestBody(documentId), headers: withKey('k') });
       expect(first.status).to.equal(201);
       const otherBody = await account.request('POST', '/api/v1/signatures', { json: requestBody(documentId, 'Another title'), headers: withKey('k') });
@@ -136,7 +130,7 @@ describe('Idempotency-Key on POST /api/v1/…', function () {
       const [one, two] = [await createTestAccount(), await createTestAccount()];
       const answers = [];
       for (const account of [one, two]) {
-        const documentId = await readyDocument(account.request);
+        const { id: documentId } = await uploadDocument(account.request);
         answers.push(await account.request('POST', '/api/v1/signatures', { json: requestBody(documentId), headers: withKey('shared-key') }));
       }
       for (const answer of answers) {
@@ -183,7 +177,7 @@ describe('Idempotency-Key on POST /api/v1/…', function () {
 
     it('409 idempotency_in_progress with Retry-After while the first holds the key; taken over once its lease ran out', async () => {
       const account = await createTestAccount();
-      const documentId = await readyDocument(account.request);
+      const { id: documentId } = await uploadDocument(account.request);
       await heldKey(account, 'held', { leaseMs: IDEMPOTENCY_LEASE_MS });
       const send = (request: Request) => request('POST', '/api/v1/signatures', { json: requestBody(documentId), headers: withKey('held') });
       const held = await send(account.request);
@@ -201,7 +195,7 @@ describe('Idempotency-Key on POST /api/v1/…', function () {
 
     it('a key taken over from a holder that died after reading its body takes that body only: another is 422, and the key stays free for it', async () => {
       const account = await createTestAccount();
-      const documentId = await readyDocument(account.request);
+      const { id: documentId } = await uploadDocument(account.request);
       const body = requestBody(documentId);
       await heldKey(account, 'died', { leaseMs: -1000, bodyHash: createHash('sha256').update(JSON.stringify(body)).digest('hex') });
       for (const title of ['Another agreement', 'Yet another']) {
@@ -220,7 +214,7 @@ describe('Idempotency-Key on POST /api/v1/…', function () {
 
     it('a key is free again 24 hours after it was claimed', async () => {
       const account = await createTestAccount();
-      const documentId = await readyDocument(account.request);
+      const { id: documentId } = await uploadDocument(account.request);
       const first = await account.request('POST', '/api/v1/signatures', { json: requestBody(documentId), headers: withKey('daily') });
       expect(first.status).to.equal(201);
       const tomorrow = await startApp({}, { deps: { now: () => new Date(Date.now() + IDEMPOTENCY_KEY_TTL_MS + 1000) } });
@@ -337,7 +331,7 @@ describe('Idempotency-Key: a replay after the api was killed (SIGKILL) between i
   it('takes the key over once its lease ran out, finds the request the first try made, and starts one workflow', async () => {
     const system = await sharedSystem();
     const account = await createTestAccount();
-    const documentId = await readyDocument(account.request);
+    const { id: documentId } = await uploadDocument(account.request);
     // The api in a process of its own, reaching Temporal through a proxy that will hold its workflow start.
     const temporal = await holdingProxy(process.env.TEMPORAL_ADDRESS!);
     const [port] = await startOnFreePorts(1, async (ports) => ports);

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { createApiKey } from '../../src/apiKeys/service';
 import { scopes, type Scope } from '../../src/domain/scopes';
 import { client, type Request } from '../support/http';
-import { makePdf } from '../support/pdfs';
 import { createTestAccount, useSharedSystem } from '../support/system';
+import { uploadDocument } from '../support/documents';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 interface Operation {
@@ -15,10 +15,9 @@ const keyWith = async (account: Account, held: readonly Scope[] | null) =>
   client(account.system.url!, (await createApiKey(account.db, account.account.id, 'other', { scopes: held })).secret);
 
 async function pendingRequest(account: Account) {
-  const pdf = await makePdf(['Agreement']);
-  const document = await account.request('POST', '/api/v1/documents', { json: { fileName: 'a.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
+  const document = await uploadDocument(account.request, { fileName: 'a.pdf', pages: ['Agreement'] });
   const created = await account.request('POST', '/api/v1/signatures', {
-    json: { document_id: document.body.id, title: 'Agreement', signers: [{ name: 'Ada Lovelace', email: 'ada@example.com' }] },
+    json: { document_id: document.id, title: 'Agreement', signers: [{ name: 'Ada Lovelace', email: 'ada@example.com' }] },
   });
   expect(created.status, JSON.stringify(created.body)).to.equal(201);
   return { id: created.body.id as string, signerId: created.body.signers[0].id as string };

@@ -4,9 +4,9 @@ import { planNames, plans } from '../../src/domain/plans';
 import { MAX_SIGNERS } from '../../src/documents/fields';
 import type { MailTransport } from '../../src/mail';
 import type { TestResponse } from '../support/http';
-import { makePdf } from '../support/pdfs';
 import { eventually } from '../support/signing';
 import { createTestAccount } from '../support/system';
+import { uploadDocument } from '../support/documents';
 
 // Reminders are limited twice, each a 429 with the rate-limit headers: one e-mail with their link a signer an
 // hour (the invitation included), and the plan's e-mails an hour for the account. The issue's reproduction:
@@ -18,10 +18,8 @@ const HOUR_S = 3600;
 const fiftySigners = Array.from({ length: 50 }, (_, index) => ({ name: `Signer ${index + 1}`, email: `signer-${index + 1}@example.com` }));
 
 async function requestTo(account: Account, signers: { name: string; email: string }[], extra: Record<string, unknown> = {}) {
-  const pdf = await makePdf(['Phishing title']);
-  const document = await account.request('POST', '/api/v1/documents', { json: { fileName: 'a.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
-  expect(document.status, JSON.stringify(document.body)).to.equal(201);
-  return account.request('POST', '/api/v1/signatures', { json: { document_id: document.body.id, title: 'Urgent: verify your account', signers, ...extra } });
+  const document = await uploadDocument(account.request, { fileName: 'a.pdf', pages: ['Phishing title'] });
+  return account.request('POST', '/api/v1/signatures', { json: { document_id: document.id, title: 'Urgent: verify your account', signers, ...extra } });
 }
 
 /** Every invitation of the request sent (the workflow sends them after the 201). */

@@ -4,7 +4,7 @@ import { migrationSource } from '../../src/db/migrations';
 import { searchPostgres } from '../../src/search/postgres';
 import { SearchQuerySchema } from '../../src/search/schema';
 import { migrationsWhere, scratchDatabaseMigratedBy } from '../support/scratchDatabase';
-import { documentRow, insertRequestRows } from '../support/searchFixture';
+import { accountRow, documentRow, insertRequestRows } from '../support/factories';
 
 const MIGRATION = '20261126151000_request_documents_search';
 const NAME_MIGRATION = '20261126155300_request_name_search';
@@ -30,7 +30,7 @@ describe(`migrations ${MIGRATION} and ${NAME_MIGRATION}: a request's search vect
   };
 
   it('fills the requests made before, follows later texts and names, and goes down again', async () => {
-    await knex('accounts').insert({ id: 'acct_1', email: 'owner@example.com', plan: 'pro' });
+    await knex('accounts').insert(accountRow());
     const document = (id: string, fileName: string, text: string | null) => documentRow(id, 'acct_1', fileName, text);
     await knex('documents').insert([document('doc_1', 'lease.pdf', 'The tenant pays'), document('doc_2', 'inventory.pdf', null)]);
     await insertRequestRows(knex, { id: 'sr_1', accountId: 'acct_1', documentIds: ['doc_1', 'doc_2'] });

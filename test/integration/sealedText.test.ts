@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { client, type Request } from '../support/http';
-import { makePdf } from '../support/pdfs';
 import { eventually, tokenOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
+import { uploadDocument } from '../support/documents';
 
 // Issue #24, item 11: the sealed PDF shows exactly what was entered. Text in Latin, Greek, Cyrillic,
 // Chinese and Japanese is sealed as given; what no font can show is refused where it enters, with a
@@ -17,14 +17,12 @@ const UNICORN = `${CANNOT} 🦄 (U+1F984)`;
 
 /** A one-page template for the role "signer": a signature, a prefilled text "note", a text "comment" and initials. */
 async function createTemplate(request: Request, name = 'Form') {
-  const pdf = await makePdf(['Form']);
-  const document = await request('POST', '/api/v1/documents', { json: { fileName: 'form.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
-  expect(document.status, JSON.stringify(document.body)).to.equal(201);
+  const document = await uploadDocument(request, { fileName: 'form.pdf', pages: ['Form'] });
   const field = (type: string, label: string | null, y: number, width = 400) => ({ role: 'signer', type, label, page: 1, x: 50, y, width, height: 30 });
   return request('POST', '/api/v1/templates', {
     json: {
       name,
-      documentId: document.body.id,
+      documentId: document.id,
       roles: [{ name: 'signer' }],
       fields: [field('signature', null, 600), field('text', 'note', 500), field('text', 'comment', 400), field('initials', 'initials', 300, 200)],
     },

@@ -3,9 +3,9 @@ import { vectorizeStoredTexts } from '../../src/documents/service';
 import { createPostgresSearch } from '../../src/search/postgres';
 import { startApp } from '../support/app';
 import { client, type Request } from '../support/http';
-import { makePdf } from '../support/pdfs';
 import { eventually } from '../support/signing';
 import { createTestAccount, sharedSystem, useSharedSystem } from '../support/system';
+import { uploadDocument } from '../support/documents';
 
 // A signing request of several documents is found by the name and the text of any of them, on both
 // backends: the running system's (Elasticsearch, kept up to date by its indexer) and PostgreSQL's. The
@@ -13,13 +13,6 @@ import { createTestAccount, sharedSystem, useSharedSystem } from '../support/sys
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 type Backend = { name: string; request: (account: Account) => Request };
-
-async function upload(account: Account, fileName: string, pages: string[]) {
-  const pdf = await makePdf(pages);
-  const response = await account.request('POST', '/api/v1/documents', { json: { fileName, fileSize: pdf.length, content: pdf.toString('base64') } });
-  expect(response.status, JSON.stringify(response.body)).to.equal(201);
-  return response.body.id as string;
-}
 
 const textOf = (account: Account, id: string) => account.db('documents').where({ id }).first('body_text');
 const extracted = (account: Account, ids: string[]) =>
@@ -93,7 +86,7 @@ describe('search and the dashboard with signing requests of several documents', 
   it('marks in each field of a request the words, the phrase and the prefix that match there, and nothing else', async function () {
     this.timeout(120_000);
     const account = await createTestAccount();
-    const plan = await upload(account, 'tundra-plan.pdf', ['The tundra clause of the plan']);
+    const plan = (await uploadDocument(account.request, { fileName: 'tundra-plan.pdf', pages: ['The tundra clause of the plan'] })).id;
     await extracted(account, [plan]);
     const created = await account.request('POST', '/api/v1/signatures', {
       json: {
@@ -136,13 +129,16 @@ describe('search and the dashboard with signing requests of several documents', 
     this.timeout(120_000);
     const account = await createTestAccount();
     const other = await createTestAccount();
-    const cover = await upload(account, 'cover-letter.pdf', ['Cover letter']);
-    const annex = await upload(account, 'walrus-annex.pdf', ['Annex of prices']);
-    const schedule = await upload(account, 'schedule.pdf', ['Schedule of works', 'The narwhal provision applies']);
+    const cover = (await uploadDocument(account.request, { fileName: 'cover-letter.pdf', pages: ['Cover letter'] })).id;
+    const annex = (await uploadDocument(account.request, { fileName: 'walrus-annex.pdf', pages: ['Annex of prices'] })).id;
+    const schedule = (await uploadDocument(account.request, { fileName: 'schedule.pdf', pages: ['Schedule of works', 'The narwhal provision applies'] })).id;
     // Another account's request holds the same words.
     const elsewhere = await createEnvelope(
       other,
-      [await upload(other, 'walrus-plan.pdf', ['Plan']), await upload(other, 'notes.pdf', ['A narwhal note'])],
+      [
+        (await uploadDocument(other.request, { fileName: 'walrus-plan.pdf', pages: ['Plan'] })).id,
+        (await uploadDocument(other.request, { fileName: 'notes.pdf', pages: ['A narwhal note'] })).id,
+      ],
       'Elsewhere',
     );
     await extracted(account, [cover, annex, schedule]);
@@ -189,7 +185,11 @@ describe('search and the dashboard with signing requests of several documents', 
   it('counts a request of three documents as one request, and its documents as three', async function () {
     this.timeout(120_000);
     const account = await createTestAccount();
-    const documents = [await upload(account, 'one.pdf', ['One']), await upload(account, 'two.pdf', ['Two']), await upload(account, 'three.pdf', ['Three'])];
+    const documents = [
+      (await uploadDocument(account.request, { fileName: 'one.pdf', pages: ['One'] })).id,
+      (await uploadDocument(account.request, { fileName: 'two.pdf', pages: ['Two'] })).id,
+      (await uploadDocument(account.request, { fileName: 'three.pdf', pages: ['Three'] })).id,
+    ];
     await createEnvelope(account, documents, 'Three in one');
     await indexerCaughtUp(account);
     for (const backend of backends) {
@@ -214,7 +214,8 @@ describe('search and the dashboard with signing requests of several documents', 
     this.timeout(120_000);
     const account = await createTestAccount();
     const documents = [];
-    for (const name of ['first', 'second', 'third']) documents.push(await upload(account, `${name}.pdf`, [`The walrus lagoon clause of the ${name}`]));
+    for (const name of ['first', 'second', 'third'])
+      documents.push((await uploadDocument(account.request, { fileName: `${name}.pdf`, pages: [`The walrus lagoon clause of the ${name}`] })).id);
     await extracted(account, documents);
     const envelope = await createEnvelope(account, [documents[0]], 'Lease');
     await indexerCaughtUp(account);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { makePdf } from '../support/pdfs';
 import { createSigningRequest, eventually } from '../support/signing';
 import { createTestAccount } from '../support/system';
+import { uploadDocument } from '../support/documents';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 
@@ -18,19 +19,18 @@ const expectHits = (account: Account, q: string, expected: string[]) =>
 describe('search follows the API (the configured backend of the running system)', () => {
   it('finds an uploaded PDF by a word on its third page, then by its new name, and forgets it once deleted', async () => {
     const account = await createTestAccount();
-    const pdf = await makePdf(['Cover page', 'Table of contents', 'The quokka clause applies']);
-    const created = await account.request('POST', '/api/v1/documents', {
-      json: { fileName: 'lease-2026.pdf', fileSize: pdf.length, content: pdf.toString('base64') },
+    const created = await uploadDocument(account.request, {
+      fileName: 'lease-2026.pdf',
+      pages: ['Cover page', 'Table of contents', 'The quokka clause applies'],
     });
-    expect(created.status).to.equal(201);
-    await expectHits(account, 'quokka', [created.body.id]);
+    await expectHits(account, 'quokka', [created.id]);
 
-    const renamed = await account.request('PATCH', `/api/v1/documents/${created.body.id}`, { json: { fileName: 'tenancy-agreement.pdf' } });
+    const renamed = await account.request('PATCH', `/api/v1/documents/${created.id}`, { json: { fileName: 'tenancy-agreement.pdf' } });
     expect(renamed.status).to.equal(200);
-    await expectHits(account, 'tenancy', [created.body.id]);
+    await expectHits(account, 'tenancy', [created.id]);
     await expectHits(account, 'lease', []);
 
-    expect((await account.request('DELETE', `/api/v1/documents/${created.body.id}`)).status).to.equal(204);
+    expect((await account.request('DELETE', `/api/v1/documents/${created.id}`)).status).to.equal(204);
     await expectHits(account, 'quokka', []);
   });
 

@@ -4,7 +4,7 @@ import { migrationSource } from '../../src/db/migrations';
 import { mayHoldPhrase, searchPostgres, toTsquery } from '../../src/search/postgres';
 import { SearchQuerySchema } from '../../src/search/schema';
 import { migrationsWhere, scratchDatabaseMigratedBy } from '../support/scratchDatabase';
-import { documentRow, insertRequestRows } from '../support/searchFixture';
+import { accountRow, documentRow, insertRequestRows } from '../support/factories';
 
 const MIGRATION = '20261129235900_search_word_pairs';
 
@@ -38,7 +38,7 @@ describe(`migration ${MIGRATION}: the pairs of words that find a phrase`, functi
   };
 
   it('fills the rows made before, follows later texts, and goes down again', async () => {
-    await knex('accounts').insert({ id: 'acct_1', email: 'owner@example.com', plan: 'pro' });
+    await knex('accounts').insert(accountRow());
     await knex('documents').insert([
       documentRow('doc_1', 'acct_1', 'lease.pdf', 'The tenant pays the rent'),
       documentRow('doc_2', 'acct_1', 'inventory.pdf', null),
@@ -68,7 +68,7 @@ describe(`migration ${MIGRATION}: the pairs of words that find a phrase`, functi
 
   it('holds every pair <-> can match, at the edges of a tsvector', async () => {
     await knex.migrate.latest({ migrationSource });
-    await knex('accounts').insert({ id: 'acct_2', email: 'edges@example.com', plan: 'pro' }).onConflict('id').ignore();
+    await knex('accounts').insert(accountRow('acct_2', 'edges@example.com')).onConflict('id').ignore();
     const words = ['ab', 'cd', 'ef', 'gh', '42', 'x1y2', 'élan', 'straße', 'кот', 'a\u0301b', '猫', '1e5'];
     let state = 7;
     const next = (n: number) => ((state = (state * 1103515245 + 12345) % 2 ** 31), state % n);

@@ -6,9 +6,9 @@ import { expect } from 'chai';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { searchAttributes, stateQuery } from '../../workflows/definitions';
 import { client, type Request } from '../support/http';
-import { makePdf } from '../support/pdfs';
 import { createSigningRequest, drawnSignature, eventually, tokenOf, signingLinkOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
+import { uploadDocument } from '../support/documents';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 
@@ -35,13 +35,6 @@ function textOf(pdf: Uint8Array) {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** A ready document uploaded through the API. */
-async function uploaded(request: Request, pdf: Buffer, fileName = 'agreement.pdf') {
-  const document = await request('POST', '/api/v1/documents', { json: { fileName, fileSize: pdf.length, content: pdf.toString('base64') } });
-  expect(document.status, JSON.stringify(document.body)).to.equal(201);
-  return document.body as { id: string; sha256: string };
 }
 
 describe('POST /api/v1/signatures', () => {
@@ -453,8 +446,8 @@ describe('POST /api/v1/signatures on a PDF with text tags', function () {
 
   it('400 without textTags, saying how to send it; nothing is made', async () => {
     const { request, db, account } = await createTestAccount();
-    const tagged = await uploaded(request, await makeTaggedPdf());
-    const plain = await uploaded(request, await makePdf(['No tags here']));
+    const tagged = await uploadDocument(request, { pdf: await makeTaggedPdf() });
+    const plain = await uploadDocument(request, { pages: ['No tags here'] });
     const response = await send(request, { documents: [{ document_id: plain.id }, { document_id: tagged.id }], signers: withoutRoles });
     expect(response.status).to.equal(400);
     expect(response.body.details).to.have.length(1);
@@ -467,8 +460,8 @@ describe('POST /api/v1/signatures on a PDF with text tags', function () {
 
   it('reads a document’s tags once, and keeps them with it: its file never changes', async () => {
     const { request, db } = await createTestAccount();
-    const tagged = await uploaded(request, await makeTaggedPdf());
-    const plain = await uploaded(request, await makePdf(['No tags here']));
+    const tagged = await uploadDocument(request, { pdf: await makeTaggedPdf() });
+    const plain = await uploadDocument(request, { pages: ['No tags here'] });
     expect((await send(request, { document_id: tagged.id, signers: withoutRoles })).status).to.equal(400);
     const kept = async (id: string) => (await db('documents').where({ id }).first('text_tags')).text_tags;
     expect((await kept(tagged.id)).map((field: { tag: string }) => field.tag)).to.deep.equal([
@@ -488,7 +481,7 @@ describe('POST /api/v1/signatures on a PDF with text tags', function () {
 
   it('400 for tags that name no signer, a signer’s role no tag names, and roles without textTags: "fields"', async () => {
     const { request } = await createTestAccount();
-    const tagged = await uploaded(request, await makeTaggedPdf());
+    const tagged = await uploadDocument(request, { pdf: await makeTaggedPdf() });
     const unnamed = await send(request, {
       document_id: tagged.id,
       textTags: 'fields',
@@ -510,7 +503,7 @@ describe('POST /api/v1/signatures on a PDF with text tags', function () {
   it('textTags: "fields": the signers get the tags’ fields on a copy without the tags, which no signer sees; signed and sealed without them', async () => {
     const account = await createTestAccount();
     const { request, db } = account;
-    const original = await uploaded(request, await makeTaggedPdf(), 'contract.pdf');
+    const original = await uploadDocument(request, { fileName: 'contract.pdf', pdf: await makeTaggedPdf() });
     const own = { page: 1, x: 60, y: 300, width: 20, height: 20, type: 'checkbox', label: 'terms', document_id: original.id };
     const created = await send(request, {
       document_id: original.id,
@@ -562,8 +555,8 @@ describe('POST /api/v1/signatures on a PDF with text tags', function () {
   it('textTags: "remove": a copy without the tags and no field from them; a PDF without tags is sent as it is', async () => {
     const account = await createTestAccount();
     const { request } = account;
-    const tagged = await uploaded(request, await makeTaggedPdf());
-    const plain = await uploaded(request, await makePdf(['No tags here']));
+    const tagged = await uploadDocument(request, { pdf: await makeTaggedPdf() });
+    const plain = await uploadDocument(request, { pages: ['No tags here'] });
     const created = await send(request, {
       documents: [{ document_id: plain.id }, { document_id: tagged.id }],
       textTags: 'remove',

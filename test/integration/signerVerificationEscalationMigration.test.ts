@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { migrationsWhere, scratchDatabaseMigratedBy } from '../support/scratchDatabase';
-import { documentRow, insertRequestRows } from '../support/searchFixture';
+import { accountRow, documentRow, insertRequestRows } from '../support/factories';
 import { findSignerVerification, lockOf } from '../../src/signingRequests/verification';
 
 const MIGRATION = '20261201224000_signer_verification_escalation';
@@ -20,7 +20,7 @@ describe(`migration ${MIGRATION}: wrong codes count over the request's life`, fu
   );
 
   it('counts each signer’s failed steps, keeps a lock under way, makes one past twenty wait for the sender, and goes down again', async () => {
-    await knex('accounts').insert({ id: 'acct_1', email: 'owner@example.com', plan: 'pro' });
+    await knex('accounts').insert(accountRow());
     await knex('documents').insert(documentRow('doc_1', 'acct_1', 'lease.pdf', null));
     await insertRequestRows(knex, { id: 'sr_1', accountId: 'acct_1', documentIds: ['doc_1'] });
     const signers = ['sgn_fresh', 'sgn_slipped', 'sgn_locked', 'sgn_guessed'];

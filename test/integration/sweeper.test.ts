@@ -2,10 +2,10 @@ import { ScheduleNotFoundError } from '@temporalio/client';
 import { expect } from 'chai';
 import { startSweeper, sweeperWorkflowId } from '../../src/temporal/client';
 import { newId } from '../../src/ids';
-import { makePdf } from '../support/pdfs';
 import { startReceiver } from '../support/receiver';
 import { eventually } from '../support/signing';
 import { createTestAccount, runSweeper } from '../support/system';
+import { uploadDocument } from '../support/documents';
 
 const TWO_MINUTES_AGO = () => new Date(Date.now() - 120_000);
 
@@ -35,27 +35,24 @@ describe('the sweeper', () => {
 
   it('starts the workflow of a signing request committed but never started', async () => {
     const account = await createTestAccount();
-    const pdf = await makePdf(['Orphaned agreement']);
-    const document = await account.request('POST', '/api/v1/documents', {
-      json: { fileName: 'orphan.pdf', fileSize: pdf.length, content: pdf.toString('base64') },
-    });
+    const document = await uploadDocument(account.request, { fileName: 'orphan.pdf', pages: ['Orphaned agreement'] });
     const requestId = newId('signingRequest');
     const signerId = newId('signer');
     const orphanEmail = `orphan-${signerId}@example.com`;
     await account.db('signing_requests').insert({
       id: requestId,
       account_id: account.account.id,
-      document_id: document.body.id,
+      document_id: document.id,
       title: 'Orphaned agreement',
       signing_order: 'parallel',
       expires_at: new Date(Date.now() + 7 * 24 * 3600e3),
       reminder_every_days: 3,
-      original_sha256: document.body.sha256,
+      original_sha256: document.sha256,
       created_at: TWO_MINUTES_AGO(),
     });
     await account
       .db('signing_request_documents')
-      .insert({ signing_request_id: requestId, position: 1, document_id: document.body.id, original_sha256: document.body.sha256 });
+      .insert({ signing_request_id: requestId, position: 1, document_id: document.id, original_sha256: document.sha256 });
     await account.db('signers').insert({ id: signerId, signing_request_id: requestId, name: 'Orphan Signer', email: orphanEmail, order: 1 });
 
     await runSweeper(account.system);

@@ -5,10 +5,11 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { signedUp, uploadPdf } from '../support/consoleClient';
-import { client, type Request } from '../support/http';
+import { client } from '../support/http';
 import { makeManyPagePdf, makePdf } from '../support/pdfs';
 import { eventually, signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount, sharedSystem, useSharedSystem } from '../support/system';
+import { uploadDocument } from '../support/documents';
 
 // Templates of several documents: each document copied with its own text tags, fields per document,
 // roles of every recipient kind and step, and requests made from them sealed document by document.
@@ -24,18 +25,18 @@ async function taggedPdf(lines: string[]) {
   return Buffer.from(await pdf.save());
 }
 
-async function upload(request: Request, fileName: string, pdf: Buffer) {
-  const response = await request('POST', '/api/v1/documents', { json: { fileName, fileSize: pdf.length, content: pdf.toString('base64') } });
-  expect(response.status, JSON.stringify(response.body)).to.equal(201);
-  return response.body as { id: string; sha256: string; fileName: string };
-}
-
 const box = { page: 1, x: 300, y: 100, width: 120, height: 30 };
 
 /** A lease (the tenant's tags) and its annex (the landlord's and a tenant date), tagged; roles of every kind in two steps. */
 async function leaseWithAnnex(account: Account) {
-  const lease = await upload(account.request, 'lease.pdf', await taggedPdf(['Lease', 'Rent: {{text:tenant:rent}}', '{{signature:tenant}}']));
-  const annex = await upload(account.request, 'annex.pdf', await taggedPdf(['Annex', 'From {{date:tenant:start}}', '{{signature:landlord}}']));
+  const lease = await uploadDocument(account.request, {
+    fileName: 'lease.pdf',
+    pdf: await taggedPdf(['Lease', 'Rent: {{text:tenant:rent}}', '{{signature:tenant}}']),
+  });
+  const annex = await uploadDocument(account.request, {
+    fileName: 'annex.pdf',
+    pdf: await taggedPdf(['Annex', 'From {{date:tenant:start}}', '{{signature:landlord}}']),
+  });
   const body = {
     name: 'Lease with annex',
     documents: [{ document_id: lease.id }, { document_id: annex.id }],
@@ -110,8 +111,8 @@ describe('POST /api/v1/templates with several documents', function () {
 
   it('400 for a field on an unknown document, without its document, or off its document’s pages, and for roles that break the recipient rules', async () => {
     const account = await createTestAccount();
-    const first = await upload(account.request, 'a.pdf', await makePdf(['A']));
-    const second = await upload(account.request, 'b.pdf', await makePdf(['B', 'B2']));
+    const first = await uploadDocument(account.request, { fileName: 'a.pdf', pages: ['A'] });
+    const second = await uploadDocument(account.request, { fileName: 'b.pdf', pages: ['B', 'B2'] });
     const documents = [{ document_id: first.id }, { document_id: second.id }];
     const signature = { role: 'signer', type: 'signature', ...box };
     const response = await account.request('POST', '/api/v1/templates', {
@@ -161,8 +162,8 @@ describe('POST /api/v1/templates with several documents', function () {
   it('404 for another account’s document, and nothing is made', async () => {
     const account = await createTestAccount();
     const stranger = await createTestAccount();
-    const mine = await upload(account.request, 'mine.pdf', await makePdf(['Mine']));
-    const theirs = await upload(stranger.request, 'theirs.pdf', await makePdf(['Theirs']));
+    const mine = await uploadDocument(account.request, { fileName: 'mine.pdf', pages: ['Mine'] });
+    const theirs = await uploadDocument(stranger.request, { fileName: 'theirs.pdf', pages: ['Theirs'] });
     const response = await account.request('POST', '/api/v1/templates', {
       json: {
         name: 'T',
@@ -182,13 +183,13 @@ describe('POST /api/v1/templates with several documents', function () {
   it('holds a template to REQUEST_MAX_DOCUMENTS documents and REQUEST_MAX_PAGES pages, naming the setting', async () => {
     const account = await createTestAccount();
     const many = [];
-    for (let i = 0; i < 21; i++) many.push({ document_id: (await upload(account.request, `d${i}.pdf`, await makePdf([`Page ${i}`]))).id });
+    for (let i = 0; i < 21; i++) many.push({ document_id: (await uploadDocument(account.request, { fileName: `d${i}.pdf`, pages: [`Page ${i}`] })).id });
     const body = { name: 'T', roles: [{ name: 'signer' }], fields: [{ document_id: many[0].document_id, role: 'signer', type: 'signature', ...box }] };
     const tooMany = await account.request('POST', '/api/v1/templates', { json: { ...body, documents: many } });
     expect(tooMany.status).to.equal(400);
     expect(tooMany.body.details).to.deep.equal(['documents must list at most 20 documents (REQUEST_MAX_DOCUMENTS)']);
     const big = [];
-    for (let i = 0; i < 2; i++) big.push({ document_id: (await upload(account.request, `big${i}.pdf`, makeManyPagePdf(1001))).id });
+    for (let i = 0; i < 2; i++) big.push({ document_id: (await uploadDocument(account.request, { fileName: `big${i}.pdf`, pdf: makeManyPagePdf(1001) })).id });
     const tooLong = await account.request('POST', '/api/v1/templates', {
       json: { ...body, documents: big, fields: [{ ...body.fields[0], document_id: big[0].document_id }] },
     });
@@ -216,7 +217,7 @@ describe('PATCH /api/v1/templates/{id} with documents', function () {
     expect(dropped.status).to.equal(400);
     expect(dropped.body.details).to.include(`fields.1 is on the document ${lease.id}, which documents leaves out: give fields with documents`);
 
-    const extra = await upload(account.request, 'extra.pdf', await makePdf(['Extra']));
+    const extra = await uploadDocument(account.request, { fileName: 'extra.pdf', pages: ['Extra'] });
     const added = await account.request('PATCH', `/api/v1/templates/${template.id}`, {
       json: { documents: [{ document_id: annex.id }, { document_id: lease.id }, { document_id: extra.id }] },
     });

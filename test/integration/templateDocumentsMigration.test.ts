@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { findTemplate, findTemplateFile } from '../../src/templates/store';
 import { presentTemplate } from '../../src/templates/presenter';
 import { migrationsWhere, scratchDatabaseMigratedBy } from '../support/scratchDatabase';
+import { accountRow } from '../support/factories';
 
 const MIGRATION = '20261126150433_template_documents';
 
@@ -18,7 +19,7 @@ describe(`migration ${MIGRATION}: a template's PDF becomes its first document`, 
   );
 
   it('moves each PDF in place with its document’s name, keeps roles and fields as signers on it, and goes down again', async () => {
-    await knex('accounts').insert({ id: 'acct_1', email: 'owner@example.com', plan: 'pro' });
+    await knex('accounts').insert(accountRow());
     await knex('documents').insert({
       id: 'doc_1',
       account_id: 'acct_1',

@@ -8,6 +8,7 @@ import { PNG } from 'pngjs';
 import { client, type Request } from '../support/http';
 import { drawnSignature, eventually, tokenOf, signingLinkOf } from '../support/signing';
 import { createTestAccount, useSharedSystem } from '../support/system';
+import { uploadDocument } from '../support/documents';
 
 /**
  * A 2-page lease with text tags drawn by pdf-lib: the tenant's signature and rent on page 1, the
@@ -29,12 +30,10 @@ async function makeLeasePdf() {
 
 /** A template made through the API from the tagged lease: roles tenant (1), landlord (2). */
 async function createLeaseTemplate(request: Request) {
-  const pdf = await makeLeasePdf();
-  const document = await request('POST', '/api/v1/documents', { json: { fileName: 'lease.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
-  expect(document.status, JSON.stringify(document.body)).to.equal(201);
+  const document = await uploadDocument(request, { fileName: 'lease.pdf', pdf: await makeLeasePdf() });
   const initials = { role: 'tenant', type: 'initials', label: 'initials', page: 2, x: 500, y: 50, width: 40, height: 20 };
   const template = await request('POST', '/api/v1/templates', {
-    json: { name: 'Lease', documentId: document.body.id, detectFields: true, fields: [initials] },
+    json: { name: 'Lease', documentId: document.id, detectFields: true, fields: [initials] },
   });
   expect(template.status, JSON.stringify(template.body)).to.equal(201);
   expect(template.body.roles.map((role: { name: string }) => role.name)).to.deep.equal(['tenant', 'landlord']);
@@ -268,12 +267,9 @@ describe('POST /sign/{token}/sign on a request made from a template: the signer�
   /** A one-signer request from a template whose tenant has every kind of field, the rent prefilled; the tenant's sign function. */
   async function tenantOfFormRequest() {
     const account = await createTestAccount();
-    const pdf = await makeLeasePdf();
-    const document = await account.request('POST', '/api/v1/documents', {
-      json: { fileName: 'lease.pdf', fileSize: pdf.length, content: pdf.toString('base64') },
-    });
+    const document = await uploadDocument(account.request, { fileName: 'lease.pdf', pdf: await makeLeasePdf() });
     const template = await account.request('POST', '/api/v1/templates', {
-      json: { name: 'Form', documentId: document.body.id, roles: [{ name: 'tenant' }], fields: tenantFields },
+      json: { name: 'Form', documentId: document.id, roles: [{ name: 'tenant' }], fields: tenantFields },
     });
     expect(template.status, JSON.stringify(template.body)).to.equal(201);
     const created = await account.request('POST', '/api/v1/signatures', {
@@ -369,12 +365,7 @@ describe('a template’s copies never carry text tags, whether they place fields
 
   it('made without detectFields, and given another tagged document by PATCH: the signers’ documents show no tag', async () => {
     const { request, system } = await createTestAccount();
-    const upload = async (fileName: string) => {
-      const pdf = await makeLeasePdf();
-      const document = await request('POST', '/api/v1/documents', { json: { fileName, fileSize: pdf.length, content: pdf.toString('base64') } });
-      expect(document.status, JSON.stringify(document.body)).to.equal(201);
-      return document.body as { id: string; sha256: string };
-    };
+    const upload = async (fileName: string) => uploadDocument(request, { fileName, pdf: await makeLeasePdf() });
     const lease = await upload('lease.pdf');
     const annex = await upload('annex.pdf');
     const signature = { role: 'tenant', type: 'signature', page: 1, x: 300, y: 100, width: 150, height: 40 };

@@ -4,7 +4,7 @@ import { migrationSource } from '../../src/db/migrations';
 import { searchPostgres } from '../../src/search/postgres';
 import { SearchQuerySchema } from '../../src/search/schema';
 import { migrationsWhere, scratchDatabaseMigratedBy } from '../support/scratchDatabase';
-import { documentRow } from '../support/searchFixture';
+import { accountRow, documentRow } from '../support/factories';
 import { databaseKind } from '../support/system';
 
 const MIGRATION = '20261127053600_text_compression_lz4';
@@ -43,7 +43,7 @@ describe(`migration ${MIGRATION}: texts and their words compressed with lz4 wher
   it('sets lz4 on PostgreSQL and leaves PGlite as it is; texts stay readable and found, down and up again', async () => {
     const before = ['documents.body_text: ', 'documents.search_vector: ', 'signing_requests.search_vector: '];
     expect(await methods()).to.deep.equal(before);
-    await knex('accounts').insert({ id: 'acct_1', email: 'owner@example.com', plan: 'pro' });
+    await knex('accounts').insert(accountRow());
     await knex('documents').insert(documentRow('doc_1', 'acct_1', 'lease.pdf', TEXT));
 
     await knex.migrate.latest({ migrationSource });

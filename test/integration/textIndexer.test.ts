@@ -10,7 +10,9 @@ import { newId } from '../../src/ids';
 import type { PdfTextExtractor } from '../../src/pdf/text';
 import type { ResourceRef, SearchBackend } from '../../src/search/backend';
 import { indexNewTexts } from '../../src/search/indexer';
+import { insertDocument } from '../support/factories';
 import { openScratchDatabase } from '../support/scratchDatabase';
+import { eventually } from '../support/signing';
 
 const sha256 = (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).digest('hex');
 
@@ -76,6 +78,18 @@ function fakeIndex(ms: number, refuse: (write: number) => boolean = () => false)
   return index;
 }
 
+/** An `apiBusy` answering `busy`, and how often the indexer asked it. */
+function countedAsks(busy: () => boolean) {
+  const api = {
+    asks: 0,
+    busy: () => {
+      api.asks++;
+      return busy();
+    },
+  };
+  return api;
+}
+
 describe('the search indexer extracts the text of new PDFs and indexes it (indexNewTexts)', function () {
   this.timeout(60_000);
   let database: { knex: Knex; close(): Promise<void> };
@@ -96,16 +110,7 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
   async function upload(count: number) {
     const account = await createAccount(db, { email: `texts-${newId('account')}@example.com`, plan: 'business' });
     const ids: string[] = [];
-    for (let i = 0; i < count; i++) {
-      const id = newId('document');
-      const name = `pdf-${i}`;
-      // In one transaction, as an upload stores them: a document never looks ready without its file.
-      await db.transaction(async (trx) => {
-        await trx('documents').insert({ id, account_id: account.id, file_name: `${name}.pdf`, file_size: name.length, status: 'ready', page_count: 1 });
-        await trx('document_files').insert({ document_id: id, content: Buffer.from(name) });
-      });
-      ids.push(id);
-    }
+    for (let i = 0; i < count; i++) ids.push(await insertDocument(db, account.id, Buffer.from(`pdf-${i}`), `pdf-${i}.pdf`));
     return ids;
   }
   const textsOf = async (ids: string[]) =>
@@ -284,8 +289,10 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
     const ids = await upload(4);
     const extractor = fakeExtractor(2, 0);
     let busy = true;
-    const indexing = indexNewTexts(db, fakeIndex(0), extractor, { keepGoing: () => true, apiBusy: () => busy });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const api = countedAsks(() => busy);
+    const indexing = indexNewTexts(db, fakeIndex(0), extractor, { keepGoing: () => true, apiBusy: api.busy });
+    // Each of its 4 loops asks before each PDF, then again after each pause: 8 asks, and some loop has held its PDF back.
+    await eventually(async () => expect(api.asks).to.be.at.least(8), 10_000);
     expect(extractor.extracted, 'extracted during the burst').to.have.length(0);
     busy = false;
     expect(await indexing).to.equal(4);
@@ -295,9 +302,9 @@ describe('the search indexer extracts the text of new PDFs and indexes it (index
   it('under a burst that does not end, still takes a PDF a second in each of its loops', async () => {
     const ids = await upload(4); // one for each loop: 2 processes, 2 loops each
     const extractor = fakeExtractor(2, 0);
-    const started = performance.now();
-    expect(await indexNewTexts(db, fakeIndex(0), extractor, { keepGoing: () => true, apiBusy: () => true })).to.equal(4);
-    expect(performance.now() - started, 'ms the loops gave way').to.be.at.least(900);
+    const api = countedAsks(() => true);
+    expect(await indexNewTexts(db, fakeIndex(0), extractor, { keepGoing: () => true, apiBusy: api.busy })).to.equal(4);
+    expect(api.asks, 'asks: each loop gave way, asking again after a pause').to.be.at.least(8);
     expect(Object.values(await textsOf(ids))).to.not.include(null);
   });
 

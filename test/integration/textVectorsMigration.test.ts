@@ -4,7 +4,7 @@ import { migrationSource } from '../../src/db/migrations';
 import { searchPostgres } from '../../src/search/postgres';
 import { SearchQuerySchema, type SearchType } from '../../src/search/schema';
 import { migrationsWhere, scratchDatabaseMigratedBy } from '../support/scratchDatabase';
-import { documentRow, insertRequestRows } from '../support/searchFixture';
+import { accountRow, documentRow, insertRequestRows } from '../support/factories';
 
 const MIGRATION = '20261127012900_text_vectors_by_backend';
 
@@ -31,7 +31,7 @@ describe(`migration ${MIGRATION}: search_vector holds a document's text when bod
   const document = (id: string, fileName: string, text: string | null) => documentRow(id, 'acct_1', fileName, text);
 
   it('keeps the rows made before found by their text, follows the flag from then on, and goes down again', async () => {
-    await knex('accounts').insert({ id: 'acct_1', email: 'owner@example.com', plan: 'pro' });
+    await knex('accounts').insert(accountRow());
     await knex('documents').insert([document('doc_1', 'lease.pdf', 'The tenant pays'), document('doc_2', 'inventory.pdf', 'Three chairs and a wardrobe')]);
     await insertRequestRows(knex, { id: 'sr_1', accountId: 'acct_1', documentIds: ['doc_1', 'doc_2'] });
     expect(await generated()).to.equal('s');

@@ -7,6 +7,7 @@ import { makePdf } from '../support/pdfs';
 import { startEndlessReceiver, startReceiver, type Receiver, type Responder } from '../support/receiver';
 import { createSigningRequest, eventually, tokenOf } from '../support/signing';
 import { createTestAccount, sharedSystem } from '../support/system';
+import { uploadDocument } from '../support/documents';
 import { webhooksSettled } from '../support/webhooks';
 import { decryptSecret } from '../../src/webhooks/secrets';
 import { setAccountPlan } from '../../src/accounts/service';
@@ -589,13 +590,10 @@ describe('webhooks', () => {
       const hooks = await receiver();
       await subscribe(account, hooks.url);
       const pdf = await makePdf(['secret contents']);
-      const created = await account.request('POST', '/api/v1/documents', {
-        json: { fileName: 'with-pdf.pdf', fileSize: pdf.length, content: pdf.toString('base64') },
-      });
-      expect(created.status).to.equal(201);
+      const created = await uploadDocument(account.request, { fileName: 'with-pdf.pdf', pdf });
       await eventually(async () => expect(hooks.received).to.have.length(1));
       expect(hooks.received[0].body).not.to.contain(pdf.toString('base64').slice(0, 40));
-      expect(JSON.parse(hooks.received[0].body).data).to.include({ documentId: created.body.id, fileName: 'with-pdf.pdf', status: 'ready' });
+      expect(JSON.parse(hooks.received[0].body).data).to.include({ documentId: created.id, fileName: 'with-pdf.pdf', status: 'ready' });
     });
   });
 });

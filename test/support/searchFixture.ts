@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { Db } from '../../src/db';
 import { newId } from '../../src/ids';
+import { uploadDocument } from './documents';
 import type { Request } from './http';
-import { makePdf } from './pdfs';
 import { eventually } from './signing';
 
 // A fixture account for the search and dashboard contract: hundreds of documents and signing requests in
@@ -175,14 +175,12 @@ export async function seedAccount(db: Db, accountId: string, options: { seed: nu
 /** Real PDFs with known text, uploaded through the API; returns once the worker has extracted their text. */
 export async function uploadKnownPdfs(request: Request, db: Db) {
   const upload = async (fileName: string, pages: string[]) => {
-    const pdf = await makePdf(pages);
-    const response = await request('POST', '/api/v1/documents', { json: { fileName, fileSize: pdf.length, content: pdf.toString('base64') } });
-    expect(response.status).to.equal(201);
+    const document = await uploadDocument(request, { fileName, pages });
     return {
-      id: response.body.id as string,
+      id: document.id,
       fileName,
       body: pages.join(' '),
-      createdAt: new Date(response.body.createdAt),
+      createdAt: new Date(document.createdAt),
       status: 'ready' as const,
       deleted: false,
     };
@@ -222,33 +220,5 @@ export function percentileCont(values: number[], fraction: number): number | nul
 /** A word no other text holds. */
 export const uniqueWord = () => `zq${Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('')}`;
 
-/** A ready document's row with `text` as its extracted text, written straight to the table (migration and indexer tests). */
-export const documentRow = (id: string, accountId: string, fileName: string, text: string | null) => ({
-  id,
-  account_id: accountId,
-  file_name: fileName,
-  file_size: 4,
-  status: 'ready',
-  page_count: 1,
-  sha256: 'a'.repeat(64),
-  body_text: text,
-});
-
-/** A pending request of one signer ("Ada") holding `documentIds` in order, written straight to the tables (migration tests). */
-export async function insertRequestRows(db: Db, { id, accountId, documentIds }: { id: string; accountId: string; documentIds: string[] }) {
-  await db('signing_requests').insert({
-    id,
-    account_id: accountId,
-    document_id: documentIds[0],
-    title: 'Flat on Elm Street',
-    signing_order: 'parallel',
-    status: 'pending',
-    expires_at: new Date(Date.now() + DAY),
-    reminder_every_days: 0,
-    original_sha256: 'a'.repeat(64),
-    signer_text: 'Ada ada@example.com',
-  });
-  await db('signing_request_documents').insert(
-    documentIds.map((documentId, index) => ({ signing_request_id: id, position: index + 1, document_id: documentId, original_sha256: 'a'.repeat(64) })),
-  );
-}
+// Moved to ./factories, where new tests import them from.
+export { documentRow, insertRequestRows } from './factories';

@@ -1,15 +1,13 @@
 import { expect } from 'chai';
 import type { Request } from './http';
-import { makePdf } from './pdfs';
+import { uploadDocument } from './documents';
 
 /** A ready document and a signing request on it, through the public API. */
 export async function createSigningRequest(request: Request, body: Record<string, unknown> = {}) {
-  const pdf = await makePdf(['Agreement', 'Page two']);
-  const document = await request('POST', '/api/v1/documents', { json: { fileName: 'agreement.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
-  expect(document.status).to.equal(201);
+  const document = await uploadDocument(request);
   const created = await request('POST', '/api/v1/signatures', {
     json: {
-      document_id: document.body.id,
+      document_id: document.id,
       title: 'Services agreement',
       message: 'Please sign by Friday.',
       signers: [
@@ -20,7 +18,7 @@ export async function createSigningRequest(request: Request, body: Record<string
     },
   });
   expect(created.status, JSON.stringify(created.body)).to.equal(201);
-  return { document: document.body, signingRequest: created.body };
+  return { document, signingRequest: created.body };
 }
 
 /** A signer's signing link (its URL), made through the API as a sender would. */

@@ -12,11 +12,14 @@ import { searchIndexerWorkflowId, sweeperWorkflowId, sweepNow } from '../../src/
 import { client } from './http';
 
 // Integration tests run twice: against the real PostgreSQL server (SIGNET_TEST_DB=postgres, DATABASE_URL)
-// and against the embedded PGlite (SIGNET_TEST_DB=pglite). Both use the real Temporal server at TEMPORAL_ADDRESS.
+// and against the embedded PGlite (SIGNET_TEST_DB=pglite). Both use the Temporal server at TEMPORAL_ADDRESS
+// that `npm test` starts. With none of the services (no TEMPORAL_ADDRESS, no ELASTICSEARCH_URL), a PGlite
+// run's system starts a Temporal dev server of its own and searches with PostgreSQL, as `npm start` does.
 export const databaseKind = process.env.SIGNET_TEST_DB ?? 'postgres';
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
-  if (!process.env.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set: run the tests with `npm test`, which starts the services.');
+  if (!process.env.TEMPORAL_ADDRESS && databaseKind !== 'pglite')
+    throw new Error('TEMPORAL_ADDRESS is not set: run the tests with `npm test`, which starts the services, or with SIGNET_TEST_DB=pglite.');
   const env: Record<string, string | undefined> = {
     ...process.env,
     NODE_ENV: 'test',

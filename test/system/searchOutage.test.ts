@@ -6,10 +6,10 @@ import { createLogger } from '../../src/logger';
 import { createElasticsearchClient } from '../../src/search/elasticsearch';
 import { startSystem, type RunningSystem } from '../../src/system';
 import { client, type Request } from '../support/http';
-import { makePdf } from '../support/pdfs';
 import { eventually } from '../support/signing';
 import { testConfig } from '../support/system';
 import { startTcpProxy } from '../support/tcpProxy';
+import { uploadDocument } from '../support/documents';
 
 // Elasticsearch "goes down" behind a proxy of this test's own (the shared Elasticsearch keeps running for
 // everyone else); the system runs on an embedded database of its own, so only its own indexer sees its events.
@@ -48,12 +48,7 @@ describe('Elasticsearch down', function () {
     await elastic.close();
   });
 
-  const upload = async (fileName: string, text: string) => {
-    const pdf = await makePdf([text]);
-    const response = await request('POST', '/api/v1/documents', { json: { fileName, fileSize: pdf.length, content: pdf.toString('base64') } });
-    expect(response.status).to.equal(201);
-    return response.body.id as string;
-  };
+  const upload = async (fileName: string, text: string) => (await uploadDocument(request, { fileName, pages: [text] })).id;
   const found = (q: string) =>
     eventually(async () => {
       const response = await request('GET', `/api/v1/search?q=${q}`);

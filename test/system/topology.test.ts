@@ -14,11 +14,11 @@ import { generateSelfSignedP12 } from '../../src/pdf/sealCertificate';
 import { createElasticsearchClient } from '../../src/search/elasticsearch';
 import { searchAttributes } from '../../workflows/definitions';
 import { client } from '../support/http';
-import { makePdf } from '../support/pdfs';
 import { startReceiver } from '../support/receiver';
 import { eventually } from '../support/signing';
 import { startOnFreePorts } from '../support/ports';
 import { startTemporalServer } from '../support/temporalServer';
+import { uploadDocument } from '../support/documents';
 
 const root = path.resolve(__dirname, '../..');
 const run = promisify(execFile);
@@ -179,11 +179,9 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
       const webhook = await api1('POST', '/api/v1/webhooks', { json: { url: receiver.url, events: ['*'] } });
       expect(webhook.status, JSON.stringify(webhook.body)).to.equal(201);
 
-      const pdf = await makePdf(['Topology lease agreement']);
-      const document = await api1('POST', '/api/v1/documents', { json: { fileName: 'lease.pdf', fileSize: pdf.length, content: pdf.toString('base64') } });
-      expect(document.status, JSON.stringify(document.body)).to.equal(201);
+      const document = await uploadDocument(api1, { fileName: 'lease.pdf', pages: ['Topology lease agreement'] });
       const created = await api1('POST', '/api/v1/signatures', {
-        json: { document_id: document.body.id, title: 'Topology lease', signers: [{ name: 'Grace Hopper', email: 'grace@example.com' }] },
+        json: { document_id: document.id, title: 'Topology lease', signers: [{ name: 'Grace Hopper', email: 'grace@example.com' }] },
       });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       const requestId = created.body.id as string;
@@ -247,7 +245,7 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
         return listed;
       }, 30_000);
       expect(workflows.map((workflow) => workflow.workflowId)).to.deep.equal([requestId]);
-      expect(workflows[0].typedSearchAttributes.get(searchAttributes.documentId)).to.equal(document.body.id);
+      expect(workflows[0].typedSearchAttributes.get(searchAttributes.documentId)).to.equal(document.id);
     } finally {
       await receiver.stop();
     }

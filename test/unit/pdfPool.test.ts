@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config';
 import { CHECK_NICENESS, createPdfInspector } from '../../src/pdf/inspect';
 import { createPdfPool, PdfLimitError, PdfPoolBusyError, type PdfPoolOptions } from '../../src/pdf/pool';
 import { makePdf } from '../support/pdfs';
+import { eventually } from '../support/signing';
 
 // The pool that parses untrusted PDFs, on a child program whose jobs are commands (test/support/poolChild.mjs).
 
@@ -74,8 +75,8 @@ describe('the PDF pool', () => {
       const running = pool.run(command('pid'));
       expect(watches.size, 'watches while a job runs').to.equal(1);
       await running;
-      await new Promise((resolve) => setTimeout(resolve, 200)); // the next watch finds no job, and stops
-      expect(watches.size, 'watches once idle').to.equal(0);
+      // The next watch finds no job, and stops.
+      await eventually(async () => expect(watches.size, 'watches once idle').to.equal(0), 2_000);
     } finally {
       globalThis.setInterval = set;
       globalThis.clearInterval = clear;

@@ -20,8 +20,11 @@ async function serverWithHeldHandler() {
   const held = new Promise<void>((resolve) => (release = resolve));
   let started: () => void = () => {};
   const start = new Promise<void>((resolve) => (started = resolve));
+  let noteGone: () => void = () => {};
+  const gone = new Promise<void>((resolve) => (noteGone = resolve)); // the server has seen the connection close
   const steps: string[] = [];
-  const server = await listen(0, '127.0.0.1', async (_req, res) => {
+  const server = await listen(0, '127.0.0.1', async (req, res) => {
+    req.socket.once('close', noteGone);
     started();
     await held; // a database transaction, a PDF check
     steps.push('handler done');
@@ -29,16 +32,18 @@ async function serverWithHeldHandler() {
   });
   const socket = sendRequest(server);
   await start;
-  return { server, socket, release, steps };
+  return { server, socket, release, steps, gone };
 }
 
 describe('the api server: close() waits for the requests under way', () => {
   it('waits for a handler whose client has gone, then returns', async () => {
-    const { server, socket, release, steps } = await serverWithHeldHandler();
+    const { server, socket, release, steps, gone } = await serverWithHeldHandler();
     socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await gone;
     const closing = server.close(10_000).then(() => steps.push('closed'));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // With no connection left, the HTTP server closes within this turn of the event loop: close() would
+    // have returned by the next one, were it not waiting for the handler.
+    await new Promise(setImmediate);
     expect(steps, 'closed while the handler still ran').to.deep.equal([]);
     release();
     await closing;
@@ -64,14 +69,13 @@ describe('the api server: close() waits for the requests under way', () => {
   });
 
   it('counts the handlers under way (the text of uploads gives way to them), a handler whose client has gone among them', async () => {
-    const { server, socket, release } = await serverWithHeldHandler();
+    const { server, socket, release, gone } = await serverWithHeldHandler();
     expect(server.underWay()).to.equal(1);
     socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await gone;
     expect(server.underWay(), 'its client gone, the handler still runs').to.equal(1);
     release();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(server.underWay()).to.equal(0);
+    await eventually(async () => expect(server.underWay()).to.equal(0), 2_000);
     await server.close(1_000);
   });
 
@@ -103,11 +107,13 @@ describe('the api server: close() waits for the requests under way', () => {
       expect(await busyLoopFor(300), `${BUSY_REQUESTS - 1} under way, the loop busy`).to.equal(false);
       sockets.push(...hold(1));
       await eventually(async () => expect(started).to.equal(BUSY_REQUESTS), 2_000);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      expect(server.busy(), `${BUSY_REQUESTS} under way, the loop idle: a steady rate's requests slowed by background work`).to.equal(false);
+      // The loop's business is sampled now and then: once a sample finds it idle, busy() says so.
+      await eventually(
+        async () => expect(server.busy(), `${BUSY_REQUESTS} under way, the loop idle: a steady rate's requests slowed by background work`).to.equal(false),
+        2_000,
+      );
       expect(await busyLoopFor(300), `${BUSY_REQUESTS} under way, the loop busy: a burst`).to.equal(true);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      expect(server.busy(), 'the loop idle again').to.equal(false);
+      await eventually(async () => expect(server.busy(), 'the loop idle again').to.equal(false), 2_000);
     } finally {
       release();
       for (const socket of sockets) socket.destroy();

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
+import { TypeID } from 'typeid-js';
 import { AppError } from '../../src/errors';
 import { MAX_NESTING, parseInput, storableText, textProblems } from '../../src/api/validation';
 import { isRefusedForGood } from '../../src/db/errors';
@@ -29,10 +30,14 @@ describe('validation messages', () => {
 });
 
 describe('ids', () => {
-  it('are prefixed, time-sortable TypeIDs', async () => {
+  it('are prefixed, time-sortable TypeIDs', () => {
+    /** The millisecond a TypeID was made: the first 48 bits of its UUIDv7. */
+    const msOf = (id: string) => parseInt(TypeID.fromString(id).toUUID().replace(/-/g, '').slice(0, 12), 16);
+    const before = Date.now();
     const first = newId('document');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-    const second = newId('document');
+    expect(msOf(first)).to.be.within(before, Date.now());
+    let second = newId('document');
+    while (msOf(second) === msOf(first)) second = newId('document'); // one made in a later millisecond
     expect(first).to.match(/^doc_[0-9a-z]{26}$/);
     expect(isId('document', first)).to.equal(true);
     expect(isId('account', first)).to.equal(false);

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import dgram from 'node:dgram';
 import dns from 'node:dns';
 import http from 'node:http';
@@ -21,6 +22,24 @@ describe('webhook signatures', () => {
     expect(() => new StandardWebhook(secret).verify(body, headers)).not.to.throw();
     expect(() => new StandardWebhook(generateWebhookSecret()).verify(body, headers)).to.throw();
     expect(() => new StandardWebhook(secret).verify(`${body} `, headers)).to.throw();
+  });
+
+  // A known answer, made by OpenSSL rather than by our signer (in bash, with $body the `body` above, é in UTF-8):
+  //   printf '%s' "$body" | openssl dgst -sha256 -hmac 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
+  const knownSecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const knownSignature = '09438daf603d1f21436aeac9a2f73d3475e0567c8748cb2655e7e83a9fcc66b0';
+
+  it('X-Service-Signature is the HMAC-SHA256 that OpenSSL computes, and verifyWebhook accepts it', () => {
+    expect(hexSignature(knownSecret, body)).to.equal(knownSignature);
+    expect(verifyWebhook(knownSecret, body, knownSignature)).to.equal(true);
+    expect(verifyWebhook(knownSecret, body, knownSignature.toUpperCase())).to.equal(true); // hex in either case
+    expect(verifyWebhook(knownSecret, body, `${knownSignature.slice(0, 63)}1`)).to.equal(false);
+  });
+
+  it('the known answer is what the openssl on this machine computes (where there is one)', function () {
+    const openssl = spawnSync('openssl', ['dgst', '-sha256', '-hmac', knownSecret], { input: body, encoding: 'utf8' });
+    if (openssl.error) this.skip(); // no openssl on PATH
+    expect(openssl.stdout.trim()).to.match(new RegExp(`= ${knownSignature}$`));
   });
 
   it('verifyWebhook checks the length before comparing, and accepts either signature of a rotation', () => {

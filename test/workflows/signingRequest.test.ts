@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { SigningActivities } from '../../activities/signingRequest';
+import type { SigningRequestActivities } from '../../workflows/activities';
 import { ApplicationFailure, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import {
   approveUpdate,
@@ -29,7 +29,7 @@ function recordingActivities() {
       calls.push([name, args]);
       return result;
     };
-  const activities: Record<keyof SigningActivities, (...args: unknown[]) => Promise<unknown>> = {
+  const activities: Record<keyof SigningRequestActivities, (...args: unknown[]) => Promise<unknown>> = {
     sendInvitations: record('sendInvitations'),
     sendReminders: async (...args) => {
       calls.push(['sendReminders', args]);
@@ -247,29 +247,6 @@ describe('signingRequestWorkflow decisions', function () {
     expect(recorder.names().slice(-2)).to.deep.equal(['completeRequest', 'sendClosingMails']);
   });
 
-  it('a seal lost with its worker is tried again after the first delay, not a doubled one', async function () {
-    // Each lost attempt is seen when its heartbeat timeout (15 s) passes: two of them, then a seal that works.
-    this.timeout(120_000);
-    const recorder = recordingActivities();
-    let seals = 0;
-    recorder.activities.completeRequest = async () => {
-      if (++seals <= 2) await new Promise((resolve) => setTimeout(resolve, 16_000)); // no heartbeat: as if its worker died
-    };
-    const { result, timers } = await run({ signerIds: ['sgr_a'] }, recorder.activities, async (handle) => {
-      await handle.executeUpdate(signUpdate, { args: [{ signerId: 'sgr_a', signature: { type: 'typed', value: 'sgr_a' } }] });
-      const result = await handle.result();
-      const { events } = await handle.fetchHistory();
-      const timers = (events ?? [])
-        .filter((event) => event.timerStartedEventAttributes)
-        .map((event) => Number(event.timerStartedEventAttributes!.startToFireTimeout!.seconds));
-      return { result, timers };
-    });
-    expect(result.outcome).to.equal('completed');
-    expect(seals).to.equal(3);
-    // One retry timer per lost seal, 1 s each (a failing seal waits 1 s, then 2 s); the expiry's is 60 s away.
-    expect(timers.filter((seconds) => seconds < 60)).to.deep.equal([1, 1]);
-  });
-
   it('cancel ends it at once; later updates are refused', async () => {
     const recorder = recordingActivities();
     const result = await run({}, recorder.activities, async (handle) => {
@@ -357,8 +334,15 @@ describe('signingRequestWorkflow timers, with time skipping', function () {
 
   after(() => env?.teardown());
 
-  /** Runs a request to its end; it expires `expiresInMs` after the server's clock, which earlier tests moved on. */
-  async function execute(input: Partial<SigningRequestInput> & { expiresInMs: number }, activities: object) {
+  /**
+   * Runs a request to its end, after `during` (which may act on it); it expires `expiresInMs` after the
+   * server's clock, which earlier tests moved on.
+   */
+  async function execute(
+    input: Partial<SigningRequestInput> & { expiresInMs: number },
+    activities: object,
+    during: (handle: WorkflowHandle<typeof signingRequestWorkflow>) => Promise<void> = async () => undefined,
+  ) {
     const { expiresInMs, ...rest } = input;
     const taskQueue = `time-skipping-${Math.random().toString(36).slice(2)}`;
     const requestId = `sr_time_skipping_${Math.random().toString(36).slice(2)}`;
@@ -370,6 +354,7 @@ describe('signingRequestWorkflow timers, with time skipping', function () {
         workflowId: requestId,
         args: [{ requestId, signingOrder: 'parallel', signerIds: ['sgr_a'], expiresAt, reminderEveryMs: 0, ...rest }],
       });
+      await during(handle);
       const result = await handle.result();
       await expectEndedAs(handle, result.outcome);
       return result;
@@ -389,6 +374,29 @@ describe('signingRequestWorkflow timers, with time skipping', function () {
       'expireRequest',
       'sendClosingMails',
     ]);
+  });
+
+  it('a seal lost with its worker is tried again after the first delay, not a doubled one', async () => {
+    // Two seals lost, then one that works. A lost seal sends no heartbeat while it moves the test server's
+    // clock past its heartbeat timeout (15 s), as if its worker had died: the server times it out.
+    const recorder = recordingActivities();
+    let seals = 0;
+    recorder.activities.completeRequest = async () => {
+      if (++seals <= 2) await env.sleep('16 seconds');
+    };
+    let workflow: WorkflowHandle | undefined;
+    const result = await execute({ expiresInMs: 10 * DAY }, recorder.activities, async (handle) => {
+      workflow = handle;
+      await handle.executeUpdate(signUpdate, { args: [{ signerId: 'sgr_a', signature: { type: 'typed', value: 'sgr_a' } }] });
+    });
+    expect(result.outcome).to.equal('completed');
+    expect(seals).to.equal(3);
+    const { events } = await workflow!.fetchHistory();
+    const timers = (events ?? [])
+      .filter((event) => event.timerStartedEventAttributes)
+      .map((event) => Number(event.timerStartedEventAttributes!.startToFireTimeout!.seconds));
+    // One retry timer per lost seal, 1 s each (a failing seal waits 1 s, then 2 s); the expiry's is days away.
+    expect(timers.filter((seconds) => seconds < 60)).to.deep.equal([1, 1]);
   });
 
   it('reminds the signers whose turn it is on every interval, then expires', async () => {
