@@ -7,7 +7,7 @@ import type { EventLog } from '../src/events/service';
 import type { MailTransport } from '../src/mail';
 import { completeRequest } from '../src/signingRequests/complete';
 import { createNotifier, sendClosingMails, sendInvitations, sendReminders } from '../src/signingRequests/notifications';
-import { pkcs7Sealer } from '../src/signingRequests/sealing';
+import { padesSealer } from '../src/signingRequests/sealing';
 import {
   announceRequest,
   expireRequest,
@@ -48,7 +48,7 @@ function failingForGood<Args extends unknown[], Result>(name: string, work: (...
 // with its audit step and event, safe to repeat; the seal that completes it; and its e-mails.
 export function createSigningActivities(deps: SigningActivityDeps): SigningRequestActivities {
   const notifier = createNotifier(deps);
-  const completion = { ...deps, sealer: pkcs7Sealer(deps.config) };
+  const completion = { ...deps, sealer: padesSealer(deps.config) };
   return {
     announceRequest: failingForGood('announceRequest', (requestId) => announceRequest(deps, requestId)),
     recordView: failingForGood('recordView', (requestId, view) => recordView(deps, requestId, view)),

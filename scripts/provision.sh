@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Provision the real services the test suite needs (Debian 12, run as root on CI).
 #
-#   scripts/provision.sh [all|postgres|temporal|temporal-server|test-server|elasticsearch|browser|compose|schemathesis]...   (default: all)
+#   scripts/provision.sh [all|postgres|temporal|temporal-server|test-server|elasticsearch|browser|compose|schemathesis|pyhanko]...   (default: all)
 #
 # Idempotent; downloads and builds are cached under <repo>/.cache. Logs go to stderr.
 # `temporal` prints the absolute path of the temporal binary as the last stdout line:
@@ -151,6 +151,34 @@ provision_schemathesis() {
   log "schemathesis: $SCHEMATHESIS_BIN"
 }
 
+# ---------------------------------------------------------------- pyhanko
+# The independent PAdES validator of test/system/padesSeal.test.ts, from PyPI into a virtualenv of its
+# own, with every Python package pinned by scripts/pyhanko-requirements.txt (a new pin installs afresh).
+# Sets PYHANKO_PYTHON (the virtualenv's python, which imports pyhanko).
+PYHANKO_HOME="$CACHE/pyhanko"
+
+provision_pyhanko() {
+  local requirements="$REPO/scripts/pyhanko-requirements.txt" stamp="$PYHANKO_HOME/.installed" want
+  want="$(sha256sum "$requirements" | cut -d' ' -f1)"
+  PYHANKO_PYTHON="$PYHANKO_HOME/bin/python"
+  if [[ ! -x $PYHANKO_PYTHON || "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
+    # Debian's python3 makes virtualenvs only with python3-venv (which brings ensurepip).
+    local python=python3
+    if ! { command -v python3 >/dev/null && python3 -c 'import ensurepip, venv' 2>/dev/null; }; then
+      apt_install python3-venv
+      python=/usr/bin/python3
+    fi
+    rm -rf "$PYHANKO_HOME"
+    log "installing pyhanko ($(grep -i '^pyhanko==' "$requirements")) into $PYHANKO_HOME"
+    "$python" -m venv "$PYHANKO_HOME" >&2 || die "$python -m venv failed"
+    timeout 900 "$PYHANKO_HOME/bin/pip" install -q --disable-pip-version-check --no-deps -r "$requirements" >&2 \
+      || die "pip install of pyhanko failed"
+    "$PYHANKO_PYTHON" -c 'import pyhanko.sign.validation, pyhanko.sign.ades.report' >&2 || die "pyhanko installed but does not import"
+    echo "$want" > "$stamp"
+  fi
+  log "pyhanko: $PYHANKO_PYTHON"
+}
+
 # ---------------------------------------------------------------- elasticsearch
 java_major() { # prints the major version of `java` on PATH (0 if unknown)
   local v; v="$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1)"
@@ -252,7 +280,7 @@ main() {
   for t in "$@"; do
     case $t in
       all) provision_postgres; provision_temporal; provision_temporal_server; provision_test_server; provision_elasticsearch
-           provision_browser; provision_compose; provision_schemathesis ;;
+           provision_browser; provision_compose; provision_schemathesis; provision_pyhanko ;;
       postgres) provision_postgres ;;
       temporal) provision_temporal; print_temporal=1 ;;
       elasticsearch) provision_elasticsearch ;;
@@ -261,7 +289,8 @@ main() {
       compose) provision_compose ;;
       browser) provision_browser ;;
       schemathesis) provision_schemathesis ;;
-      *) die "unknown target '$t' (want: all postgres temporal temporal-server test-server elasticsearch browser compose schemathesis)" ;;
+      pyhanko) provision_pyhanko ;;
+      *) die "unknown target '$t' (want: all postgres temporal temporal-server test-server elasticsearch browser compose schemathesis pyhanko)" ;;
     esac
   done
   if (( print_temporal )); then echo "$TEMPORAL_BIN"; fi

@@ -21,6 +21,8 @@ const MAX_SIGNATURE_BYTES = 512 * 1024;
 
 const BYTE_RANGE = /\/ByteRange\s*\[\s*(\d{1,12})\s+(\d{1,12})\s+(\d{1,12})\s+(\d{1,12})\s*\]/g;
 const HEX_STRING = /^<([0-9A-Fa-f\s]*)>$/;
+/** A signature dictionary's /M, a PDF date: D:YYYYMMDDHHmmSS and its offset from UT (Z, or +HH'mm'). */
+const CLAIMED_TIME = /\/M\s*\(D:(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(?:(Z)|([+-])(\d{2})'?(\d{2})'?)?\)/;
 
 const OID = {
   signedData: '1.2.840.113549.1.7.2',
@@ -42,7 +44,7 @@ const DIGESTS = /** @type {Record<string, string>} */ ({
 
 /**
  * Every signature of the PDF in file order: who signed (the certificate's common name), when (its
- * signingTime), the certificate's SHA-256 fingerprint (hex), whether it checks out over the bytes it
+ * signingTime, or else its dictionary's /M), the certificate's SHA-256 fingerprint (hex), whether it checks out over the bytes it
  * names (intact), and whether those are the whole file. Or the one problem that refuses the file.
  * @param {Buffer} bytes
  * @returns {{ signatures: PdfSignature[], problem?: undefined } | { problem: string, signatures?: undefined }}
@@ -66,9 +68,30 @@ export function readSignatures(bytes) {
     if (!gap) continue;
     const der = Buffer.from(gap[1].replace(/\s/g, ''), 'hex');
     const signed = [bytes.subarray(0, firstLength), bytes.subarray(second, second + secondLength)];
-    signatures.push({ ...checkSignature(der.subarray(0, MAX_SIGNATURE_BYTES), signed), coversWholeFile: second + secondLength === bytes.length });
+    const checked = checkSignature(der.subarray(0, MAX_SIGNATURE_BYTES), signed);
+    // A PAdES signature carries no signingTime: its claimed time is its dictionary's /M.
+    const signedAt = checked.signedAt ?? (checked.signer === null ? null : claimedTime(text, match.index, second));
+    signatures.push({ ...checked, signedAt, coversWholeFile: second + secondLength === bytes.length });
   }
   return { signatures };
+}
+
+/**
+ * The /M of the signature dictionary around a /ByteRange (the indirect object that holds it), as ISO 8601.
+ * @param {string} text the file
+ * @param {number} byteRange where its /ByteRange is
+ * @param {number} afterContents where the bytes after its /Contents begin
+ */
+function claimedTime(text, byteRange, afterContents) {
+  const start = text.lastIndexOf(' obj', byteRange);
+  const end = text.indexOf('endobj', afterContents);
+  const dictionary = text.slice(start, end === -1 ? afterContents + 4096 : end).replace(/<[0-9A-Fa-f\s]*>/g, '<>');
+  const found = CLAIMED_TIME.exec(dictionary);
+  if (!found) return null;
+  const [year, month, day, hour, minute, second, zulu, sign, offsetHours, offsetMinutes] = found.slice(1);
+  const offset = zulu || !sign ? 'Z' : `${sign}${offsetHours}:${offsetMinutes ?? '00'}`;
+  const date = new Date(`${year}-${month}-${day}T${hour}:${minute}:${second}${offset}`);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
 /**

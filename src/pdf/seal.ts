@@ -2,12 +2,13 @@ import crypto from 'node:crypto';
 import { PDFDocument } from 'pdf-lib';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf } from '@signpdf/signpdf';
+import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import { appendCertificatePage, type CertificateInfo } from './certificatePage';
 import type { SealCertificate } from './sealCertificate';
 import { SealSigner } from './sealSigner';
 import { stampSignaturesInto, type SignatureStamp } from './stamp';
 
-// Bytes reserved for the PKCS#7 signature: a 2048-bit key's signature and certificate chain need about 3 KB.
+// Bytes reserved for the CMS signature: a 2048-bit key's signature and certificate chain need about 3 KB.
 const SIGNATURE_LENGTH = 16384;
 
 export interface SealDocumentInput {
@@ -32,7 +33,10 @@ export async function sealDocument(input: SealDocumentInput): Promise<{ pdf: Buf
   return { pdf: sealed, sha256: sha256Of(sealed) };
 }
 
-/** Signs the whole PDF with the seal certificate, so any later change to it shows as an invalid signature. */
+/**
+ * Signs the whole PDF with the seal certificate, so any later change to it shows as an invalid signature:
+ * a PAdES baseline B-B signature, whose claimed time (the server's clock) is the signature dictionary's /M.
+ */
 export async function sealPdf(bytes: Uint8Array, certificate: SealCertificate): Promise<Buffer> {
   const pdfDoc = await PDFDocument.load(bytes, { updateMetadata: false });
   pdflibAddPlaceholder({
@@ -42,6 +46,7 @@ export async function sealPdf(bytes: Uint8Array, certificate: SealCertificate): 
     name: 'Signet',
     location: '',
     signatureLength: SIGNATURE_LENGTH,
+    subFilter: SUBFILTER_ETSI_CADES_DETACHED,
     appName: 'Signet',
   });
   const withPlaceholder = await pdfDoc.save({ useObjectStreams: false });

@@ -3,9 +3,11 @@ import forge from 'node-forge';
 import { Signer } from '@signpdf/utils';
 import type { SealCertificate } from './sealCertificate';
 
-// The PKCS#7 signature of a sealed PDF, as @signpdf/signer-p12 makes it, with two costs taken out:
-// the PKCS#12 file is opened once per process, not once per seal, and the RSA signature is made by
-// Node's crypto (OpenSSL) instead of node-forge's JavaScript. Together they were most of a seal's CPU.
+// The CAdES signature of a sealed PDF, as PAdES baseline B-B asks (ETSI EN 319 142-1): a detached CMS
+// SignedData whose signed attributes are content-type, message-digest and signing-certificate-v2, and
+// no signing-time (the claimed time is the signature dictionary's /M). node-forge's pkcs7 cannot carry
+// signing-certificate-v2, so the CMS is written here with forge's ASN.1 module. The PKCS#12 file is
+// opened once per process, and the RSA signature is made by Node's crypto (OpenSSL).
 
 interface OpenedCertificate {
   certificates: forge.pki.Certificate[];
@@ -14,8 +16,16 @@ interface OpenedCertificate {
 }
 
 const opened = new Map<string, OpenedCertificate>();
-// DER prefix of an RSASSA-PKCS1-v1_5 DigestInfo for SHA-256, before the 32-byte digest.
-const SHA256_DIGEST_INFO = Buffer.from('3031300d060960864801650304020105000420', 'hex');
+const { asn1 } = forge;
+const OID = {
+  data: forge.pki.oids.data,
+  signedData: forge.pki.oids.signedData,
+  contentType: forge.pki.oids.contentType,
+  messageDigest: forge.pki.oids.messageDigest,
+  sha256: forge.pki.oids.sha256,
+  rsaEncryption: forge.pki.oids.rsaEncryption,
+  signingCertificateV2: '1.2.840.113549.1.9.16.2.47', // id-aa-signingCertificateV2, RFC 5035
+};
 
 function open({ p12, password }: SealCertificate): OpenedCertificate {
   const id = crypto.createHash('sha256').update(p12).update('\0').update(password).digest('hex');
@@ -35,6 +45,31 @@ function open({ p12, password }: SealCertificate): OpenedCertificate {
   return result;
 }
 
+const der = (node: forge.asn1.Asn1) => Buffer.from(asn1.toDer(node).getBytes(), 'binary');
+const binary = (bytes: Buffer) => bytes.toString('binary');
+const sequence = (...value: forge.asn1.Asn1[]) => asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, value);
+const set = (...value: forge.asn1.Asn1[]) => asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SET, true, value);
+const oid = (value: string) => asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OID, false, asn1.oidToDer(value).getBytes());
+const octets = (bytes: Buffer) => asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OCTETSTRING, false, binary(bytes));
+const integer = (hex: string) => asn1.create(asn1.Class.UNIVERSAL, asn1.Type.INTEGER, false, forge.util.hexToBytes(hex));
+const explicit = (tag: number, ...value: forge.asn1.Asn1[]) => asn1.create(asn1.Class.CONTEXT_SPECIFIC, tag, true, value);
+const algorithm = (id: string) => sequence(oid(id), asn1.create(asn1.Class.UNIVERSAL, asn1.Type.NULL, false, ''));
+const attribute = (type: string, value: forge.asn1.Asn1) => sequence(oid(type), set(value));
+const sha256 = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).digest();
+
+/** The signed attributes, DER-sorted as a SET OF must be (the signature covers their DER as a SET). */
+function signedAttributes(content: Buffer, certificate: forge.pki.Certificate) {
+  const issuer = forge.pki.distinguishedNameToAsn1(certificate.issuer);
+  const serial = integer(certificate.serialNumber);
+  // ESSCertIDv2 with SHA-256, the default hash, so its AlgorithmIdentifier is left out (RFC 5035).
+  const essCertIdV2 = sequence(octets(sha256(der(forge.pki.certificateToAsn1(certificate)))), sequence(sequence(explicit(4, issuer)), serial));
+  return [
+    attribute(OID.contentType, oid(OID.data)),
+    attribute(OID.messageDigest, octets(sha256(content))),
+    attribute(OID.signingCertificateV2, sequence(sequence(essCertIdV2))),
+  ].sort((a, b) => Buffer.compare(der(a), der(b)));
+}
+
 export class SealSigner extends Signer {
   private readonly opened: OpenedCertificate;
 
@@ -43,36 +78,35 @@ export class SealSigner extends Signer {
     this.opened = open(certificate);
   }
 
-  async sign(pdfBuffer: Buffer, signingTime?: Date): Promise<Buffer> {
+  async sign(pdfBuffer: Buffer): Promise<Buffer> {
     const { certificates, certificate, key } = this.opened;
-    const p7 = forge.pkcs7.createSignedData();
-    p7.content = forge.util.createBuffer(pdfBuffer.toString('binary'));
-    for (const cert of certificates) p7.addCertificate(cert);
-    // forge builds the signed attributes and asks the key to sign their digest.
-    const signingKey = {
-      sign: (md: forge.md.MessageDigest) => {
-        const digestInfo = Buffer.concat([SHA256_DIGEST_INFO, Buffer.from(md.digest().getBytes(), 'binary')]);
-        return crypto.privateEncrypt({ key, padding: crypto.constants.RSA_PKCS1_PADDING }, digestInfo).toString('binary');
-      },
-    };
-    p7.addSigner({
-      key: signingKey as unknown as forge.pki.rsa.PrivateKey,
-      certificate,
-      digestAlgorithm: forge.pki.oids.sha256,
-      // The order matters for EU signature validation (as in @signpdf/signer-p12).
-      authenticatedAttributes: [
-        { type: forge.pki.oids.contentType, value: forge.pki.oids.data },
-        { type: forge.pki.oids.signingTime, value: (signingTime ?? new Date()) as unknown as string },
-        { type: forge.pki.oids.messageDigest },
-      ],
-    });
-    p7.sign({ detached: true });
-    return Buffer.from(forge.asn1.toDer(p7.toAsn1()).getBytes(), 'binary');
+    const attributes = signedAttributes(pdfBuffer, certificate);
+    const signature = crypto.sign('sha256', der(set(...attributes)), key);
+    const signerInfo = sequence(
+      integer('01'),
+      sequence(forge.pki.distinguishedNameToAsn1(certificate.issuer), integer(certificate.serialNumber)),
+      algorithm(OID.sha256),
+      asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, attributes), // [0] IMPLICIT SET OF Attribute
+      algorithm(OID.rsaEncryption),
+      octets(signature),
+    );
+    const signedData = sequence(
+      integer('01'),
+      set(algorithm(OID.sha256)),
+      sequence(oid(OID.data)), // detached: the content is the PDF's signed byte ranges
+      asn1.create(
+        asn1.Class.CONTEXT_SPECIFIC,
+        0,
+        true,
+        certificates.map((cert) => forge.pki.certificateToAsn1(cert)),
+      ),
+      set(signerInfo),
+    );
+    return der(sequence(oid(OID.signedData), explicit(0, signedData)));
   }
 }
 
 /** Hex SHA-256 of the seal certificate (DER): what a sealed PDF's signature names as its signer's. */
 export function sealCertificateFingerprint(certificate: SealCertificate): string {
-  const der = forge.asn1.toDer(forge.pki.certificateToAsn1(open(certificate).certificate)).getBytes();
-  return crypto.createHash('sha256').update(Buffer.from(der, 'binary')).digest('hex');
+  return sha256(der(forge.pki.certificateToAsn1(open(certificate).certificate))).toString('hex');
 }

@@ -12,10 +12,10 @@ export interface Sealer {
 }
 
 /**
- * Today's seal: the signatures stamped, the certificate of completion appended, and the whole file signed
- * (PKCS#7) with the seal certificate (SEAL_P12_PATH, or one generated into DATA_DIR), on the seal thread.
+ * The seal: the signatures stamped, the certificate of completion appended, and the whole file signed
+ * (PAdES baseline B-B) with the seal certificate (SEAL_P12_PATH, or one generated into DATA_DIR), on the seal thread.
  */
-export function pkcs7Sealer(config: Pick<Config, 'dataDir' | 'SEAL_P12_PATH' | 'SEAL_P12_PASSWORD'>): Sealer {
+export function padesSealer(config: Pick<Config, 'dataDir' | 'SEAL_P12_PATH' | 'SEAL_P12_PASSWORD'>): Sealer {
   return {
     async seal(input) {
       const sealCertificate = await loadSealCertificate({ p12Path: config.SEAL_P12_PATH, p12Password: config.SEAL_P12_PASSWORD, dataDir: config.dataDir });
