@@ -35,7 +35,7 @@ export type VerifiedSignature = {
      */
     signer: string | null;
     /**
-     * The time the signature says it was made (its signingTime attribute).
+     * The time the signature claims it was made: its signature dictionary’s /M, or its CMS signingTime attribute (a claim of the signer’s own clock, not a trusted timestamp).
      */
     signedAt: string | null;
     /**
