@@ -4,7 +4,9 @@ import type { Db } from '../src/db';
 import { tellSendersOfLocks } from '../src/signingRequests/verification';
 import { startOrphanedSigningRequests } from '../src/signingRequests/workflow';
 import type { MailTransport } from '../src/mail';
+import { findUndispatchedEvents } from '../src/events/store';
 import { adoptLegacyDeliveries } from '../src/webhooks/legacy';
+import { findStalledWebhooks } from '../src/webhooks/store';
 import type { SweeperActivities } from '../workflows/activities';
 import { activityEventDispatcher } from './events';
 
@@ -25,13 +27,8 @@ export function createSweeperActivities({ db, config, mail }: SweeperActivityDep
 
     /** Starts delivery of events committed at least `olderThanMs` ago but never dispatched. */
     async dispatchStaleEvents(input: { olderThanMs: number; limit: number }): Promise<number> {
-      const stale: { id: string }[] = await db('events')
-        .whereNull('dispatched_at')
-        .where('created_at', '<', cutoff(input.olderThanMs))
-        .orderBy('created_at')
-        .limit(input.limit)
-        .select('id');
-      await activityEventDispatcher(db, config.WEBHOOK_RETRY_SCALE).dispatch(stale.map((event) => event.id));
+      const stale = await findUndispatchedEvents(db, cutoff(input.olderThanMs), input.limit);
+      await activityEventDispatcher(db, config.WEBHOOK_RETRY_SCALE).dispatch(stale);
       return stale.length;
     },
 
@@ -40,12 +37,7 @@ export function createSweeperActivities({ db, config, mail }: SweeperActivityDep
      * queued them died before waking the workflow, or the workflow ended before a wake reached it.
      */
     async wakeStalledWebhooks(input: { olderThanMs: number; limit: number }): Promise<number> {
-      const stalled: { webhookId: string; accountId: string }[] = await db('webhooks as w')
-        .whereExists(
-          db('webhook_deliveries as d').whereRaw('d.webhook_id = w.id').where('d.status', 'pending').where('d.next_retry_at', '<', cutoff(input.olderThanMs)),
-        )
-        .limit(input.limit)
-        .select('w.id as webhookId', 'w.account_id as accountId');
+      const stalled = await findStalledWebhooks(db, cutoff(input.olderThanMs), input.limit);
       await activityEventDispatcher(db, config.WEBHOOK_RETRY_SCALE).wakeAll(stalled);
       return stalled.length;
     },

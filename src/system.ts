@@ -29,7 +29,7 @@ import { prepareSearchAttributes } from './temporal/searchAttributes';
 import { createWorker } from './worker/worker';
 import { setUpWebhooks, type Webhooks } from './webhooks/setup';
 import { createWebhookDispatcher } from './webhooks/dispatcher';
-import { countWebhookBacklog } from './webhooks/service';
+import { countWebhookBacklog } from './webhooks/store';
 
 export interface RunningSystem {
   /** Base URL of the api, when it runs in this process. */

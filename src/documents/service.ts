@@ -304,6 +304,7 @@ export async function deleteDocument({ db, events }: DocumentDeps, accountId: st
   await unitOfWork(db, async (trx) => {
     // The row lock orders this delete with a signing request being made on the document (which locks it too).
     if (!(await lockDocument(trx, accountId, id))) throw notFound('Document');
+    // The documents capability guards its own delete, in its transaction: signingRequests come after documents, so it reads their table here.
     const active = await trx('signing_request_documents as rd')
       .join('signing_requests as r', 'r.id', 'rd.signing_request_id')
       .where({ 'rd.document_id': id, 'r.status': 'pending' })

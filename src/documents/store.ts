@@ -1,5 +1,6 @@
 import { queryPrepared, type Db } from '../db';
 import { monthWindow } from '../domain/plans';
+import type { TaggedField } from '../pdf/textTags';
 import type { DocumentListQuery, documentStatuses } from './schema';
 
 // The SQL of the documents and document_files tables; service.ts maps the rows.
@@ -202,4 +203,17 @@ export async function storePageSizes(db: Db, documentId: string, sizes: [number,
   await db('documents')
     .where({ id: documentId })
     .update({ page_sizes: JSON.stringify(sizes) });
+}
+
+// The text tags found in a document (by signingRequests/fromTextTags.ts): a cache of what its file holds
+
+/** The text tags found in a document of the account before; null when never looked for, undefined when it is not the account's. */
+export const findTextTags = async (db: Db, accountId: string, documentId: string): Promise<TaggedField[] | null | undefined> =>
+  (await db('documents').where({ id: documentId, account_id: accountId }).first('text_tags'))?.text_tags;
+
+/** The text tags found in a document, kept: its file never changes. */
+export async function storeTextTags(db: Db, documentId: string, fields: TaggedField[]) {
+  await db('documents')
+    .where({ id: documentId })
+    .update({ text_tags: JSON.stringify(fields) });
 }

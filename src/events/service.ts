@@ -1,7 +1,8 @@
-import { queryPrepared, type Db } from '../db';
+import type { Db } from '../db';
 import { unitOfWork } from '../db/unitOfWork';
 import { newId } from '../ids';
 import type { EventType, SignetEvent } from '../domain/events';
+import { findEventByKey, insertEvent } from './store';
 
 /** An event as written, for what else it does in its transaction. */
 export interface RecordedEvent {
@@ -36,16 +37,9 @@ export interface EventLog {
 export function createEventLog(consumers: EventConsumer[]): EventLog {
   async function record(trx: Db, accountId: string, type: EventType, data: Record<string, unknown>, idempotencyKey?: string): Promise<SignetEvent> {
     if (!trx.isTransaction) return unitOfWork(trx, (inner) => record(inner, accountId, type, data, idempotencyKey));
-    const [inserted] = await queryPrepared<{ id: string; created_at: Date; data: Record<string, unknown> }>(trx, 'record_event', recordEventSql, [
-      newId('event'),
-      accountId,
-      type,
-      JSON.stringify(data),
-      new Date(),
-      idempotencyKey ?? null,
-    ]);
+    const inserted = await insertEvent(trx, { id: newId('event'), accountId, type, data, createdAt: new Date(), idempotencyKey: idempotencyKey ?? null });
     if (!inserted) {
-      const row = await trx('events').where({ idempotency_key: idempotencyKey }).first('id', 'created_at', 'data');
+      const row = await findEventByKey(trx, idempotencyKey);
       return { id: row.id, type, timestamp: row.created_at.toISOString(), data: row.data };
     }
     const event = { id: inserted.id, accountId, type, data: inserted.data, createdAt: inserted.created_at };
@@ -53,25 +47,4 @@ export function createEventLog(consumers: EventConsumer[]): EventLog {
     return { id: event.id, type, timestamp: event.createdAt.toISOString(), data: event.data };
   }
   return { record };
-}
-
-// dispatched_at: the event's consumers ran in its transaction (events of earlier versions waited for a dispatcher).
-const recordEventSql = `
-  insert into events (id, account_id, type, data, created_at, dispatched_at, idempotency_key)
-  values ($1, $2, $3, $4, $5, $5, $6)
-  on conflict (idempotency_key) do nothing
-  returning id, created_at, data`;
-
-/**
- * Marks dispatched, in the caller's transaction, those of `eventIds` whose consumers never ran (events
- * recorded by versions before they ran in the event's transaction), and returns them: the caller runs
- * them now. An event dispatched already is not returned again.
- */
-export async function markEventsDispatched(trx: Db, eventIds: string[]): Promise<string[]> {
-  const marked: { id: string }[] = await trx('events')
-    .whereIn('id', eventIds)
-    .whereNull('dispatched_at')
-    .update({ dispatched_at: trx.fn.now() })
-    .returning('id');
-  return marked.map((event) => event.id);
 }

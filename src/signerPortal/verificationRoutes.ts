@@ -9,8 +9,8 @@ import { verificationCodeMail } from '../mail/templates';
 import { mailBrandOfAccount } from '../accounts/branding';
 import { markEmbeddedSessionVerified } from '../signingRequests/embed';
 import { loadTokenSecret, verificationKey } from '../signingRequests/tokens';
+import { findSignerVerification } from '../signingRequests/verificationStore';
 import {
-  findSignerVerification,
   issueEmailCode,
   lockOf,
   tellSendersOfLocks,

@@ -5,7 +5,16 @@ import type { EventLog } from '../events/service';
 import { countSigningRequestEnd } from '../metrics';
 import type { SignatureMark, SignatureStamp } from '../pdf/stamp';
 import type { Sealer, SealInput } from './sealing';
-import { endSigningRequest, findAuditSteps, findSealedHashes, insertSealedDocument, loadForLifecycle, recordAuditStep, type RequestDocument } from './store';
+import {
+  endSigningRequest,
+  findAuditSteps,
+  findSealedHashes,
+  insertSealedDocument,
+  loadForLifecycle,
+  recordAuditStep,
+  recordSealedHash,
+  type RequestDocument,
+} from './store';
 import { recordRequestEvent, type Loaded } from './transitions';
 
 /**
@@ -32,11 +41,7 @@ export async function completeRequest({ db, events, sealer }: { db: Db; events: 
   await unitOfWork(db, async (trx) => {
     const signedAt = new Date();
     if (!(await endSigningRequest(trx, requestId, 'completed', { sealed_sha256: sha256, completed_at: signedAt }))) return false;
-    for (const document of sealedDocuments) {
-      await trx('signing_request_documents')
-        .where({ signing_request_id: requestId, document_id: document.documentId })
-        .update({ sealed_sha256: document.sealedSha256 });
-    }
+    for (const document of sealedDocuments) await recordSealedHash(trx, requestId, document.documentId, document.sealedSha256);
     await recordAuditStep(trx, requestId, {
       action: 'completed',
       key: `completed:${requestId}`,

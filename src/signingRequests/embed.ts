@@ -5,6 +5,7 @@ import { hasActed, progressFromDatabase, type ClientInfo } from '../domain/signi
 import { plainHttpProblems, type EmbeddedSigningCreateInput } from './schema';
 import type { SigningDeps } from './deps';
 import { findSigningRequest, recordAuditStep } from './store';
+import { findEmbeddedLink, findEmbeddedLinkToOpen, insertEmbeddedLink, insertSessionToken, markSessionVerified, useEmbeddedLink } from './tokenStore';
 import { hashToken, randomToken, SIGNING_TOKEN } from './tokens';
 
 // Embedded signing: an API client asks for a one-time URL for one signer and frames it in its own page,
@@ -61,13 +62,13 @@ export async function createEmbeddedSigningLink(
   if (!waitingFor.includes(signer.id)) throw conflict(`It is not this signer’s turn yet: the request waits for ${waitingFor.join(', ')} first.`);
   const token = randomToken();
   const expiresAt = new Date(Date.now() + input.expiresInSeconds * 1000);
-  await db('embedded_signing_links').insert({
-    token_hash: hashToken(token),
-    signer_id: signer.id,
-    allowed_origins: JSON.stringify(input.allowedOrigins),
-    return_url: input.returnUrl ?? null,
+  await insertEmbeddedLink(db, {
+    tokenHash: hashToken(token),
+    signerId: signer.id,
+    allowedOrigins: input.allowedOrigins,
+    returnUrl: input.returnUrl ?? null,
     locale: input.locale ?? null,
-    expires_at: expiresAt,
+    expiresAt,
   });
   return { url: `${publicUrl}/embed/${token}`, expiresAt: expiresAt.toISOString() };
 }
@@ -75,11 +76,7 @@ export async function createEmbeddedSigningLink(
 /** An embedded URL as a GET finds it, changing nothing: a link checker's or a preview's load uses nothing up. */
 export async function findEmbeddedSigningLink(db: Db, token: string): Promise<EmbeddedLinkState | undefined> {
   if (!SIGNING_TOKEN.test(token)) return undefined;
-  const link = await db('embedded_signing_links as l')
-    .join('signers as s', 's.id', 'l.signer_id')
-    .join('signing_requests as r', 'r.id', 's.signing_request_id')
-    .where('l.token_hash', hashToken(token))
-    .first('l.allowed_origins', 'l.used_at', 'l.expires_at', 'r.account_id');
+  const link = await findEmbeddedLink(db, hashToken(token));
   if (!link) return undefined;
   if (link.used_at || new Date(link.expires_at).getTime() <= Date.now()) return { outcome: 'expired' };
   return { outcome: 'usable', accountId: link.account_id, allowedOrigins: allowedOriginsOf(link) };
@@ -96,18 +93,10 @@ export async function openEmbeddedSigningLink(db: Db, token: string, client: Cli
   const tokenHash = hashToken(token);
   const now = new Date();
   return unitOfWork(db, async (trx) => {
-    const opened = await trx('embedded_signing_links')
-      .where({ token_hash: tokenHash })
-      .whereNull('used_at')
-      .andWhere('expires_at', '>', now)
-      .update({ used_at: now });
-    const link = await trx('embedded_signing_links as l')
-      .join('signers as s', 's.id', 'l.signer_id')
-      .join('signing_requests as r', 'r.id', 's.signing_request_id')
-      .where('l.token_hash', tokenHash)
-      .first('l.*', 's.signing_request_id', 's.email as signer_email', 'r.expires_at as request_expires_at', 'r.redirect_url');
+    const opened = await useEmbeddedLink(trx, tokenHash, now);
+    const link = await findEmbeddedLinkToOpen(trx, tokenHash);
     if (!link) return undefined;
-    if (opened !== 1) return { outcome: 'expired' };
+    if (!opened) return { outcome: 'expired' };
     const page: EmbeddedPage = {
       signingRequestId: link.signing_request_id,
       signerId: link.signer_id,
@@ -116,11 +105,11 @@ export async function openEmbeddedSigningLink(db: Db, token: string, client: Cli
       locale: link.locale ?? null,
     };
     const sessionToken = randomToken();
-    await trx('signer_tokens').insert({
-      token_hash: hashToken(sessionToken),
-      signer_id: link.signer_id,
-      expires_at: new Date(Math.min(now.getTime() + EMBEDDED_SESSION_MS, new Date(link.request_expires_at).getTime())),
-      embedded_link_hash: tokenHash,
+    await insertSessionToken(trx, {
+      tokenHash: hashToken(sessionToken),
+      signerId: link.signer_id,
+      expiresAt: new Date(Math.min(now.getTime() + EMBEDDED_SESSION_MS, new Date(link.request_expires_at).getTime())),
+      embeddedLinkHash: tokenHash,
     });
     await recordAuditStep(trx, link.signing_request_id, {
       action: 'embedded_session_opened',
@@ -136,8 +125,5 @@ export async function openEmbeddedSigningLink(db: Db, token: string, client: Cli
 
 /** An embedded session whose signer gave the right code: its page shows the request from now on. */
 export async function markEmbeddedSessionVerified(db: Db, sessionToken: string) {
-  await db('signer_tokens')
-    .where({ token_hash: hashToken(sessionToken) })
-    .whereNotNull('embedded_link_hash')
-    .update({ verified_at: new Date() });
+  await markSessionVerified(db, hashToken(sessionToken), new Date());
 }

@@ -8,6 +8,7 @@ import { AppError } from '../errors';
 import type { EventLog } from '../events/service';
 import { removeTagsIfAny, type TaggedField, type TextTagFinder } from '../pdf/textTags';
 import type { TextTagUse } from './schema';
+import { findTextTags, storeTextTags } from '../documents/store';
 
 // Text tags ({{signature:client}}) are markup for Signet, never for signers: a request made on documents
 // takes them out, making them its signers' fields (textTags: "fields") or not ("remove"), or is refused.
@@ -37,7 +38,7 @@ export async function readRequestTextTags(db: Db, finder: TextTagFinder, account
   const tags = new Map<string, DocumentTags>();
   for (const id of documentIdsOf(input)) {
     // Read once per document and kept: its file never changes. Only a copy without them reads the PDF again.
-    const known = (await db('documents').where({ id, account_id: accountId }).first('text_tags'))?.text_tags as TaggedField[] | null | undefined;
+    const known = await findTextTags(db, accountId, id);
     if (known && (known.length === 0 || input.textTags === undefined)) {
       tags.set(id, { fields: known });
       continue;
@@ -51,10 +52,7 @@ export async function readRequestTextTags(db: Db, finder: TextTagFinder, account
     );
     if (!content) continue;
     const found: DocumentTags = input.textTags === undefined ? await finder.findTags(content) : await removeTagsIfAny(finder, content);
-    if (!known)
-      await db('documents')
-        .where({ id })
-        .update({ text_tags: JSON.stringify(found.fields) });
+    if (!known) await storeTextTags(db, id, found.fields);
     tags.set(id, { fields: found.fields, pdf: found.pdf });
   }
   return tags;

@@ -2,7 +2,8 @@ import type { Db } from '../db';
 import { AppError, conflict, notFound } from '../errors';
 import { hasActed } from '../domain/signingRequests';
 import type { SigningDeps } from './deps';
-import { findPendingSigningRequest, findSigningLink, insertSignerToken } from './store';
+import { findPendingSigningRequest, findSigningLink } from './store';
+import { insertSignerToken } from './tokenStore';
 import { hashToken, randomToken, SIGNING_TOKEN } from './tokens';
 
 // A signer's links: the one in their e-mails (notifications.ts), fresh ones the sender asks for, and

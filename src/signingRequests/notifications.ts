@@ -10,7 +10,18 @@ import { mailBrandOfAccount } from '../accounts/branding';
 import { hasActed, type RecipientType, type RemindOutcome } from '../domain/signingRequests';
 import { findSealedFiles } from './download';
 import { invitationMailKey, reminderMailKey, remindable } from './reminders';
-import { insertSignerToken, loadForLifecycle, recordAuditStep, type RequestDocument, type SigningRequest } from './store';
+import {
+  findSignersOfAuditSteps,
+  loadForLifecycle,
+  lockSignersToRemind,
+  markFirstMailed,
+  markSignerMailed,
+  markSignerNotified,
+  recordAuditStep,
+  type RequestDocument,
+  type SigningRequest,
+} from './store';
+import { insertSignerToken } from './tokenStore';
 import { emailLinkToken, hashToken, loadTokenSecret } from './tokens';
 import { recordRequestEvent } from './transitions';
 
@@ -85,12 +96,12 @@ export async function sendInvitations(notifier: Notifier, requestId: string, sig
     const key = invitationMailKey(signer.id);
     await unitOfWork(db, async (trx) => {
       await issueLink(trx, request, signer.id);
-      const notified = await trx('signers').where({ id: signer.id, status: 'pending' }).update({ status: 'notified', notified_at: trx.fn.now() });
+      const notified = await markSignerNotified(trx, signer.id);
       // The invitation starts the signer's hour without a reminder; a retry does not move it.
-      await trx('signers').where({ id: signer.id }).whereNull('last_mailed_at').update({ last_mailed_at: trx.fn.now() });
+      await markFirstMailed(trx, signer.id);
       await recordAuditStep(trx, requestId, { action: 'invitation_sent', key, signerId: signer.id, data: { email: signer.email } });
       await countOwedMail(trx, request.accountId, key);
-      if (notified > 0) {
+      if (notified) {
         await recordRequestEvent(events, trx, loaded, 'signer.notified', `${signer.id}:notified`, {
           signerId: signer.id,
           name: signer.name,
@@ -117,22 +128,12 @@ export async function sendReminders(notifier: Notifier, requestId: string, signe
   const keyOf = (signerId: string) => reminderMailKey(signerId, round);
   const outcome = await unitOfWork(db, async (trx): Promise<RemindOutcome> => {
     const hour = await openMailHour(trx, { id: request.accountId, plan }, config.RATE_LIMIT_MULTIPLIER);
-    const open: { id: string; lastMailedAt: Date | null }[] = (
-      await trx('signers')
-        .whereIn('id', signerIds)
-        .where({ signing_request_id: requestId })
-        .whereNotIn('status', ['signed', 'declined'])
-        .orderBy('order')
-        .forUpdate()
-        .select('id', 'last_mailed_at')
-    ).map((row) => ({ id: row.id, lastMailedAt: row.last_mailed_at }));
-    const chosenBefore = new Set<string>(
-      await trx('audit_trail')
-        .whereIn(
-          'idempotency_key',
-          open.map((signer) => keyOf(signer.id)),
-        )
-        .pluck('signer_id'),
+    const open = await lockSignersToRemind(trx, requestId, signerIds);
+    const chosenBefore = new Set(
+      await findSignersOfAuditSteps(
+        trx,
+        open.map((signer) => keyOf(signer.id)),
+      ),
     );
     const { ready, nextAt } = remindable(
       open.filter((signer) => !chosenBefore.has(signer.id)),
@@ -142,7 +143,7 @@ export async function sendReminders(notifier: Notifier, requestId: string, signe
     await hour.take(chosen.map((signer) => keyOf(signer.id)));
     for (const { id } of chosen) {
       const { email } = signers.find((signer) => signer.id === id)!;
-      await trx('signers').where({ id }).update({ last_mailed_at: hour.now });
+      await markSignerMailed(trx, id, hour.now);
       await issueLink(trx, request, id);
       await recordAuditStep(trx, requestId, { action: 'reminder_sent', key: keyOf(id), signerId: id, data: { email } });
     }

@@ -379,10 +379,6 @@ export async function findOrphanedSigningRequests(db: Db, before: Date, limit: n
   return rows.map(toSigningRequest);
 }
 
-/** A signer's link: its token's hash, until when it works. A retry that issues the same token adds nothing. */
-export const insertSignerToken = (db: Db, link: { tokenHash: string; signerId: string; expiresAt: Date }) =>
-  db('signer_tokens').insert({ token_hash: link.tokenHash, signer_id: link.signerId, expires_at: link.expiresAt }).onConflict('token_hash').ignore();
-
 /**
  * What a signer's link opens: the signer, their request and its sender, its documents, until when the
  * link works, the embedded session it is (if any), and whether recipients of an earlier step have yet
@@ -444,6 +440,18 @@ export async function findSealedContent(db: Db, requestId: string, documentId: s
   return row?.content;
 }
 
+/** The sealed documents whose sealed PDF has this SHA-256 (one, but for a PDF sealed twice in one request), with their request's completion. */
+export async function findSealedDocumentsByHash(db: Db, sha256: string) {
+  const rows: { signing_request_id: string; document_id: string; completed_at: Date | null; file_name: string }[] = await db('sealed_documents as s')
+    .join('signing_requests as r', 'r.id', 's.signing_request_id')
+    .join('documents as d', 'd.id', 's.document_id')
+    .where('s.sha256', sha256)
+    .orderBy(['s.signing_request_id', 's.document_id'])
+    .limit(20)
+    .select('s.signing_request_id', 's.document_id', 'r.completed_at', 'd.file_name');
+  return rows.map((row) => ({ signingRequestId: row.signing_request_id, documentId: row.document_id, completedAt: row.completed_at, fileName: row.file_name }));
+}
+
 /** The SHA-256 of each sealed PDF of a request, by document id. */
 export async function findSealedHashes(db: Db, requestId: string): Promise<Map<string, string>> {
   const rows = await db('sealed_documents').where({ signing_request_id: requestId }).select('document_id', 'sha256');
@@ -457,6 +465,11 @@ export const insertSealedDocument = (db: Db, requestId: string, documentId: stri
     .onConflict(['signing_request_id', 'document_id'])
     .ignore();
 
+/** Notes a document's sealed SHA-256 on the request's packet. */
+export async function recordSealedHash(trx: Db, requestId: string, documentId: string, sealedSha256: string) {
+  await trx('signing_request_documents').where({ signing_request_id: requestId, document_id: documentId }).update({ sealed_sha256: sealedSha256 });
+}
+
 /** Changes a request from pending to `status`; false (and nothing written) when it is no longer pending. */
 export const endSigningRequest = async (trx: Db, requestId: string, status: RequestStatus, extra: Record<string, unknown> = {}) =>
   (await trx('signing_requests')
@@ -468,3 +481,89 @@ export async function findAuditSteps(db: Db, requestId: string): Promise<{ at: D
   const steps = await db('audit_trail').where({ signing_request_id: requestId }).orderBy('id').select('created_at', 'action', 'actor');
   return steps.map((step) => ({ at: step.created_at, type: step.action, actor: step.actor ?? undefined }));
 }
+
+// A signer's part. Each update is conditional on the signer's status (and, where it says so, on the
+// request still being pending): false when it matched no row, and nothing was written.
+
+const requestIsPending = (trx: Db, requestId: string) => trx('signing_requests').where({ id: requestId, status: 'pending' }).select(trx.raw('1'));
+
+/** A signer who had not viewed the request yet has now. */
+export const markSignerViewed = async (trx: Db, signerId: string) =>
+  (await trx('signers').where({ id: signerId }).whereIn('status', ['pending', 'notified']).update({ status: 'viewed', viewed_at: trx.fn.now() })) > 0;
+
+/** A signature, unless the signer has signed or declined already or the request has ended. */
+export const recordSignerSignature = async (
+  trx: Db,
+  requestId: string,
+  signerId: string,
+  sign: { signedAt: Date; signature: NonNullable<Signer['signature']>; ipAddress: string | null; userAgent: string | null },
+) =>
+  (await trx('signers')
+    .where({ id: signerId })
+    .whereNotIn('status', ['signed', 'declined'])
+    .whereExists(requestIsPending(trx, requestId))
+    .update({
+      status: 'signed',
+      signed_at: sign.signedAt,
+      signature: JSON.stringify(sign.signature),
+      ip_address: sign.ipAddress,
+      user_agent: sign.userAgent,
+    })) > 0;
+
+/** A decline, unless the signer has signed or declined already. */
+export async function markSignerDeclined(
+  trx: Db,
+  signerId: string,
+  decline: { declinedAt: Date; reason: string | null; ipAddress: string | null; userAgent: string | null },
+) {
+  await trx('signers').where({ id: signerId }).whereNotIn('status', ['signed', 'declined']).update({
+    status: 'declined',
+    declined_at: decline.declinedAt,
+    decline_reason: decline.reason,
+    ip_address: decline.ipAddress,
+    user_agent: decline.userAgent,
+  });
+}
+
+/** A part that is a status and nothing more (an approval, a viewer's view), from one of `from`, while the request is pending. */
+export const recordSignerPart = async (
+  trx: Db,
+  requestId: string,
+  signerId: string,
+  part: { status: 'approved' | 'viewed'; from: string[]; at: 'approved_at' | 'viewed_at'; when: Date; ipAddress: string | null; userAgent: string | null },
+) =>
+  (await trx('signers')
+    .where({ id: signerId })
+    .whereIn('status', part.from)
+    .whereExists(requestIsPending(trx, requestId))
+    .update({ status: part.status, [part.at]: part.when, ip_address: part.ipAddress, user_agent: part.userAgent })) > 0;
+
+// A signer's e-mails
+
+/** A signer invited now; false when they were invited already. */
+export const markSignerNotified = async (trx: Db, signerId: string) =>
+  (await trx('signers').where({ id: signerId, status: 'pending' }).update({ status: 'notified', notified_at: trx.fn.now() })) > 0;
+
+/** The first e-mail to a signer starts their hour; a later call does not move it. */
+export async function markFirstMailed(trx: Db, signerId: string) {
+  await trx('signers').where({ id: signerId }).whereNull('last_mailed_at').update({ last_mailed_at: trx.fn.now() });
+}
+
+export async function markSignerMailed(trx: Db, signerId: string, at: Date) {
+  await trx('signers').where({ id: signerId }).update({ last_mailed_at: at });
+}
+
+/** Locks, in signing order, those of `signerIds` on the request who have neither signed nor declined, and tells when each was last e-mailed. */
+export async function lockSignersToRemind(trx: Db, requestId: string, signerIds: string[]): Promise<{ id: string; lastMailedAt: Date | null }[]> {
+  const rows = await trx('signers')
+    .whereIn('id', signerIds)
+    .where({ signing_request_id: requestId })
+    .whereNotIn('status', ['signed', 'declined'])
+    .orderBy('order')
+    .forUpdate()
+    .select('id', 'last_mailed_at');
+  return rows.map((row) => ({ id: row.id, lastMailedAt: row.last_mailed_at }));
+}
+
+/** The signers of the audit steps written under these idempotency keys. */
+export const findSignersOfAuditSteps = (trx: Db, keys: string[]): Promise<string[]> => trx('audit_trail').whereIn('idempotency_key', keys).pluck('signer_id');

@@ -4,7 +4,16 @@ import type { EventLog } from '../events/service';
 import type { EventType } from '../domain/events';
 import { countSigningRequestEnd } from '../metrics';
 import type { ActInput, ClientInfo, DeclineInput, SignInput } from '../domain/signingRequests';
-import { endSigningRequest, eventDocument, loadForLifecycle, recordAuditStep } from './store';
+import {
+  endSigningRequest,
+  eventDocument,
+  loadForLifecycle,
+  markSignerDeclined,
+  markSignerViewed,
+  recordAuditStep,
+  recordSignerPart,
+  recordSignerSignature,
+} from './store';
 
 // The worker's transitions of a signing request, one command each (completion, which seals first, is
 // complete.ts). Each is one transaction that writes its audit step and its event with the change, and is
@@ -42,11 +51,7 @@ export async function recordView({ db, events }: TransitionDeps, requestId: stri
   const signer = signers.find((candidate) => candidate.id === view.signerId);
   if (!signer) return;
   await unitOfWork(db, async (trx) => {
-    const viewed = await trx('signers')
-      .where({ id: signer.id })
-      .whereIn('status', ['pending', 'notified'])
-      .update({ status: 'viewed', viewed_at: trx.fn.now() });
-    if (viewed === 0) return;
+    if (!(await markSignerViewed(trx, signer.id))) return;
     await recordAuditStep(trx, requestId, { action: 'viewed', key: `viewed:${signer.id}`, signerId: signer.id, actor: signer.email, client: view });
     await recordRequestEvent(events, trx, loaded, 'signer.viewed', `${signer.id}:viewed`, {
       signerId: signer.id,
@@ -64,18 +69,13 @@ export async function recordSignature({ db, events }: TransitionDeps, requestId:
   if (signer.status === 'signed') return true; // a retry: already recorded
   return unitOfWork(db, async (trx) => {
     const signedAt = new Date();
-    const updated = await trx('signers')
-      .where({ id: signer.id })
-      .whereNotIn('status', ['signed', 'declined'])
-      .whereExists(trx('signing_requests').where({ id: requestId, status: 'pending' }).select(trx.raw('1')))
-      .update({
-        status: 'signed',
-        signed_at: signedAt,
-        signature: JSON.stringify({ ...sign.signature, fieldValues: sign.fieldValues ?? {} }),
-        ip_address: sign.ipAddress ?? null,
-        user_agent: sign.userAgent ?? null,
-      });
-    if (updated === 0) return false;
+    const signed = await recordSignerSignature(trx, requestId, signer.id, {
+      signedAt,
+      signature: { ...sign.signature, fieldValues: sign.fieldValues ?? {} },
+      ipAddress: sign.ipAddress ?? null,
+      userAgent: sign.userAgent ?? null,
+    });
+    if (!signed) return false;
     await recordAuditStep(trx, requestId, {
       action: 'signed',
       key: `signed:${signer.id}`,
@@ -115,16 +115,12 @@ export async function recordDecline({ db, events }: TransitionDeps, requestId: s
   return unitOfWork(db, async (trx) => {
     const declinedAt = new Date();
     if (!(await endSigningRequest(trx, requestId, 'declined'))) return false;
-    await trx('signers')
-      .where({ id: signer.id })
-      .whereNotIn('status', ['signed', 'declined'])
-      .update({
-        status: 'declined',
-        declined_at: declinedAt,
-        decline_reason: decline.reason,
-        ip_address: decline.ipAddress ?? null,
-        user_agent: decline.userAgent ?? null,
-      });
+    await markSignerDeclined(trx, signer.id, {
+      declinedAt,
+      reason: decline.reason,
+      ipAddress: decline.ipAddress ?? null,
+      userAgent: decline.userAgent ?? null,
+    });
     await recordAuditStep(trx, requestId, {
       action: 'declined',
       key: `declined:${signer.id}`,
@@ -184,12 +180,15 @@ async function recordPart(
   if (signer.status === part.status) return true; // a retry: already recorded
   return unitOfWork(db, async (trx) => {
     const at = new Date();
-    const updated = await trx('signers')
-      .where({ id: signer.id })
-      .whereIn('status', part.from)
-      .whereExists(trx('signing_requests').where({ id: requestId, status: 'pending' }).select(trx.raw('1')))
-      .update({ status: part.status, [part.at]: at, ip_address: act.ipAddress ?? null, user_agent: act.userAgent ?? null });
-    if (updated === 0) return false;
+    const recorded = await recordSignerPart(trx, requestId, signer.id, {
+      status: part.status,
+      from: part.from,
+      at: part.at,
+      when: at,
+      ipAddress: act.ipAddress ?? null,
+      userAgent: act.userAgent ?? null,
+    });
+    if (!recorded) return false;
     await recordAuditStep(trx, requestId, { action: part.action, key: `${part.action}:${signer.id}`, signerId: signer.id, actor: signer.email, client: act });
     const when = part.status === 'approved' ? { approvedAt: at.toISOString() } : { viewedAt: at.toISOString() };
     await recordRequestEvent(events, trx, loaded, `signer.${part.status}`, `${signer.id}:${part.action}`, {

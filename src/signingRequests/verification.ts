@@ -7,9 +7,22 @@ import { mailSender, type MailTransport } from '../mail';
 import { countOwedMail } from '../mail/allowance';
 import { verificationLockedMail } from '../mail/templates';
 import type { Config } from '../config';
-import type { ClientInfo, VerificationMethod } from '../domain/signingRequests';
+import type { ClientInfo } from '../domain/signingRequests';
 import { eventDocument, recordAuditStep } from './store';
 import { hashVerificationCode } from './tokens';
+import {
+  findUntoldLocks,
+  incrementWrongTries,
+  lockSigner,
+  lockSignerVerification,
+  markLockTold,
+  markSignerVerified,
+  raiseTriesAllowed,
+  storeEmailCode,
+  type SignerVerification,
+} from './verificationStore';
+
+// The signer portal reads a signer's verification here, with the rest of verification.
 
 // A signer's verification: before their page shows anything, they give an access code the sender told
 // them, or a 6-digit code e-mailed to them. Wrong codes count over the request's whole life, whatever
@@ -30,30 +43,6 @@ export const WRONG_TRIES_PER_LOCK = 5;
 export const LOCKS_MS = [15 * 60_000, 60 * 60_000, 4 * 60 * 60_000];
 export const EMAIL_CODE_MS = 10 * 60_000;
 export const EMAIL_CODE_EVERY_MS = 60_000;
-
-export interface SignerVerification {
-  method: VerificationMethod;
-  codeSentAt: Date | null;
-  codeExpiresAt: Date | null;
-  codeUsedAt: Date | null;
-  wrongTries: number;
-  wrongTriesAllowed: number;
-  lockedAt: Date | null;
-  lockedUntil: Date | null;
-  verifiedAt: Date | null;
-}
-
-const toVerification = (row: Record<string, any>): SignerVerification => ({
-  method: row.method,
-  codeSentAt: row.code_sent_at,
-  codeExpiresAt: row.code_expires_at,
-  codeUsedAt: row.code_used_at,
-  wrongTries: row.wrong_tries,
-  wrongTriesAllowed: row.wrong_tries_allowed,
-  lockedAt: row.locked_at,
-  lockedUntil: row.locked_until,
-  verifiedAt: row.verified_at,
-});
 
 /** Who tries: the signer, their request (its account and expiry), and the request's documents (which every event of a request names). */
 export interface Verifying {
@@ -82,11 +71,6 @@ export type TryOutcome =
   | { outcome: 'wrong'; triesLeft: number; /** how long the lock after them lasts; null: until the sender acts */ nextLockMs: number | null }
   | ({ outcome: 'locked'; /** this try locked it: the sender is to be told */ justLocked: boolean } & VerificationLock);
 
-export async function findSignerVerification(db: Db, signerId: string): Promise<SignerVerification | null> {
-  const row = await db('signer_verifications').where({ signer_id: signerId }).first();
-  return row ? toVerification(row) : null;
-}
-
 /** Every wrong try allowed is spent: locked until the sender reminds the signer. */
 const outOfTries = (wrongTries: number, wrongTriesAllowed: number) => wrongTries >= wrongTriesAllowed;
 
@@ -110,14 +94,9 @@ function lockAfter(wrongTries: number, wrongTriesAllowed: number): number | 'unt
  * allowance, whoever writes it). Nothing counted is a conflict: the caller holds the row and saw a try left.
  */
 async function countWrongTry(trx: Db, signerId: string, now: Date): Promise<number> {
-  const [counted] = await trx('signer_verifications')
-    .where({ signer_id: signerId })
-    .where('wrong_tries', '<', trx.ref('wrong_tries_allowed'))
-    .where((open) => open.whereNull('locked_until').orWhere('locked_until', '<=', now))
-    .increment('wrong_tries', 1)
-    .returning('wrong_tries');
-  if (!counted) throw conflict('This signer has no try left now.');
-  return counted.wrong_tries;
+  const counted = await incrementWrongTries(trx, signerId, now);
+  if (counted === undefined) throw conflict('This signer has no try left now.');
+  return counted;
 }
 
 // One audit step per try, with the signer's IP and user agent and never the code.
@@ -138,21 +117,19 @@ const auditStep = (trx: Db, who: Verifying, action: string, client: ClientInfo, 
 export async function tryVerificationCode({ db, events, key }: VerificationDeps, who: Verifying, code: string, client: ClientInfo): Promise<TryOutcome> {
   return unitOfWork(db, async (trx) => {
     const now = new Date();
-    const row = await trx('signer_verifications').where({ signer_id: who.signer.id }).forUpdate().first();
-    if (!row) return { outcome: 'verified' };
-    const verification = toVerification(row);
+    const locked = await lockSignerVerification(trx, who.signer.id);
+    if (!locked) return { outcome: 'verified' };
+    const { verification } = locked;
     const lock = lockOf(verification, now);
     if (lock) return { outcome: 'locked', ...lock, justLocked: false };
     // An e-mailed code works once, for ten minutes; the hash is computed whether or not there is one to match.
     const usable = verification.method === 'access_code' || (verification.codeUsedAt === null && (verification.codeExpiresAt ?? now) > now);
     const given = Buffer.from(hashVerificationCode(key, who.signer.id, code), 'hex');
-    const stored = Buffer.from(row.code_hash ?? '', 'hex');
+    const stored = Buffer.from(locked.codeHash ?? '', 'hex');
     const matches = stored.length === given.length && crypto.timingSafeEqual(stored, given);
     const method = verification.method;
     if (matches && usable) {
-      await trx('signer_verifications')
-        .where({ signer_id: who.signer.id })
-        .update({ verified_at: verification.verifiedAt ?? now, ...(method === 'email_code' ? { code_used_at: now } : {}) });
+      await markSignerVerified(trx, who.signer.id, { verifiedAt: verification.verifiedAt ?? now, codeUsedAt: method === 'email_code' ? now : undefined });
       await auditStep(trx, who, 'verification_succeeded', client, { method });
       return { outcome: 'verified' };
     }
@@ -167,7 +144,7 @@ export async function tryVerificationCode({ db, events, key }: VerificationDeps,
     }
     const untilSenderActs = lockMs === 'until_sender_acts';
     const lockedUntil = untilSenderActs ? who.requestExpiresAt : new Date(now.getTime() + lockMs);
-    await trx('signer_verifications').where({ signer_id: who.signer.id }).update({ locked_at: now, locked_until: lockedUntil });
+    await lockSigner(trx, who.signer.id, { lockedAt: now, lockedUntil });
     await auditStep(trx, who, 'verification_locked', client, { method, wrongTries, lockedUntil: lockedUntil.toISOString(), untilSenderActs });
     await events.record(
       trx,
@@ -199,11 +176,7 @@ export async function tryVerificationCode({ db, events, key }: VerificationDeps,
 export async function releaseSignersOutOfTries(db: Db, who: { requestId: string; signerIds: string[]; actor: string }): Promise<void> {
   if (who.signerIds.length === 0) return;
   await unitOfWork(db, async (trx) => {
-    const released: { signer_id: string; wrong_tries: number }[] = await trx('signer_verifications')
-      .whereIn('signer_id', trx('signers').where({ signing_request_id: who.requestId }).whereIn('id', who.signerIds).select('id'))
-      .where('wrong_tries', '>=', trx.ref('wrong_tries_allowed'))
-      .update({ wrong_tries_allowed: trx.raw('wrong_tries + ?', [WRONG_TRIES_PER_LOCK]), locked_until: null })
-      .returning(['signer_id', 'wrong_tries']);
+    const released = await raiseTriesAllowed(trx, who.requestId, who.signerIds, WRONG_TRIES_PER_LOCK);
     for (const { signer_id: signerId, wrong_tries: wrongTries } of released) {
       await recordAuditStep(trx, who.requestId, {
         action: 'verification_released',
@@ -228,18 +201,15 @@ export type IssueOutcome =
 export async function issueEmailCode({ db, key }: Pick<VerificationDeps, 'db' | 'key'>, who: Verifying, client: ClientInfo): Promise<IssueOutcome> {
   return unitOfWork(db, async (trx) => {
     const now = new Date();
-    const row = await trx('signer_verifications').where({ signer_id: who.signer.id }).forUpdate().first();
-    if (!row || row.method !== 'email_code') throw conflict('This signer is not verified by an e-mailed code.');
-    const verification = toVerification(row);
+    const verification = (await lockSignerVerification(trx, who.signer.id))?.verification;
+    if (!verification || verification.method !== 'email_code') throw conflict('This signer is not verified by an e-mailed code.');
     const lock = lockOf(verification, now);
     if (lock) return { outcome: 'locked', ...lock };
     const nextAt = verification.codeSentAt && new Date(verification.codeSentAt.getTime() + EMAIL_CODE_EVERY_MS);
     if (nextAt && nextAt > now) return { outcome: 'too_soon', retryAt: nextAt };
     const code = String(crypto.randomInt(0, 1_000_000)).padStart(6, '0');
     const expiresAt = new Date(now.getTime() + EMAIL_CODE_MS);
-    await trx('signer_verifications')
-      .where({ signer_id: who.signer.id })
-      .update({ code_hash: hashVerificationCode(key, who.signer.id, code), code_sent_at: now, code_expires_at: expiresAt, code_used_at: null });
+    await storeEmailCode(trx, who.signer.id, { codeHash: hashVerificationCode(key, who.signer.id, code), sentAt: now, expiresAt });
     const mailKey = `verification-code:${who.signer.id}:${now.getTime()}`;
     await auditStep(trx, who, 'verification_code_sent', client, { method: 'email_code', email: who.signer.email });
     await countOwedMail(trx, who.accountId, mailKey);
@@ -256,31 +226,9 @@ export async function tellSendersOfLocks(
   { db, mail, config }: { db: Db; mail: MailTransport; config: Pick<Config, 'MAIL_FROM'> },
   select: { signerId: string } | { olderThanMs: number; limit: number },
 ): Promise<number> {
-  const locks = await db('signer_verifications as v')
-    .join('signers as s', 's.id', 'v.signer_id')
-    .join('signing_requests as r', 'r.id', 's.signing_request_id')
-    .join('accounts as a', 'a.id', 'r.account_id')
-    .whereNotNull('v.locked_until')
-    .whereNotNull('v.locked_at')
-    .where((untold) => untold.whereNull('v.notified_lock_at').orWhereRaw('v.notified_lock_at <> v.locked_at'))
-    .modify((builder) => {
-      if ('signerId' in select) builder.where('v.signer_id', select.signerId);
-      else builder.where('v.locked_at', '<', new Date(Date.now() - select.olderThanMs)).limit(select.limit);
-    })
-    .select(
-      'v.signer_id',
-      'v.locked_at',
-      'v.locked_until',
-      'v.wrong_tries',
-      'v.wrong_tries_allowed',
-      's.name',
-      's.email',
-      'r.title',
-      'a.email as owner_email',
-      'a.name as owner_name',
-    );
+  const locks = await findUntoldLocks(db, 'signerId' in select ? select : { lockedBefore: new Date(Date.now() - select.olderThanMs), limit: select.limit });
   for (const lock of locks) {
-    const lockedAt: Date = lock.locked_at;
+    const lockedAt = lock.locked_at;
     await mail.send({
       idempotencyKey: `verification-locked:${lock.signer_id}:${lockedAt.toISOString()}`,
       to: lock.owner_email,
@@ -295,7 +243,7 @@ export async function tellSendersOfLocks(
         untilSenderActs: outOfTries(lock.wrong_tries, lock.wrong_tries_allowed),
       }),
     });
-    await db('signer_verifications').where({ signer_id: lock.signer_id, locked_at: lockedAt }).update({ notified_lock_at: lockedAt });
+    await markLockTold(db, lock.signer_id, lockedAt);
   }
   return locks.length;
 }

@@ -8,14 +8,11 @@ const SignatureSchema = z
       .string()
       .nullable()
       .openapi({ description: "The signing certificate's common name (or its whole subject); null when the signature cannot be read." }),
-    signedAt: z
-      .string()
-      .nullable()
-      .openapi({
-        format: 'date-time',
-        description:
-          'The time the signature claims it was made: its signature dictionary’s /M, or its CMS signingTime attribute (a claim of the signer’s own clock, not a trusted timestamp).',
-      }),
+    signedAt: z.string().nullable().openapi({
+      format: 'date-time',
+      description:
+        'The time the signature claims it was made: its signature dictionary’s /M, or its CMS signingTime attribute (a claim of the signer’s own clock, not a trusted timestamp).',
+    }),
     certificateFingerprint: z.string().nullable().openapi({ description: "Hex SHA-256 of the signer's certificate (DER)." }),
     trusted: z
       .boolean()

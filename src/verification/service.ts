@@ -4,6 +4,7 @@ import { validationError } from '../errors';
 import type { PdfInspector, PdfSignature } from '../pdf/inspect';
 import { loadSealCertificate } from '../pdf/sealCertificate';
 import { sealCertificateFingerprint } from '../pdf/sealSigner';
+import { findSealedDocumentsByHash } from '../signingRequests/store';
 import type { Verification } from './schema';
 
 export interface VerificationDeps {
@@ -51,7 +52,7 @@ export async function verifyPdf({ db, pdf, sealFingerprint }: VerificationDeps, 
   if (inspection.problem !== undefined) throw validationError([inspection.problem]);
   const found = inspection.facts.signatures;
   if (found.length === 0) return { result: 'unsigned', signatures: [] };
-  const [ownFingerprint, sealed] = await Promise.all([sealFingerprint(), findSealed(db, file.sha256)]);
+  const [ownFingerprint, sealed] = await Promise.all([sealFingerprint(), findSealedDocumentsByHash(db, file.sha256)]);
   const isOwn = (signature: PdfSignature) => ownFingerprint !== undefined && signature.certificateFingerprint === ownFingerprint;
   // A file Signet sealed byte for byte carries the certificate Signet sealed it with, even one since replaced.
   const whole = (signature: PdfSignature) => signature.intact && signature.coversWholeFile;
@@ -74,16 +75,4 @@ export async function verifyPdf({ db, pdf, sealFingerprint }: VerificationDeps, 
     };
   }
   return { result: found.some(isOwn) ? 'modified_after_seal' : 'sealed_by_other', signatures };
-}
-
-/** The sealed documents whose sealed PDF has this SHA-256 (one, but for a PDF sealed twice in one request). */
-async function findSealed(db: Db, sha256: string) {
-  const rows: { signing_request_id: string; document_id: string; completed_at: Date | null; file_name: string }[] = await db('sealed_documents as s')
-    .join('signing_requests as r', 'r.id', 's.signing_request_id')
-    .join('documents as d', 'd.id', 's.document_id')
-    .where('s.sha256', sha256)
-    .orderBy(['s.signing_request_id', 's.document_id'])
-    .limit(20)
-    .select('s.signing_request_id', 's.document_id', 'r.completed_at', 'd.file_name');
-  return rows.map((row) => ({ signingRequestId: row.signing_request_id, documentId: row.document_id, completedAt: row.completed_at, fileName: row.file_name }));
 }

@@ -1,12 +1,27 @@
 import type { Config } from '../config';
-import { queryPrepared, type Db } from '../db';
+import type { Db } from '../db';
 import { newId } from '../ids';
 import { mailSender, type MailTransport } from '../mail';
 import { webhookDisabledMail } from '../mail/templates';
 import { TEST_EVENT_TYPE } from './schema';
 import { envelopeText, WAKE_WINDOW_MS } from './queue';
 import { decryptSecret } from './secrets';
-import { getBacklog, type DeliveryRow, type WebhookRow } from './service';
+import { getBacklog } from './service';
+import {
+  cancelQueuedDeliveries,
+  findBatchWebhook,
+  findDeliveryToAttempt,
+  findDueDeliveries,
+  findWebhookWithOwner,
+  insertUnqueuedDelivery,
+  markWebhookDisabled,
+  recordAttempts,
+  recordStreak,
+  type BatchWebhook,
+  type DueDelivery,
+  type RecordedAttempt,
+  type WebhookRow,
+} from './store';
 import { signatureHeaders } from './signature';
 import type { WebhookPoster } from './http';
 import type { AttemptOutcome } from '../domain/webhooks';
@@ -32,12 +47,9 @@ const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 export async function sendTestPing(deps: DeliveryDeps, webhookId: string): Promise<string> {
   const id = newId('event');
   const body = envelopeText({ id, type: TEST_EVENT_TYPE, created_at: new Date(), data: { webhookId, message: 'Signet test ping' } });
-  const [ping] = await deps
-    .db<DeliveryRow>('webhook_deliveries')
-    .insert({ id: newId('delivery'), webhook_id: webhookId, event_id: id, event_type: TEST_EVENT_TYPE, body })
-    .returning('id');
-  await attemptDelivery(deps, ping.id);
-  return ping.id;
+  const pingId = await insertUnqueuedDelivery(deps.db, { webhook_id: webhookId, event_id: id, event_type: TEST_EVENT_TYPE, body });
+  await attemptDelivery(deps, pingId);
+  return pingId;
 }
 
 /** The current secret, then the previous one while its rotation grace period lasts. */
@@ -55,21 +67,10 @@ const jittered = (delayMs: number) => Math.round(delayMs * (0.9 + Math.random() 
 /** The wait after attempt number `attempt` (1, 2, …) of `waits` (before attempt 1, 2, …), or null after the last. */
 export const waitAfterAttempt = (attempt: number, waits: number[]) => (attempt < waits.length ? jittered(waits[attempt]) : null);
 
-/** What an attempt needs of its delivery. */
-type DueDelivery = Pick<DeliveryRow, 'id' | 'event_id' | 'body' | 'attempts' | 'next_retry_at'>;
-
 /** One attempt, sent and not yet recorded. */
-interface Attempt {
-  id: string;
-  status: DeliveryRow['status'];
-  code: number | null;
-  latencyMs: number;
-  responseBody: string | null;
-  /** Why no response came (timeout, refused, blocked); null when one did. */
-  transportError: string | null;
+interface Attempt extends RecordedAttempt {
   /** What went wrong, for the workflow's status: the transport error or the HTTP status. */
   error: string | null;
-  nextRetryAt: Date | null;
   outcome: AttemptOutcome;
 }
 
@@ -103,32 +104,6 @@ async function send(
   };
 }
 
-/** Records attempts and their deliveries' new states, all in one statement (prepared: one per group sent). */
-async function record(db: Db, attempts: Attempt[]) {
-  if (attempts.length === 0) return;
-  const column = <K extends keyof Attempt>(key: K) => attempts.map((attempt) => attempt[key]);
-  await queryPrepared(db, 'record_attempts', recordAttemptsSql, [
-    column('id'),
-    column('status'),
-    column('code'),
-    column('latencyMs'),
-    column('responseBody'),
-    column('transportError'),
-    column('nextRetryAt'),
-  ]);
-}
-
-const recordAttemptsSql = `
-  with input as (
-    select * from unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::text[], $7::timestamptz[])
-      as i (id, status, code, latency, body, error, next_retry_at)),
-  updated as (
-    update webhook_deliveries d set attempts = d.attempts + 1, status = i.status, last_status_code = i.code, last_latency_ms = i.latency,
-      last_response_body = i.body, last_error = i.error, next_retry_at = i.next_retry_at, updated_at = now()
-    from input i where d.id = i.id returning d.id, d.attempts)
-  insert into webhook_delivery_attempts (delivery_id, attempt, status_code, latency_ms, response_body, error)
-  select u.id, u.attempts, i.code, i.latency, i.body, i.error from updated u join input i on i.id = u.id`;
-
 /** What one batch of a webhook's queue did, and what is left. Null when the webhook no longer exists. */
 export interface BatchResult {
   health: 'healthy' | 'failing' | 'disabled';
@@ -143,16 +118,6 @@ export interface BatchResult {
   /** When the next pending delivery is due: 0 when some already are, null when none is pending. */
   nextDueInMs: number | null;
 }
-
-type BatchWebhook = Pick<
-  WebhookRow,
-  'id' | 'url' | 'enabled' | 'failing_since' | 'secret_ciphertext' | 'previous_secret_ciphertext' | 'previous_secret_expires_at'
->;
-const batchWebhookSql = `select id, url, enabled, failing_since, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at from webhooks where id = $1`;
-
-// Due deliveries but those in $3: sent, their attempts still being recorded.
-const dueDeliveriesSql = `select id, event_id, body, attempts, next_retry_at from webhook_deliveries
-  where webhook_id = $1 and status = 'pending' and next_retry_at <= now() and id <> all($3::text[]) order by next_retry_at, id limit $2`;
 
 /** While deliveries keep coming due, one batch goes on sending them, for this long at most. */
 const BATCH_MS = 10_000;
@@ -180,19 +145,14 @@ export async function sendDueDeliveries(
   heartbeat: () => void = () => undefined,
 ): Promise<BatchResult | null> {
   const { db, secretKey } = deps;
-  // Prepared (its columns named: a prepared statement must not change shape under a migration): a batch
-  // to a busy endpoint reads its webhook again every round.
-  const readWebhook = async () => (await queryPrepared<BatchWebhook>(db, 'batch_webhook', batchWebhookSql, [input.webhookId]))[0];
+  const readWebhook = () => findBatchWebhook(db, input.webhookId);
   let webhook = await readWebhook();
   if (!webhook) return null;
   let attempted = 0;
   let gone = false;
   let lastError: string | null = null;
   if (!webhook.enabled) {
-    await db('webhook_deliveries')
-      .where({ webhook_id: webhook.id, status: 'pending' })
-      .whereNotNull('next_retry_at')
-      .update({ status: 'cancelled', next_retry_at: null, updated_at: db.fn.now() });
+    await cancelQueuedDeliveries(db, webhook.id);
   } else {
     const results: Attempt[] = [];
     // Attempts sent and being recorded, each group in one statement; at most a round's are under way.
@@ -202,7 +162,7 @@ export async function sendDueDeliveries(
     const recordGroup = (group: Attempt[]) => {
       for (const attempt of group) recording.add(attempt.id);
       records.push(
-        record(db, group).then(
+        recordAttempts(db, group).then(
           () => {
             for (const attempt of group) {
               recording.delete(attempt.id);
@@ -223,13 +183,9 @@ export async function sendDueDeliveries(
     try {
       while (!gone && results.length < input.limit && Date.now() - started < BATCH_MS) {
         // In a burst (the last round found some due), the webhook is read beside the due deliveries.
-        const reading: Promise<BatchWebhook> | null = inBurst ? readWebhook() : null;
+        const reading: Promise<BatchWebhook | undefined> | null = inBurst ? readWebhook() : null;
         const [due]: [DueDelivery[], unknown] = await Promise.all([
-          queryPrepared<DueDelivery>(db, 'due_deliveries_not_recording', dueDeliveriesSql, [
-            webhook.id,
-            Math.min(input.concurrency * 4, input.limit - results.length),
-            [...recording],
-          ]),
+          findDueDeliveries(db, webhook.id, Math.min(input.concurrency * 4, input.limit - results.length), [...recording]),
           reading,
         ]);
         await recorded(); // the last round's, before anything more is sent
@@ -284,31 +240,17 @@ export async function sendDueDeliveries(
   };
 }
 
-/** Ends the webhook's failing streak on a success, or starts it on a failure; returns when it began. */
-async function recordStreak(db: Db, webhookId: string, delivered: boolean): Promise<Date | null> {
-  const [webhook] = await db('webhooks')
-    .where({ id: webhookId })
-    .update({ failing_since: delivered ? null : db.raw('coalesce(failing_since, now())') })
-    .returning('failing_since');
-  return webhook?.failing_since ?? null;
-}
-
 /**
  * A test ping or a redelivery: one attempt now, whatever the delivery's state, recorded like any other.
  * A delivery its queue is still retrying stays pending when this attempt fails too.
  */
 export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string) {
   const { db, secretKey } = deps;
-  const row: (DeliveryRow & Pick<WebhookRow, 'url' | 'secret_ciphertext' | 'previous_secret_ciphertext' | 'previous_secret_expires_at'>) | undefined = await db(
-    'webhook_deliveries as d',
-  )
-    .join('webhooks as w', 'w.id', 'd.webhook_id')
-    .where('d.id', deliveryId)
-    .first('d.*', 'w.url', 'w.secret_ciphertext', 'w.previous_secret_ciphertext', 'w.previous_secret_expires_at');
+  const row = await findDeliveryToAttempt(db, deliveryId);
   if (!row) return;
   const queued = row.status === 'pending' && row.event_type !== TEST_EVENT_TYPE;
   const attempt = await send(deps, row.url, signingSecrets(row, secretKey), row, null, queued);
-  await record(db, [attempt]);
+  await recordAttempts(db, [attempt]);
   // A ping says nothing about real deliveries.
   if (row.event_type !== TEST_EVENT_TYPE) await recordStreak(db, row.webhook_id, attempt.outcome === 'delivered');
 }
@@ -322,13 +264,8 @@ export async function disableWebhook(
   webhookId: string,
   reason: 'gone' | 'failing',
 ) {
-  await db('webhooks')
-    .where({ id: webhookId, enabled: true })
-    .update({ enabled: false, disabled_reason: reason, disabled_at: db.fn.now(), updated_at: db.fn.now() });
-  const webhook = await db('webhooks as w')
-    .join('accounts as a', 'a.id', 'w.account_id')
-    .where('w.id', webhookId)
-    .first('w.*', 'a.email as owner_email', 'a.name as owner_name');
+  await markWebhookDisabled(db, webhookId, reason);
+  const webhook = await findWebhookWithOwner(db, webhookId);
   if (!webhook || webhook.enabled || webhook.disabled_reason !== reason || !webhook.disabled_at) return;
   await mail.send({
     idempotencyKey: `webhook-disabled:${webhookId}:${webhook.disabled_at.toISOString()}`,

@@ -1,8 +1,10 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db';
 import { afterCommit } from '../db/unitOfWork';
-import { markEventsDispatched, type EventConsumer } from '../events/service';
-import { queueDeliveries, queueEventDeliveries, WAKE_WINDOW_MS, type QueuedWebhook } from './queue';
+import type { EventConsumer } from '../events/service';
+import { markEventsDispatched } from '../events/store';
+import { queueDeliveries, queueEventDeliveries, WAKE_WINDOW_MS } from './queue';
+import type { QueuedWebhook } from './store';
 import { wakeWebhookWorkflow } from './workflow';
 
 const WAKES_AT_ONCE = 16;

@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from '../db';
-import { queueDeliveries, type QueuedWebhook } from './queue';
+import { queueDeliveries } from './queue';
+import { findWebhooksPendingEvent, hasDeliveriesOfEvent, makeDeliveriesOfEventDue, type QueuedWebhook } from './store';
 
 // Versions before per-endpoint queues ran one workflow per event (deliverEventWorkflow, id
 // deliver-<event id>), which kept its deliveries' retry schedule in Temporal timers. On upgrade, the
@@ -31,12 +32,9 @@ export async function adoptLegacyDeliveries(db: Db, client: Client, taskQueue: s
     const eventId = execution.workflowId.slice(LEGACY_ID_PREFIX.length);
     const webhooks = await db.transaction(async (trx) => {
       // The workflow wrote all of an event's deliveries in one statement, or none yet.
-      if (!(await trx('webhook_deliveries').where({ event_id: eventId }).first('id'))) await queueDeliveries(trx, [eventId]);
-      await trx('webhook_deliveries').where({ event_id: eventId, status: 'pending' }).whereNull('next_retry_at').update({ next_retry_at: trx.fn.now() });
-      return trx('webhook_deliveries as d')
-        .join('webhooks as w', 'w.id', 'd.webhook_id')
-        .where({ 'd.event_id': eventId, 'd.status': 'pending' })
-        .select<QueuedWebhook[]>('w.id as webhookId', 'w.account_id as accountId');
+      if (!(await hasDeliveriesOfEvent(trx, eventId))) await queueDeliveries(trx, [eventId]);
+      await makeDeliveriesOfEventDue(trx, eventId);
+      return findWebhooksPendingEvent(trx, eventId);
     });
     for (const webhook of webhooks) woken.set(webhook.webhookId, webhook);
     await client.workflow

@@ -1,4 +1,4 @@
-import type { AttemptRow, DeliveryRow, WebhookRow } from './service';
+import type { AttemptRow, DeliveryRow, WebhookRow } from './store';
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null);
 

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 // arguments are checked against it), and the signal and search attributes client and worker share.
 import type { webhookWorkflow } from '../../workflows/webhook';
 import { searchAttributes, wakeSignal, webhookWorkflowId } from '../../workflows/definitions';
-import type { QueuedWebhook } from './queue';
+import type { QueuedWebhook } from './store';
 
 /**
  * Tells a webhook's workflow that deliveries are due, starting it when none runs (signal-with-start):

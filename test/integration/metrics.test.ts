@@ -2,7 +2,7 @@ import os from 'node:os';
 import { expect } from 'chai';
 import knexFactory from 'knex';
 import { startMetricsServer } from '../../src/metrics';
-import { countWebhookBacklog } from '../../src/webhooks/service';
+import { countWebhookBacklog } from '../../src/webhooks/store';
 import { createLogger } from '../../src/logger';
 import { client } from '../support/http';
 import { createSigningRequest, eventually, tokenOf } from '../support/signing';

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { migrationsWhere, scratchDatabaseMigratedBy } from '../support/scratchDatabase';
 import { accountRow, documentRow, insertRequestRows } from '../support/factories';
-import { findSignerVerification, lockOf } from '../../src/signingRequests/verification';
+import { lockOf } from '../../src/signingRequests/verification';
+import { findSignerVerification } from '../../src/signingRequests/verificationStore';
 
 const MIGRATION = '20261201224000_signer_verification_escalation';
 const MINUTE = 60_000;
