@@ -123,61 +123,36 @@ provision_compose() {
   command -v promtool >/dev/null || apt_install --no-install-recommends prometheus
 }
 
-# ---------------------------------------------------------------- schemathesis
-# The OpenAPI fuzzer of test/system/schemathesis.test.ts, from PyPI into a virtualenv of its own, with
-# every Python package pinned by scripts/schemathesis-requirements.txt (a new pin installs afresh).
-# Sets SCHEMATHESIS_BIN.
-SCHEMATHESIS_HOME="$CACHE/schemathesis"
-
-provision_schemathesis() {
-  local requirements="$REPO/scripts/schemathesis-requirements.txt" stamp="$SCHEMATHESIS_HOME/.installed" want
+# ---------------------------------------------------------------- Python tools
+# A Python tool from PyPI into a virtualenv of its own under .cache/NAME, every package pinned by
+# scripts/NAME-requirements.txt (a new pin installs afresh); CHECK is a command of the virtualenv's
+# that must succeed once it is installed.
+python_venv() { # python_venv NAME CHECK...
+  local name=$1 home="$CACHE/$1" requirements="$REPO/scripts/$1-requirements.txt" want
+  shift
   want="$(sha256sum "$requirements" | cut -d' ' -f1)"
-  SCHEMATHESIS_BIN="$SCHEMATHESIS_HOME/bin/schemathesis"
-  if [[ ! -x $SCHEMATHESIS_BIN || "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
+  if [[ "$(cat "$home/.installed" 2>/dev/null)" != "$want" ]] || ! (cd "$home/bin" 2>/dev/null && "$@" >/dev/null 2>&1); then
     # Debian's python3 makes virtualenvs only with python3-venv (which brings ensurepip).
     local python=python3
     if ! { command -v python3 >/dev/null && python3 -c 'import ensurepip, venv' 2>/dev/null; }; then
       apt_install python3-venv
       python=/usr/bin/python3
     fi
-    rm -rf "$SCHEMATHESIS_HOME"
-    log "installing schemathesis ($(grep -i '^schemathesis==' "$requirements")) into $SCHEMATHESIS_HOME"
-    "$python" -m venv "$SCHEMATHESIS_HOME" >&2 || die "$python -m venv failed"
-    timeout 900 "$SCHEMATHESIS_HOME/bin/pip" install -q --disable-pip-version-check --no-deps -r "$requirements" >&2 \
-      || die "pip install of schemathesis failed"
-    "$SCHEMATHESIS_BIN" --version >&2 || die "schemathesis installed but does not run"
-    echo "$want" > "$stamp"
+    rm -rf "$home"
+    log "installing $name ($(grep -i "^$name==" "$requirements")) into $home"
+    "$python" -m venv "$home" >&2 || die "$python -m venv failed"
+    timeout 900 "$home/bin/pip" install -q --disable-pip-version-check --no-deps -r "$requirements" >&2 || die "pip install of $name failed"
+    (cd "$home/bin" && "$@") >&2 || die "$name installed but does not run"
+    echo "$want" > "$home/.installed"
   fi
-  log "schemathesis: $SCHEMATHESIS_BIN"
+  log "$name: $home"
 }
 
-# ---------------------------------------------------------------- pyhanko
-# The independent PAdES validator of test/system/padesSeal.test.ts, from PyPI into a virtualenv of its
-# own, with every Python package pinned by scripts/pyhanko-requirements.txt (a new pin installs afresh).
-# Sets PYHANKO_PYTHON (the virtualenv's python, which imports pyhanko).
-PYHANKO_HOME="$CACHE/pyhanko"
+# The OpenAPI fuzzer of test/system/schemathesis.test.ts (.cache/schemathesis/bin/schemathesis).
+provision_schemathesis() { python_venv schemathesis ./schemathesis --version; }
 
-provision_pyhanko() {
-  local requirements="$REPO/scripts/pyhanko-requirements.txt" stamp="$PYHANKO_HOME/.installed" want
-  want="$(sha256sum "$requirements" | cut -d' ' -f1)"
-  PYHANKO_PYTHON="$PYHANKO_HOME/bin/python"
-  if [[ ! -x $PYHANKO_PYTHON || "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
-    # Debian's python3 makes virtualenvs only with python3-venv (which brings ensurepip).
-    local python=python3
-    if ! { command -v python3 >/dev/null && python3 -c 'import ensurepip, venv' 2>/dev/null; }; then
-      apt_install python3-venv
-      python=/usr/bin/python3
-    fi
-    rm -rf "$PYHANKO_HOME"
-    log "installing pyhanko ($(grep -i '^pyhanko==' "$requirements")) into $PYHANKO_HOME"
-    "$python" -m venv "$PYHANKO_HOME" >&2 || die "$python -m venv failed"
-    timeout 900 "$PYHANKO_HOME/bin/pip" install -q --disable-pip-version-check --no-deps -r "$requirements" >&2 \
-      || die "pip install of pyhanko failed"
-    "$PYHANKO_PYTHON" -c 'import pyhanko.sign.validation, pyhanko.sign.ades.report' >&2 || die "pyhanko installed but does not import"
-    echo "$want" > "$stamp"
-  fi
-  log "pyhanko: $PYHANKO_PYTHON"
-}
+# The independent PAdES validator of test/system/padesSeal.test.ts (.cache/pyhanko/bin/python).
+provision_pyhanko() { python_venv pyhanko ./python -c 'import pyhanko.sign.validation, pyhanko.sign.ades.report'; }
 
 # ---------------------------------------------------------------- elasticsearch
 java_major() { # prints the major version of `java` on PATH (0 if unknown)
