@@ -41,6 +41,13 @@ export interface CertificateDocument {
   pageCount?: number;
 }
 
+/** The seal the certificate is sealed with, as the page describes it. */
+export interface SealSummary {
+  subject: string;
+  issuer: string;
+  selfSigned: boolean;
+}
+
 export interface CertificateInfo {
   requestId: string;
   title: string;
@@ -50,6 +57,7 @@ export interface CertificateInfo {
   documents: CertificateDocument[];
   events: CertificateEvent[];
   signers: CertificateSigner[];
+  seal?: SealSummary;
 }
 
 /** Appends the certificate of completion, flowing onto further pages when the signers or events need them. */
@@ -98,4 +106,20 @@ export async function appendCertificatePage(pdf: PDFDocument, info: CertificateI
   for (const event of info.events) {
     await writer.line(`${formatTimestamp(event.at)}  ${auditActionLabel(event.type)}${event.actor ? `  ${event.actor}` : ''}`, { size: 9 });
   }
+
+  if (info.seal) await sealSection(writer, info.seal);
+}
+
+// What the seal proves and what it does not, in words: a PAdES B-B seal carries no trusted timestamp, so
+// its times are the server's own; a self-signed certificate is trusted by no one but who checks it.
+async function sealSection(writer: PageWriter, seal: SealSummary) {
+  await writer.keepTogether(60);
+  writer.space(12);
+  await writer.line('Seal', { size: 13, face: 'bold' });
+  await writer.field('Signature', 'PAdES baseline B-B (ETSI.CAdES.detached) over this whole file');
+  await writer.field(
+    'Certificate',
+    seal.selfSigned ? `${seal.subject}, self-signed: no public trust store knows it` : `${seal.subject}, issued by ${seal.issuer}`,
+  );
+  await writer.field('Times', "Signet's server clock, in UTC: no trusted timestamp authority vouches for them");
 }

@@ -5,7 +5,7 @@ import { SignPdf } from '@signpdf/signpdf';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import { appendCertificatePage, type CertificateInfo } from './certificatePage';
 import type { SealCertificate } from './sealCertificate';
-import { SealSigner } from './sealSigner';
+import { SealSigner, sealCertificateSummary } from './sealSigner';
 import { stampSignaturesInto, type SignatureStamp } from './stamp';
 
 // Bytes reserved for the CMS signature: a 2048-bit key's signature and certificate chain need about 3 KB.
@@ -28,7 +28,7 @@ export async function sealDocument(input: SealDocumentInput): Promise<{ pdf: Buf
   const pdf = await PDFDocument.load(input.original, { updateMetadata: false });
   await stampSignaturesInto(pdf, input.signatures);
   const document = { ...input.certificate.document, sha256: sha256Of(input.original) };
-  await appendCertificatePage(pdf, { ...input.certificate, document });
+  await appendCertificatePage(pdf, { ...input.certificate, document, seal: sealCertificateSummary(input.sealCertificate) });
   const sealed = await sealPdf(await pdf.save({ useObjectStreams: false }), input.sealCertificate);
   return { pdf: sealed, sha256: sha256Of(sealed) };
 }

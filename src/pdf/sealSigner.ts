@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import forge from 'node-forge';
 import { Signer } from '@signpdf/utils';
+import type { SealSummary } from './certificatePage';
 import type { SealCertificate } from './sealCertificate';
 
 // The CAdES signature of a sealed PDF, as PAdES baseline B-B asks (ETSI EN 319 142-1): a detached CMS
@@ -109,4 +110,12 @@ export class SealSigner extends Signer {
 /** Hex SHA-256 of the seal certificate (DER): what a sealed PDF's signature names as its signer's. */
 export function sealCertificateFingerprint(certificate: SealCertificate): string {
   return sha256(der(forge.pki.certificateToAsn1(open(certificate).certificate))).toString('hex');
+}
+
+/** Who the seal certificate names, who issued it, and whether it issued itself (no public trust store knows such a one). */
+export function sealCertificateSummary(certificate: SealCertificate): SealSummary {
+  const { certificate: cert } = open(certificate);
+  const nameOf = (name: forge.pki.Certificate['subject']) =>
+    (name.getField('CN')?.value as string | undefined) ?? name.attributes.map((part) => `${part.shortName ?? part.type}=${part.value}`).join(', ');
+  return { subject: nameOf(cert.subject), issuer: nameOf(cert.issuer), selfSigned: cert.isIssuer(cert) };
 }

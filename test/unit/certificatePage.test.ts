@@ -6,7 +6,9 @@ import { appendCertificatePage } from '../../src/pdf/certificatePage';
 
 const at = new Date('2026-12-01T23:04:05Z');
 
-async function certificateText(signers: Parameters<typeof appendCertificatePage>[1]['signers']) {
+type Info = Parameters<typeof appendCertificatePage>[1];
+
+async function certificateText(signers: Info['signers'], seal?: Info['seal']) {
   const pdf = await PDFDocument.create();
   await appendCertificatePage(pdf, {
     requestId: 'req_01jabcdefghjkmnpqrstvwxyz0',
@@ -15,6 +17,7 @@ async function certificateText(signers: Parameters<typeof appendCertificatePage>
     documents: [{ name: 'contract.pdf', sha256: '0'.repeat(64) }],
     events: Object.keys(auditActionLabels).map((type) => ({ at, type, actor: 'ada@example.com' })),
     signers,
+    seal,
   });
   return execFileSync('pdftotext', ['-layout', '-', '-'], { input: Buffer.from(await pdf.save()) }).toString();
 }
@@ -34,5 +37,19 @@ describe('the certificate of completion', () => {
     expect(text)
       .to.not.match(/\s-\s*$/m)
       .and.not.contain('IP address');
+  });
+
+  it('says what the seal proves: a B-B signature, whose certificate is self-signed or issued, and times of the server’s clock', async () => {
+    const signer = { name: 'Ada Lovelace', email: 'ada@example.com', signedAt: at };
+    const own = (await certificateText([signer], { subject: 'Signet development seal', issuer: 'Signet development seal', selfSigned: true })).replace(
+      /\s+/g,
+      ' ',
+    );
+    expect(own)
+      .to.contain('Signature PAdES baseline B-B (ETSI.CAdES.detached) over this whole file')
+      .and.contain('Certificate Signet development seal, self-signed: no public trust store knows it')
+      .and.contain("Times Signet's server clock, in UTC: no trusted timestamp authority vouches for them");
+    const issued = (await certificateText([signer], { subject: 'Acme Ltd seal', issuer: 'Example Trust CA', selfSigned: false })).replace(/\s+/g, ' ');
+    expect(issued).to.contain('Certificate Acme Ltd seal, issued by Example Trust CA').and.not.contain('self-signed');
   });
 });
