@@ -125,13 +125,13 @@ provision_compose() {
 
 # ---------------------------------------------------------------- Python tools
 # A Python tool from PyPI into a virtualenv of its own under .cache/NAME, every package pinned by
-# scripts/NAME-requirements.txt (a new pin installs afresh); CHECK is a command of the virtualenv's
-# that must succeed once it is installed.
+# scripts/NAME-requirements.txt (a new pin installs afresh); CHECK, run in its bin/, must succeed once
+# it is installed.
 python_venv() { # python_venv NAME CHECK...
   local name=$1 home="$CACHE/$1" requirements="$REPO/scripts/$1-requirements.txt" want
   shift
   want="$(sha256sum "$requirements" | cut -d' ' -f1)"
-  if [[ "$(cat "$home/.installed" 2>/dev/null)" != "$want" ]] || ! (cd "$home/bin" 2>/dev/null && "$@" >/dev/null 2>&1); then
+  if [[ "$(cat "$home/.installed" 2>/dev/null)" != "$want" ]]; then
     # Debian's python3 makes virtualenvs only with python3-venv (which brings ensurepip).
     local python=python3
     if ! { command -v python3 >/dev/null && python3 -c 'import ensurepip, venv' 2>/dev/null; }; then

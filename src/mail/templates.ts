@@ -5,8 +5,6 @@
 
 import { DEFAULT_BRAND_NAME, defaultBrand, mailBrandOf, type MailBrand } from '../domain/brand';
 
-export type { MailBrand };
-
 export interface RenderedMail {
   subject: string;
   text: string;

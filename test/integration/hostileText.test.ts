@@ -10,7 +10,7 @@ import { signedUp } from '../support/consoleClient';
 import { client, type TestResponse } from '../support/http';
 import { createSigningRequest, tokenOf } from '../support/signing';
 import { createTestAccount, sharedSystem, useSharedSystem } from '../support/system';
-import { templateField, uploadDocument } from '../support/templates';
+import { templateField, uploadLease } from '../support/templates';
 
 // Text an attacker types: NUL, unpaired surrogates (either half), noncharacters, controls, astral
 // characters, anything. Every endpoint answers 2xx or 400, never a 500 or nothing, and what it
@@ -78,7 +78,7 @@ describe('hostile text: the issue’s reproductions are 400s naming the field', 
 
   it('a lone surrogate in a prefill value, a template role or a label: 400 naming it', async () => {
     const account = await createTestAccount();
-    const documentId = await uploadDocument(account.request);
+    const documentId = await uploadLease(account.request);
     const role = await account.request('POST', '/api/v1/templates', {
       json: { name: 'T', documentId, roles: [{ name: 'ten\udc00ant' }], fields: [templateField('tenant', 'signature')] },
     });
@@ -130,7 +130,7 @@ describe('hostile text: random Unicode on representative endpoints (fast-check)'
 
   it('document names, webhook descriptions, template roles and labels', async () => {
     const account = await createTestAccount();
-    const documentId = await uploadDocument(account.request);
+    const documentId = await uploadLease(account.request);
     await fc.assert(
       fc.asyncProperty(hostileText, async (name) => {
         const created = await account.request('POST', '/api/v1/documents', { json: { fileName: name, fileSize: 10 } });
@@ -191,7 +191,7 @@ describe('hostile text: random Unicode on representative endpoints (fast-check)'
 
   it('prefill values, cancel reasons, decline reasons and typed signatures', async () => {
     const account = await createTestAccount();
-    const documentId = await uploadDocument(account.request);
+    const documentId = await uploadLease(account.request);
     const template = await account.request('POST', '/api/v1/templates', {
       json: {
         name: 'Note',

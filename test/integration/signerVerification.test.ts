@@ -8,7 +8,7 @@ import { startApp } from '../support/app';
 import { client, type TestResponse } from '../support/http';
 import { createSigningRequest, drawnSignature, eventually, signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount, runSweeper, useSharedSystem } from '../support/system';
-import { templateField, uploadDocument } from '../support/templates';
+import { templateField, uploadLease } from '../support/templates';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 
@@ -109,7 +109,7 @@ describe('signer verification', function () {
 
     it('with template_id, each signer keeps their own verification whatever the roles’ order', async () => {
       const account = await createTestAccount();
-      const documentId = await uploadDocument(account.request);
+      const documentId = await uploadLease(account.request);
       const template = await account.request('POST', '/api/v1/templates', {
         json: {
           name: 'Lease',

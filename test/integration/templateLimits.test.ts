@@ -5,7 +5,7 @@ import { MAX_EXPIRY_DAYS } from '../../src/signingRequests/schema';
 import { signedUp, uploadPdf } from '../support/consoleClient';
 import { makePdf } from '../support/pdfs';
 import { createTestAccount, sharedSystem, useSharedSystem } from '../support/system';
-import { templateField, uploadDocument } from '../support/templates';
+import { templateField, uploadLease } from '../support/templates';
 
 // Every way into a template meets a request's limits (a template that can never be sent is refused),
 // and a template's body is reported whole: its shape and its rules in one 400.
@@ -26,7 +26,7 @@ describe('POST /api/v1/templates: the shape and the rules in one 400', () => {
 
   it('a field with width −1, an unknown role and page 9 gets three details, not one', async () => {
     const { request } = await createTestAccount();
-    const documentId = await uploadDocument(request);
+    const documentId = await uploadLease(request);
     const response = await request('POST', '/api/v1/templates', {
       json: {
         name: 'Lease',
@@ -45,7 +45,7 @@ describe('POST /api/v1/templates: the shape and the rules in one 400', () => {
 
   it('rules that need what the shape left unread are left out, not guessed', async () => {
     const { request } = await createTestAccount();
-    const documentId = await uploadDocument(request);
+    const documentId = await uploadLease(request);
     // roles.0 has no name: which roles exist is unknown, so no field's role is called unknown; fields.0's
     // type is unreadable, so it may be tenant's signature field.
     const response = await request('POST', '/api/v1/templates', {
@@ -66,7 +66,7 @@ describe('POST /api/v1/templates: the shape and the rules in one 400', () => {
 
   it('PATCH /templates/:id reports them together too', async () => {
     const { request } = await createTestAccount();
-    const documentId = await uploadDocument(request);
+    const documentId = await uploadLease(request);
     const created = await request('POST', '/api/v1/templates', {
       json: { name: 'Lease', documentId, roles: [{ name: 'tenant' }], fields: [templateField('tenant', 'signature')] },
     });
@@ -108,7 +108,7 @@ describe('templates meet a request’s limits, however they are made', function 
 
   it('10,000 text tags naming 10,000 roles: 400 naming the limit of roles; the dry run warns of it', async () => {
     const { request, db, account } = await createTestAccount();
-    const documentId = await uploadDocument(request, await makeTaggedPdf(Array.from({ length: 10_000 }, (_, index) => `{{signature:signer${index}}}`)));
+    const documentId = await uploadLease(request, await makeTaggedPdf(Array.from({ length: 10_000 }, (_, index) => `{{signature:signer${index}}}`)));
     const response = await request('POST', '/api/v1/templates', { json: { name: 'Many', documentId, detectFields: true } });
     expect(response.status, JSON.stringify(response.body).slice(0, 500)).to.equal(400);
     expect(response.body.details).to.have.length(1);
@@ -128,14 +128,14 @@ describe('templates meet a request’s limits, however they are made', function 
     const { request } = await createTestAccount();
     const tags = ['{{signature:tenant}}', ...Array.from({ length: MAX_FIELDS_PER_SIGNER }, (_, index) => `{{text:tenant:line${index}}}`)];
     const tagged = await request('POST', '/api/v1/templates', {
-      json: { name: 'Long', documentId: await uploadDocument(request, await makeTaggedPdf(tags)), detectFields: true },
+      json: { name: 'Long', documentId: await uploadLease(request, await makeTaggedPdf(tags)), detectFields: true },
     });
     expect(tagged.status).to.equal(400);
     expect(tagged.body.details).to.deep.equal([
       `the role of tag {{signature:tenant}} on page 1 ("tenant") must have at most ${MAX_FIELDS_PER_SIGNER} fields (a request's signer has at most ${MAX_FIELDS_PER_SIGNER}): it has ${MAX_FIELDS_PER_SIGNER + 1}`,
     ]);
 
-    const documentId = await uploadDocument(request);
+    const documentId = await uploadLease(request);
     const many = Array.from({ length: MAX_FIELDS_PER_SIGNER + 1 }, (_, index) =>
       templateField('tenant', index === 0 ? 'signature' : 'checkbox', { y: 10 + index * 10, height: 8 }),
     );
@@ -157,7 +157,7 @@ describe('templates meet a request’s limits, however they are made', function 
   it('a text tag’s role or label is held to the rules of a given one', async () => {
     const { request } = await createTestAccount();
     const long = 'r'.repeat(101);
-    const documentId = await uploadDocument(request, await makeTaggedPdf([`{{signature:${long}}}`, '{{signature:tenant}}', `{{text:tenant:${long}}}`]));
+    const documentId = await uploadLease(request, await makeTaggedPdf([`{{signature:${long}}}`, '{{signature:tenant}}', `{{text:tenant:${long}}}`]));
     const response = await request('POST', '/api/v1/templates', { json: { name: 'Tagged', documentId, detectFields: true } });
     expect(response.status).to.equal(400);
     expect(response.body.details).to.deep.equal([
@@ -175,7 +175,7 @@ describe('expiresAt and expiresInDays: one limit', () => {
 
   it(`a request may expire at most ${MAX_EXPIRY_DAYS} days ahead, however the date is given`, async () => {
     const { request } = await createTestAccount();
-    const documentId = await uploadDocument(request);
+    const documentId = await uploadLease(request);
     const body = (expiry: Record<string, unknown>) => ({
       json: { document_id: documentId, title: 'T', signers: [{ name: 'Ada', email: 'ada@example.com' }], ...expiry },
     });

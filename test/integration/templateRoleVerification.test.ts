@@ -4,14 +4,14 @@ import { signedUp, uploadPdf } from '../support/consoleClient';
 import { makePdf } from '../support/pdfs';
 import { signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount, useSharedSystem } from '../support/system';
-import { templateField, uploadDocument } from '../support/templates';
+import { templateField, uploadLease } from '../support/templates';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 
 const unique = (name: string) => `${name}-${Math.random().toString(36).slice(2)}@example.com`;
 
 async function leaseTemplate(account: Account) {
-  const documentId = await uploadDocument(account.request);
+  const documentId = await uploadLease(account.request);
   const template = await account.request('POST', '/api/v1/templates', {
     json: {
       name: 'Lease',
@@ -44,7 +44,7 @@ describe('template roles with signer verification', function () {
         ['tenant', { method: 'email_code' }],
         ['agent', undefined],
       ]);
-      const documentId = await uploadDocument(account.request);
+      const documentId = await uploadLease(account.request);
       const withCode = await account.request('POST', '/api/v1/templates', {
         json: {
           name: 'Lease',

@@ -7,7 +7,7 @@ import { client, type Request } from '../support/http';
 import { makePdf } from '../support/pdfs';
 import { eventually } from '../support/signing';
 import { createTestAccount, sharedSystem, useSharedSystem } from '../support/system';
-import { templateField, uploadDocument } from '../support/templates';
+import { templateField, uploadLease } from '../support/templates';
 
 /** A valid template body: a tenant and a landlord, each with a signature field, and a labelled text field. */
 const leaseTemplate = (documentId: string, changes: Record<string, unknown> = {}) => ({
@@ -24,7 +24,7 @@ const leaseTemplate = (documentId: string, changes: Record<string, unknown> = {}
 });
 
 async function createTemplate(request: Request, documentId?: string, changes: Record<string, unknown> = {}) {
-  const response = await request('POST', '/api/v1/templates', { json: leaseTemplate(documentId ?? (await uploadDocument(request)), changes) });
+  const response = await request('POST', '/api/v1/templates', { json: leaseTemplate(documentId ?? (await uploadLease(request)), changes) });
   expect(response.status, JSON.stringify(response.body)).to.equal(201);
   return response.body;
 }
@@ -81,7 +81,7 @@ describe('POST /api/v1/templates', () => {
 
   it('400 for a name over 200 characters', async () => {
     const { request } = await createTestAccount();
-    const response = await request('POST', '/api/v1/templates', { json: leaseTemplate(await uploadDocument(request), { name: 'n'.repeat(201) }) });
+    const response = await request('POST', '/api/v1/templates', { json: leaseTemplate(await uploadLease(request), { name: 'n'.repeat(201) }) });
     expect(response.status).to.equal(400);
     expect(response.body.details).to.deep.equal(['name must be at most 200 characters']);
   });
@@ -123,7 +123,7 @@ describe('POST /api/v1/templates', () => {
     for (const [rule, changes, detail] of cases) {
       it(`400: ${rule}`, async () => {
         const { request } = await createTestAccount();
-        const documentId = await uploadDocument(request);
+        const documentId = await uploadLease(request);
         const response = await request('POST', '/api/v1/templates', { json: leaseTemplate(documentId, changes(documentId)) });
         expect(response.status).to.equal(400);
         expect(response.body.error).to.equal('validation_error');
@@ -134,7 +134,7 @@ describe('POST /api/v1/templates', () => {
     it('400: a document of this account that has its file', async () => {
       const { request } = await createTestAccount();
       const other = await createTestAccount();
-      const othersDocument = await uploadDocument(other.request);
+      const othersDocument = await uploadLease(other.request);
       const waiting = (await request('POST', '/api/v1/documents', { json: { fileName: 'later.pdf', fileSize: 100 } })).body.id;
       for (const [documentId, detail] of [
         [othersDocument, 'documentId must name a document of this account'],
@@ -149,7 +149,7 @@ describe('POST /api/v1/templates', () => {
 
     it('400 with every broken rule at once', async () => {
       const { request } = await createTestAccount();
-      const documentId = await uploadDocument(request);
+      const documentId = await uploadLease(request);
       const response = await request('POST', '/api/v1/templates', {
         json: leaseTemplate(documentId, {
           roles: [{ name: 'tenant' }, { name: 'tenant' }, { name: 'witness' }],
@@ -175,7 +175,7 @@ describe('POST /api/v1/templates', () => {
   describe('quota of live templates by plan', () => {
     it('403 quota_exceeded for the 4th template on free; deleting one makes room', async () => {
       const { request } = await createTestAccount('free');
-      const documentId = await uploadDocument(request);
+      const documentId = await uploadLease(request);
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) ids.push((await createTemplate(request, documentId, { name: `Lease ${i}` })).id);
       const fourth = await request('POST', '/api/v1/templates', { json: leaseTemplate(documentId) });
@@ -190,14 +190,14 @@ describe('POST /api/v1/templates', () => {
 
     it('10 on pro, even when created at once; unlimited on business', async () => {
       const { request } = await createTestAccount('pro');
-      const documentId = await uploadDocument(request);
+      const documentId = await uploadLease(request);
       const results = await Promise.all(
         Array.from({ length: 12 }, (_, i) => request('POST', '/api/v1/templates', { json: leaseTemplate(documentId, { name: `Lease ${i}` }) })),
       );
       expect(results.filter((result) => result.status === 201)).to.have.length(10);
       expect(results.filter((result) => result.status === 403)).to.have.length(2);
       const business = await createTestAccount('business');
-      const businessDocument = await uploadDocument(business.request);
+      const businessDocument = await uploadLease(business.request);
       for (let i = 0; i < 11; i++) await createTemplate(business.request, businessDocument);
       expect((await business.request('GET', '/api/v1/account')).body.usage.templates).to.deep.equal({ used: 11, limit: null });
     });
@@ -205,7 +205,7 @@ describe('POST /api/v1/templates', () => {
 
   it('201: the template with its own copy of the PDF, roles in signing order, and its event in the same transaction', async () => {
     const { request, db, account } = await createTestAccount();
-    const documentId = await uploadDocument(request);
+    const documentId = await uploadLease(request);
     const response = await request('POST', '/api/v1/templates', {
       json: leaseTemplate(documentId, {
         roles: [
@@ -272,7 +272,7 @@ describe('GET /api/v1/templates', () => {
     const { request } = await createTestAccount();
     const other = await createTestAccount();
     await createTemplate(other.request, undefined, { name: 'Lease of the other account' });
-    const documentId = await uploadDocument(request);
+    const documentId = await uploadLease(request);
     const names = ['Lease A', 'Offer letter', 'lease B', 'NDA 100%', 'Deleted lease'];
     const ids: string[] = [];
     for (const name of names) ids.push((await createTemplate(request, documentId, { name })).id);
@@ -422,7 +422,7 @@ describe('POST /api/v1/documents/:id/detect-fields', () => {
   it('401 without a key, 404 for another account’s document, 409 for a document without its PDF', async () => {
     const { request } = await createTestAccount();
     const other = await createTestAccount();
-    const theirs = await uploadDocument(other.request);
+    const theirs = await uploadLease(other.request);
     expect((await client((await sharedSystem()).url!)('POST', `/api/v1/documents/${theirs}/detect-fields`)).status).to.equal(401);
     expect((await request('POST', `/api/v1/documents/${theirs}/detect-fields`)).status).to.equal(404);
     const waiting = (await request('POST', '/api/v1/documents', { json: { fileName: 'later.pdf', fileSize: 100 } })).body.id;
@@ -432,7 +432,7 @@ describe('POST /api/v1/documents/:id/detect-fields', () => {
   it('finds each tag with its own box, and warns about unknown types, malformed tags and tags split across lines', async () => {
     const { request, db, account } = await createTestAccount();
     const { pdf, font } = await makeTaggedPdf();
-    const documentId = await uploadDocument(request, pdf);
+    const documentId = await uploadLease(request, pdf);
     const response = await request('POST', `/api/v1/documents/${documentId}/detect-fields`);
     expect(response.status, JSON.stringify(response.body)).to.equal(200);
     expect(response.body.roles).to.deep.equal(['tenant', 'landlord']);
@@ -474,7 +474,7 @@ describe('POST /api/v1/templates with detectFields', () => {
 
   it('uses the fields of the text tags, adding the roles they name in order of first appearance', async () => {
     const { request } = await createTestAccount();
-    const documentId = await uploadDocument(request, (await makeTaggedPdf()).pdf);
+    const documentId = await uploadLease(request, (await makeTaggedPdf()).pdf);
     const response = await request('POST', '/api/v1/templates', {
       json: {
         name: 'Tagged lease',
@@ -505,7 +505,7 @@ describe('POST /api/v1/templates with detectFields', () => {
     const pdf = await PDFDocument.create();
     const font = await pdf.embedFont(StandardFonts.Helvetica);
     pdf.addPage([595, 842]).drawText('{{initials:buyer}} {{text:buyer:price}}', { x: 60, y: 400, size: 12, font });
-    const documentId = await uploadDocument(request, Buffer.from(await pdf.save()));
+    const documentId = await uploadLease(request, Buffer.from(await pdf.save()));
     const response = await request('POST', '/api/v1/templates', {
       json: { name: 'Sale', documentId, detectFields: true, fields: [templateField('buyer', 'text', { label: 'price' })] },
     });
@@ -528,7 +528,7 @@ describe('GET /api/v1/templates/:id/preview.png', () => {
 
   it('a real PNG of the page’s size, with each field drawn in its place', async () => {
     const { request } = await createTestAccount();
-    const template = await createTemplate(request, await uploadDocument(request, await makePdf(['Lease', 'Signatures'])));
+    const template = await createTemplate(request, await uploadLease(request, await makePdf(['Lease', 'Signatures'])));
     const response = await request('GET', `/api/v1/templates/${template.id}/preview.png?page=1`);
     expect(response.status).to.equal(200);
     expect(response.headers.get('content-type')).to.equal('image/png');
@@ -576,7 +576,7 @@ describe('GET /api/v1/search finds templates by name', () => {
   it('on both backends: live templates of the account, with the name highlighted', async () => {
     const { request, apiKey, system } = await createTestAccount();
     const other = await createTestAccount();
-    const documentId = await uploadDocument(request);
+    const documentId = await uploadLease(request);
     const lease = await createTemplate(request, documentId, { name: 'Quokka lease' });
     const offer = await createTemplate(request, documentId, { name: 'Quokka offer letter' });
     await createTemplate(other.request, undefined, { name: 'Quokka lease' });

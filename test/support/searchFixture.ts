@@ -219,6 +219,3 @@ export function percentileCont(values: number[], fraction: number): number | nul
 
 /** A word no other text holds. */
 export const uniqueWord = () => `zq${Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('')}`;
-
-// Moved to ./factories, where new tests import them from.
-export { documentRow, insertRequestRows } from './factories';

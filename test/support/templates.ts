@@ -1,9 +1,9 @@
-import { uploadDocument as upload } from './documents';
+import { uploadDocument } from './documents';
 import type { Request } from './http';
 
 /** The id of a ready document of this PDF (two pages of a lease unless given), through the public API. */
-export async function uploadDocument(request: Request, pdf?: Buffer): Promise<string> {
-  return (await upload(request, { fileName: 'lease.pdf', pages: ['Lease agreement', 'Signatures'], pdf })).id;
+export async function uploadLease(request: Request, pdf?: Buffer): Promise<string> {
+  return (await uploadDocument(request, { fileName: 'lease.pdf', pages: ['Lease agreement', 'Signatures'], pdf })).id;
 }
 
 /** A template field of `role` on page 1, 150 × 40 points at (50, 100) unless `place` says otherwise. */

@@ -1,16 +1,7 @@
 import { expect } from 'chai';
 import { contrastWithWhite } from '../../src/accounts/branding';
-import { mailBrandOf } from '../../src/domain/brand';
-import {
-  cancelledMail,
-  completedMail,
-  declinedMail,
-  invitationMail,
-  reminderMail,
-  verificationCodeMail,
-  type MailBrand,
-  type RenderedMail,
-} from '../../src/mail/templates';
+import { mailBrandOf, type MailBrand } from '../../src/domain/brand';
+import { cancelledMail, completedMail, declinedMail, invitationMail, reminderMail, verificationCodeMail, type RenderedMail } from '../../src/mail/templates';
 
 const brand: MailBrand = {
   name: 'Acme Rentals',

@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { BatchResult } from '../../src/webhooks/delivery';
 import { waitAfterAttempt } from '../../src/webhooks/delivery';
-import type { WebhookActivities } from '../../activities/webhooks';
+import type { WebhookActivities } from '../../workflows/activities';
 import { wakeSignal, webhookStatusQuery } from '../../workflows/definitions';
 import { DISABLE_FAILING_AFTER_MS, RETRY_SCHEDULE_MS, webhookWorkflow } from '../../workflows/webhook';
 import { eventually } from '../support/signing';
