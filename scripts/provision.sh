@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Provision the real services the test suite needs (Debian 12, run as root on CI).
 #
-#   scripts/provision.sh [all|postgres|temporal|temporal-server|test-server|elasticsearch|browser|compose|schemathesis|pyhanko]...   (default: all)
+#   scripts/provision.sh [all|postgres|temporal|temporal-server|test-server|elasticsearch|browser|compose|schemathesis|pyhanko|certomancer|softhsm|local-kms]...   (default: all)
 #
 # Idempotent; downloads and builds are cached under <repo>/.cache. Logs go to stderr.
 # `temporal` prints the absolute path of the temporal binary as the last stdout line:
@@ -16,6 +16,8 @@ ES_VERSION=8.17.4
 ES_HOME="$CACHE/elasticsearch-$ES_VERSION"
 TEMPORAL_CLI_VERSION=v1.5.1
 TEMPORAL_SERVER_VERSION=v1.29.1   # the version of docker-compose.yml's temporalio/auto-setup image
+# The module proxy serves local-kms only as pseudo-versions (its v3 tags lack a /v3 module path): this is its 2026-02-28 commit.
+LOCAL_KMS_VERSION=v0.0.0-20260228092603-2a5e92d09ab6
 
 log() { printf '[provision] %s\n' "$*" >&2; }
 die() { printf '[provision] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -154,6 +156,9 @@ provision_schemathesis() { python_venv schemathesis ./schemathesis --version; }
 # The independent PAdES validator of test/system/padesSeal.test.ts (.cache/pyhanko/bin/python).
 provision_pyhanko() { python_venv pyhanko ./python -c 'import pyhanko.sign.validation, pyhanko.sign.ades.report'; }
 
+# The test PKI of test/support/testPki.ts: CAs, OCSP, CRLs and TSAs on loopback (.cache/certomancer/bin/certomancer).
+provision_certomancer() { python_venv certomancer ./python -c 'import certomancer.integrations.animator, cryptography.hazmat.primitives.serialization.pkcs12'; }
+
 # ---------------------------------------------------------------- elasticsearch
 java_major() { # prints the major version of `java` on PATH (0 if unknown)
   local v; v="$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1)"
@@ -241,6 +246,31 @@ provision_browser() {
   log "browser: chromium, pdfsig, pdftoppm, qpdf present"
 }
 
+# ---------------------------------------------------------------- seal keys: PKCS#11 token and KMS
+# SoftHSM2, the PKCS#11 token test/system/sealKeys.test.ts seals with; prints its module's path.
+provision_softhsm() {
+  command -v softhsm2-util >/dev/null || apt_install softhsm2
+  local module=/usr/lib/softhsm/libsofthsm2.so
+  [[ -f $module ]] || die "softhsm2 installed but $module not found"
+  log "softhsm: $module"
+  echo "$module"
+}
+
+# local-kms, a server that speaks AWS KMS's protocol, for the same test (.cache/local-kms/bin/local-kms).
+provision_local_kms() {
+  local dir="$CACHE/local-kms" bin="$CACHE/local-kms/bin/local-kms"
+  if [[ "$(cat "$dir/.installed" 2>/dev/null)" != "$LOCAL_KMS_VERSION" || ! -x $bin ]]; then
+    local go
+    go="$(find_go)" || { apt_install golang-go; go="$(find_go)"; } || die "no Go toolchain available to build local-kms"
+    rm -rf "$dir" && mkdir -p "$dir/bin"
+    log "building local-kms $LOCAL_KMS_VERSION with $go"
+    GOBIN="$dir/bin" GOTOOLCHAIN=auto timeout 1200 "$go" install "github.com/nsmithuk/local-kms@$LOCAL_KMS_VERSION" >&2 \
+      || die "go install of local-kms failed"
+    echo "$LOCAL_KMS_VERSION" > "$dir/.installed"
+  fi
+  log "local-kms: $bin"
+}
+
 # Serialise concurrent provisioning (e.g. parallel test workers) so builds/unzips don't race.
 provision_lock() {
   mkdir -p "$CACHE"
@@ -255,7 +285,7 @@ main() {
   for t in "$@"; do
     case $t in
       all) provision_postgres; provision_temporal; provision_temporal_server; provision_test_server; provision_elasticsearch
-           provision_browser; provision_compose; provision_schemathesis; provision_pyhanko ;;
+           provision_browser; provision_compose; provision_schemathesis; provision_pyhanko; provision_certomancer; provision_softhsm >/dev/null; provision_local_kms ;;
       postgres) provision_postgres ;;
       temporal) provision_temporal; print_temporal=1 ;;
       elasticsearch) provision_elasticsearch ;;
@@ -265,7 +295,10 @@ main() {
       browser) provision_browser ;;
       schemathesis) provision_schemathesis ;;
       pyhanko) provision_pyhanko ;;
-      *) die "unknown target '$t' (want: all postgres temporal temporal-server test-server elasticsearch browser compose schemathesis pyhanko)" ;;
+      certomancer) provision_certomancer ;;
+      softhsm) provision_softhsm ;;
+      local-kms) provision_local_kms ;;
+      *) die "unknown target '$t' (want: all postgres temporal temporal-server test-server elasticsearch browser compose schemathesis pyhanko certomancer softhsm local-kms)" ;;
     esac
   done
   if (( print_temporal )); then echo "$TEMPORAL_BIN"; fi

@@ -46,6 +46,8 @@ export interface SealSummary {
   subject: string;
   issuer: string;
   selfSigned: boolean;
+  /** The PAdES baseline level the seal is made at. */
+  level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
 }
 
 export interface CertificateInfo {
@@ -111,15 +113,24 @@ export async function appendCertificatePage(pdf: PDFDocument, info: CertificateI
 }
 
 // What the seal proves and what it does not, in words: a PAdES B-B seal carries no trusted timestamp, so
-// its times are the server's own; a self-signed certificate is trusted by no one but who checks it.
+// its times are the server's own; a self-signed certificate is trusted by no one but who checks it. The
+// page is written before the seal is made, so it names what the seal carries, not the timestamp's time.
 async function sealSection(writer: PageWriter, seal: SealSummary) {
-  await writer.keepTogether(60);
+  await writer.keepTogether(80);
   writer.space(12);
   await writer.line('Seal', { size: 13, face: 'bold' });
-  await writer.field('Signature', 'PAdES baseline B-B (ETSI.CAdES.detached) over this whole file');
+  await writer.field('Signature', `PAdES baseline ${seal.level} (ETSI.CAdES.detached) over this whole file`);
   await writer.field(
     'Certificate',
     seal.selfSigned ? `${seal.subject}, self-signed: no public trust store knows it` : `${seal.subject}, issued by ${seal.issuer}`,
   );
-  await writer.field('Times', "Signet's server clock, in UTC: no trusted timestamp authority vouches for them");
+  if (seal.level === 'B-B') {
+    await writer.field('Times', "Signet's server clock, in UTC: no trusted timestamp authority vouches for them");
+    return;
+  }
+  await writer.field('Times', "the events above: Signet's server clock, in UTC; the seal: a trusted RFC 3161 timestamp in its signature");
+  if (seal.level !== 'B-T') {
+    const archive = seal.level === 'B-LTA' ? ', and a document timestamp over them, renewed before it expires' : '';
+    await writer.field('Validation data', `the certificates and revocation answers the seal needs, embedded in this file${archive}`);
+  }
 }

@@ -1,15 +1,37 @@
 import crypto from 'node:crypto';
+import { PDF } from '@libpdf/core';
 import { PDFDocument } from 'pdf-lib';
+import * as pkijs from 'pkijs';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf } from '@signpdf/signpdf';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import { appendCertificatePage, type CertificateInfo } from './certificatePage';
-import type { SealCertificate } from './sealCertificate';
+import { checkedRevocationProvider } from './revocation';
+import { openSealKey, type SealCertificate } from './sealKey';
+import { SealServiceError } from './sealServices';
 import { SealSigner, sealCertificateSummary } from './sealSigner';
 import { stampSignaturesInto, type SignatureStamp } from './stamp';
+import { checkedTimestampAuthority } from './timestampAuthority';
 
-// Bytes reserved for the CMS signature: a 2048-bit key's signature and certificate chain need about 3 KB.
-const SIGNATURE_LENGTH = 16384;
+// Bytes reserved for the CMS signature: a 2048-bit key's signature and its chain need some 3–6 KB, a
+// signature timestamp with the authority's chain as much again.
+const SIGNATURE_LENGTH = 24576;
+
+/** PAdES baseline levels (ETSI EN 319 142-1), each adding to the one before. */
+export const sealLevels = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
+export type SealLevel = (typeof sealLevels)[number];
+
+/** What a seal above B-B reaches for: the timestamp authorities in order, and the roots their chains must reach. */
+export interface SealTimestamping {
+  level: Exclude<SealLevel, 'B-B'>;
+  tsaUrls: string[];
+  /** Per authority and per revocation answer. */
+  timeoutMs: number;
+  /** DER: the roots a timestamp authority's chain (and a CRL's issuer) must reach. */
+  trustAnchors: Uint8Array[];
+  /** B-LTA: how long before its authority's certificate ends a document timestamp is renewed. */
+  renewalMarginDays: number;
+}
 
 export interface SealDocumentInput {
   original: Uint8Array;
@@ -17,27 +39,54 @@ export interface SealDocumentInput {
   /** The certificate of completion; this document's SHA-256 is computed from `original`. */
   certificate: Omit<CertificateInfo, 'document'> & { document: Omit<CertificateInfo['document'], 'sha256'> };
   sealCertificate: SealCertificate;
+  /** B-B without it. */
+  timestamping?: SealTimestamping;
 }
 
 export function sha256Of(bytes: Uint8Array): string {
   return crypto.createHash('sha256').update(bytes).digest('hex');
 }
 
+/** A sealed PDF, and what its seal is: its level, its certificate, and when its archive timestamp is to be renewed (B-LTA). */
+export interface SealedPdf {
+  pdf: Buffer;
+  sha256: string;
+  level: SealLevel;
+  /** Hex SHA-256 of the seal certificate (DER), and its subject's common name. */
+  certificateSha256: string;
+  certificateSubject: string;
+  /** ISO 8601: when the newest document timestamp's authority certificate comes within the renewal margin of its end; null below B-LTA. */
+  archiveRenewAfter: string | null;
+}
+
 /** Stamps the signatures, appends the certificate of completion and signs the whole file. */
-export async function sealDocument(input: SealDocumentInput): Promise<{ pdf: Buffer; sha256: string }> {
+export async function sealDocument(input: SealDocumentInput): Promise<SealedPdf> {
   const pdf = await PDFDocument.load(input.original, { updateMetadata: false });
   await stampSignaturesInto(pdf, input.signatures);
   const document = { ...input.certificate.document, sha256: sha256Of(input.original) };
-  await appendCertificatePage(pdf, { ...input.certificate, document, seal: sealCertificateSummary(input.sealCertificate) });
-  const sealed = await sealPdf(await pdf.save({ useObjectStreams: false }), input.sealCertificate);
-  return { pdf: sealed, sha256: sha256Of(sealed) };
+  const seal = { ...(await sealCertificateSummary(input.sealCertificate)), level: input.timestamping?.level ?? ('B-B' as const) };
+  await appendCertificatePage(pdf, { ...input.certificate, document, seal });
+  const sealed = await sealPdf(await pdf.save({ useObjectStreams: false }), input.sealCertificate, input.timestamping);
+  const certificate = (await openSealKey(input.sealCertificate)).certificates[0];
+  return {
+    pdf: sealed,
+    sha256: sha256Of(sealed),
+    level: seal.level,
+    certificateSha256: sha256Of(certificate),
+    certificateSubject: seal.subject,
+    archiveRenewAfter: seal.level === 'B-LTA' ? archiveRenewAfter(sealed, input.timestamping!) : null,
+  };
 }
 
 /**
  * Signs the whole PDF with the seal certificate, so any later change to it shows as an invalid signature:
- * a PAdES baseline B-B signature, whose claimed time (the server's clock) is the signature dictionary's /M.
+ * a PAdES baseline signature whose claimed time (the server's clock) is the signature dictionary's /M.
+ * B-T adds a signature timestamp; B-LT then a Document Security Store with the chains and revocation
+ * answers of the seal and of the timestamp; B-LTA a document timestamp over all of it. Each addition is
+ * an incremental update (by @libpdf/core): the bytes signed before never change. An authority or
+ * responder that fails fails the seal (SealServiceError, retried by the workflow), never a lower level.
  */
-export async function sealPdf(bytes: Uint8Array, certificate: SealCertificate): Promise<Buffer> {
+export async function sealPdf(bytes: Uint8Array, certificate: SealCertificate, timestamping?: SealTimestamping): Promise<Buffer> {
   const pdfDoc = await PDFDocument.load(bytes, { updateMetadata: false });
   pdflibAddPlaceholder({
     pdfDoc,
@@ -50,5 +99,64 @@ export async function sealPdf(bytes: Uint8Array, certificate: SealCertificate): 
     appName: 'Signet',
   });
   const withPlaceholder = await pdfDoc.save({ useObjectStreams: false });
-  return new SignPdf().sign(Buffer.from(withPlaceholder), new SealSigner(certificate));
+  const key = await openSealKey(certificate);
+  const authority = timestamping && checkedTimestampAuthority({ urls: timestamping.tsaUrls, timeoutMs: timestamping.timeoutMs, trustAnchors: timestamping.trustAnchors });
+  const signed = await new SignPdf().sign(Buffer.from(withPlaceholder), new SealSigner(key, authority));
+  if (!timestamping || timestamping.level === 'B-T') return signed;
+  return addValidationData(signed, { ...timestamping, level: timestamping.level }, key.certificates);
+}
+
+export interface RenewalInput {
+  /** A sealed PDF at B-LTA. */
+  pdf: Uint8Array;
+  sealCertificate: SealCertificate;
+  timestamping: SealTimestamping;
+}
+
+/**
+ * Renews a sealed PDF's archive (B-LTA): fresh validation data for what the file holds, and a new
+ * document timestamp over all of it, as one more incremental update. The bytes before stay as they
+ * were, so a copy handed out earlier is the start of this one.
+ */
+export async function renewArchive(input: RenewalInput): Promise<Pick<SealedPdf, 'pdf' | 'sha256' | 'archiveRenewAfter'>> {
+  const key = await openSealKey(input.sealCertificate);
+  const pdf = await addValidationData(input.pdf, { ...input.timestamping, level: 'B-LTA' }, key.certificates);
+  return { pdf, sha256: sha256Of(pdf), archiveRenewAfter: archiveRenewAfter(pdf, input.timestamping) };
+}
+
+/** When the file's newest document timestamp is to be renewed: its authority certificate's end, less the margin. */
+export function archiveRenewAfter(pdf: Uint8Array, timestamping: Pick<SealTimestamping, 'renewalMarginDays'>): string {
+  const text = Buffer.from(pdf).toString('latin1');
+  const ranges = [...text.matchAll(/\/ByteRange\s*\[\s*0\s+(\d+)\s+(\d+)\s+\d+\s*\]/g)];
+  const [, end, start] = ranges[ranges.length - 1].map(Number);
+  const hex = text.slice(end + 1, start - 1).replace(/0+$/, '');
+  const signedData = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex')).content });
+  const sid = signedData.signerInfos[0].sid as pkijs.IssuerAndSerialNumber;
+  const certificate = signedData.certificates?.find(
+    (cert): cert is pkijs.Certificate => cert instanceof pkijs.Certificate && cert.serialNumber.isEqual(sid.serialNumber) && cert.issuer.isEqual(sid.issuer),
+  );
+  if (!certificate) throw new Error("the document timestamp does not carry its authority's certificate");
+  return new Date(certificate.notAfter.value.getTime() - timestamping.renewalMarginDays * 86_400_000).toISOString();
+}
+
+/**
+ * B-LT: the validation data of every signature and timestamp in the file, as a Document Security Store;
+ * B-LTA: then a document timestamp, and the validation data of its own chain. Also how an archive is
+ * renewed: a new document timestamp over the one before, before that one's certificate expires.
+ */
+export async function addValidationData(bytes: Uint8Array, timestamping: SealTimestamping & { level: 'B-LT' | 'B-LTA' }, sealChain: Uint8Array[]): Promise<Buffer> {
+  const revocationProvider = checkedRevocationProvider({ timeoutMs: timestamping.timeoutMs, knownCertificates: [...sealChain, ...timestamping.trustAnchors] });
+  const pdf = await PDF.load(bytes);
+  const { bytes: updated, warnings } =
+    timestamping.level === 'B-LT'
+      ? await pdf.addValidationData({ revocationProvider })
+      : await pdf.addArchivalData({
+          revocationProvider,
+          timestampAuthority: checkedTimestampAuthority({ urls: timestamping.tsaUrls, timeoutMs: timestamping.timeoutMs, trustAnchors: timestamping.trustAnchors }),
+        });
+  // @libpdf/core goes on past what a responder did not give, with a warning: here that fails the seal.
+  const [problem] = revocationProvider.problems;
+  if (problem) throw problem;
+  if (warnings.length) throw new SealServiceError('revocation data', undefined, warnings.map((warning) => warning.message).join('; '));
+  return Buffer.from(updated);
 }

@@ -3,14 +3,17 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import forge from 'node-forge';
 
-export interface SealCertificate {
-  p12: Buffer;
-  password: string;
-}
+import { certificatesOfPem, type Pkcs11KeySource, type KmsKeySource, type SealCertificate } from './sealKey';
 
 export interface SealCertificateOptions {
   p12Path?: string;
   p12Password?: string;
+  /** PEM: the certificates above the seal certificate (intermediates, root). */
+  chainPath?: string;
+  /** PEM: the seal certificate, for a key on a PKCS#11 token or in a KMS. */
+  certificatePath?: string;
+  pkcs11?: Pkcs11KeySource['pkcs11'];
+  kms?: KmsKeySource['kms'];
   dataDir: string;
 }
 
@@ -18,12 +21,19 @@ const GENERATED_FILE = 'seal.p12';
 const VALIDITY_YEARS = 10;
 
 /**
- * The certificate that seals completed documents: the configured PKCS#12 file, or else a self-signed one
- * generated once under dataDir. The generated file has an empty password; its 0600 mode protects it,
- * as a password file kept beside it would add nothing.
+ * The certificate that seals completed documents and where its key is: a key on a PKCS#11 token or in a
+ * KMS (with the certificate beside it), the configured PKCS#12 file, or else a self-signed one generated
+ * once under dataDir. The generated file has an empty password; its 0600 mode protects it, as a password
+ * file kept beside it would add nothing.
  */
 export async function loadSealCertificate(options: SealCertificateOptions): Promise<SealCertificate> {
-  if (options.p12Path) return { p12: await fs.readFile(options.p12Path), password: options.p12Password ?? '' };
+  const chain = options.chainPath ? certificatesOfPem(await fs.readFile(options.chainPath, 'utf8')) : [];
+  if (options.pkcs11 || options.kms) {
+    if (!options.certificatePath) throw new Error('a seal key on a PKCS#11 token or in a KMS needs its certificate (SEAL_CERTIFICATE_PATH)');
+    const certificates = [...certificatesOfPem(await fs.readFile(options.certificatePath, 'utf8')), ...chain];
+    return options.pkcs11 ? { pkcs11: options.pkcs11, certificates } : { kms: options.kms!, certificates };
+  }
+  if (options.p12Path) return { p12: await fs.readFile(options.p12Path), password: options.p12Password ?? '', chain };
   const target = path.join(options.dataDir, GENERATED_FILE);
   const existing = await readIfPresent(target);
   if (existing) return { p12: existing, password: '' };

@@ -1,22 +1,17 @@
 import crypto from 'node:crypto';
 import forge from 'node-forge';
 import { Signer } from '@signpdf/utils';
+import type { TimestampAuthority } from '@libpdf/core';
 import type { SealSummary } from './certificatePage';
-import type { SealCertificate } from './sealCertificate';
+import { openSealKey, type SealCertificate, type SealKey } from './sealKey';
 
 // The CAdES signature of a sealed PDF, as PAdES baseline B-B asks (ETSI EN 319 142-1): a detached CMS
 // SignedData whose signed attributes are content-type, message-digest and signing-certificate-v2, and
 // no signing-time (the claimed time is the signature dictionary's /M). node-forge's pkcs7 cannot carry
-// signing-certificate-v2, so the CMS is written here with forge's ASN.1 module. The PKCS#12 file is
-// opened once per process, and the RSA signature is made by Node's crypto (OpenSSL).
+// signing-certificate-v2, so the CMS is written here with forge's ASN.1 module. The RSA signature is
+// the seal key's (./sealKey.ts). With a timestamp authority (B-T and above), the signature value is
+// timestamped and the token carried as the unsigned attribute signature-time-stamp (RFC 3161 annex A).
 
-interface OpenedCertificate {
-  certificates: forge.pki.Certificate[];
-  certificate: forge.pki.Certificate;
-  key: crypto.KeyObject;
-}
-
-const opened = new Map<string, OpenedCertificate>();
 const { asn1 } = forge;
 const OID = {
   data: forge.pki.oids.data,
@@ -26,25 +21,8 @@ const OID = {
   sha256: forge.pki.oids.sha256,
   rsaEncryption: forge.pki.oids.rsaEncryption,
   signingCertificateV2: '1.2.840.113549.1.9.16.2.47', // id-aa-signingCertificateV2, RFC 5035
+  signatureTimeStampToken: '1.2.840.113549.1.9.16.2.14', // id-aa-signatureTimeStampToken, RFC 3161
 };
-
-function open({ p12, password }: SealCertificate): OpenedCertificate {
-  const id = crypto.createHash('sha256').update(p12).update('\0').update(password).digest('hex');
-  const known = opened.get(id);
-  if (known) return known;
-  const parsed = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(forge.util.createBuffer(p12.toString('binary'))), false, password);
-  const certificates = (parsed.getBags({ bagType: forge.pki.oids.certBag })[forge.pki.oids.certBag] ?? []).map((bag) => bag.cert!).filter(Boolean);
-  const privateKey = parsed.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag })[forge.pki.oids.pkcs8ShroudedKeyBag]?.[0]?.key as
-    forge.pki.rsa.PrivateKey | undefined;
-  if (!privateKey) throw new Error('the seal certificate file holds no private key');
-  const rsaKey = (cert: forge.pki.Certificate) => cert.publicKey as forge.pki.rsa.PublicKey;
-  const certificate = certificates.find((cert) => rsaKey(cert).n.compareTo(privateKey.n) === 0 && rsaKey(cert).e.compareTo(privateKey.e) === 0);
-  if (!certificate) throw new Error('the seal certificate file holds no certificate that matches its private key');
-  const key = crypto.createPrivateKey(forge.pki.privateKeyToPem(privateKey));
-  const result = { certificates, certificate, key };
-  opened.set(id, result);
-  return result;
-}
 
 const der = (node: forge.asn1.Asn1) => Buffer.from(asn1.toDer(node).getBytes(), 'binary');
 const binary = (bytes: Buffer) => bytes.toString('binary');
@@ -72,17 +50,19 @@ function signedAttributes(content: Buffer, certificate: forge.pki.Certificate) {
 }
 
 export class SealSigner extends Signer {
-  private readonly opened: OpenedCertificate;
-
-  constructor(certificate: SealCertificate) {
+  constructor(
+    private readonly key: SealKey,
+    private readonly timestamps?: TimestampAuthority,
+  ) {
     super();
-    this.opened = open(certificate);
   }
 
   async sign(pdfBuffer: Buffer): Promise<Buffer> {
-    const { certificates, certificate, key } = this.opened;
+    const certificates = this.key.certificates.map((cert) => forge.pki.certificateFromAsn1(asn1.fromDer(binary(cert))));
+    const [certificate] = certificates;
     const attributes = signedAttributes(pdfBuffer, certificate);
-    const signature = crypto.sign('sha256', der(set(...attributes)), key);
+    const signature = await this.key.sign(der(set(...attributes)));
+    const unsigned = this.timestamps ? [attribute(OID.signatureTimeStampToken, asn1.fromDer(binary(Buffer.from(await this.timestamps.timestamp(sha256(signature), 'SHA-256')))))] : [];
     const signerInfo = sequence(
       integer('01'),
       sequence(forge.pki.distinguishedNameToAsn1(certificate.issuer), integer(certificate.serialNumber)),
@@ -90,6 +70,7 @@ export class SealSigner extends Signer {
       asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, attributes), // [0] IMPLICIT SET OF Attribute
       algorithm(OID.rsaEncryption),
       octets(signature),
+      ...(unsigned.length ? [asn1.create(asn1.Class.CONTEXT_SPECIFIC, 1, true, unsigned)] : []), // [1] IMPLICIT unsignedAttrs
     );
     const signedData = sequence(
       integer('01'),
@@ -108,13 +89,13 @@ export class SealSigner extends Signer {
 }
 
 /** Hex SHA-256 of the seal certificate (DER): what a sealed PDF's signature names as its signer's. */
-export function sealCertificateFingerprint(certificate: SealCertificate): string {
-  return sha256(der(forge.pki.certificateToAsn1(open(certificate).certificate))).toString('hex');
+export async function sealCertificateFingerprint(certificate: SealCertificate): Promise<string> {
+  return sha256((await openSealKey(certificate)).certificates[0]).toString('hex');
 }
 
 /** Who the seal certificate names, who issued it, and whether it issued itself (no public trust store knows such a one). */
-export function sealCertificateSummary(certificate: SealCertificate): SealSummary {
-  const { certificate: cert } = open(certificate);
+export async function sealCertificateSummary(certificate: SealCertificate): Promise<Omit<SealSummary, 'level'>> {
+  const cert = forge.pki.certificateFromAsn1(asn1.fromDer(binary((await openSealKey(certificate)).certificates[0])));
   const nameOf = (name: forge.pki.Certificate['subject']) =>
     (name.getField('CN')?.value as string | undefined) ?? name.attributes.map((part) => `${part.shortName ?? part.type}=${part.value}`).join(', ');
   return { subject: nameOf(cert.subject), issuer: nameOf(cert.issuer), selfSigned: cert.isIssuer(cert) };

@@ -6,15 +6,15 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 // From the build (npm run build) seal.js is compiled beside this file; from the sources tsx compiles seal.ts.
-const { sealDocument } = fs.existsSync(path.join(__dirname, 'seal.js')) ? require('./seal.js') : require('tsx/cjs/api').require('./seal.ts', __filename);
+const { sealDocument, renewArchive } = fs.existsSync(path.join(__dirname, 'seal.js')) ? require('./seal.js') : require('tsx/cjs/api').require('./seal.ts', __filename);
 
-parentPort.on('message', async ({ id, input }) => {
+parentPort.on('message', async ({ id, job, input }) => {
   try {
-    // Buffers arrive as plain Uint8Arrays; the certificate is read as a Buffer.
-    const sealCertificate = { ...input.sealCertificate, p12: Buffer.from(input.sealCertificate.p12) };
-    const { pdf, sha256 } = await sealDocument({ ...input, sealCertificate });
-    parentPort.postMessage({ id, pdf, sha256 });
+    // Buffers arrive as plain Uint8Arrays, which the seal reads as they are.
+    parentPort.postMessage({ id, sealed: await (job === 'renew' ? renewArchive(input) : sealDocument(input)) });
   } catch (error) {
-    parentPort.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
+    // A SealServiceError's service and url say what the seal waits for (the workflow's progress shows it).
+    const { service, url } = /** @type {{ service?: string, url?: string }} */ (error ?? {});
+    parentPort.postMessage({ id, error: error instanceof Error ? error.message : String(error), service, url });
   }
 });

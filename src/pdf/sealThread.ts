@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { sealDocument, SealDocumentInput } from './seal';
+import type { renewArchive, RenewalInput, sealDocument, SealDocumentInput } from './seal';
+import { SealServiceError, type SealService } from './sealServices';
 
 // Sealing parses, rewrites and signs the whole PDF: a 25 MB file holds its thread for half a second in
 // one stretch, a 2000-page one for over a second in stretches of 200 ms. It runs on a thread of its
@@ -12,9 +13,10 @@ import type { sealDocument, SealDocumentInput } from './seal';
 const HEAP_MB = 384;
 
 type Sealed = Awaited<ReturnType<typeof sealDocument>>;
+type Renewed = Awaited<ReturnType<typeof renewArchive>>;
 
 interface Waiting {
-  resolve: (sealed: Sealed) => void;
+  resolve: (sealed: Renewed) => void;
   reject: (error: Error) => void;
 }
 
@@ -24,12 +26,13 @@ let lastId = 0;
 function start() {
   const worker = new Worker(path.join(__dirname, 'sealThread.cjs'), { resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } });
   const started = { worker, waiting: new Map<number, Waiting>() };
-  worker.on('message', ({ id, pdf, sha256, error }: { id: number; pdf?: Uint8Array; sha256?: string; error?: string }) => {
+  type Answer = { id: number; sealed?: Renewed; error?: string; service?: SealService; url?: string };
+  worker.on('message', ({ id, sealed, error, service, url }: Answer) => {
     const waiting = started.waiting.get(id);
     started.waiting.delete(id);
     if (started.waiting.size === 0) worker.unref(); // an idle thread keeps no process alive
-    if (error !== undefined) waiting?.reject(new Error(error));
-    else waiting?.resolve({ pdf: Buffer.from(pdf!.buffer, pdf!.byteOffset, pdf!.byteLength), sha256: sha256! });
+    if (error !== undefined) waiting?.reject(service ? new SealServiceError(service, url, error) : new Error(error));
+    else waiting?.resolve({ ...sealed!, pdf: Buffer.from(sealed!.pdf.buffer, sealed!.pdf.byteOffset, sealed!.pdf.byteLength) });
   });
   // Out of memory, or any other end: its seals fail (the workflow retries them), the next starts a new thread.
   const end = (error: Error) => {
@@ -43,14 +46,19 @@ function start() {
 }
 
 /** sealDocument (./seal.ts), run on the seal thread. */
-export function sealDocumentOnThread(input: SealDocumentInput): Promise<Sealed> {
+export const sealDocumentOnThread = (input: SealDocumentInput): Promise<Sealed> => onThread('seal', input);
+
+/** renewArchive (./seal.ts), run on the seal thread. */
+export const renewArchiveOnThread = (input: RenewalInput): Promise<Renewed> => onThread('renew', input);
+
+function onThread<Result extends Renewed>(job: 'seal' | 'renew', input: SealDocumentInput | RenewalInput): Promise<Result> {
   thread ??= start();
   const { worker, waiting } = thread;
   const id = ++lastId;
   return new Promise((resolve, reject) => {
-    waiting.set(id, { resolve, reject });
+    waiting.set(id, { resolve: resolve as (sealed: Renewed) => void, reject });
     worker.ref();
-    worker.postMessage({ id, input });
+    worker.postMessage({ id, job, input });
   });
 }
 

@@ -4,8 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { stopSealThread } from '../../src/pdf/sealThread';
-import { padesSealer, type SealInput } from '../../src/signingRequests/sealing';
+import { padesSealer, sealSettingsProblems, type SealConfig, type SealInput } from '../../src/signingRequests/sealing';
 import { makePdf } from '../support/pdfs';
+import { startTestPki, type TestPki } from '../support/testPki';
 
 // The seal is a PAdES baseline B-B signature (ETSI EN 319 142-1), as judged by tools that are not ours:
 // poppler's pdfsig, qpdf, and pyHanko (scripts/provision.sh pyhanko) through test/support/pades_validate.py.
@@ -62,8 +63,8 @@ describe('the seal is a PAdES baseline B-B signature, by pdfsig, qpdf and pyHank
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function seal(name: string, config: { SEAL_P12_PATH?: string; SEAL_P12_PASSWORD: string } = { SEAL_P12_PASSWORD: '' }) {
-    const { pdf } = await padesSealer({ dataDir: dir, ...config }).seal(await input());
+  async function seal(name: string, config: Partial<SealConfig> = {}) {
+    const { pdf } = await padesSealer({ dataDir: dir, SEAL_P12_PASSWORD: '', SEAL_TSA_URLS: '', SEAL_TSA_TIMEOUT_MS: 10_000, SEAL_ARCHIVE_RENEWAL_DAYS: 90, ...config }).seal(await input());
     const file = path.join(dir, name);
     fs.writeFileSync(file, pdf);
     return file;
@@ -132,5 +133,125 @@ describe('the seal is a PAdES baseline B-B signature, by pdfsig, qpdf and pyHank
     bytes.write('%PDF-1.6', 0, 'latin1'); // the header, which the signature covers and a reader still reads
     fs.writeFileSync(file, bytes);
     expect(pyhanko(file)).to.include({ intact: 'False', summary: 'INVALID' });
+  });
+});
+
+// B-T, B-LT and B-LTA against a real PKI on loopback (certomancer: CA, TSA, OCSP, CRL). Each file is
+// validated with the PKI's services switched off, so that it must carry what its validation needs.
+describe('the seal with a timestamp authority: B-T, B-LT and B-LTA by pyHanko, pdfsig, qpdf and openssl, the PKI switched off', function () {
+  this.timeout(120_000);
+  let pki: TestPki;
+  let dir: string;
+  const sealed: Record<string, string> = {};
+
+  before(async function () {
+    if (!fs.existsSync(python)) throw new Error(`no ${python}: run bash scripts/provision.sh pyhanko (npm test does)`);
+    pki = await startTestPki();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-pades-levels-'));
+    for (const level of ['B-T', 'B-LT', 'B-LTA'] as const) {
+      const { pdf } = await padesSealer(levelConfig(level)).seal(await input());
+      sealed[level] = path.join(dir, `${level}.pdf`);
+      fs.writeFileSync(sealed[level], pdf);
+    }
+    await pki.stop();
+  });
+  after(async () => {
+    await stopSealThread();
+    await pki?.stop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const levelConfig = (level: SealConfig['SEAL_LEVEL'], overrides: Partial<SealConfig> = {}): SealConfig => ({
+    dataDir: dir,
+    SEAL_P12_PATH: pki.seal.p12,
+    SEAL_P12_PASSWORD: pki.seal.password,
+    SEAL_TSA_URLS: pki.tsaUrl,
+    SEAL_TSA_TIMEOUT_MS: 10_000,
+    SEAL_LEVEL: level,
+    SEAL_TRUST_ANCHORS_PATH: pki.rootPem,
+    SEAL_ARCHIVE_RENEWAL_DAYS: 90,
+    ...overrides,
+  });
+
+  for (const level of ['B-T', 'B-LT', 'B-LTA'] as const) {
+    it(`${level}: the level it claims, valid and trusted, validated from the file alone`, () => {
+      const found = pyhanko(sealed[level], pki.rootPem);
+      expect(found).to.include({
+        SubFilter: '/ETSI.CAdES.detached',
+        'signed attributes': 'content_type, message_digest, signing_certificate_v2',
+        'PAdES baseline level': level,
+        'document security store': String(level !== 'B-T').replace(/^./, (c) => c.toUpperCase()),
+        'document timestamps': level === 'B-LTA' ? '1' : '0',
+        intact: 'True',
+        valid: 'True',
+        trusted: 'True',
+        'AdES indication': 'PASSED',
+      });
+      // Revocation data is required for every certificate, and nothing is fetched: B-T embeds none, B-LT and
+      // B-LTA all of it; the archival process (EN 319 102-1 § 5.6) also needs the proof of existence that
+      // only B-LTA's document timestamp gives the validation data.
+      const offline = 'INTACT:TRUSTED,TIMESTAMP_TOKEN<INTACT:TRUSTED>';
+      if (level === 'B-T') expect(found).not.to.have.property('offline with embedded revocation');
+      else expect(found['offline with embedded revocation']).to.contain(offline);
+      if (level === 'B-LTA') expect(found, found['AdES LTA failure']).to.include({ 'AdES LTA indication': 'PASSED' });
+      else expect(found['AdES LTA indication']).to.equal('INDETERMINATE');
+      const best = Date.parse(found['best signature time']);
+      expect(Math.abs(best - Date.now())).to.be.below(10 * 60_000);
+    });
+  }
+
+  it('pdfsig finds the seal valid beside the document timestamp, qpdf finds no damage, and openssl verifies the signature timestamp against the root', () => {
+    // Debian 12's poppler (22.12) reads the document timestamp (ETSI.RFC3161) as a second signature it
+    // cannot check ("unknown"); pyHanko above checks it.
+    const report = spawnSync('pdfsig', [sealed['B-LTA']], { encoding: 'utf8' }).stdout;
+    const [seal, timestamp] = report.split(/Signature #\d+:/).slice(1);
+    expect(seal).to.contain('Signature Type: ETSI.CAdES.detached').and.contain('Signature Validation: Signature is Valid.');
+    expect(timestamp).to.contain('Signer Certificate Common Name: Signet Test TSA');
+    expect(execFileSync('qpdf', ['--check', sealed['B-LTA']], { encoding: 'utf8' })).to.contain('No syntax or stream encoding errors');
+
+    const extracted = spawnSync(python, [path.join(root, 'test/support/pades_token.py'), sealed['B-LTA'], dir], { encoding: 'utf8' });
+    expect(extracted.status, extracted.stderr).to.equal(0);
+    const verified = spawnSync(
+      'openssl',
+      ['ts', '-verify', '-in', path.join(dir, 'token.der'), '-token_in', '-data', path.join(dir, 'signature.bin'), '-CAfile', pki.rootPem, '-untrusted', path.join(dir, 'tsa-certs.pem')],
+      { encoding: 'utf8' },
+    );
+    expect(`${verified.stdout}${verified.stderr}`).to.contain('Verification: OK');
+  });
+
+  it('the bytes the seal signed never change: each level only appends to the one before', () => {
+    const text = fs.readFileSync(sealed['B-LTA'], 'latin1');
+    expect(text.match(/%%EOF/g)!.length).to.be.at.least(3); // the sealed file, its validation data, the document timestamp (and its own data)
+    const [first] = [...text.matchAll(/\/ByteRange\s*\[\s*0\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g)];
+    const signedLength = Number(first[2]) + Number(first[3]);
+    expect(signedLength).to.be.below(text.length);
+  });
+
+  it('never seals with a revoked certificate, nor below its level: the seal fails, saying why, to be retried', async () => {
+    await pki.start();
+    try {
+      const sealing = padesSealer(levelConfig('B-LTA', { SEAL_P12_PATH: pki.revokedSeal.p12, SEAL_P12_PASSWORD: pki.revokedSeal.password })).seal(await input());
+      const error: Error = await sealing.then(
+        () => expect.fail('sealed with a revoked certificate'),
+        (failure: Error) => failure,
+      );
+      expect(error.name).to.equal('SealServiceError');
+      expect(error.message).to.match(/revoked/);
+      expect((error as Error & { service?: string }).service).to.equal('revocation data');
+    } finally {
+      await pki.stop();
+    }
+  });
+
+  it('start-up refuses a level its configuration cannot reach, saying what is missing', async () => {
+    expect(await sealSettingsProblems(levelConfig('B-LTA'))).to.deep.equal([]);
+    const [noTsa] = await sealSettingsProblems(levelConfig('B-T', { SEAL_TSA_URLS: '' }));
+    expect(noTsa).to.contain('SEAL_LEVEL=B-T needs a timestamp authority').and.contain('SEAL_TSA_URLS');
+    const noRevocation = await sealSettingsProblems(levelConfig('B-LT', { SEAL_P12_PATH: pki.sealNoRevocation.p12, SEAL_P12_PASSWORD: pki.sealNoRevocation.password }));
+    expect(noRevocation.join('\n')).to.contain('names no OCSP responder and no CRL');
+    const broken = path.join(dir, 'broken.p12');
+    fs.writeFileSync(broken, 'not a PKCS#12 file');
+    const [unopened] = await sealSettingsProblems(levelConfig('B-B', { SEAL_P12_PATH: broken }));
+    expect(unopened).to.contain('the seal key does not open');
   });
 });

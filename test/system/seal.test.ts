@@ -7,7 +7,8 @@ import { expect } from 'chai';
 import { PDFDocument } from 'pdf-lib';
 import { PNG } from 'pngjs';
 import { sealDocument, sha256Of, type SealDocumentInput } from '../../src/pdf/seal';
-import { loadSealCertificate, type SealCertificate } from '../../src/pdf/sealCertificate';
+import { loadSealCertificate } from '../../src/pdf/sealCertificate';
+import type { P12KeySource, SealCertificate } from '../../src/pdf/sealKey';
 import { sealDocumentOnThread, stopSealThread } from '../../src/pdf/sealThread';
 import { stampSignatures } from '../../src/pdf/stamp';
 import { makeLargePdf, makePdf } from '../support/pdfs';
@@ -253,10 +254,11 @@ describe('the seal certificate', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('is generated once, private to its owner, and the same on later and concurrent calls', async () => {
-    const [first, racing] = await Promise.all([loadSealCertificate({ dataDir: dir }), loadSealCertificate({ dataDir: dir })]);
-    const later = await loadSealCertificate({ dataDir: dir });
-    expect(racing.p12.equals(first.p12)).to.equal(true);
-    expect(later.p12.equals(first.p12)).to.equal(true);
+    const p12Of = async (loading: Promise<SealCertificate>) => Buffer.from(((await loading) as P12KeySource).p12);
+    const [first, racing] = await Promise.all([p12Of(loadSealCertificate({ dataDir: dir })), p12Of(loadSealCertificate({ dataDir: dir }))]);
+    const later = await p12Of(loadSealCertificate({ dataDir: dir }));
+    expect(racing.equals(first)).to.equal(true);
+    expect(later.equals(first)).to.equal(true);
     expect(fs.statSync(path.join(dir, 'seal.p12')).mode & 0o777).to.equal(0o600);
     expect(fs.readdirSync(dir)).to.deep.equal(['seal.p12']);
   });
@@ -265,7 +267,7 @@ describe('the seal certificate', () => {
     const elsewhere = path.join(dir, 'elsewhere');
     const generated = await loadSealCertificate({ dataDir: elsewhere });
     const explicit = await loadSealCertificate({ dataDir: dir, p12Path: path.join(elsewhere, 'seal.p12'), p12Password: 'secret' });
-    expect(explicit).to.deep.equal({ p12: generated.p12, password: 'secret' });
+    expect(explicit).to.deep.equal({ p12: (generated as P12KeySource).p12, password: 'secret', chain: [] });
     expect(fs.existsSync(path.join(dir, 'seal.p12'))).to.equal(false);
   });
 });
