@@ -3,11 +3,12 @@ import { createSigningActivities, type SigningActivityDeps } from './signingRequ
 import { createSweeperActivities, type SweeperActivityDeps } from './sweeper';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import { createSearchActivities, type SearchActivityDeps } from './search';
+import { createArchiveActivities, type ArchiveActivityDeps } from './archive';
 import type { Activities } from '../workflows/activities';
 
 // Activities are the only code the workflows call that touches the world. They get their
 // dependencies from this factory and must be safe to retry: keyed by ids, conditional updates.
-export type ActivityDeps = SigningActivityDeps & WebhookActivityDeps & SweeperActivityDeps & SearchActivityDeps;
+export type ActivityDeps = SigningActivityDeps & WebhookActivityDeps & SweeperActivityDeps & SearchActivityDeps & ArchiveActivityDeps;
 
 const HEARTBEAT_EVERY_MS = 5_000;
 
@@ -32,6 +33,7 @@ export function createActivities(deps: ActivityDeps): Activities {
   const webhooks = createWebhookActivities(deps);
   const sweeper = createSweeperActivities(deps);
   const search = createSearchActivities(deps);
+  const archive = createArchiveActivities(deps);
   return {
     // workflows/signingRequest.ts
     announceRequest: heartbeating(signing.announceRequest),
@@ -59,5 +61,8 @@ export function createActivities(deps: ActivityDeps): Activities {
     // workflows/searchIndexer.ts
     indexEvent: heartbeating(search.indexEvent),
     indexEventsFor: heartbeating(search.indexEventsFor),
+    // workflows/archiveRenewal.ts
+    findArchivesDue: heartbeating(archive.findArchivesDue),
+    renewArchive: heartbeating(archive.renewArchive),
   };
 }

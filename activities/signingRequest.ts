@@ -2,12 +2,14 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../src/config';
 import type { Db } from '../src/db';
 import { isRefusedForGood } from '../src/db/errors';
-import { databaseRefusal } from '../src/domain/signingRequests';
+import { databaseRefusal, sealServiceUnavailable } from '../src/domain/signingRequests';
 import type { EventLog } from '../src/events/service';
 import type { MailTransport } from '../src/mail';
+import { countSealServiceFailure } from '../src/metrics';
+import { SealServiceError } from '../src/pdf/sealServices';
 import { completeRequest } from '../src/signingRequests/complete';
 import { createNotifier, sendClosingMails, sendInvitations, sendReminders } from '../src/signingRequests/notifications';
-import { padesSealer } from '../src/signingRequests/sealing';
+import { padesSealer, type SealConfig } from '../src/signingRequests/sealing';
 import {
   announceRequest,
   expireRequest,
@@ -23,7 +25,7 @@ import type { SigningRequestActivities } from '../workflows/activities';
 export interface SigningActivityDeps {
   db: Db;
   events: EventLog;
-  config: Pick<Config, 'publicUrl' | 'dataDir' | 'MAIL_FROM' | 'SIGNING_TOKEN_SECRET' | 'SEAL_P12_PATH' | 'SEAL_P12_PASSWORD' | 'RATE_LIMIT_MULTIPLIER'>;
+  config: Pick<Config, 'publicUrl' | 'MAIL_FROM' | 'SIGNING_TOKEN_SECRET' | 'RATE_LIMIT_MULTIPLIER'> & SealConfig;
   mail: MailTransport;
 }
 
@@ -44,6 +46,17 @@ function failingForGood<Args extends unknown[], Result>(name: string, work: (...
   };
 }
 
+// A seal that waits for a timestamp authority or revocation responder says which, for the workflow's progress and the metrics.
+async function waitingOnSealServices<Result>(work: () => Promise<Result>): Promise<Result> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof SealServiceError)) throw error;
+    countSealServiceFailure(error.service);
+    throw ApplicationFailure.retryable(error.message, sealServiceUnavailable, { service: error.service, url: error.url ?? null });
+  }
+}
+
 // The signing request workflow's activities (src/signingRequests/): its transitions, each a transaction
 // with its audit step and event, safe to repeat; the seal that completes it; and its e-mails.
 export function createSigningActivities(deps: SigningActivityDeps): SigningRequestActivities {
@@ -58,7 +71,7 @@ export function createSigningActivities(deps: SigningActivityDeps): SigningReque
     recordDecline: failingForGood('recordDecline', (requestId, decline) => recordDecline(deps, requestId, decline)),
     recordCancellation: failingForGood('recordCancellation', (requestId, reason) => recordCancellation(deps, requestId, reason)),
     expireRequest: failingForGood('expireRequest', (requestId) => expireRequest(deps, requestId)),
-    completeRequest: failingForGood('completeRequest', (requestId) => completeRequest(completion, requestId)),
+    completeRequest: failingForGood('completeRequest', (requestId) => waitingOnSealServices(() => completeRequest(completion, requestId))),
     sendInvitations: failingForGood('sendInvitations', (requestId, signerIds) => sendInvitations(notifier, requestId, signerIds)),
     sendReminders: failingForGood('sendReminders', (requestId, signerIds, round) => sendReminders(notifier, requestId, signerIds, round)),
     sendClosingMails: failingForGood('sendClosingMails', (requestId) => sendClosingMails(notifier, requestId)),

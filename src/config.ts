@@ -79,6 +79,28 @@ export const configSchema = z.object({
   CONSOLE_SESSION_SECRET: z.string().min(32).optional(),
   SEAL_P12_PATH: z.string().optional(),
   SEAL_P12_PASSWORD: z.string().default(''),
+  /** PEM: the certificates above the seal certificate (intermediates, then the root), when its file does not carry them. */
+  SEAL_CHAIN_PATH: z.string().optional(),
+  /** PEM: the seal certificate, for a key on a PKCS#11 token or in a KMS. */
+  SEAL_CERTIFICATE_PATH: z.string().optional(),
+  /** A key on a PKCS#11 token (an HSM): the module's path, the token's label, its user PIN and the key's label. */
+  SEAL_PKCS11_MODULE: z.string().optional(),
+  SEAL_PKCS11_TOKEN_LABEL: z.string().optional(),
+  SEAL_PKCS11_PIN: z.string().optional(),
+  SEAL_PKCS11_KEY_LABEL: z.string().optional(),
+  /** An RSA key in AWS KMS: its id or ARN, region, and an endpoint other than AWS's (credentials: the AWS environment). */
+  SEAL_KMS_KEY_ID: z.string().optional(),
+  SEAL_KMS_REGION: z.string().optional(),
+  SEAL_KMS_ENDPOINT: z.string().url().optional(),
+  /** RFC 3161 timestamp authorities, in order of preference (comma-separated; credentials in a URL's userinfo). */
+  SEAL_TSA_URLS: z.string().default(''),
+  SEAL_TSA_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** PAdES baseline level: B-LTA by default with a timestamp authority, B-B without. */
+  SEAL_LEVEL: z.enum(['B-B', 'B-T', 'B-LT', 'B-LTA']).optional(),
+  /** PEM: the roots a timestamp authority's chain must reach; unset: Node's bundled public roots and the seal's own root. */
+  SEAL_TRUST_ANCHORS_PATH: z.string().optional(),
+  /** B-LTA: a sealed PDF's archive is renewed this many days before its newest timestamp's authority certificate ends. */
+  SEAL_ARCHIVE_RENEWAL_DAYS: z.coerce.number().int().positive().default(90),
   WEBHOOK_SECRET_KEY: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 32 bytes as 64 hex digits' })
@@ -131,14 +153,18 @@ const requiredInProduction: Partial<Record<keyof Env, string>> = {
   PUBLIC_URL: 'signing links in e-mails must point at the address signers can reach',
   WEBHOOK_SECRET_KEY: 'webhook secrets encrypted by one process must be readable by every other: openssl rand -hex 32',
   SIGNING_TOKEN_SECRET: 'a signing link made by one process must be accepted by every other: openssl rand -hex 32',
-  SEAL_P12_PATH: "sealed documents must carry your organisation's certificate, the same in every worker (npx signet seal-certificate makes a self-signed one)",
+  SEAL_P12_PATH:
+    "sealed documents must carry your organisation's certificate, the same in every worker (npx signet seal-certificate makes a self-signed one; or a key on a PKCS#11 token or in a KMS: docs/sealing.md)",
 };
+
+/** The seal key is on a PKCS#11 token or in a KMS, so no PKCS#12 file is needed. */
+const sealKeyElsewhere = (config: Config) => Boolean(config.SEAL_PKCS11_MODULE || config.SEAL_KMS_KEY_ID);
 
 /** With NODE_ENV=production, stops the process at start when a setting it must not generate is missing. */
 export function checkProductionSettings(config: Config) {
   if (config.NODE_ENV !== 'production') return;
   const problems = Object.entries(requiredInProduction)
-    .filter(([name]) => !config[name as keyof Env] && (name !== 'SEAL_P12_PATH' || config.runWorker))
+    .filter(([name]) => !config[name as keyof Env] && (name !== 'SEAL_P12_PATH' || (config.runWorker && !sealKeyElsewhere(config))))
     .map(([name, why]) => `${name} is required with NODE_ENV=production: ${why}`);
   if (config.SEAL_P12_PATH) {
     try {

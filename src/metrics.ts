@@ -4,6 +4,7 @@ import type { Middleware } from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from './config';
 import type { Logger } from './logger';
+import type { SealService } from './domain/signingRequests';
 import type { AttemptOutcome } from './domain/webhooks';
 
 // Prometheus metrics, one registry per process. Every metric is listed in docs/operations.md ("Metrics").
@@ -41,6 +42,15 @@ export const countSigningRequestEnd = (status: SigningRequestOutcome) => (ended:
   if (ended) signingRequests.inc({ status });
   return ended;
 };
+
+const sealServiceFailures = new Counter({
+  name: 'signet_seal_service_failures_total',
+  help: 'Seals that failed for a timestamp authority or revocation responder (retried by the workflow), by service.',
+  labelNames: ['service'] as const,
+  registers: [registry],
+});
+
+export const countSealServiceFailure = (service: SealService) => sealServiceFailures.inc({ service });
 
 /** Times every request, labelled with the route template (never the raw path, whose ids would be endless labels). */
 export function recordRequestDuration(): Middleware {

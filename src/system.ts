@@ -8,6 +8,7 @@ import { listen } from './api/server';
 import { healthRoutes } from './health/routes';
 import { cachedAuthenticator, uncachedAuthenticator } from './apiKeys/cache';
 import { checkProductionSettings, type Config } from './config';
+import { sealSettingsProblems } from './signingRequests/sealing';
 import { migrateLatest, openDatabase, type Database } from './db';
 import { withAdvisoryLock } from './db/advisoryLock';
 import { createEventLog, type EventLog } from './events/service';
@@ -22,7 +23,7 @@ import type { SearchBackend } from './search/backend';
 import { createSearchBackend } from './search/setup';
 import { createSearchWake } from './search/wake';
 import { createDashboardBackend } from './dashboard/setup';
-import { startSearchIndexer, startSweeper } from './temporal/client';
+import { scheduleArchiveRenewal, startSearchIndexer, startSweeper } from './temporal/client';
 import { startTemporalDevServer } from './temporal/devServer';
 import { installTemporalRuntime } from './worker/runtime';
 import { prepareSearchAttributes } from './temporal/searchAttributes';
@@ -60,6 +61,10 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
   };
   try {
     checkProductionSettings(config);
+    if (config.runWorker) {
+      const problems = await sealSettingsProblems(config);
+      if (problems.length) throw new Error(`Invalid seal configuration:\n  ${problems.join('\n  ')}`);
+    }
     fs.mkdirSync(config.dataDir, { recursive: true });
     const database = await openDatabase(config);
     stops.push(() => database.close());
@@ -125,6 +130,7 @@ export async function startSystem(config: Config, logger: Logger): Promise<Runni
         await connection.close();
       });
       await startSweeper(client, config.TEMPORAL_TASK_QUEUE);
+      await scheduleArchiveRenewal(client, config.TEMPORAL_TASK_QUEUE);
       // On either backend: besides Elasticsearch's index, it keeps the text of new PDFs coming.
       await startSearchIndexer(client, config.TEMPORAL_TASK_QUEUE);
     }

@@ -54,4 +54,10 @@ export interface SearchActivities {
   indexEventsFor(runForMs: number): Promise<number>;
 }
 
-export type Activities = SigningRequestActivities & WebhookActivities & SweeperActivities & SearchActivities;
+/** workflows/archiveRenewal.ts: the sealed PDFs due and not made or renewed since `since` (ISO 8601), and one renewed (false: it was not due any more). */
+export interface ArchiveActivities {
+  findArchivesDue(input: { limit: number; since: string }): Promise<{ requestId: string; documentId: string }[]>;
+  renewArchive(due: { requestId: string; documentId: string }): Promise<boolean>;
+}
+
+export type Activities = SigningRequestActivities & WebhookActivities & SweeperActivities & SearchActivities & ArchiveActivities;

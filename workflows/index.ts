@@ -4,3 +4,4 @@ export { signingRequestWorkflow } from './signingRequest';
 export { webhookWorkflow } from './webhook';
 export { sweeperWorkflow } from './sweeper';
 export { searchIndexerWorkflow } from './searchIndexer';
+export { archiveRenewalWorkflow } from './archiveRenewal';

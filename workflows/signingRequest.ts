@@ -35,6 +35,9 @@ import {
   type RecipientType,
   type RequestStatus,
   routedRecipients,
+  type SealingProgress,
+  type SealService,
+  sealServiceUnavailable,
   type SignerStatus,
   type SigningRequestInput,
   type SigningRequestProgress,
@@ -181,7 +184,7 @@ class SigningRequestRun {
       this.shown() !== 'pending'
         ? `Finished: ${this.shown()}`
         : this.seal
-          ? `Sealing (${this.seal.attempts} failed attempts)`
+          ? `Sealing (${this.seal.attempts} failed attempts${this.seal.waitingOn ? `, waiting for the ${this.seal.waitingOn.service} since ${this.seal.waitingOn.since}` : ''})`
           : `${step}, waiting for ${waiting.join(', ') || 'nobody'}`,
     );
   }
@@ -370,6 +373,14 @@ class SigningRequestRun {
     return { outcome: this.status as SigningRequestOutcome, signers: this.state().signers };
   }
 
+  /** The service a failed seal waits for (a timestamp authority, a revocation responder), since its first failure in a row. */
+  private waitingOn(cause: Error): SealingProgress['waitingOn'] {
+    if (!(cause instanceof ApplicationFailure) || cause.type !== sealServiceUnavailable) return null;
+    const { service, url } = cause.details?.[0] as { service: SealService; url: string | null };
+    const before = this.seal?.waitingOn;
+    return { service, url, since: before?.service === service ? before.since : new Date().toISOString() };
+  }
+
   private async sealAndComplete() {
     this.seal = { attempts: 0, lastError: null, nextAttemptAt: null };
     let losses = 0;
@@ -382,7 +393,8 @@ class SigningRequestRun {
         const cause = (error as { cause?: Error }).cause ?? (error as Error);
         if (cause instanceof TimeoutFailure && patched('seal-loss-forgiven')) losses++;
         const delay = Math.min(SEAL_RETRY_FIRST_MS * 2 ** Math.max(0, this.seal.attempts - Math.min(losses, SEAL_LOSSES_FORGIVEN)), SEAL_RETRY_MAX_MS);
-        this.seal = { attempts: this.seal.attempts + 1, lastError: cause.message, nextAttemptAt: new Date(Date.now() + delay).toISOString() };
+        const nextAttemptAt = new Date(Date.now() + delay).toISOString();
+        this.seal = { attempts: this.seal.attempts + 1, lastError: cause.message, nextAttemptAt, waitingOn: this.waitingOn(cause) };
         await sleep(delay);
       }
     }

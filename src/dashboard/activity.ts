@@ -13,6 +13,7 @@ const summaries: Record<EventType, (data: Data) => string> = {
   'document.updated': (data) => `Document ${quoted(data.fileName)} updated`,
   'document.deleted': (data) => `Document ${quoted(data.fileName)} deleted`,
   'document.signed': (data) => `Document ${quoted(data.fileName)} signed by all ${data.signatureCount} parties`,
+  'document.archive_renewed': () => 'Archive timestamp of a sealed document renewed',
   'signing_request.created': (data) => `Signing request ${quoted(data.title)} sent to ${data.signers?.length ?? 0} signer(s)`,
   'signing_request.completed': (data) => `Signing request ${quoted(data.title)} completed`,
   'signing_request.cancelled': (data) => `Signing request cancelled${data.reason ? `: ${data.reason}` : ''}`,

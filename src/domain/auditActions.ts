@@ -17,6 +17,7 @@ export const auditActionLabels = {
   cancelled: 'Request cancelled',
   expired: 'Request expired',
   completed: 'Request completed',
+  archive_renewed: 'Archive timestamp renewed',
 } as const;
 
 export type AuditAction = keyof typeof auditActionLabels;

@@ -4,6 +4,7 @@
 export const eventTypes = [
   'document.created',
   'document.signed',
+  'document.archive_renewed',
   'signing_request.created',
   'signing_request.completed',
   'signer.signed',

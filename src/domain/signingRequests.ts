@@ -83,9 +83,19 @@ export interface SigningRequestProgress {
   stage: 'awaiting_signers' | 'sealing' | 'finished';
   /** The signers whose turn it is. */
   waitingFor: string[];
-  /** While sealing: how many attempts failed, the last error, and when the next attempt runs. */
-  sealing: null | { attempts: number; lastError: string | null; nextAttemptAt: string | null };
+  /** While sealing: how many attempts failed, the last error, when the next attempt runs, and the service it waits for. */
+  sealing: null | SealingProgress;
 }
+
+export interface SealingProgress {
+  attempts: number;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  /** The service the seal waits for (a timestamp authority or a revocation responder that did not answer), and its address. */
+  waitingOn?: { service: SealService; url: string | null; since: string } | null;
+}
+
+export type SealService = 'timestamp authority' | 'revocation data';
 
 /** Why an update was refused; the api answers 409 conflict with the failure's message. */
 export const refusalTypes = ['RequestEnded', 'Completing', 'UnknownSigner', 'AlreadyActed', 'NotYourTurn', 'NotYourPart'] as const;
@@ -99,6 +109,8 @@ export function routedRecipients(input: Pick<SigningRequestInput, 'signerIds' | 
 
 /** The failure type of an activity whose change the database refused for good (activities/signingRequest.ts). */
 export const databaseRefusal = 'DatabaseRefused';
+/** The failure type of a seal that waits for a timestamp authority or revocation responder; its details: `{ service, url }`. */
+export const sealServiceUnavailable = 'SealServiceUnavailable';
 /** An update whose change the database refused for good: nothing changed, the request stays as it was; the api answers 400. */
 export const changeRefused = 'ChangeRefused';
 

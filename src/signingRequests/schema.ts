@@ -432,6 +432,18 @@ export const ProgressSchema = z
         attempts: z.number().int().openapi({ description: 'Failed sealing attempts so far.' }),
         lastError: z.string().nullable(),
         nextAttemptAt: z.string().nullable().openapi({ format: 'date-time' }),
+        waitingOn: z
+          .object({
+            service: z.enum(['timestamp authority', 'revocation data']),
+            url: z.string().nullable().openapi({ description: 'The address that failed last (without credentials).' }),
+            since: z.string().openapi({ format: 'date-time', description: 'When the seal began to wait for it.' }),
+          })
+          .nullable()
+          .optional()
+          .openapi({
+            description:
+              'The service the seal waits for: a timestamp authority or revocation responder that did not answer, or whose answer was refused. The seal is never made at a lower level meanwhile.',
+          }),
       })
       .nullable()
       .openapi({ description: 'While sealing: how it goes. A request that cannot be sealed shows its failures here instead of staying pending in silence.' }),

@@ -4,6 +4,7 @@ import { toPage } from '../db/pagination';
 import { conflict, notFound } from '../errors';
 import type { ClientInfo, RecipientType, RequestStatus, RoutedRecipient, SignerStatus, SigningOrder, VerificationMethod } from '../domain/signingRequests';
 import type { SignerField } from '../documents/fields';
+import type { SealedPdf } from '../pdf/seal';
 
 // Rows of signing_requests and signers, mapped once to the camelCase objects everything else uses.
 
@@ -440,16 +441,26 @@ export async function findSealedContent(db: Db, requestId: string, documentId: s
   return row?.content;
 }
 
-/** The sealed documents whose sealed PDF has this SHA-256 (one, but for a PDF sealed twice in one request), with their request's completion. */
+/**
+ * The sealed documents whose sealed PDF has this SHA-256, now or before an archive renewal replaced it
+ * (one, but for a PDF sealed twice in one request), with their request's completion.
+ */
 export async function findSealedDocumentsByHash(db: Db, sha256: string) {
+  const versions = db('sealed_document_versions').where({ sha256 }).select('signing_request_id', 'document_id');
   const rows: { signing_request_id: string; document_id: string; completed_at: Date | null; file_name: string }[] = await db('sealed_documents as s')
     .join('signing_requests as r', 'r.id', 's.signing_request_id')
     .join('documents as d', 'd.id', 's.document_id')
     .where('s.sha256', sha256)
+    .orWhereIn(['s.signing_request_id', 's.document_id'], versions)
     .orderBy(['s.signing_request_id', 's.document_id'])
     .limit(20)
     .select('s.signing_request_id', 's.document_id', 'r.completed_at', 'd.file_name');
   return rows.map((row) => ({ signingRequestId: row.signing_request_id, documentId: row.document_id, completedAt: row.completed_at, fileName: row.file_name }));
+}
+
+/** Whether a certificate (hex SHA-256 of its DER) ever sealed a document here: the current seal certificate, or one rotated out. */
+export async function isSealCertificate(db: Db, sha256: string): Promise<boolean> {
+  return (await db('seal_certificates').where({ sha256 }).first('sha256')) !== undefined;
 }
 
 /** The SHA-256 of each sealed PDF of a request, by document id. */
@@ -458,12 +469,22 @@ export async function findSealedHashes(db: Db, requestId: string): Promise<Map<s
   return new Map(rows.map((row) => [row.document_id as string, row.sha256 as string]));
 }
 
-/** One document's sealed PDF, kept once: a retry that sealed it again keeps the first. */
-export const insertSealedDocument = (db: Db, requestId: string, documentId: string, sealed: { pdf: Buffer; sha256: string }) =>
-  db('sealed_documents')
-    .insert({ signing_request_id: requestId, document_id: documentId, content: sealed.pdf, sha256: sealed.sha256 })
+/** One document's sealed PDF, kept once: a retry that sealed it again keeps the first. Its seal certificate is noted among those ever used. */
+export async function insertSealedDocument(db: Db, requestId: string, documentId: string, sealed: SealedPdf) {
+  await db('seal_certificates').insert({ sha256: sealed.certificateSha256, subject: sealed.certificateSubject }).onConflict('sha256').ignore();
+  await db('sealed_documents')
+    .insert({
+      signing_request_id: requestId,
+      document_id: documentId,
+      content: sealed.pdf,
+      sha256: sealed.sha256,
+      seal_level: sealed.level,
+      seal_certificate_sha256: sealed.certificateSha256,
+      archive_renew_after: sealed.archiveRenewAfter,
+    })
     .onConflict(['signing_request_id', 'document_id'])
     .ignore();
+}
 
 /** Notes a document's sealed SHA-256 on the request's packet. */
 export async function recordSealedHash(trx: Db, requestId: string, documentId: string, sealedSha256: string) {

@@ -1,4 +1,4 @@
-import { ScheduleNotFoundError, WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WithStartWorkflowOperation, type Client } from '@temporalio/client';
 // Up into the worker side on purpose, as in the Temporal samples: workflow functions by type only (so a
 // start is checked against the workflow itself), and the update client and worker share (workflows/definitions.ts).
 import type { searchIndexerWorkflow } from '../../workflows/searchIndexer';
@@ -10,6 +10,7 @@ import { sweepUpdate } from '../../workflows/definitions';
 
 export const sweeperWorkflowId = (taskQueue: string) => `${taskQueue}-sweeper`;
 export const searchIndexerWorkflowId = (taskQueue: string) => `${taskQueue}-search-indexer`;
+export const archiveRenewalScheduleId = (taskQueue: string) => `${taskQueue}-archive-renewal`;
 
 /**
  * Starts the search indexer of this task queue, replacing the one that runs: it keeps no state of its own
@@ -56,4 +57,29 @@ export function sweepNow(client: Client, taskQueue: string) {
       workflowIdConflictPolicy: 'USE_EXISTING',
     }),
   });
+}
+
+/**
+ * The Temporal Schedule of the archive renewal (workflows/archiveRenewal.ts): once a day, one run at a
+ * time (a run still going when the next is due is left to finish). Made once; a schedule already there
+ * is kept as it is, so that an operator's pause or trigger in the Temporal UI stands.
+ */
+export async function scheduleArchiveRenewal(client: Client, taskQueue: string) {
+  await client.schedule
+    .create({
+      scheduleId: archiveRenewalScheduleId(taskQueue),
+      spec: { intervals: [{ every: '1 day' }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'archiveRenewalWorkflow',
+        workflowId: `${taskQueue}-archive-renewal-run`,
+        taskQueue,
+        args: [],
+        staticSummary: 'Housekeeping: renews the archive timestamps of sealed PDFs before their certificates end',
+      },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
+    })
+    .catch((error) => {
+      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    });
 }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { sweeperWorkflowId } from '../../src/temporal/client';
+import { archiveRenewalScheduleId, sweeperWorkflowId } from '../../src/temporal/client';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,6 +48,10 @@ export async function startSplitSystem(name: string, extraEnv: Record<string, st
       await api.client.workflow
         .getHandle(sweeperWorkflowId(env.TEMPORAL_TASK_QUEUE))
         .terminate('test over')
+        .catch(() => undefined);
+      await api.client.schedule
+        .getHandle(archiveRenewalScheduleId(env.TEMPORAL_TASK_QUEUE))
+        .delete()
         .catch(() => undefined);
       await api.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });

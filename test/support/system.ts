@@ -8,7 +8,7 @@ import { createAccount } from '../../src/accounts/service';
 import type { Plan } from '../../src/domain/plans';
 import { createApiKey } from '../../src/apiKeys/service';
 import { createElasticsearchClient } from '../../src/search/elasticsearch';
-import { searchIndexerWorkflowId, sweeperWorkflowId, sweepNow } from '../../src/temporal/client';
+import { archiveRenewalScheduleId, searchIndexerWorkflowId, sweeperWorkflowId, sweepNow } from '../../src/temporal/client';
 import { client } from './http';
 
 // Integration tests run twice: against the real PostgreSQL server (SIGNET_TEST_DB=postgres, DATABASE_URL)
@@ -93,6 +93,10 @@ export async function stopLeavingNothing(system: RunningSystem | undefined, { in
       .getHandle(workflowId)
       .terminate('test over')
       .catch(() => undefined);
+  await system.client.schedule
+    .getHandle(archiveRenewalScheduleId(queue))
+    .delete()
+    .catch(() => undefined);
   await system.stop();
   if (indices && system.config.ELASTICSEARCH_URL) {
     const elastic = createElasticsearchClient(system.config.ELASTICSEARCH_URL);

@@ -56,6 +56,9 @@ describe('deploying: a process refuses to start in production without the settin
     expect(check({ ...base, SIGNET_PROCESSES: 'api' })).not.to.throw();
     expect(check({ ...base, SIGNET_PROCESSES: 'worker' })).to.throw('SEAL_P12_PATH is required with NODE_ENV=production');
     expect(check({ ...base, SEAL_P12_PATH: '/nonexistent/seal.p12' })).to.throw('SEAL_P12_PATH=/nonexistent/seal.p12 is not a readable file');
+    // A seal key on a PKCS#11 token or in a KMS needs no PKCS#12 file.
+    expect(check({ ...base, SIGNET_PROCESSES: 'worker', SEAL_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so' })).not.to.throw();
+    expect(check({ ...base, SIGNET_PROCESSES: 'worker', SEAL_KMS_KEY_ID: 'alias/seal' })).not.to.throw();
   });
 });
 

@@ -1,50 +1,43 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { createAccount } from '../../src/accounts/service';
-import { createApiKey } from '../../src/apiKeys/service';
-import { client } from '../support/http';
-import { createSigningRequest, eventually, tokenOf } from '../support/signing';
-import { startSplitSystem } from '../support/splitSystem';
 
-// A sealing failure that remains possible (here a broken certificate) is visible in `progress`,
-// never a request that stays pending in silence.
-describe('a request that cannot be sealed', function () {
-  this.timeout(120_000);
-  const broken = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'signet-broken-seal-')), 'seal.p12');
-  let system: Awaited<ReturnType<typeof startSplitSystem>>;
+// A seal that cannot be made is seen at once: a worker whose seal key does not open, or whose level its
+// configuration cannot reach, stops at start saying why, before it takes any work. (A seal that waits
+// for a service, a timestamp authority that is down, shows in `progress`: test/system/sealArchive.test.ts.)
+const root = path.resolve(__dirname, '../..');
 
-  before(async () => {
+async function startWorker(env: Record<string, string>) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-seal-refused-'));
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, SIGNET_PROCESSES: 'worker', PORT: '0', METRICS_PORT: 'off', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  return { code, output };
+}
+
+describe('a worker whose seal cannot be made', function () {
+  this.timeout(60_000);
+
+  it('refuses to start when the seal key does not open, and says so', async () => {
+    const broken = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'signet-broken-seal-')), 'seal.p12');
     fs.writeFileSync(broken, 'not a PKCS#12 file');
-    system = await startSplitSystem('broken-seal', { SEAL_P12_PATH: broken });
+    const { code, output } = await startWorker({ SEAL_P12_PATH: broken });
+    expect(code).to.equal(1);
+    expect(output).to.contain('Invalid seal configuration').and.contain('the seal key does not open');
   });
 
-  after(() => system?.stop());
-
-  it('shows stage sealing with the failed attempts, the last error and the next attempt, and stays pending', async () => {
-    const { api } = system;
-    const account = await createAccount(api.database.knex, { email: `broken-seal-${Math.random().toString(36).slice(2)}@example.com`, plan: 'business' });
-    const { secret } = await createApiKey(api.database.knex, account.id);
-    const request = client(api.url!, secret);
-    const { signingRequest } = await createSigningRequest(request, { signers: [{ name: 'Ada', email: 'ada@example.com' }] });
-    const link = await request('POST', `/api/v1/signatures/${signingRequest.id}/signers/${signingRequest.signers[0].id}/link`);
-    const signed = await client(api.url!)('POST', `/sign/${tokenOf(link.body.url)}/sign`, {
-      json: { consent: true, signature: { type: 'typed', value: 'Ada' } },
-    });
-    expect(signed.status).to.equal(200);
-
-    const progress = await eventually(async () => {
-      const response = await request('GET', `/api/v1/signatures/${signingRequest.id}`);
-      expect(response.body.progress.sealing?.attempts).to.be.at.least(2);
-      return response.body;
-    }, 60_000);
-    expect(progress.status).to.equal('pending');
-    expect(progress.progress.stage).to.equal('sealing');
-    expect(progress.progress.waitingFor).to.deep.equal([]);
-    expect(progress.progress.sealing.lastError).to.be.a('string').and.not.equal('');
-    expect(Date.parse(progress.progress.sealing.nextAttemptAt)).to.be.greaterThan(Date.now() - 5000);
-    // While sealing, the request is completing: a cancel is refused.
-    expect((await request('POST', `/api/v1/signatures/${signingRequest.id}/cancel`, { json: {} })).status).to.equal(409);
+  it('refuses a timestamp level without a timestamp authority, naming the setting', async () => {
+    const { code, output } = await startWorker({ SEAL_LEVEL: 'B-LTA' });
+    expect(code).to.equal(1);
+    expect(output).to.contain('SEAL_LEVEL=B-LTA needs a timestamp authority: set SEAL_TSA_URLS');
   });
 });

@@ -35,6 +35,7 @@ import * as searchWordPairs from './20261129235900_search_word_pairs';
 import * as idempotencyKeyOwner from './20261201223500_idempotency_key_owner';
 import * as signerVerificationEscalation from './20261201224000_signer_verification_escalation';
 import * as documentTextTags from './20261201231900_document_text_tags';
+import * as sealArchive from './20261202060000_seal_archive';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 // Each is named after the time it was written, and knex runs them in this order: a new one is appended
@@ -76,6 +77,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261201223500_idempotency_key_owner': idempotencyKeyOwner,
   '20261201224000_signer_verification_escalation': signerVerificationEscalation,
   '20261201231900_document_text_tags': documentTextTags,
+  '20261202060000_seal_archive': sealArchive,
 };
 
 /**
