@@ -3,7 +3,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import forge from 'node-forge';
 
-import { certificatesOfPem, type Pkcs11KeySource, type KmsKeySource, type SealCertificate } from './sealKey';
+import { certificatesOfPem } from './sealKey';
+import type { KmsKeySource, Pkcs11KeySource, SealCertificate } from './sealKeySource';
 
 export interface SealCertificateOptions {
   p12Path?: string;

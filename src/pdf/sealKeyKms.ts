@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
-import type { KmsKeySource, SealKey } from './sealKey';
+import type { KmsKeySource, SealKey } from './sealKeySource';
 
 // The seal key in AWS KMS (or a server that speaks its protocol): KMS signs the SHA-256 digest made
 // here, the key never leaves it. Credentials come from the SDK's usual chain (AWS_ACCESS_KEY_ID…,

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import * as pkcs11js from 'pkcs11js';
-import type { Pkcs11KeySource, SealKey } from './sealKey';
+import type { Pkcs11KeySource, SealKey } from './sealKeySource';
 
 // The seal key on a PKCS#11 token (an HSM): the token signs, the key never leaves it. One session per
 // opened key, kept for the process and reopened when it breaks. Cryptoki's state is the process's:

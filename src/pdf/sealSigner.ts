@@ -3,7 +3,8 @@ import forge from 'node-forge';
 import { Signer } from '@signpdf/utils';
 import type { TimestampAuthority } from '@libpdf/core';
 import type { SealSummary } from './certificatePage';
-import { openSealKey, type SealCertificate, type SealKey } from './sealKey';
+import { openSealKey } from './sealKey';
+import type { SealCertificate, SealKey } from './sealKeySource';
 
 // The CAdES signature of a sealed PDF, as PAdES baseline B-B asks (ETSI EN 319 142-1): a detached CMS
 // SignedData whose signed attributes are content-type, message-digest and signing-certificate-v2, and

@@ -4,7 +4,8 @@ import tls from 'node:tls';
 import type { Config } from '../config';
 import type { SealDocumentInput, SealedPdf, SealLevel, SealTimestamping } from '../pdf/seal';
 import { loadSealCertificate } from '../pdf/sealCertificate';
-import { certificatesOfPem, openSealKey, type SealCertificate } from '../pdf/sealKey';
+import { certificatesOfPem, openSealKey } from '../pdf/sealKey';
+import type { SealCertificate } from '../pdf/sealKeySource';
 import { sealDocumentOnThread } from '../pdf/sealThread';
 
 /** What is sealed of one document: its original bytes, the signatures stamped on it, and its certificate of completion. */

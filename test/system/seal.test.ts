@@ -8,7 +8,7 @@ import { PDFDocument } from 'pdf-lib';
 import { PNG } from 'pngjs';
 import { sealDocument, sha256Of, type SealDocumentInput } from '../../src/pdf/seal';
 import { loadSealCertificate } from '../../src/pdf/sealCertificate';
-import type { P12KeySource, SealCertificate } from '../../src/pdf/sealKey';
+import type { P12KeySource, SealCertificate } from '../../src/pdf/sealKeySource';
 import { sealDocumentOnThread, stopSealThread } from '../../src/pdf/sealThread';
 import { stampSignatures } from '../../src/pdf/stamp';
 import { makeLargePdf, makePdf } from '../support/pdfs';

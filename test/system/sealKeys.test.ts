@@ -7,7 +7,11 @@ import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { expect } from 'chai';
 import * as pkcs11js from 'pkcs11js';
-import { openSealKey, type KmsKeySource, type Pkcs11KeySource, type SealCertificate } from '../../src/pdf/sealKey';
+import { openSealKey } from '../../src/pdf/sealKey';
+import { stopSealThread } from '../../src/pdf/sealThread';
+import { padesSealer } from '../../src/signingRequests/sealing';
+import { makePdf } from '../support/pdfs';
+import type { KmsKeySource, Pkcs11KeySource, SealCertificate } from '../../src/pdf/sealKeySource';
 import { startLocalKms, type LocalKms } from '../support/localKms';
 import { makeSoftHsmToken, type SoftHsmToken } from '../support/softhsm';
 
@@ -135,6 +139,29 @@ describe('seal keys: PKCS#12, PKCS#11 and KMS', function () {
     for (let round = 0; round < 2; round++) {
       const signature = await signOnThread(pkcs11Source);
       expect(signature.equals(expected), `round ${round}`).to.equal(true);
+    }
+  });
+
+  it('seals a PDF on the seal thread with the key on the token and with the key in KMS: pdfsig finds each seal valid', async () => {
+    const certificatePath = path.join(dir, 'cert.pem');
+    await fs.writeFile(certificatePath, new crypto.X509Certificate(certificate).toString());
+    const base = { dataDir: dir, SEAL_P12_PASSWORD: '', SEAL_TSA_URLS: '', SEAL_TSA_TIMEOUT_MS: 10_000, SEAL_ARCHIVE_RENEWAL_DAYS: 90, SEAL_CERTIFICATE_PATH: certificatePath };
+    const configs = {
+      'PKCS#11': { ...base, SEAL_PKCS11_MODULE: token.module, SEAL_PKCS11_TOKEN_LABEL: token.tokenLabel, SEAL_PKCS11_PIN: token.pin, SEAL_PKCS11_KEY_LABEL: token.keyLabel },
+      KMS: { ...base, SEAL_KMS_KEY_ID: kmsSource.kms.keyId, SEAL_KMS_REGION: kmsSource.kms.region, SEAL_KMS_ENDPOINT: kmsSource.kms.endpoint },
+    };
+    try {
+      for (const [name, config] of Object.entries(configs)) {
+        const certificateOfCompletion = { requestId: 'req_x', title: 'Lease', document: { name: 'lease.pdf', pageCount: 1 }, documents: [], events: [], signers: [] };
+        const sealed = await padesSealer(config).seal({ original: await makePdf(['A lease']), signatures: [], certificate: certificateOfCompletion });
+        const file = path.join(dir, `${name.replace('#', '')}.pdf`);
+        await fs.writeFile(file, sealed.pdf);
+        const { stdout } = await run('pdfsig', [file]).catch((error: { stdout: string }) => error);
+        expect(stdout, name).to.contain('Signer Certificate Common Name: Signet test seal').and.contain('Signature Validation: Signature is Valid.');
+        expect(sealed.certificateSha256, name).to.equal(crypto.createHash('sha256').update(certificate).digest('hex'));
+      }
+    } finally {
+      await stopSealThread();
     }
   });
 
