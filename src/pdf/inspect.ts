@@ -10,25 +10,48 @@ export interface PdfFacts {
   sha256: string;
 }
 
-/** A PKCS#7 signature found in a PDF (pdfSignatures.mjs). */
+/** A signature's RFC 3161 signature timestamp (PAdES B-T): a timestamp authority's token over its signature value. */
+export interface PdfSignatureTimestamp {
+  /** The token's genTime, ISO 8601. */
+  time: string;
+  /** The common name (or whole subject) of the authority's certificate. */
+  authority: string | null;
+  /** Its imprint is the hash of the signature value, and the token's own signature checks out. */
+  intact: boolean;
+}
+
+/** A PKCS#7 signature found in a PDF (pdfSignatures.mjs), or a document timestamp (PAdES B-LTA). */
 export interface PdfSignature {
+  /** document_timestamp: its /SubFilter is ETSI.RFC3161 or its content a TSTInfo; its signer is the timestamp authority. */
+  kind: 'signature' | 'document_timestamp';
   /** The certificate's common name (or its whole subject); null when the signature cannot be read. */
   signer: string | null;
-  /** The signature's signingTime attribute, ISO 8601. */
+  /** The signature's signingTime attribute or its dictionary's /M; a document timestamp's genTime. ISO 8601. */
   signedAt: string | null;
   /** Hex SHA-256 of the signer's certificate (DER). */
   certificateFingerprint: string | null;
-  /** It checks out, with its certificate's key, over the bytes its /ByteRange names. */
+  /** When the signer's certificate ends, ISO 8601. */
+  certificateNotAfter: string | null;
+  /** It checks out, with its certificate's key, over the bytes its /ByteRange names (a document timestamp: its imprint too). */
   intact: boolean;
   /** Those bytes are the whole file: nothing was appended after it. */
   coversWholeFile: boolean;
+  /** A signature's signature timestamp; null without one (and for a document timestamp). */
+  timestamp: PdfSignatureTimestamp | null;
+}
+
+/** What inspectSignatures tells of a PDF's signatures. */
+export interface PdfSignatures {
+  signatures: PdfSignature[];
+  /** The file's catalog names a Document Security Store (/DSS): validation data is embedded (PAdES B-LT). */
+  validationData: boolean;
 }
 
 /** The facts of a PDF, or the one problem that refuses it (a validation message). */
 export type PdfInspection = { facts: PdfFacts; problem?: undefined } | { facts?: undefined; problem: string };
 
 /** inspectSignatures' answer: the facts with the file's signatures, or the one problem that refuses it. */
-export type SignedPdfInspection = { facts: PdfFacts & { signatures: PdfSignature[] }; problem?: undefined } | { facts?: undefined; problem: string };
+export type SignedPdfInspection = { facts: PdfFacts & PdfSignatures; problem?: undefined } | { facts?: undefined; problem: string };
 
 /** A file to inspect, hashed as it arrived (the api's ReceivedFile): in memory (`bytes`) or in a file (`path`). */
 export interface PdfFile {
@@ -68,7 +91,7 @@ const NO_BYTES = new Uint8Array(0);
  */
 export function createPdfInspector(config: Config): PdfInspector {
   const limits = { maxPages: config.PDF_MAX_PAGES, maxObjects: config.PDF_MAX_OBJECTS, maxDecompressedBytes: config.PDF_MAX_DECOMPRESSED_BYTES };
-  type ChildAnswer = { facts: Omit<PdfFacts, 'sha256'> & { signatures?: PdfSignature[] }; problem?: undefined } | { facts?: undefined; problem: string };
+  type ChildAnswer = { facts: Omit<PdfFacts, 'sha256'> & Partial<PdfSignatures>; problem?: undefined } | { facts?: undefined; problem: string };
   const pool = createPdfPool<ChildAnswer>({
     script: path.join(__dirname, 'inspectPdf.mjs'),
     args: [JSON.stringify(limits)],

@@ -242,7 +242,7 @@ async function inspect(sent, { path, signatures } = {}) {
   if (!signatures) return { facts: { pageCount: pageSizes.length, pageSizes } };
   const signed = readSignatures(bytes);
   if (signed.problem) return { problem: signed.problem };
-  return { facts: { pageCount: pageSizes.length, pageSizes, signatures: signed.signatures } };
+  return { facts: { pageCount: pageSizes.length, pageSizes, signatures: signed.signatures, validationData: signed.validationData } };
 }
 
 serveJobs(inspect);

@@ -91,7 +91,9 @@ export class SealSigner extends Signer {
 
 /** Hex SHA-256 of the seal certificate (DER): what a sealed PDF's signature names as its signer's. */
 export async function sealCertificateFingerprint(certificate: SealCertificate): Promise<string> {
-  return sha256((await openSealKey(certificate)).certificates[0]).toString('hex');
+  // A key on a token or in a KMS has its certificate beside it: no need to reach the key for it.
+  const der = 'certificates' in certificate ? Buffer.from(certificate.certificates[0]) : (await openSealKey(certificate)).certificates[0];
+  return sha256(der).toString('hex');
 }
 
 /** Who the seal certificate names, who issued it, and whether it issued itself (no public trust store knows such a one). */

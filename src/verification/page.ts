@@ -46,7 +46,7 @@ export const verifyPage = `<!doctype html>
 <body>
   <main class="page">
     <h1>Verify a sealed PDF</h1>
-    <p>Check that a PDF is one Signet sealed, unchanged since. The file is checked and forgotten: it is not kept.</p>
+    <p>Check that a PDF is one Signet sealed, unchanged since, and what its seal is: its level, and who vouches for its time. The file is checked and forgotten: it is not kept.</p>
     <form id="verify-form" class="drop" novalidate>
       <label for="file">PDF to verify</label>
       <input id="file" name="file" type="file" accept="application/pdf,.pdf" required>

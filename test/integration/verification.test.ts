@@ -7,12 +7,20 @@ import { PDFDocument } from 'pdf-lib';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf } from '@signpdf/signpdf';
 import { Signer } from '@signpdf/utils';
+import { createAccount } from '../../src/accounts/service';
+import { createApiKey } from '../../src/apiKeys/service';
+import { createLogger } from '../../src/logger';
 import { createPdfInspector } from '../../src/pdf/inspect';
+import { sealPdf, sha256Of } from '../../src/pdf/seal';
+import { generateSelfSignedP12 } from '../../src/pdf/sealCertificate';
+import { sealCertificateFingerprint } from '../../src/pdf/sealSigner';
+import { startSystem, type RunningSystem } from '../../src/system';
 import { startApp } from '../support/app';
 import { client, type Request } from '../support/http';
 import { makeDoubledPageTree, makeObjectStreamBomb, makePdf } from '../support/pdfs';
 import { createSigningRequest, eventually, signingLinkOf, tokenOf } from '../support/signing';
-import { createTestAccount, testConfig, useSharedSystem } from '../support/system';
+import { createTestAccount, databaseKind, stopLeavingNothing, testConfig, useSharedSystem } from '../support/system';
+import { startTestPki } from '../support/testPki';
 
 // Issue #29, part 3: anyone holding a PDF asks Signet, without an API key, whether it is one Signet
 // sealed, unchanged. The sealed file comes from the real flow: a request sent, signed through its links,
@@ -21,7 +29,7 @@ import { createTestAccount, testConfig, useSharedSystem } from '../support/syste
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
 
 /** A PDF sealed by Signet through the whole flow, and the request that sealed it. */
-async function sealThroughTheFlow(account: Account) {
+async function sealThroughTheFlow(account: Pick<Account, 'request'> & { system: { url?: string } }) {
   const { signingRequest, document } = await createSigningRequest(account.request, { signers: [{ name: 'Ada Lovelace', email: 'ada@example.com' }] });
   const token = tokenOf(await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id));
   const signed = await client(account.system.url!)('POST', `/sign/${token}/sign`, {
@@ -119,8 +127,16 @@ describe('POST /api/v1/verify', function () {
     });
     expect(response.body.signatures).to.have.length(1);
     const [signature] = response.body.signatures;
-    expect(signature).to.include({ signer: 'Signet document seal', trusted: true, intact: true, coversWholeFile: true });
+    expect(signature).to.include({ kind: 'signature', signer: 'Signet document seal', trusted: true, intact: true, coversWholeFile: true, timestamp: null });
     expect(signature.certificateFingerprint).to.match(/^[0-9a-f]{64}$/);
+    // Today's default seal (self-signed, no timestamp authority): B-B, its time the server's own.
+    expect(response.body.seal).to.deep.equal({
+      level: 'B-B',
+      timestampedAt: null,
+      timestampAuthority: null,
+      validationDataEmbedded: false,
+      archiveTimestampedAt: null,
+    });
     expect(new Date(signature.signedAt).getTime()).to.be.closeTo(new Date(signingRequest.completedAt).getTime(), 60_000);
     // Nothing else of the account: no e-mail, title, signers or account id.
     expect(JSON.stringify(response.body)).not.to.match(/ada@example\.com|Services agreement|acct_|owner-/);
@@ -142,6 +158,7 @@ describe('POST /api/v1/verify', function () {
     expect(response.body.result).to.equal('modified_after_seal');
     expect(response.body).not.to.have.any.keys('signingRequestId', 'completedAt', 'documents');
     expect(response.body.signatures[0]).to.include({ trusted: false, intact: false, coversWholeFile: true });
+    expect(response.body.seal).to.include({ level: 'B-B' });
   });
 
   it('modified_after_seal for the sealed PDF with an incremental update appended', async () => {
@@ -161,14 +178,15 @@ describe('POST /api/v1/verify', function () {
     expect(response.status, JSON.stringify(response.body)).to.equal(200);
     expect(response.body.result).to.equal('sealed_by_other');
     expect(response.body.signatures).to.have.length(1);
-    expect(response.body.signatures[0]).to.include({ signer: 'Someone Else', trusted: false, intact: true, coversWholeFile: true });
+    expect(response.body.signatures[0]).to.include({ kind: 'signature', signer: 'Someone Else', trusted: false, intact: true, coversWholeFile: true });
+    expect(response.body.seal).to.equal(null);
     expect(response.body.signatures[0].certificateFingerprint).not.to.equal((await verifyRaw(anyone, sealed)).body.signatures[0].certificateFingerprint);
   });
 
   it('unsigned for a PDF without a signature', async () => {
     const response = await verifyRaw(anyone, await makePdf());
     expect(response.status, JSON.stringify(response.body)).to.equal(200);
-    expect(response.body).to.deep.equal({ result: 'unsigned', signatures: [] });
+    expect(response.body).to.deep.equal({ result: 'unsigned', signatures: [], seal: null });
   });
 
   it('recognises a sealed PDF by its hash alone where the api cannot read the seal certificate', async () => {
@@ -178,10 +196,54 @@ describe('POST /api/v1/verify', function () {
       expect(response.status, JSON.stringify(response.body)).to.equal(200);
       expect(response.body).to.include({ result: 'sealed_unmodified', signingRequestId: signingRequest.id });
       expect(response.body.signatures[0]).to.include({ trusted: true });
-      // Without the certificate, a changed file cannot be told from one signed elsewhere.
-      expect((await verifyRaw(client(api.url), appendIncrementalUpdate(sealed))).body.result).to.equal('sealed_by_other');
+      expect(response.body.seal).to.include({ level: 'B-B' });
+      // Without the certificate file, a changed file is still told by the certificates that sealed here (seal_certificates).
+      expect((await verifyRaw(client(api.url), appendIncrementalUpdate(sealed))).body.result).to.equal('modified_after_seal');
     } finally {
       await api.close();
+    }
+  });
+
+  it('modified_after_seal for a file sealed with an older seal certificate (since rotated), changed or added to; sealed_by_other before that certificate is known', async () => {
+    const older = { p12: await generateSelfSignedP12(), password: '' };
+    const fingerprint = await sealCertificateFingerprint(older);
+    const sealedBefore = await sealPdf(await makePdf(['Sealed before the rotation']), older);
+    const updated = appendIncrementalUpdate(sealedBefore);
+    expect((await verifyRaw(anyone, updated)).body.result).to.equal('sealed_by_other');
+    // As sealing notes every certificate it seals with (insertSealedDocument).
+    await account.db('seal_certificates').insert({ sha256: fingerprint, subject: 'Signet document seal' }).onConflict('sha256').ignore();
+
+    const appended = await verifyRaw(anyone, updated);
+    expect(appended.status, JSON.stringify(appended.body)).to.equal(200);
+    expect(appended.body.result).to.equal('modified_after_seal');
+    expect(appended.body.signatures[0]).to.include({ certificateFingerprint: fingerprint, trusted: true, intact: true, coversWholeFile: false });
+    expect(appended.body.seal).to.include({ level: 'B-B' });
+    const changed = Buffer.from(sealedBefore);
+    changed[changed.indexOf('Sealed by Signet', 0, 'latin1') + 1] ^= 1;
+    const response = await verifyRaw(anyone, changed);
+    expect(response.body.result).to.equal('modified_after_seal');
+    expect(response.body.signatures[0]).to.include({ certificateFingerprint: fingerprint, trusted: false, intact: false });
+  });
+
+  it('sealed_unmodified for a copy handed out before an archive renewal replaced the stored file (its hash in sealed_document_versions)', async () => {
+    const { sealed: before, signingRequest: renewedRequest, document: renewedDocument } = await sealThroughTheFlow(account);
+    // As a renewal leaves it: the stored file is the old one with an update appended, the old copy's hash kept.
+    const renewed = appendIncrementalUpdate(before);
+    const row = { signing_request_id: renewedRequest.id, document_id: renewedDocument.id };
+    await account
+      .db('sealed_documents')
+      .where(row)
+      .update({ content: renewed, sha256: sha256Of(renewed) });
+    await account.db('sealed_document_versions').insert({ ...row, sha256: sha256Of(before) });
+    for (const copy of [before, renewed]) {
+      const response = await verifyRaw(anyone, copy);
+      expect(response.status, JSON.stringify(response.body)).to.equal(200);
+      expect(response.body).to.deep.include({
+        result: 'sealed_unmodified',
+        signingRequestId: renewedRequest.id,
+        documents: [{ id: renewedDocument.id, fileName: 'agreement.pdf' }],
+      });
+      expect(response.body.signatures[0]).to.include({ trusted: true, intact: true });
     }
   });
 
@@ -194,6 +256,67 @@ describe('POST /api/v1/verify', function () {
     expect(json.body.error).to.equal('unsupported_media_type');
     const empty = await anyone('POST', '/api/v1/verify', { body: new FormData() });
     expect(empty.status).to.equal(400);
+  });
+});
+
+describe('POST /api/v1/verify: a seal at B-LTA, by a system sealing with the test PKI', function () {
+  this.timeout(180_000);
+  let pki: Awaited<ReturnType<typeof startTestPki>>;
+  let system: RunningSystem;
+  let sealed: Buffer;
+  let signingRequest: { id: string };
+
+  before(async function () {
+    this.timeout(240_000);
+    pki = await startTestPki();
+    // Its own task queue, so that the shared system's worker (sealing at B-B) never takes its requests.
+    const config = testConfig({
+      TEMPORAL_TASK_QUEUE: `signet-test-${databaseKind}-${process.pid}-verify-blta`,
+      SEAL_P12_PATH: pki.seal.p12,
+      SEAL_P12_PASSWORD: pki.seal.password,
+      SEAL_TSA_URLS: pki.tsaUrl,
+      SEAL_LEVEL: 'B-LTA',
+      SEAL_TRUST_ANCHORS_PATH: pki.rootPem,
+    });
+    system = await startSystem(config, createLogger('silent'));
+    const db = system.database.knex;
+    const owner = await createAccount(db, { email: `verify-blta-${Math.random().toString(36).slice(2)}@example.com`, plan: 'business' });
+    const request = client(system.url!, (await createApiKey(db, owner.id)).secret);
+    ({ sealed, signingRequest } = await sealThroughTheFlow({ request, system }));
+  });
+  after(async () => {
+    await stopLeavingNothing(system);
+    await pki?.stop();
+    if (pki) fs.rmSync(pki.dir, { recursive: true, force: true });
+  });
+
+  it('sealed_unmodified at B-LTA: the timestamp, its authority, the embedded validation data and the archive timestamp', async () => {
+    const response = await verifyRaw(client(system.url!), sealed);
+    expect(response.status, JSON.stringify(response.body)).to.equal(200);
+    expect(response.body).to.include({ result: 'sealed_unmodified', signingRequestId: signingRequest.id });
+    const [signature, archive] = response.body.signatures;
+    expect(response.body.signatures).to.have.length(2);
+    expect(signature).to.include({ kind: 'signature', signer: 'Example Ltd document seal', trusted: true, intact: true, coversWholeFile: false });
+    expect(signature.timestamp).to.include({ authority: 'Signet Test TSA', intact: true });
+    expect(archive).to.include({ kind: 'document_timestamp', signer: 'Signet Test TSA', trusted: true, intact: true, timestamp: null });
+    expect(response.body.seal).to.deep.equal({
+      level: 'B-LTA',
+      timestampedAt: signature.timestamp.time,
+      timestampAuthority: 'Signet Test TSA',
+      validationDataEmbedded: true,
+      archiveTimestampedAt: archive.signedAt,
+    });
+  });
+
+  it('modified_after_seal once changed past the seal, the level still read from its intact signature; the document timestamp no longer intact', async () => {
+    const changed = Buffer.from(sealed);
+    const [, , second, length] = [...sealed.toString('latin1').matchAll(/\/ByteRange\s*\[([\d\s]+)\]/g)][0][1].trim().split(/\s+/).map(Number);
+    const stream = changed.indexOf('stream', second + length, 'latin1'); // in the DSS update, past what the seal's signature covers
+    changed[stream + 20] ^= 1;
+    const response = await verifyRaw(client(system.url!), changed);
+    expect(response.body.result).to.equal('modified_after_seal');
+    expect(response.body.signatures.map((entry: { intact: boolean }) => entry.intact)).to.deep.equal([true, false]);
+    expect(response.body.seal).to.include({ level: 'B-LT', validationDataEmbedded: true, archiveTimestampedAt: null });
   });
 });
 

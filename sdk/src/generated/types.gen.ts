@@ -8,7 +8,7 @@ export type IdempotencyKey = string;
 
 export type Verification = {
     /**
-     * sealed_unmodified: a PDF Signet sealed, byte for byte. modified_after_seal: it carries a Signet seal but is not, byte for byte, a PDF Signet sealed (changed, or with an update appended). sealed_by_other: signed, but not by Signet. unsigned: no signature.
+     * sealed_unmodified: a PDF Signet sealed, byte for byte (the copy handed out now, or one from before an archive renewal). modified_after_seal: it carries a Signet seal but is not, byte for byte, a PDF Signet sealed (changed, or with an update appended). sealed_by_other: signed, but not by Signet. unsigned: no signature.
      */
     result: 'sealed_unmodified' | 'modified_after_seal' | 'sealed_by_other' | 'unsigned';
     /**
@@ -27,15 +27,20 @@ export type Verification = {
         fileName: string;
     }>;
     signatures: Array<VerifiedSignature>;
+    seal: VerifiedSeal;
 };
 
 export type VerifiedSignature = {
+    /**
+     * signature: a signature with a certificate. document_timestamp: a timestamp authority’s RFC 3161 token over the file as it was then (/SubFilter ETSI.RFC3161, PAdES B-LTA); its signer is the authority and signedAt the time it vouches for.
+     */
+    kind: 'signature' | 'document_timestamp';
     /**
      * The signing certificate's common name (or its whole subject); null when the signature cannot be read.
      */
     signer: string | null;
     /**
-     * The time the signature claims it was made: its signature dictionary’s /M, or its CMS signingTime attribute (a claim of the signer’s own clock, not a trusted timestamp).
+     * The time the signature claims it was made: its signature dictionary’s /M, or its CMS signingTime attribute (a claim of the signer’s own clock, not a trusted timestamp). A document timestamp: the time its authority vouches for.
      */
     signedAt: string | null;
     /**
@@ -43,18 +48,63 @@ export type VerifiedSignature = {
      */
     certificateFingerprint: string | null;
     /**
-     * The signature checks out and its certificate is Signet's seal certificate (or the file is one Signet sealed).
+     * The signature checks out and its certificate is one Signet seals (or sealed) with, or the file is one Signet sealed.
      */
     trusted: boolean;
     /**
-     * The signature checks out, with its certificate's key, over the bytes it covers.
+     * The signature checks out, with its certificate's key, over the bytes it covers (a document timestamp: and its token is over those bytes).
      */
     intact: boolean;
     /**
-     * The bytes the signature covers are the whole file: nothing was appended after it.
+     * The bytes the signature covers are the whole file: nothing was appended after it. A seal at B-LT or B-LTA has validation data appended after its signature.
      */
     coversWholeFile: boolean;
+    timestamp: VerifiedSignatureTimestamp;
 };
+
+/**
+ * A signature’s signature timestamp (PAdES B-T and above): a timestamp authority’s token over its signature value. Null without one.
+ */
+export type VerifiedSignatureTimestamp = {
+    /**
+     * The time the timestamp authority vouches for (its token's genTime).
+     */
+    time: string;
+    /**
+     * The timestamp authority's certificate's common name (or its whole subject).
+     */
+    authority: string | null;
+    /**
+     * The token is over this signature's value, and its own signature checks out with the authority's certificate.
+     */
+    intact: boolean;
+} | null;
+
+/**
+ * What Signet's seal in the file is: its level and timestamps. Null when no signature is Signet's (or the file is unsigned).
+ */
+export type VerifiedSeal = {
+    /**
+     * The PAdES baseline level of Signet's signature. B-B: signed; its time is the server's own clock, which no timestamp authority vouches for. B-T: with a signature timestamp. B-LT: and the validation data (certificates, revocation answers) embedded in the file. B-LTA: and a document timestamp over all of it, renewed before its authority’s certificate ends.
+     */
+    level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+    /**
+     * B-T and above: the time the signature timestamp vouches for; null at B-B.
+     */
+    timestampedAt: string | null;
+    /**
+     * B-T and above: who vouches for it, the timestamp authority’s name.
+     */
+    timestampAuthority: string | null;
+    /**
+     * The file embeds validation data: its catalog names a Document Security Store (/DSS).
+     */
+    validationDataEmbedded: boolean;
+    /**
+     * The time of the newest intact document timestamp after the seal (B-LTA; later ones come with each archive renewal); null without one.
+     */
+    archiveTimestampedAt: string | null;
+} | null;
 
 export type Error = {
     error: string;
@@ -615,6 +665,20 @@ export type SigningRequestProgress = {
         attempts: number;
         lastError: string | null;
         nextAttemptAt: string | null;
+        /**
+         * The service the seal waits for: a timestamp authority or revocation responder that did not answer, or whose answer was refused. The seal is never made at a lower level meanwhile.
+         */
+        waitingOn?: {
+            service: 'timestamp authority' | 'revocation data';
+            /**
+             * The address that failed last (without credentials).
+             */
+            url: string | null;
+            /**
+             * When the seal began to wait for it.
+             */
+            since: string;
+        } | null;
     } | null;
 };
 
@@ -817,7 +881,7 @@ export type WebhookCreate = {
     /**
      * Event types to receive, or ["*"] for all.
      */
-    events: Array<'*' | 'document.created' | 'document.signed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted'>;
+    events: Array<'*' | 'document.created' | 'document.signed' | 'document.archive_renewed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted'>;
     description?: string;
     enabled?: boolean;
 };
@@ -846,7 +910,7 @@ export type WebhookUpdate = unknown & {
     /**
      * Event types to receive, or ["*"] for all.
      */
-    events?: Array<'*' | 'document.created' | 'document.signed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted'>;
+    events?: Array<'*' | 'document.created' | 'document.signed' | 'document.archive_renewed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted'>;
     description?: string | null;
     enabled?: boolean;
 };
@@ -1015,7 +1079,7 @@ export type ActivityPage = {
 
 export type ActivityItem = {
     id: string;
-    type: 'document.created' | 'document.signed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted';
+    type: 'document.created' | 'document.signed' | 'document.archive_renewed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted';
     timestamp: string;
     summary: string;
     documentId: string | null;
@@ -3096,7 +3160,7 @@ export type ListWebhookDeliveriesData = {
          */
         cursor?: string;
         status?: 'pending' | 'succeeded' | 'failed' | 'cancelled';
-        eventType?: 'document.created' | 'document.signed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted' | 'webhook.test';
+        eventType?: 'document.created' | 'document.signed' | 'document.archive_renewed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted' | 'webhook.test';
     };
     url: '/webhooks/{id}/deliveries';
 };
@@ -3344,7 +3408,7 @@ export type ListActivityData = {
          * nextCursor of the previous page.
          */
         cursor?: string;
-        type?: 'document.created' | 'document.signed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted';
+        type?: 'document.created' | 'document.signed' | 'document.archive_renewed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted';
     };
     url: '/dashboard/activity';
 };

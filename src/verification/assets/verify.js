@@ -15,6 +15,15 @@ const verdicts = {
   unsigned: ['Not signed', 'This PDF carries no signature.'],
 };
 
+// What each PAdES baseline level means to someone holding the file, in words.
+const levels = {
+  'B-B': 'Signed by Signet (PAdES B-B). The time of the seal is the Signet server’s own clock: no timestamp authority vouches for it.',
+  'B-T': 'Signed by Signet and timestamped (PAdES B-T): a timestamp authority vouches that the seal existed at the time shown.',
+  'B-LT': 'Signed by Signet and timestamped, with the certificates and revocation answers needed to check it embedded in the file (PAdES B-LT).',
+  'B-LTA':
+    'Signed by Signet, timestamped, with the validation data embedded and an archive timestamp over all of it, so that it can still be checked once its certificates have expired (PAdES B-LTA).',
+};
+
 function element(tag, text, className) {
   const node = document.createElement(tag);
   if (text !== undefined) node.textContent = text;
@@ -35,6 +44,58 @@ const yesNo = (value) => (value ? 'yes' : 'no');
 // In UTC, as the console and the certificate of completion show times: the same instant reads the same everywhere.
 const utcTime = (value) => (value ? `${new Date(value).toISOString().slice(0, 16).replace('T', ' ')} UTC` : undefined);
 
+/** A timestamp in words: when, by whom, and a plain warning when it does not check out. */
+function timestampText(timestamp) {
+  if (!timestamp) return 'none';
+  const text = `${utcTime(timestamp.time)} by ${timestamp.authority ?? 'an unnamed authority'}`;
+  return timestamp.intact ? text : `${text} (does not check out)`;
+}
+
+function sealPart(seal) {
+  const part = element('div', undefined, 'seal');
+  part.append(element('h3', `Seal level: ${seal.level}`), element('p', levels[seal.level] ?? ''));
+  part.append(
+    details([
+      ['Level', `PAdES baseline ${seal.level}`],
+      ['Timestamped at', seal.timestampedAt ? utcTime(seal.timestampedAt) : 'not timestamped'],
+      ['Timestamp authority', seal.timestampAuthority ?? 'none'],
+      ['Validation data embedded', yesNo(seal.validationDataEmbedded)],
+      ['Archive timestamp', utcTime(seal.archiveTimestampedAt)],
+    ]),
+  );
+  return part;
+}
+
+function signaturePart(signature, index) {
+  const part = element('div', undefined, 'signature');
+  if (signature.kind === 'document_timestamp') {
+    part.append(element('h3', `Document timestamp ${index + 1}`));
+    part.append(
+      details([
+        ['Timestamp authority', signature.signer ?? 'unreadable'],
+        ['Timestamped at', utcTime(signature.signedAt)],
+        ['Certificate SHA-256', signature.certificateFingerprint],
+        ['Timestamp checks out', yesNo(signature.intact)],
+        ['Covers the whole file', yesNo(signature.coversWholeFile)],
+      ]),
+    );
+    return part;
+  }
+  part.append(element('h3', `Signature ${index + 1}`));
+  part.append(
+    details([
+      ['Signed by', signature.signer ?? 'unreadable'],
+      ['Signed at', utcTime(signature.signedAt)],
+      ['Timestamp', timestampText(signature.timestamp)],
+      ['Certificate SHA-256', signature.certificateFingerprint],
+      ['Signature checks out', yesNo(signature.intact)],
+      ['Covers the whole file', yesNo(signature.coversWholeFile)],
+      ['Signet’s seal', yesNo(signature.trusted)],
+    ]),
+  );
+  return part;
+}
+
 function show(result) {
   const [title, text] = verdicts[result.result] ?? ['Unknown answer', ''];
   const box = element('section', undefined, `verdict ${result.result}`);
@@ -48,21 +109,8 @@ function show(result) {
       ]),
     );
   }
-  result.signatures.forEach((signature, index) => {
-    const part = element('div', undefined, 'signature');
-    part.append(element('h3', `Signature ${index + 1}`));
-    part.append(
-      details([
-        ['Signed by', signature.signer ?? 'unreadable'],
-        ['Signed at', utcTime(signature.signedAt)],
-        ['Certificate SHA-256', signature.certificateFingerprint],
-        ['Signature checks out', yesNo(signature.intact)],
-        ['Covers the whole file', yesNo(signature.coversWholeFile)],
-        ['Signet’s seal', yesNo(signature.trusted)],
-      ]),
-    );
-    box.append(part);
-  });
+  if (result.seal) box.append(sealPart(result.seal));
+  result.signatures.forEach((signature, index) => box.append(signaturePart(signature, index)));
   answer.replaceChildren(box);
 }
 
