@@ -27,7 +27,9 @@ export async function archiveRenewalWorkflow(
   const startedAt = carried.startedAt ?? new Date().toISOString();
   for (;;) {
     // What this run renewed is not due again in it (however small the margin); what it gave up on is skipped.
-    const due = (await archive.findArchivesDue({ limit: BATCH + failed.size, since: startedAt })).filter((one) => !failed.has(`${one.requestId}/${one.documentId}`));
+    const due = (await archive.findArchivesDue({ limit: BATCH + failed.size, since: startedAt })).filter(
+      (one) => !failed.has(`${one.requestId}/${one.documentId}`),
+    );
     if (due.length === 0) return result;
     for (const one of due.slice(0, BATCH)) {
       try {

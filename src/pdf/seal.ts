@@ -101,7 +101,8 @@ export async function sealPdf(bytes: Uint8Array, certificate: SealCertificate, t
   });
   const withPlaceholder = await pdfDoc.save({ useObjectStreams: false });
   const key = await openSealKey(certificate);
-  const authority = timestamping && checkedTimestampAuthority({ urls: timestamping.tsaUrls, timeoutMs: timestamping.timeoutMs, trustAnchors: timestamping.trustAnchors });
+  const authority =
+    timestamping && checkedTimestampAuthority({ urls: timestamping.tsaUrls, timeoutMs: timestamping.timeoutMs, trustAnchors: timestamping.trustAnchors });
   const signed = await new SignPdf().sign(Buffer.from(withPlaceholder), new SealSigner(key, authority));
   if (!timestamping || timestamping.level === 'B-T') return signed;
   return addValidationData(signed, { ...timestamping, level: timestamping.level }, key.certificates);
@@ -145,7 +146,11 @@ export function archiveRenewAfter(pdf: Uint8Array, timestamping: Pick<SealTimest
  * B-LTA: then a document timestamp, and the validation data of its own chain. Also how an archive is
  * renewed: a new document timestamp over the one before, before that one's certificate expires.
  */
-export async function addValidationData(bytes: Uint8Array, timestamping: SealTimestamping & { level: 'B-LT' | 'B-LTA' }, sealChain: Uint8Array[]): Promise<Buffer> {
+export async function addValidationData(
+  bytes: Uint8Array,
+  timestamping: SealTimestamping & { level: 'B-LT' | 'B-LTA' },
+  sealChain: Uint8Array[],
+): Promise<Buffer> {
   const revocationProvider = checkedRevocationProvider({ timeoutMs: timestamping.timeoutMs, knownCertificates: [...sealChain, ...timestamping.trustAnchors] });
   const pdf = await PDF.load(bytes);
   const { bytes: updated, warnings } =
@@ -153,7 +158,11 @@ export async function addValidationData(bytes: Uint8Array, timestamping: SealTim
       ? await pdf.addValidationData({ revocationProvider })
       : await pdf.addArchivalData({
           revocationProvider,
-          timestampAuthority: checkedTimestampAuthority({ urls: timestamping.tsaUrls, timeoutMs: timestamping.timeoutMs, trustAnchors: timestamping.trustAnchors }),
+          timestampAuthority: checkedTimestampAuthority({
+            urls: timestamping.tsaUrls,
+            timeoutMs: timestamping.timeoutMs,
+            trustAnchors: timestamping.trustAnchors,
+          }),
         });
   // @libpdf/core goes on past what a responder did not give, with a warning: here that fails the seal.
   const [problem] = revocationProvider.problems;

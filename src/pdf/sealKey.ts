@@ -8,7 +8,10 @@ const opened = new Map<string, Promise<SealKey>>();
 
 /** Opens a seal key once per process and source (a PKCS#12 file's key derivation takes a while; a token's session is kept). */
 export function openSealKey(source: SealCertificate): Promise<SealKey> {
-  const id = crypto.createHash('sha256').update(JSON.stringify(source, (_key, value) => (value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value))).digest('hex');
+  const id = crypto
+    .createHash('sha256')
+    .update(JSON.stringify(source, (_key, value) => (value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value)))
+    .digest('hex');
   let key = opened.get(id);
   if (!key) {
     key = openUncached(source);
@@ -63,5 +66,7 @@ function uniqueDer(certificates: Buffer[]): Buffer[] {
 
 /** Every certificate of a PEM bundle, DER. */
 export function certificatesOfPem(pem: string): Buffer[] {
-  return [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map((match) => Buffer.from(match[1].replace(/\s/g, ''), 'base64'));
+  return [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map((match) =>
+    Buffer.from(match[1].replace(/\s/g, ''), 'base64'),
+  );
 }

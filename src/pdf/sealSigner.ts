@@ -63,7 +63,9 @@ export class SealSigner extends Signer {
     const [certificate] = certificates;
     const attributes = signedAttributes(pdfBuffer, certificate);
     const signature = await this.key.sign(der(set(...attributes)));
-    const unsigned = this.timestamps ? [attribute(OID.signatureTimeStampToken, asn1.fromDer(binary(Buffer.from(await this.timestamps.timestamp(sha256(signature), 'SHA-256')))))] : [];
+    const unsigned = this.timestamps
+      ? [attribute(OID.signatureTimeStampToken, asn1.fromDer(binary(Buffer.from(await this.timestamps.timestamp(sha256(signature), 'SHA-256')))))]
+      : [];
     const signerInfo = sequence(
       integer('01'),
       sequence(forge.pki.distinguishedNameToAsn1(certificate.issuer), integer(certificate.serialNumber)),

@@ -6,7 +6,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 // From the build (npm run build) seal.js is compiled beside this file; from the sources tsx compiles seal.ts.
-const { sealDocument, renewArchive } = fs.existsSync(path.join(__dirname, 'seal.js')) ? require('./seal.js') : require('tsx/cjs/api').require('./seal.ts', __filename);
+const { sealDocument, renewArchive } = fs.existsSync(path.join(__dirname, 'seal.js'))
+  ? require('./seal.js')
+  : require('tsx/cjs/api').require('./seal.ts', __filename);
 
 parentPort.on('message', async ({ id, job, input }) => {
   try {

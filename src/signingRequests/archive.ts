@@ -66,7 +66,13 @@ export async function renewSealedArchive({ db, events, config }: ArchiveDeps, { 
     const renewedAt = new Date().toISOString();
     const data = { documentId, previousSha256: row.sha256, sealedSha256: renewed.sha256, archiveRenewAfter: renewed.archiveRenewAfter };
     await recordAuditStep(trx, requestId, { action: 'archive_renewed', key: `archive_renewed:${documentId}:${row.sha256}`, data });
-    await events.record(trx, row.account_id, 'document.archive_renewed', { ...data, signingRequestId: requestId, renewedAt }, `${requestId}:${documentId}:archive:${row.sha256}`);
+    await events.record(
+      trx,
+      row.account_id,
+      'document.archive_renewed',
+      { ...data, signingRequestId: requestId, renewedAt },
+      `${requestId}:${documentId}:archive:${row.sha256}`,
+    );
     return true;
   });
 }

@@ -53,7 +53,12 @@ export function padesSealer(config: SealConfig): Sealer {
 /** The seal certificate and where its key is: a PKCS#11 token, a KMS, SEAL_P12_PATH, or one generated into DATA_DIR. */
 export function sealCertificateOf(config: SealConfig): Promise<SealCertificate> {
   const pkcs11 = config.SEAL_PKCS11_MODULE
-    ? { module: config.SEAL_PKCS11_MODULE, tokenLabel: config.SEAL_PKCS11_TOKEN_LABEL ?? '', pin: config.SEAL_PKCS11_PIN ?? '', keyLabel: config.SEAL_PKCS11_KEY_LABEL ?? '' }
+    ? {
+        module: config.SEAL_PKCS11_MODULE,
+        tokenLabel: config.SEAL_PKCS11_TOKEN_LABEL ?? '',
+        pin: config.SEAL_PKCS11_PIN ?? '',
+        keyLabel: config.SEAL_PKCS11_KEY_LABEL ?? '',
+      }
     : undefined;
   const kms = config.SEAL_KMS_KEY_ID ? { keyId: config.SEAL_KMS_KEY_ID, region: config.SEAL_KMS_REGION ?? '', endpoint: config.SEAL_KMS_ENDPOINT } : undefined;
   return loadSealCertificate({
@@ -82,7 +87,13 @@ export async function timestampingOf(config: SealConfig, certificate: SealCertif
   const anchors = config.SEAL_TRUST_ANCHORS_PATH
     ? certificatesOfPem(await fs.readFile(config.SEAL_TRUST_ANCHORS_PATH, 'utf8'))
     : [...certificatesOfPem(tls.rootCertificates.join('\n')), ...selfSigned((await openSealKey(certificate)).certificates)];
-  return { level, tsaUrls: tsaUrlsOf(config), timeoutMs: config.SEAL_TSA_TIMEOUT_MS, trustAnchors: anchors, renewalMarginDays: config.SEAL_ARCHIVE_RENEWAL_DAYS };
+  return {
+    level,
+    tsaUrls: tsaUrlsOf(config),
+    timeoutMs: config.SEAL_TSA_TIMEOUT_MS,
+    trustAnchors: anchors,
+    renewalMarginDays: config.SEAL_ARCHIVE_RENEWAL_DAYS,
+  };
 }
 
 const selfSigned = (certificates: Buffer[]) =>
@@ -109,10 +120,13 @@ export async function sealSettingsProblems(config: SealConfig): Promise<string[]
   const problems: string[] = [];
   const chain = certificates.map((der) => new crypto.X509Certificate(der));
   const top = chain[chain.length - 1];
-  if (top.issuer !== top.subject) problems.push(`SEAL_LEVEL=${level}: the seal certificate's chain ends before its root (${top.issuer} is missing): add it to SEAL_CHAIN_PATH`);
+  if (top.issuer !== top.subject)
+    problems.push(`SEAL_LEVEL=${level}: the seal certificate's chain ends before its root (${top.issuer} is missing): add it to SEAL_CHAIN_PATH`);
   for (const cert of chain.filter((cert) => cert.issuer !== cert.subject)) {
     if (!namesRevocation(cert)) {
-      problems.push(`SEAL_LEVEL=${level}: the certificate ${cert.subject.replace(/\n/g, ', ')} names no OCSP responder and no CRL, so no revocation data can be embedded (use SEAL_LEVEL=B-T, or a certificate from a CA that publishes revocation)`);
+      problems.push(
+        `SEAL_LEVEL=${level}: the certificate ${cert.subject.replace(/\n/g, ', ')} names no OCSP responder and no CRL, so no revocation data can be embedded (use SEAL_LEVEL=B-T, or a certificate from a CA that publishes revocation)`,
+      );
     }
   }
   return problems;

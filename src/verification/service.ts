@@ -33,13 +33,10 @@ export function sealFingerprintOf(config: Config): () => Promise<string | undefi
     if (!configured && config.NODE_ENV === 'production' && !config.runWorker) return Promise.resolve(undefined);
     // A certificate that cannot be read (the worker stops at start on that) leaves the hash alone to
     // recognise seals by, and is read again by the next verification.
-    fingerprint ??= sealCertificateOf(config).then(
-      sealCertificateFingerprint,
-      () => {
-        fingerprint = undefined;
-        return undefined;
-      },
-    );
+    fingerprint ??= sealCertificateOf(config).then(sealCertificateFingerprint, () => {
+      fingerprint = undefined;
+      return undefined;
+    });
     return fingerprint;
   };
 }

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
 import { sealPdf } from '../../src/pdf/seal';
 import { generateSelfSignedP12 } from '../../src/pdf/sealCertificate';
-import { describeViolations, seriousViolations } from '../support/axe';
+import { expectAccessible } from '../support/axe';
 import { desktopContext, expectNoSideways, phoneContext, useChromium, watchPage } from '../support/browser';
 import { makePdf } from '../support/pdfs';
 import { sharedSystem } from '../support/system';
@@ -10,11 +9,6 @@ import { sharedSystem } from '../support/system';
 // Issue #29, part 3: the page at /verify, in headless Chromium. A PDF chosen or dropped is sent to
 // POST /api/v1/verify and the answer read out; nothing loads from elsewhere, and axe finds no serious
 // or critical violation before or after.
-
-async function expectAccessible(page: Page, where: string) {
-  const violations = await seriousViolations(page);
-  expect(violations, describeViolations(where, violations).join('\n')).to.deep.equal([]);
-}
 
 describe('the /verify page', function () {
   this.timeout(120_000);

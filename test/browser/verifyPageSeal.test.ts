@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
 import { VerificationSchema, type Verification } from '../../src/verification/schema';
-import { describeViolations, seriousViolations } from '../support/axe';
+import { expectAccessible } from '../support/axe';
 import { desktopContext, expectNoSideways, phoneContext, useChromium, watchPage } from '../support/browser';
 import { makePdf } from '../support/pdfs';
 import { sharedSystem } from '../support/system';
@@ -47,11 +46,6 @@ const answers: Record<string, Verification> = {
     },
   },
 };
-
-async function expectAccessible(page: Page, where: string) {
-  const violations = await seriousViolations(page);
-  expect(violations, describeViolations(where, violations).join('\n')).to.deep.equal([]);
-}
 
 describe('the /verify page: the seal’s level', function () {
   this.timeout(120_000);

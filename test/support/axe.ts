@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import fs from 'node:fs';
 import type { Page } from 'playwright-core';
 
@@ -29,3 +30,9 @@ export const describeViolations = (where: string, violations: AxeViolation[]) =>
   violations.flatMap((violation) =>
     violation.nodes.map((node) => `${where}: ${violation.id} (${violation.impact}) ${violation.help} at ${node.target.join(' ')}: ${node.html.slice(0, 160)}`),
   );
+
+/** Fails, listing them, when axe finds a serious or critical violation on the page. */
+export async function expectAccessible(page: Page, where: string) {
+  const violations = await seriousViolations(page);
+  expect(violations, describeViolations(where, violations).join('\n')).to.deep.equal([]);
+}

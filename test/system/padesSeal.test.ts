@@ -6,13 +6,12 @@ import { expect } from 'chai';
 import { stopSealThread } from '../../src/pdf/sealThread';
 import { padesSealer, sealSettingsProblems, type SealConfig, type SealInput } from '../../src/signingRequests/sealing';
 import { makePdf } from '../support/pdfs';
+import { pyhanko, pyhankoPython as python } from '../support/pyhanko';
 import { startTestPki, type TestPki } from '../support/testPki';
 
 // The seal is a PAdES baseline B-B signature (ETSI EN 319 142-1), as judged by tools that are not ours:
 // poppler's pdfsig, qpdf, and pyHanko (scripts/provision.sh pyhanko) through test/support/pades_validate.py.
 const root = path.resolve(__dirname, '../..');
-const python = path.join(root, '.cache/pyhanko/bin/python');
-const validator = path.join(root, 'test/support/pades_validate.py');
 
 const signedAt = new Date('2026-03-04T10:20:30Z');
 const input = async (): Promise<SealInput> => ({
@@ -36,25 +35,12 @@ const input = async (): Promise<SealInput> => ({
   },
 });
 
-/** pyHanko's findings on a sealed file, `name: value` a line, trusting only `trustedRoot` (a PEM file) if given. */
-function pyhanko(file: string, trustedRoot?: string): Record<string, string> {
-  const result = spawnSync(python, [validator, file, ...(trustedRoot ? [trustedRoot] : [])], { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`pades_validate.py failed: ${result.stderr}`);
-  return Object.fromEntries(
-    result.stdout
-      .trim()
-      .split('\n')
-      .map((line) => line.split(/: (.*)/s, 2)),
-  );
-}
-
 describe('the seal is a PAdES baseline B-B signature, by pdfsig, qpdf and pyHanko', function () {
   this.timeout(60_000);
   let dir: string;
   const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: path.join(dir, 'authority'), stdio: ['ignore', 'ignore', 'pipe'] });
 
   before(function () {
-    if (!fs.existsSync(python)) throw new Error(`no ${python}: run bash scripts/provision.sh pyhanko (npm test does)`);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-pades-'));
     fs.mkdirSync(path.join(dir, 'authority'));
   });
@@ -64,7 +50,14 @@ describe('the seal is a PAdES baseline B-B signature, by pdfsig, qpdf and pyHank
   });
 
   async function seal(name: string, config: Partial<SealConfig> = {}) {
-    const { pdf } = await padesSealer({ dataDir: dir, SEAL_P12_PASSWORD: '', SEAL_TSA_URLS: '', SEAL_TSA_TIMEOUT_MS: 10_000, SEAL_ARCHIVE_RENEWAL_DAYS: 90, ...config }).seal(await input());
+    const { pdf } = await padesSealer({
+      dataDir: dir,
+      SEAL_P12_PASSWORD: '',
+      SEAL_TSA_URLS: '',
+      SEAL_TSA_TIMEOUT_MS: 10_000,
+      SEAL_ARCHIVE_RENEWAL_DAYS: 90,
+      ...config,
+    }).seal(await input());
     const file = path.join(dir, name);
     fs.writeFileSync(file, pdf);
     return file;
@@ -145,7 +138,6 @@ describe('the seal with a timestamp authority: B-T, B-LT and B-LTA by pyHanko, p
   const sealed: Record<string, string> = {};
 
   before(async function () {
-    if (!fs.existsSync(python)) throw new Error(`no ${python}: run bash scripts/provision.sh pyhanko (npm test does)`);
     pki = await startTestPki();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-pades-levels-'));
     for (const level of ['B-T', 'B-LT', 'B-LTA'] as const) {
@@ -213,7 +205,19 @@ describe('the seal with a timestamp authority: B-T, B-LT and B-LTA by pyHanko, p
     expect(extracted.status, extracted.stderr).to.equal(0);
     const verified = spawnSync(
       'openssl',
-      ['ts', '-verify', '-in', path.join(dir, 'token.der'), '-token_in', '-data', path.join(dir, 'signature.bin'), '-CAfile', pki.rootPem, '-untrusted', path.join(dir, 'tsa-certs.pem')],
+      [
+        'ts',
+        '-verify',
+        '-in',
+        path.join(dir, 'token.der'),
+        '-token_in',
+        '-data',
+        path.join(dir, 'signature.bin'),
+        '-CAfile',
+        pki.rootPem,
+        '-untrusted',
+        path.join(dir, 'tsa-certs.pem'),
+      ],
       { encoding: 'utf8' },
     );
     expect(`${verified.stdout}${verified.stderr}`).to.contain('Verification: OK');
@@ -230,7 +234,9 @@ describe('the seal with a timestamp authority: B-T, B-LT and B-LTA by pyHanko, p
   it('never seals with a revoked certificate, nor below its level: the seal fails, saying why, to be retried', async () => {
     await pki.start();
     try {
-      const sealing = padesSealer(levelConfig('B-LTA', { SEAL_P12_PATH: pki.revokedSeal.p12, SEAL_P12_PASSWORD: pki.revokedSeal.password })).seal(await input());
+      const sealing = padesSealer(levelConfig('B-LTA', { SEAL_P12_PATH: pki.revokedSeal.p12, SEAL_P12_PASSWORD: pki.revokedSeal.password })).seal(
+        await input(),
+      );
       const error: Error = await sealing.then(
         () => expect.fail('sealed with a revoked certificate'),
         (failure: Error) => failure,
@@ -247,7 +253,9 @@ describe('the seal with a timestamp authority: B-T, B-LT and B-LTA by pyHanko, p
     expect(await sealSettingsProblems(levelConfig('B-LTA'))).to.deep.equal([]);
     const [noTsa] = await sealSettingsProblems(levelConfig('B-T', { SEAL_TSA_URLS: '' }));
     expect(noTsa).to.contain('SEAL_LEVEL=B-T needs a timestamp authority').and.contain('SEAL_TSA_URLS');
-    const noRevocation = await sealSettingsProblems(levelConfig('B-LT', { SEAL_P12_PATH: pki.sealNoRevocation.p12, SEAL_P12_PASSWORD: pki.sealNoRevocation.password }));
+    const noRevocation = await sealSettingsProblems(
+      levelConfig('B-LT', { SEAL_P12_PATH: pki.sealNoRevocation.p12, SEAL_P12_PASSWORD: pki.sealNoRevocation.password }),
+    );
     expect(noRevocation.join('\n')).to.contain('names no OCSP responder and no CRL');
     const broken = path.join(dir, 'broken.p12');
     fs.writeFileSync(broken, 'not a PKCS#12 file');

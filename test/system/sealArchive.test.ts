@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -12,6 +11,7 @@ import { uploadDocument } from '../support/documents';
 import { client } from '../support/http';
 import { eventually, tokenOf } from '../support/signing';
 import { startSplitSystem } from '../support/splitSystem';
+import { pyhanko } from '../support/pyhanko';
 import { startTestPki, type TestPki } from '../support/testPki';
 
 // The seal at B-LTA as deployed (api and worker apart), against a real PKI on loopback behind a proxy
@@ -19,8 +19,6 @@ import { startTestPki, type TestPki } from '../support/testPki';
 // level; a worker killed mid-seal or mid-renewal loses nothing and seals nothing twice; the archive
 // renewal, run by its Temporal Schedule, appends a new document timestamp, and the copy handed out
 // before still verifies as Signet's.
-const root = path.resolve(__dirname, '../..');
-const python = path.join(root, '.cache/pyhanko/bin/python');
 
 /** In front of the TSA: `down` refuses, `hold` keeps each request waiting (counting them) until set back to `pass`. */
 async function startTsaProxy(target: string) {
@@ -51,17 +49,6 @@ async function startTsaProxy(target: string) {
     },
     close: () => new Promise((resolve) => server.close(resolve)),
   };
-}
-
-function pyhanko(file: string, trustedRoot: string): Record<string, string> {
-  const result = spawnSync(python, [path.join(root, 'test/support/pades_validate.py'), file, trustedRoot], { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`pades_validate.py failed: ${result.stderr}`);
-  return Object.fromEntries(
-    result.stdout
-      .trim()
-      .split('\n')
-      .map((line) => line.split(/: (.*)/s, 2)),
-  );
 }
 
 describe('the B-LTA seal as deployed: waiting for its authority, kill -9, the archive renewal', function () {
@@ -115,7 +102,9 @@ describe('the B-LTA seal as deployed: waiting for its authority, kill -9, the ar
     requestId = created.body.id;
     documentIds = [contract.id, annex.id];
     const link = await request('POST', `/api/v1/signatures/${requestId}/signers/${created.body.signers[0].id}/link`);
-    const signed = await client(system.api.url!)('POST', `/sign/${tokenOf(link.body.url)}/sign`, { json: { consent: true, signature: { type: 'typed', value: 'Ada' } } });
+    const signed = await client(system.api.url!)('POST', `/sign/${tokenOf(link.body.url)}/sign`, {
+      json: { consent: true, signature: { type: 'typed', value: 'Ada' } },
+    });
     expect(signed.status).to.equal(200);
 
     const waiting = await eventually(async () => {
@@ -162,7 +151,9 @@ describe('the B-LTA seal as deployed: waiting for its authority, kill -9, the ar
       const rows = await db()('sealed_documents').where({ signing_request_id: requestId }).select('archive_renewals');
       expect(rows.map((row) => row.archive_renewals)).to.deep.equal([1, 1]);
     }, 120_000);
-    const audit = (await request('GET', `/api/v1/signatures/${requestId}/audit-trail`)).body.data.filter((step: { action: string }) => step.action === 'archive_renewed');
+    const audit = (await request('GET', `/api/v1/signatures/${requestId}/audit-trail`)).body.data.filter(
+      (step: { action: string }) => step.action === 'archive_renewed',
+    );
     expect(audit).to.have.length(2);
     const events = await db()('events').where({ type: 'document.archive_renewed' }).whereRaw(`data->>'signingRequestId' = ?`, [requestId]).select('data');
     expect(events).to.have.length(2);
@@ -173,7 +164,9 @@ describe('the B-LTA seal as deployed: waiting for its authority, kill -9, the ar
       fs.writeFileSync(file, after);
       expect(pyhanko(file, pki.rootPem)).to.include({ 'PAdES baseline level': 'B-LTA', 'document timestamps': '2', trusted: 'True', intact: 'True' });
       const event = events.find((row) => (typeof row.data === 'string' ? JSON.parse(row.data) : row.data).documentId === documentId)!;
-      expect((typeof event.data === 'string' ? JSON.parse(event.data) : event.data).sealedSha256).to.equal(crypto.createHash('sha256').update(after).digest('hex'));
+      expect((typeof event.data === 'string' ? JSON.parse(event.data) : event.data).sealedSha256).to.equal(
+        crypto.createHash('sha256').update(after).digest('hex'),
+      );
       for (const copy of [before[index], after]) expect((await verify(copy)).body.result).to.equal('sealed_unmodified');
     }
   });

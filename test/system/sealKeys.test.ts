@@ -145,14 +145,34 @@ describe('seal keys: PKCS#12, PKCS#11 and KMS', function () {
   it('seals a PDF on the seal thread with the key on the token and with the key in KMS: pdfsig finds each seal valid', async () => {
     const certificatePath = path.join(dir, 'cert.pem');
     await fs.writeFile(certificatePath, new crypto.X509Certificate(certificate).toString());
-    const base = { dataDir: dir, SEAL_P12_PASSWORD: '', SEAL_TSA_URLS: '', SEAL_TSA_TIMEOUT_MS: 10_000, SEAL_ARCHIVE_RENEWAL_DAYS: 90, SEAL_CERTIFICATE_PATH: certificatePath };
+    const base = {
+      dataDir: dir,
+      SEAL_P12_PASSWORD: '',
+      SEAL_TSA_URLS: '',
+      SEAL_TSA_TIMEOUT_MS: 10_000,
+      SEAL_ARCHIVE_RENEWAL_DAYS: 90,
+      SEAL_CERTIFICATE_PATH: certificatePath,
+    };
     const configs = {
-      'PKCS#11': { ...base, SEAL_PKCS11_MODULE: token.module, SEAL_PKCS11_TOKEN_LABEL: token.tokenLabel, SEAL_PKCS11_PIN: token.pin, SEAL_PKCS11_KEY_LABEL: token.keyLabel },
+      'PKCS#11': {
+        ...base,
+        SEAL_PKCS11_MODULE: token.module,
+        SEAL_PKCS11_TOKEN_LABEL: token.tokenLabel,
+        SEAL_PKCS11_PIN: token.pin,
+        SEAL_PKCS11_KEY_LABEL: token.keyLabel,
+      },
       KMS: { ...base, SEAL_KMS_KEY_ID: kmsSource.kms.keyId, SEAL_KMS_REGION: kmsSource.kms.region, SEAL_KMS_ENDPOINT: kmsSource.kms.endpoint },
     };
     try {
       for (const [name, config] of Object.entries(configs)) {
-        const certificateOfCompletion = { requestId: 'req_x', title: 'Lease', document: { name: 'lease.pdf', pageCount: 1 }, documents: [], events: [], signers: [] };
+        const certificateOfCompletion = {
+          requestId: 'req_x',
+          title: 'Lease',
+          document: { name: 'lease.pdf', pageCount: 1 },
+          documents: [],
+          events: [],
+          signers: [],
+        };
         const sealed = await padesSealer(config).seal({ original: await makePdf(['A lease']), signatures: [], certificate: certificateOfCompletion });
         const file = path.join(dir, `${name.replace('#', '')}.pdf`);
         await fs.writeFile(file, sealed.pdf);

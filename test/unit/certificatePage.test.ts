@@ -41,24 +41,29 @@ describe('the certificate of completion', () => {
 
   it('says what the seal proves: a B-B signature, whose certificate is self-signed or issued, and times of the server’s clock', async () => {
     const signer = { name: 'Ada Lovelace', email: 'ada@example.com', signedAt: at };
-    const own = (await certificateText([signer], { subject: 'Signet development seal', issuer: 'Signet development seal', selfSigned: true, level: 'B-B' })).replace(
-      /\s+/g,
-      ' ',
-    );
+    const own = (
+      await certificateText([signer], { subject: 'Signet development seal', issuer: 'Signet development seal', selfSigned: true, level: 'B-B' })
+    ).replace(/\s+/g, ' ');
     expect(own)
       .to.contain('Signature PAdES baseline B-B (ETSI.CAdES.detached) over this whole file')
       .and.contain('Certificate Signet development seal, self-signed: no public trust store knows it')
       .and.contain("Times Signet's server clock, in UTC: no trusted timestamp authority vouches for them");
-    const issued = (await certificateText([signer], { subject: 'Acme Ltd seal', issuer: 'Example Trust CA', selfSigned: false, level: 'B-B' })).replace(/\s+/g, ' ');
+    const issued = (await certificateText([signer], { subject: 'Acme Ltd seal', issuer: 'Example Trust CA', selfSigned: false, level: 'B-B' })).replace(
+      /\s+/g,
+      ' ',
+    );
     expect(issued).to.contain('Certificate Acme Ltd seal, issued by Example Trust CA').and.not.contain('self-signed');
   });
 
   it('at B-LTA says the seal carries a trusted timestamp and its validation data, and the events keep the server’s clock', async () => {
     const signer = { name: 'Ada Lovelace', email: 'ada@example.com', signedAt: at };
-    const text = (await certificateText([signer], { subject: 'Acme Ltd seal', issuer: 'Example Trust CA', selfSigned: false, level: 'B-LTA' })).replace(/\s+/g, ' ');
+    const text = (await certificateText([signer], { subject: 'Acme Ltd seal', issuer: 'Example Trust CA', selfSigned: false, level: 'B-LTA' })).replace(
+      /\s+/g,
+      ' ',
+    );
     expect(text)
       .to.contain('Signature PAdES baseline B-LTA (ETSI.CAdES.detached) over this whole file')
-      .and.contain("the seal: a trusted RFC 3161 timestamp in its signature")
+      .and.contain('the seal: a trusted RFC 3161 timestamp in its signature')
       .and.contain('Validation data the certificates and revocation answers the seal needs, embedded in this file, and a document timestamp over them')
       .and.not.contain('no trusted timestamp authority');
   });
