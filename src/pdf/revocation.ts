@@ -50,7 +50,13 @@ const MAX_RESPONSE_CERTIFICATES = 10;
  * @libpdf/core's RevocationProvider. libpdf swallows what a provider throws, so every refusal is ALSO
  * recorded in `problems`; the caller fails the seal when it is not empty.
  */
-export function checkedRevocationProvider(settings: RevocationSettings): RevocationProvider & { problems: SealServiceError[] } {
+export type CheckedRevocationProvider = RevocationProvider & {
+  problems: SealServiceError[];
+  /** Asks, all at once, for what libpdf will ask one after another: the answers wait in this provider for it. */
+  prefetch(certificates: Uint8Array[]): Promise<void>;
+};
+
+export function checkedRevocationProvider(settings: RevocationSettings): CheckedRevocationProvider {
   const fetchSettings = { timeoutMs: settings.timeoutMs, maxBytes: settings.maxBytes ?? 5 * 1024 * 1024 };
   const problems: SealServiceError[] = [];
   // A CRL's issuer is found among the known certificates and the issuers libpdf named when it asked for
@@ -68,16 +74,23 @@ export function checkedRevocationProvider(settings: RevocationSettings): Revocat
       throw refusal;
     }
   };
-  return {
-    problems,
-    async getOCSP(cert, issuer) {
+  // One answer per certificate and kind in a seal: libpdf asks again for the document timestamp's chain.
+  const answers = new Map<string, Promise<Uint8Array | null>>();
+  const once = (kind: string, cert: Uint8Array, ask: () => Promise<Uint8Array | null>) => {
+    const key = `${kind}:${Buffer.from(cert).toString('base64')}`;
+    if (!answers.has(key)) answers.set(key, ask());
+    return answers.get(key)!;
+  };
+  const getOCSP = (cert: Uint8Array, issuer: Uint8Array) =>
+    once('ocsp', cert, async () => {
       know(issuer);
       const certificate = knownCertificate(cert);
       const url = httpUris(accessLocations(certificate.pki))[0];
       if (!url) return null;
       return recorded(url, () => checkedOcsp(url, certificate, knownCertificate(issuer), fetchSettings));
-    },
-    async getCRL(cert) {
+    });
+  const getCRL = (cert: Uint8Array) =>
+    once('crl', cert, async () => {
       const certificate = knownCertificate(cert);
       const url = httpUris(distributionPoints(certificate.pki))[0];
       if (!url) return null;
@@ -85,6 +98,20 @@ export function checkedRevocationProvider(settings: RevocationSettings): Revocat
       knownLoaded = true;
       const candidates = [...known.values()];
       return recorded(url, () => checkedCrl(url, certificate, candidates, fetchSettings));
+    });
+  return {
+    problems,
+    getOCSP,
+    getCRL,
+    async prefetch(certificates) {
+      const pool = certificates.map((der) => ({ der, x509: knownCertificate(der).x509 }));
+      const asks = pool.map(({ der, x509 }) => {
+        const issuer = pool.find((candidate) => candidate.der !== der && x509.checkIssued(candidate.x509) && x509.verify(candidate.x509.publicKey));
+        // As libpdf asks: OCSP where the certificate has an issuer and names a responder, else its CRL.
+        const fromOcsp = issuer ? getOCSP(der, issuer.der) : Promise.resolve(null);
+        return fromOcsp.then((answer) => answer ?? getCRL(der));
+      });
+      await Promise.allSettled(asks);
     },
   };
 }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { PDF } from '@libpdf/core';
 import { PDFDocument } from 'pdf-lib';
+import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf } from '@signpdf/signpdf';
@@ -103,9 +104,10 @@ export async function sealPdf(bytes: Uint8Array, certificate: SealCertificate, t
   const key = await openSealKey(certificate);
   const authority =
     timestamping && checkedTimestampAuthority({ urls: timestamping.tsaUrls, timeoutMs: timestamping.timeoutMs, trustAnchors: timestamping.trustAnchors });
-  const signed = await new SignPdf().sign(Buffer.from(withPlaceholder), new SealSigner(key, authority));
+  const signer = new SealSigner(key, authority);
+  const signed = await new SignPdf().sign(Buffer.from(withPlaceholder), signer);
   if (!timestamping || timestamping.level === 'B-T') return signed;
-  return addValidationData(signed, { ...timestamping, level: timestamping.level }, key.certificates);
+  return addValidationData(signed, { ...timestamping, level: timestamping.level }, [...key.certificates, ...certificatesOf(signer.timestampToken)]);
 }
 
 export interface RenewalInput {
@@ -126,13 +128,21 @@ export async function renewArchive(input: RenewalInput): Promise<Pick<SealedPdf,
   return { pdf, sha256: sha256Of(pdf), archiveRenewAfter: archiveRenewAfter(pdf, input.timestamping) };
 }
 
+/** The certificates a CMS SignedData (a timestamp token) carries, DER. */
+function certificatesOf(token: Buffer | undefined): Uint8Array[] {
+  if (!token) return [];
+  const signedData = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(new Uint8Array(token)).content });
+  return (signedData.certificates ?? []).flatMap((cert) => (cert instanceof pkijs.Certificate ? [new Uint8Array(cert.toSchema().toBER(false))] : []));
+}
+
 /** When the file's newest document timestamp is to be renewed: its authority certificate's end, less the margin. */
 export function archiveRenewAfter(pdf: Uint8Array, timestamping: Pick<SealTimestamping, 'renewalMarginDays'>): string {
   const text = Buffer.from(pdf).toString('latin1');
   const ranges = [...text.matchAll(/\/ByteRange\s*\[\s*0\s+(\d+)\s+(\d+)\s+\d+\s*\]/g)];
   const [, end, start] = ranges[ranges.length - 1].map(Number);
-  const hex = text.slice(end + 1, start - 1).replace(/0+$/, '');
-  const signedData = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex')).content });
+  // The DER is followed by the placeholder's zero padding: read by its own length (a zero the DER ends with is its own).
+  const { result } = asn1js.fromBER(Buffer.from(text.slice(end + 1, start - 1), 'hex'));
+  const signedData = new pkijs.SignedData({ schema: new pkijs.ContentInfo({ schema: result }).content });
   const sid = signedData.signerInfos[0].sid as pkijs.IssuerAndSerialNumber;
   const certificate = signedData.certificates?.find(
     (cert): cert is pkijs.Certificate => cert instanceof pkijs.Certificate && cert.serialNumber.isEqual(sid.serialNumber) && cert.issuer.isEqual(sid.issuer),
@@ -142,16 +152,18 @@ export function archiveRenewAfter(pdf: Uint8Array, timestamping: Pick<SealTimest
 }
 
 /**
- * B-LT: the validation data of every signature and timestamp in the file, as a Document Security Store;
+ * B-LT: the validation data of every signature and timestamp in the file (`chains`: the certificates to ask about first), as a Document Security Store;
  * B-LTA: then a document timestamp, and the validation data of its own chain. Also how an archive is
  * renewed: a new document timestamp over the one before, before that one's certificate expires.
  */
 export async function addValidationData(
   bytes: Uint8Array,
   timestamping: SealTimestamping & { level: 'B-LT' | 'B-LTA' },
-  sealChain: Uint8Array[],
+  chains: Uint8Array[],
 ): Promise<Buffer> {
-  const revocationProvider = checkedRevocationProvider({ timeoutMs: timestamping.timeoutMs, knownCertificates: [...sealChain, ...timestamping.trustAnchors] });
+  const revocationProvider = checkedRevocationProvider({ timeoutMs: timestamping.timeoutMs, knownCertificates: [...chains, ...timestamping.trustAnchors] });
+  // libpdf asks for each answer in turn; asked for all at once here, they wait for it in the provider.
+  await revocationProvider.prefetch(chains);
   const pdf = await PDF.load(bytes);
   const { bytes: updated, warnings } =
     timestamping.level === 'B-LT'

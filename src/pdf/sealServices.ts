@@ -121,9 +121,18 @@ export interface KnownCertificate {
 }
 
 /** A certificate from its DER (pkijs re-encodes only the outer SEQUENCE: the signed part keeps its bytes). */
+const parsed = new Map<string, KnownCertificate>();
+
+/** A certificate read both ways, once: a seal reads the same few again and again (its chains, the authorities'). */
 export function knownCertificate(der: Uint8Array | ArrayBuffer): KnownCertificate {
+  const key = crypto.createHash('sha256').update(new Uint8Array(der)).digest('base64');
+  const known = parsed.get(key);
+  if (known) return known;
   const pki = pkijs.Certificate.fromBER(new Uint8Array(der));
-  return { pki, x509: new crypto.X509Certificate(Buffer.from(pki.toSchema().toBER(false))) };
+  const read = { pki, x509: new crypto.X509Certificate(Buffer.from(pki.toSchema().toBER(false))) };
+  if (parsed.size >= 256) parsed.clear(); // bounded: an attacker's answers may carry many
+  parsed.set(key, read);
+  return read;
 }
 
 /** `the certificate "CN" (serial 0a1b…)`: what an error calls a certificate. */

@@ -51,6 +51,9 @@ function signedAttributes(content: Buffer, certificate: forge.pki.Certificate) {
 }
 
 export class SealSigner extends Signer {
+  /** The signature timestamp's token (DER), once signed with a timestamp authority. */
+  timestampToken: Buffer | undefined;
+
   constructor(
     private readonly key: SealKey,
     private readonly timestamps?: TimestampAuthority,
@@ -63,9 +66,8 @@ export class SealSigner extends Signer {
     const [certificate] = certificates;
     const attributes = signedAttributes(pdfBuffer, certificate);
     const signature = await this.key.sign(der(set(...attributes)));
-    const unsigned = this.timestamps
-      ? [attribute(OID.signatureTimeStampToken, asn1.fromDer(binary(Buffer.from(await this.timestamps.timestamp(sha256(signature), 'SHA-256')))))]
-      : [];
+    this.timestampToken = this.timestamps && Buffer.from(await this.timestamps.timestamp(sha256(signature), 'SHA-256'));
+    const unsigned = this.timestampToken ? [attribute(OID.signatureTimeStampToken, asn1.fromDer(binary(this.timestampToken)))] : [];
     const signerInfo = sequence(
       integer('01'),
       sequence(forge.pki.distinguishedNameToAsn1(certificate.issuer), integer(certificate.serialNumber)),

@@ -1,8 +1,11 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import * as asn1js from 'asn1js';
 import { expect } from 'chai';
+import { archiveRenewAfter } from '../../src/pdf/seal';
 import { stopSealThread } from '../../src/pdf/sealThread';
 import { padesSealer, sealSettingsProblems, type SealConfig, type SealInput } from '../../src/signingRequests/sealing';
 import { makePdf } from '../support/pdfs';
@@ -229,6 +232,19 @@ describe('the seal with a timestamp authority: B-T, B-LT and B-LTA by pyHanko, p
     const [first] = [...text.matchAll(/\/ByteRange\s*\[\s*0\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g)];
     const signedLength = Number(first[2]) + Number(first[3]);
     expect(signedLength).to.be.below(text.length);
+  });
+
+  it("B-LTA notes when its archive is due: the document timestamp's certificate end, less the margin, whatever its DER's last byte", () => {
+    const bytes = fs.readFileSync(sealed['B-LTA']);
+    const text = bytes.toString('latin1');
+    const ranges = [...text.matchAll(/\/ByteRange\s*\[\s*0\s+(\d+)\s+(\d+)\s+\d+\s*\]/g)];
+    const [, end] = ranges[ranges.length - 1].slice(1).map(Number);
+    const tsaEnd = Date.parse(new crypto.X509Certificate(fs.readFileSync(path.join(pki.dir, 'out/interm/tsa.cert.pem'))).validTo);
+    expect(Date.parse(archiveRenewAfter(bytes, { renewalMarginDays: 90 }))).to.equal(tsaEnd - 90 * 86_400_000);
+    // A token whose DER ends in a zero byte, as one in 256 does: the zero is the DER's, not the padding's.
+    const length = asn1js.fromBER(Buffer.from(text.slice(end + 1, text.indexOf('>', end)), 'hex')).result.valueBeforeDecodeView.byteLength;
+    bytes.write('00', end + 1 + 2 * (length - 1), 'latin1');
+    expect(Date.parse(archiveRenewAfter(bytes, { renewalMarginDays: 0 }))).to.equal(tsaEnd);
   });
 
   it('never seals with a revoked certificate, nor below its level: the seal fails, saying why, to be retried', async () => {
