@@ -1,10 +1,9 @@
 import type { Db } from '../src/db';
 import type { EventLog } from '../src/events/service';
-import { SealServiceError } from '../src/pdf/sealServices';
-import { countSealServiceFailure } from '../src/metrics';
 import { findArchivesDue, renewSealedArchive } from '../src/signingRequests/archive';
 import type { SealConfig } from '../src/signingRequests/sealing';
 import type { ArchiveActivities } from '../workflows/activities';
+import { waitingOnSealServices } from './sealServices';
 
 export interface ArchiveActivityDeps {
   db: Db;
@@ -17,13 +16,6 @@ export interface ArchiveActivityDeps {
 export function createArchiveActivities(deps: ArchiveActivityDeps): ArchiveActivities {
   return {
     findArchivesDue: ({ limit, since }) => findArchivesDue(deps.db, { limit, since: new Date(since) }),
-    async renewArchive(due) {
-      try {
-        return await renewSealedArchive(deps, due);
-      } catch (error) {
-        if (error instanceof SealServiceError) countSealServiceFailure(error.service);
-        throw error;
-      }
-    },
+    renewArchive: (due) => waitingOnSealServices(() => renewSealedArchive(deps, due)),
   };
 }

@@ -2,14 +2,13 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../src/config';
 import type { Db } from '../src/db';
 import { isRefusedForGood } from '../src/db/errors';
-import { databaseRefusal, sealServiceUnavailable } from '../src/domain/signingRequests';
+import { databaseRefusal } from '../src/domain/signingRequests';
 import type { EventLog } from '../src/events/service';
 import type { MailTransport } from '../src/mail';
-import { countSealServiceFailure } from '../src/metrics';
-import { SealServiceError } from '../src/pdf/sealServices';
 import { completeRequest } from '../src/signingRequests/complete';
 import { createNotifier, sendClosingMails, sendInvitations, sendReminders } from '../src/signingRequests/notifications';
 import { padesSealer, type SealConfig } from '../src/signingRequests/sealing';
+import { waitingOnSealServices } from './sealServices';
 import {
   announceRequest,
   expireRequest,
@@ -44,17 +43,6 @@ function failingForGood<Args extends unknown[], Result>(name: string, work: (...
       throw ApplicationFailure.nonRetryable(`The database refused ${name} for good (SQLSTATE ${error.code}): ${error.message}`, databaseRefusal, error.code);
     }
   };
-}
-
-// A seal that waits for a timestamp authority or revocation responder says which, for the workflow's progress and the metrics.
-async function waitingOnSealServices<Result>(work: () => Promise<Result>): Promise<Result> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof SealServiceError)) throw error;
-    countSealServiceFailure(error.service);
-    throw ApplicationFailure.retryable(error.message, sealServiceUnavailable, { service: error.service, url: error.url ?? null });
-  }
 }
 
 // The signing request workflow's activities (src/signingRequests/): its transitions, each a transaction

@@ -1,15 +1,21 @@
-import { continueAsNew, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, continueAsNew, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ArchiveActivities } from './activities';
+import { sealServiceUnavailable } from '../src/domain/signingRequests';
 
 // One run of the archive renewal, started by its Temporal Schedule (src/temporal/client.ts): every
 // sealed PDF whose newest document timestamp is due gets fresh validation data and a new one
-// (src/signingRequests/archive.ts). A renewal that fails (its authority down) is retried for a while,
-// then left due for the next run: the file stays as it was, valid until its timestamp's certificate ends.
+// (src/signingRequests/archive.ts). A renewal that fails is retried for a minute; then a file that
+// cannot be renewed is skipped, and an authority or responder that does not answer ends the run (the
+// files after it would wait for it too). What is left stays due for the next run: a file stays as it
+// was, valid until its timestamp's certificate ends, and the margin leaves months of runs before that.
 const archive = proxyActivities<ArchiveActivities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 8 },
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4 },
 });
+
+const waitsForAService = (error: unknown) =>
+  error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === sealServiceUnavailable;
 
 const BATCH = 50;
 
@@ -37,7 +43,9 @@ export async function archiveRenewalWorkflow(
       } catch (error) {
         failed.add(`${one.requestId}/${one.documentId}`);
         result.failed++;
-        log.warn('archive renewal failed; it stays due for the next run', { ...one, error: (error as Error).message });
+        const reason = ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message;
+        log.warn('archive renewal failed; it stays due for the next run', { ...one, error: reason });
+        if (waitsForAService(error)) return result;
       }
     }
     // A long run starts over with a fresh history, carrying its counts.
