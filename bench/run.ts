@@ -2,10 +2,9 @@
 // the memory of the api + worker process, on the real PostgreSQL and Temporal. Prints a markdown
 // report and writes it to bench/results.md. Missed goals are reported, never a failing exit code.
 // BENCH_ONLY=read,signing runs only those groups of scenarios (see GROUPS) and only prints its report.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Context } from 'koa';
@@ -35,7 +34,8 @@ import {
 import { webhookBench, type Round, type WebhookBenchResult } from './webhooks';
 import { embeddedWebhookBench, type EmbeddedWebhookResult } from './embeddedWebhooks';
 import { searchBench } from './search';
-import { NODE_FLAGS, START_COMMAND, START_ENV } from './startCommand';
+import { START_COMMAND } from './startCommand';
+import { cleanUp, cleanups, startServer } from './processes';
 import {
   countTexts,
   createCost,
@@ -136,18 +136,10 @@ function selectedGroups(): Set<Group> {
 
 // ---------------------------------------------------------------- cleanup
 // Everything started is undone in reverse order, on success, on error and on Ctrl-C alike.
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-async function cleanUp() {
-  for (const step of cleanups.splice(0).reverse()) {
-    await Promise.resolve()
-      .then(step)
-      .catch((error) => console.error('[bench] cleanup step failed:', error));
-  }
-}
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     console.error(`[bench] ${signal}: cleaning up`);
-    void cleanUp().finally(() => process.exit(130));
+    void cleanUp('bench').finally(() => process.exit(130));
   });
 }
 
@@ -189,58 +181,10 @@ async function services(): Promise<Record<string, string | undefined>> {
   return readServicesEnv(path.join(REPO, '.cache/run/services.env'));
 }
 
-/** A free port on 127.0.0.1 (the OS picks it; the child binds it right after). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 // BENCH_PROFILE_DIR=<dir>: each server writes a V8 CPU profile there when it stops (open it in Chrome's DevTools).
 const profileFlags = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-
-/** Starts `node <NODE_FLAGS> <script>` with its output in a log file, and waits until `readyPath` answers 200. */
-async function startServer(name: string, script: string, env: Record<string, string | undefined>, readyPath: string, logDir: string) {
-  const port = await freePort();
-  const logFile = path.join(logDir, `${name}.log`);
-  const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...profileFlags, script], {
-    cwd: REPO,
-    // The bench is one client address standing in for many: its concurrent uploads may hold every slot, and wait for one.
-    env: { ...START_ENV, MAX_UPLOADS_PER_CLIENT_ADDRESS: '1000', UPLOAD_SLOT_WAIT_MS: '180000', ...env, PORT: String(port), METRICS_PORT: '0' },
-    stdio: ['ignore', out, out],
-  });
-  fs.closeSync(out);
-  cleanups.push(() => stopChild(child));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`${name} exited during startup; its output:\n${fs.readFileSync(logFile, 'utf8').slice(-4000)}`);
-    if (Date.now() > deadline) throw new Error(`${name} not ready after 90 s; its output is in ${logFile}`);
-    const ok = await fetch(url + readyPath, { signal: AbortSignal.timeout(2000) }).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ok) return { url, pid: child.pid!, logFile };
-    await sleep(250);
-  }
-}
-
-/** SIGTERM, then SIGKILL if the process has not exited after 15 s (the worker drains on shutdown). */
-async function stopChild(child: ChildProcess) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  if ((await Promise.race([exited.then(() => true), sleep(15_000).then(() => false)])) === false) {
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
+// The bench is one client address standing in for many: its concurrent uploads may hold every slot, and wait for one.
+const oneClientManyUploads = { MAX_UPLOADS_PER_CLIENT_ADDRESS: '1000', UPLOAD_SLOT_WAIT_MS: '180000' };
 
 /** VmRSS or VmHWM (peak RSS) of a process, in MB. */
 function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
@@ -418,13 +362,21 @@ async function main() {
   );
   const bare =
     only.has('read') || only.has('write')
-      ? await startServer('bare', 'bench/bareServer.ts', { ...process.env, DATABASE_URL: serviceEnv.DATABASE_URL }, '/', tmp)
+      ? await startServer({
+          name: 'bare',
+          script: 'bench/bareServer.ts',
+          env: { ...process.env, DATABASE_URL: serviceEnv.DATABASE_URL, ...oneClientManyUploads },
+          readyPath: '/',
+          logDir: tmp,
+          flags: profileFlags,
+        })
       : null;
-  const service = await startServer(
-    'service',
-    'src/main.ts',
-    {
+  const service = await startServer({
+    name: 'service',
+    script: 'src/main.ts',
+    env: {
       ...process.env,
+      ...oneClientManyUploads,
       ...serviceEnv,
       HOST: '127.0.0.1',
       DATA_DIR: tmp,
@@ -435,9 +387,10 @@ async function main() {
       WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1', // the bench's receiver
       ELASTICSEARCH_INDEX_PREFIX: INDEX_PREFIX,
     },
-    '/healthz', // listen() comes after the database, migrations, Temporal and the worker are up
-    tmp,
-  );
+    readyPath: '/healthz', // listen() comes after the database, migrations, Temporal and the worker are up
+    logDir: tmp,
+    flags: profileFlags,
+  });
   const peaks = new PeakRss(service.pid);
   await sleep(1000); // let startup's allocations settle
   const rssAfterStartup = memoryMb(service.pid, 'VmRSS');
@@ -1276,7 +1229,7 @@ main()
     console.error('[bench] failed:', error);
     process.exitCode = 1;
   })
-  .finally(cleanUp)
+  .finally(() => cleanUp('bench'))
   // Everything is closed by now, but the Temporal SDK's native runtime (installed for the echo
   // worker) keeps the process alive after its last connection has closed.
   .finally(() => process.exit());

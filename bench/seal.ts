@@ -8,10 +8,8 @@
 // Needs DATABASE_URL and TEMPORAL_ADDRESS (from the environment, else .cache/run/services.env) and
 // certomancer (scripts/provision.sh certomancer). Prints a markdown report; a missed goal is reported,
 // never a failing exit code.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createAccount } from '../src/accounts/service';
@@ -24,7 +22,8 @@ import { makePdf } from '../test/support/pdfs';
 import { startTestPki } from '../test/support/testPki';
 import { cpuMeter, pidListeningOn } from './cpu';
 import { connectTemporal, endToEnd, makeSmallPdf, prepareEndToEnd, terminateWorkflows } from './signing';
-import { NODE_FLAGS, START_COMMAND, START_ENV } from './startCommand';
+import { START_COMMAND } from './startCommand';
+import { cleanUp, cleanups, startServer } from './processes';
 import { stats, type Stats } from './stats';
 
 const REPO = path.resolve(__dirname, '..');
@@ -40,7 +39,6 @@ const E2E_DEADLINE_MS = 120_000;
 const INDEX_PREFIX = 'signet-test-postgres-'; // as bench/run.ts: the tests' database, one index prefix
 const GOALS = { ofBaseline: 1, completedP99Ms: 500 };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
 const log = (message: string) => console.error(`[bench:seal] ${message}`);
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : 'n/a');
@@ -48,15 +46,7 @@ const kib = (bytes: number) => (bytes / 1024).toFixed(1);
 const pass = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
 // ---------------------------------------------------------------- cleanup (as bench/run.ts: reverse order, on error and Ctrl-C too)
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-async function cleanUp() {
-  for (const step of cleanups.splice(0).reverse()) {
-    await Promise.resolve()
-      .then(step)
-      .catch((error) => console.error('[bench:seal] cleanup step failed:', error));
-  }
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUp('bench:seal').finally(() => process.exit(130)));
 
 function servicesEnv(): Record<string, string | undefined> {
   const env: Record<string, string> = {};
@@ -207,54 +197,6 @@ async function sealingAlone(documents: Document[], sealCertificate: SealCertific
 }
 
 // ---------------------------------------------------------------- (b) the services
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** SIGTERM, then SIGKILL after 15 s (the worker drains on shutdown). */
-async function stopChild(child: ChildProcess) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  if ((await Promise.race([exited.then(() => true), sleep(15_000).then(() => false)])) === false) {
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
-
-/** The service (api + worker) as `npm start` runs it (bench/startCommand.ts), once /healthz answers. */
-async function startService(name: string, env: Record<string, string | undefined>, logDir: string) {
-  const port = await freePort();
-  const logFile = path.join(logDir, `${name}.log`);
-  const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...NODE_FLAGS, 'src/main.ts'], {
-    cwd: REPO,
-    env: { ...START_ENV, ...env, PORT: String(port), METRICS_PORT: '0' },
-    stdio: ['ignore', out, out],
-  });
-  fs.closeSync(out);
-  cleanups.push(() => stopChild(child));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`${name} exited during startup; its output:\n${fs.readFileSync(logFile, 'utf8').slice(-4000)}`);
-    if (Date.now() > deadline) throw new Error(`${name} not ready after 90 s; its output is in ${logFile}`);
-    const ok = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) }).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ok) return { url, pid: child.pid!, logFile };
-    await sleep(250);
-  }
-}
-
 // ---------------------------------------------------------------- main
 async function main() {
   const startedAt = new Date();
@@ -327,13 +269,18 @@ async function main() {
     SEAL_P12_PASSWORD: pki.seal.password,
   };
   log('(b) starting two services (api + worker): B-B and B-LTA');
+  // As `npm start` runs, once /healthz answers.
+  const startService = (name: string, env: Record<string, string | undefined>) =>
+    startServer({ name, script: 'src/main.ts', env, readyPath: '/healthz', logDir: tmp });
   const services = {
-    'B-B': await startService('service-b-b', { ...common, SEAL_LEVEL: 'B-B', SEAL_TSA_URLS: '', TEMPORAL_TASK_QUEUE: `signet-bench-seal-bb-${run}` }, tmp),
-    'B-LTA': await startService(
-      'service-b-lta',
-      { ...common, SEAL_LEVEL: 'B-LTA', SEAL_TSA_URLS: pki.tsaUrl, SEAL_TRUST_ANCHORS_PATH: pki.rootPem, TEMPORAL_TASK_QUEUE: `signet-bench-seal-blta-${run}` },
-      tmp,
-    ),
+    'B-B': await startService('service-b-b', { ...common, SEAL_LEVEL: 'B-B', SEAL_TSA_URLS: '', TEMPORAL_TASK_QUEUE: `signet-bench-seal-bb-${run}` }),
+    'B-LTA': await startService('service-b-lta', {
+      ...common,
+      SEAL_LEVEL: 'B-LTA',
+      SEAL_TSA_URLS: pki.tsaUrl,
+      SEAL_TRUST_ANCHORS_PATH: pki.rootPem,
+      TEMPORAL_TASK_QUEUE: `signet-bench-seal-blta-${run}`,
+    }),
   };
   const smallPdf = await makeSmallPdf(); // bench/run.ts's one at a time signs the same document
   const created = await fetch(`${services['B-B'].url}/api/v1/documents`, {
@@ -542,6 +489,6 @@ main()
     console.error('[bench:seal] failed:', error);
     process.exitCode = 1;
   })
-  .finally(cleanUp)
+  .finally(() => cleanUp('bench:seal'))
   // The Temporal client's native connection can keep the process alive after the last close.
   .finally(() => process.exit());
