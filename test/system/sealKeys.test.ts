@@ -163,6 +163,9 @@ describe('seal keys: PKCS#12, PKCS#11 and KMS', function () {
       },
       KMS: { ...base, SEAL_KMS_KEY_ID: kmsSource.kms.keyId, SEAL_KMS_REGION: kmsSource.kms.region, SEAL_KMS_ENDPOINT: kmsSource.kms.endpoint },
     };
+    // A thread copies process.env when it starts: one an earlier test started knows neither the token's
+    // configuration nor local-kms's credentials.
+    await stopSealThread();
     try {
       for (const [name, config] of Object.entries(configs)) {
         const certificateOfCompletion = {
