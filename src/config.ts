@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { sealLevels } from './domain/signingRequests';
 
 // Every environment variable Signet reads. docker-compose.yml and the README are checked against this list.
 export const configSchema = z.object({
@@ -96,7 +97,7 @@ export const configSchema = z.object({
   SEAL_TSA_URLS: z.string().default(''),
   SEAL_TSA_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** PAdES baseline level: B-LTA by default with a timestamp authority, B-B without. */
-  SEAL_LEVEL: z.enum(['B-B', 'B-T', 'B-LT', 'B-LTA']).optional(),
+  SEAL_LEVEL: z.enum(sealLevels).optional(),
   /** PEM: the roots a timestamp authority's chain must reach; unset: Node's bundled public roots and the seal's own root. */
   SEAL_TRUST_ANCHORS_PATH: z.string().optional(),
   /** B-LTA: a sealed PDF's archive is renewed this many days before its newest timestamp's authority certificate ends. */

@@ -95,7 +95,13 @@ export interface SealingProgress {
   waitingOn?: { service: SealService; url: string | null; since: string } | null;
 }
 
-export type SealService = 'timestamp authority' | 'revocation data';
+/** What a seal above B-B may wait for. */
+export const sealServices = ['timestamp authority', 'revocation data'] as const;
+export type SealService = (typeof sealServices)[number];
+
+/** PAdES baseline levels (ETSI EN 319 142-1), each adding to the one before: src/pdf/seal.ts seals at them. */
+export const sealLevels = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
+export type SealLevel = (typeof sealLevels)[number];
 
 /** Why an update was refused; the api answers 409 conflict with the failure's message. */
 export const refusalTypes = ['RequestEnded', 'Completing', 'UnknownSigner', 'AlreadyActed', 'NotYourTurn', 'NotYourPart'] as const;

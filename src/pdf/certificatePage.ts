@@ -1,5 +1,6 @@
 import { PDFDocument } from 'pdf-lib';
 import { auditActionLabel } from '../domain/auditActions';
+import type { SealLevel } from '../domain/signingRequests';
 import { PageWriter } from './pageWriter';
 import { formatTimestamp } from './stamp';
 
@@ -47,7 +48,7 @@ export interface SealSummary {
   issuer: string;
   selfSigned: boolean;
   /** The PAdES baseline level the seal is made at. */
-  level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+  level: SealLevel;
 }
 
 export interface CertificateInfo {

@@ -6,22 +6,19 @@ import * as pkijs from 'pkijs';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf } from '@signpdf/signpdf';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
+import type { SealLevel } from '../domain/signingRequests';
 import { appendCertificatePage, type CertificateInfo } from './certificatePage';
 import { checkedRevocationProvider } from './revocation';
 import { openSealKey } from './sealKey';
 import type { SealCertificate } from './sealKeySource';
 import { SealServiceError } from './sealServices';
-import { SealSigner, sealCertificateSummary } from './sealSigner';
+import { SealSigner, sealCertificateFingerprint, sealCertificateSummary } from './sealSigner';
 import { stampSignaturesInto, type SignatureStamp } from './stamp';
 import { checkedTimestampAuthority } from './timestampAuthority';
 
 // Bytes reserved for the CMS signature: a 2048-bit key's signature and its chain need some 3–6 KB, a
 // signature timestamp with the authority's chain as much again.
 const SIGNATURE_LENGTH = 24576;
-
-/** PAdES baseline levels (ETSI EN 319 142-1), each adding to the one before. */
-export const sealLevels = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
-export type SealLevel = (typeof sealLevels)[number];
 
 /** What a seal above B-B reaches for: the timestamp authorities in order, and the roots their chains must reach. */
 export interface SealTimestamping {
@@ -69,12 +66,11 @@ export async function sealDocument(input: SealDocumentInput): Promise<SealedPdf>
   const seal = { ...(await sealCertificateSummary(input.sealCertificate)), level: input.timestamping?.level ?? ('B-B' as const) };
   await appendCertificatePage(pdf, { ...input.certificate, document, seal });
   const sealed = await sealPdf(await pdf.save({ useObjectStreams: false }), input.sealCertificate, input.timestamping);
-  const certificate = (await openSealKey(input.sealCertificate)).certificates[0];
   return {
     pdf: sealed,
     sha256: sha256Of(sealed),
     level: seal.level,
-    certificateSha256: sha256Of(certificate),
+    certificateSha256: await sealCertificateFingerprint(input.sealCertificate),
     certificateSubject: seal.subject,
     archiveRenewAfter: seal.level === 'B-LTA' ? archiveRenewAfter(sealed, input.timestamping!) : null,
   };
@@ -102,13 +98,13 @@ export async function sealPdf(bytes: Uint8Array, certificate: SealCertificate, t
   });
   const withPlaceholder = await pdfDoc.save({ useObjectStreams: false });
   const key = await openSealKey(certificate);
-  const authority =
-    timestamping && checkedTimestampAuthority({ urls: timestamping.tsaUrls, timeoutMs: timestamping.timeoutMs, trustAnchors: timestamping.trustAnchors });
-  const signer = new SealSigner(key, authority);
+  const signer = new SealSigner(key, timestamping && authorityOf(timestamping));
   const signed = await new SignPdf().sign(Buffer.from(withPlaceholder), signer);
   if (!timestamping || timestamping.level === 'B-T') return signed;
   return addValidationData(signed, { ...timestamping, level: timestamping.level }, [...key.certificates, ...certificatesOf(signer.timestampToken)]);
 }
+
+const authorityOf = ({ tsaUrls, timeoutMs, trustAnchors }: SealTimestamping) => checkedTimestampAuthority({ urls: tsaUrls, timeoutMs, trustAnchors });
 
 export interface RenewalInput {
   /** A sealed PDF at B-LTA. */
@@ -168,14 +164,7 @@ export async function addValidationData(
   const { bytes: updated, warnings } =
     timestamping.level === 'B-LT'
       ? await pdf.addValidationData({ revocationProvider })
-      : await pdf.addArchivalData({
-          revocationProvider,
-          timestampAuthority: checkedTimestampAuthority({
-            urls: timestamping.tsaUrls,
-            timeoutMs: timestamping.timeoutMs,
-            trustAnchors: timestamping.trustAnchors,
-          }),
-        });
+      : await pdf.addArchivalData({ revocationProvider, timestampAuthority: authorityOf(timestamping) });
   // @libpdf/core goes on past what a responder did not give, with a warning: here that fails the seal.
   const [problem] = revocationProvider.problems;
   if (problem) throw problem;

@@ -1,13 +1,12 @@
 import crypto from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import type { SealService } from '../domain/signingRequests';
 
 // What the seal's two network clients share (timestampAuthority.ts, revocation.ts): the error that says a
 // seal must wait for a service, a fetch that a hostile or broken server cannot stall or flood, and the few
 // certificate and signature checks both make. Signatures are checked by Node's crypto (OpenSSL); pkijs
 // and asn1js only read the ASN.1.
-
-export type SealService = 'timestamp authority' | 'revocation data';
 
 /** A URL as it may be shown or used: without its userinfo (a TSA password must never reach a log). */
 export function withoutCredentials(url: string): string {

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { renewArchive, RenewalInput, sealDocument, SealDocumentInput } from './seal';
-import { SealServiceError, type SealService } from './sealServices';
+import type { SealService } from '../domain/signingRequests';
+import { SealServiceError } from './sealServices';
 
 // Sealing parses, rewrites and signs the whole PDF: a 25 MB file holds its thread for half a second in
 // one stretch, a 2000-page one for over a second in stretches of 200 ms. It runs on a thread of its

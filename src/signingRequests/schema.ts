@@ -2,7 +2,7 @@ import { dateTime, jsonSchemaKeywords, laterThan, paginationQuery, queryDate, te
 
 import { drawableInSealedPdf } from '../pdf/drawableText';
 import { MAX_FIELDS_PER_SIGNER, MAX_SIGNERS, RequestFieldSchema, SignerFieldSchema } from '../documents/fields';
-import { recipientTypes, requestStatuses, signerStatuses, signingOrders, verificationMethods } from '../domain/signingRequests';
+import { recipientTypes, requestStatuses, sealServices, signerStatuses, signingOrders, verificationMethods } from '../domain/signingRequests';
 
 /** How far ahead a request may expire, whether given as expiresAt or as expiresInDays. */
 export const MAX_EXPIRY_DAYS = 365;
@@ -434,7 +434,7 @@ export const ProgressSchema = z
         nextAttemptAt: z.string().nullable().openapi({ format: 'date-time' }),
         waitingOn: z
           .object({
-            service: z.enum(['timestamp authority', 'revocation data']),
+            service: z.enum(sealServices),
             url: z.string().nullable().openapi({ description: 'The address that failed last (without credentials).' }),
             since: z.string().openapi({ format: 'date-time', description: 'When the seal began to wait for it.' }),
           })

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import tls from 'node:tls';
 import type { Config } from '../config';
-import type { SealDocumentInput, SealedPdf, SealLevel, SealTimestamping } from '../pdf/seal';
+import type { SealLevel } from '../domain/signingRequests';
+import type { SealDocumentInput, SealedPdf, SealTimestamping } from '../pdf/seal';
 import { loadSealCertificate } from '../pdf/sealCertificate';
 import { certificatesOfPem, openSealKey } from '../pdf/sealKey';
 import type { SealCertificate } from '../pdf/sealKeySource';
@@ -86,7 +87,7 @@ export async function timestampingOf(config: SealConfig, certificate: SealCertif
   if (level === 'B-B') return undefined;
   const anchors = config.SEAL_TRUST_ANCHORS_PATH
     ? certificatesOfPem(await fs.readFile(config.SEAL_TRUST_ANCHORS_PATH, 'utf8'))
-    : [...certificatesOfPem(tls.rootCertificates.join('\n')), ...selfSigned((await openSealKey(certificate)).certificates)];
+    : [...publicRoots(), ...selfSigned((await openSealKey(certificate)).certificates)];
   return {
     level,
     tsaUrls: tsaUrlsOf(config),
@@ -95,6 +96,10 @@ export async function timestampingOf(config: SealConfig, certificate: SealCertif
     renewalMarginDays: config.SEAL_ARCHIVE_RENEWAL_DAYS,
   };
 }
+
+// Node's bundled roots never change while it runs: read once, not at every seal.
+let roots: Buffer[] | undefined;
+const publicRoots = () => (roots ??= certificatesOfPem(tls.rootCertificates.join('\n')));
 
 const selfSigned = (certificates: Buffer[]) =>
   certificates.filter((der) => {

@@ -1,9 +1,7 @@
 import { z } from '../api/validation';
-import type { SealLevel } from '../pdf/seal';
+import { sealLevels } from '../domain/signingRequests';
 
 export const verificationResults = ['sealed_unmodified', 'modified_after_seal', 'sealed_by_other', 'unsigned'] as const;
-/** PAdES baseline levels (ETSI EN 319 142-1), as src/pdf/seal.ts seals them (not imported from there: it would load the PDF libraries into the api). */
-const sealLevels = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const satisfies readonly SealLevel[];
 
 const TimestampSchema = z
   .object({
