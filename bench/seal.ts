@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createAccount } from '../src/accounts/service';
 import { createApiKey } from '../src/apiKeys/service';
+import { DEFAULT_ALGORITHM_SUNSETS } from '../src/config';
 import { migrateLatest, openDatabase } from '../src/db';
 import { sealDocument, type SealTimestamping } from '../src/pdf/seal';
 import type { SealCertificate } from '../src/pdf/sealKeySource';
@@ -221,6 +222,7 @@ async function main() {
     SEAL_LEVEL: 'B-LTA',
     SEAL_TRUST_ANCHORS_PATH: pki.rootPem,
     SEAL_ARCHIVE_RENEWAL_DAYS: 90,
+    SEAL_ALGORITHM_SUNSETS: DEFAULT_ALGORITHM_SUNSETS,
   };
   const sealCertificate = await sealCertificateOf(config);
   const timestamping = (await timestampingOf(config, sealCertificate))!;

@@ -4,6 +4,9 @@ import { z } from 'zod';
 import { sealLevels } from './domain/signingRequests';
 
 // Every environment variable Signet reads. docker-compose.yml and the README are checked against this list.
+/** NIST SP 800-131A: SHA-1 signatures and RSA keys under 2048 bits are disallowed since 2014; 112-bit strength (RSA 2048, P-224) ends with 2030. */
+export const DEFAULT_ALGORITHM_SUNSETS = 'sha1=2014-01-01,rsa-1024=2014-01-01,rsa-2048=2031-01-01,ec-secp224r1=2031-01-01';
+
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -102,6 +105,17 @@ export const configSchema = z.object({
   SEAL_TRUST_ANCHORS_PATH: z.string().optional(),
   /** B-LTA: a sealed PDF's archive is renewed this many days before its newest timestamp's authority certificate ends. */
   SEAL_ARCHIVE_RENEWAL_DAYS: z.coerce.number().int().positive().default(90),
+  /**
+   * B-LTA: the day each algorithm stops being trusted (`name=YYYY-MM-DD`, comma-separated); a file whose
+   * newest timestamp rests on one is renewed SEAL_ARCHIVE_RENEWAL_DAYS before. Defaults: NIST SP 800-131A.
+   */
+  SEAL_ALGORITHM_SUNSETS: z
+    .string()
+    .regex(/^\s*([\w-]+=\d{4}-\d{2}-\d{2}\s*(,\s*[\w-]+=\d{4}-\d{2}-\d{2}\s*)*)?$/, {
+      error: 'must be name=YYYY-MM-DD, comma-separated (sha1=2014-01-01,rsa-2048=2031-01-01)',
+    })
+    .refine((value) => [...value.matchAll(/=(\S{10})/g)].every(([, day]) => !Number.isNaN(Date.parse(day))), { error: 'names a day that does not exist' })
+    .default(DEFAULT_ALGORITHM_SUNSETS),
   WEBHOOK_SECRET_KEY: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 32 bytes as 64 hex digits' })

@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import { PDF } from '@libpdf/core';
 import { PDFDocument } from 'pdf-lib';
-import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf } from '@signpdf/signpdf';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import type { SealLevel } from '../domain/signingRequests';
+import { archiveDue, type ArchiveDue, type ArchivePolicy } from './archiveDue';
 import { appendCertificatePage, type CertificateInfo } from './certificatePage';
 import { checkedRevocationProvider } from './revocation';
 import { openSealKey } from './sealKey';
@@ -21,15 +21,13 @@ import { checkedTimestampAuthority } from './timestampAuthority';
 const SIGNATURE_LENGTH = 24576;
 
 /** What a seal above B-B reaches for: the timestamp authorities in order, and the roots their chains must reach. */
-export interface SealTimestamping {
+export interface SealTimestamping extends ArchivePolicy {
   level: Exclude<SealLevel, 'B-B'>;
   tsaUrls: string[];
   /** Per authority and per revocation answer. */
   timeoutMs: number;
   /** DER: the roots a timestamp authority's chain (and a CRL's issuer) must reach. */
   trustAnchors: Uint8Array[];
-  /** B-LTA: how long before its authority's certificate ends a document timestamp is renewed. */
-  renewalMarginDays: number;
 }
 
 export interface SealDocumentInput {
@@ -54,8 +52,8 @@ export interface SealedPdf {
   /** Hex SHA-256 of the seal certificate (DER), and its subject's common name. */
   certificateSha256: string;
   certificateSubject: string;
-  /** ISO 8601: when the newest document timestamp's authority certificate comes within the renewal margin of its end; null below B-LTA. */
-  archiveRenewAfter: string | null;
+  /** B-LTA: when its newest document timestamp is due for renewal, and what it rests on; null below. */
+  archive: ArchiveDue | null;
 }
 
 /** Stamps the signatures, appends the certificate of completion and signs the whole file. */
@@ -72,7 +70,7 @@ export async function sealDocument(input: SealDocumentInput): Promise<SealedPdf>
     level: seal.level,
     certificateSha256: await sealCertificateFingerprint(input.sealCertificate),
     certificateSubject: seal.subject,
-    archiveRenewAfter: seal.level === 'B-LTA' ? archiveRenewAfter(sealed, input.timestamping!) : null,
+    archive: seal.level === 'B-LTA' ? archiveDue(sealed, input.timestamping!) : null,
   };
 }
 
@@ -118,10 +116,10 @@ export interface RenewalInput {
  * document timestamp over all of it, as one more incremental update. The bytes before stay as they
  * were, so a copy handed out earlier is the start of this one.
  */
-export async function renewArchive(input: RenewalInput): Promise<Pick<SealedPdf, 'pdf' | 'sha256' | 'archiveRenewAfter'>> {
+export async function renewArchive(input: RenewalInput): Promise<Pick<SealedPdf, 'pdf' | 'sha256'> & { archive: ArchiveDue }> {
   const key = await openSealKey(input.sealCertificate);
   const pdf = await addValidationData(input.pdf, { ...input.timestamping, level: 'B-LTA' }, key.certificates);
-  return { pdf, sha256: sha256Of(pdf), archiveRenewAfter: archiveRenewAfter(pdf, input.timestamping) };
+  return { pdf, sha256: sha256Of(pdf), archive: archiveDue(pdf, input.timestamping) };
 }
 
 /** The certificates a CMS SignedData (a timestamp token) carries, DER. */
@@ -129,22 +127,6 @@ function certificatesOf(token: Buffer | undefined): Uint8Array[] {
   if (!token) return [];
   const signedData = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(new Uint8Array(token)).content });
   return (signedData.certificates ?? []).flatMap((cert) => (cert instanceof pkijs.Certificate ? [new Uint8Array(cert.toSchema().toBER(false))] : []));
-}
-
-/** When the file's newest document timestamp is to be renewed: its authority certificate's end, less the margin. */
-export function archiveRenewAfter(pdf: Uint8Array, timestamping: Pick<SealTimestamping, 'renewalMarginDays'>): string {
-  const text = Buffer.from(pdf).toString('latin1');
-  const ranges = [...text.matchAll(/\/ByteRange\s*\[\s*0\s+(\d+)\s+(\d+)\s+\d+\s*\]/g)];
-  const [, end, start] = ranges[ranges.length - 1].map(Number);
-  // The DER is followed by the placeholder's zero padding: read by its own length (a zero the DER ends with is its own).
-  const { result } = asn1js.fromBER(Buffer.from(text.slice(end + 1, start - 1), 'hex'));
-  const signedData = new pkijs.SignedData({ schema: new pkijs.ContentInfo({ schema: result }).content });
-  const sid = signedData.signerInfos[0].sid as pkijs.IssuerAndSerialNumber;
-  const certificate = signedData.certificates?.find(
-    (cert): cert is pkijs.Certificate => cert instanceof pkijs.Certificate && cert.serialNumber.isEqual(sid.serialNumber) && cert.issuer.isEqual(sid.issuer),
-  );
-  if (!certificate) throw new Error("the document timestamp does not carry its authority's certificate");
-  return new Date(certificate.notAfter.value.getTime() - timestamping.renewalMarginDays * 86_400_000).toISOString();
 }
 
 /**

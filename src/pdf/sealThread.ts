@@ -15,9 +15,11 @@ const HEAP_MB = 384;
 
 type Sealed = Awaited<ReturnType<typeof sealDocument>>;
 type Renewed = Awaited<ReturnType<typeof renewArchive>>;
+/** What both jobs answer: a PDF, as the thread's message gives it back. */
+type Answered = Sealed | Renewed;
 
 interface Waiting {
-  resolve: (sealed: Renewed) => void;
+  resolve: (sealed: Answered) => void;
   reject: (error: Error) => void;
 }
 
@@ -27,7 +29,7 @@ let lastId = 0;
 function start() {
   const worker = new Worker(path.join(__dirname, 'sealThread.cjs'), { resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } });
   const started = { worker, waiting: new Map<number, Waiting>() };
-  type Answer = { id: number; sealed?: Renewed; error?: string; service?: SealService; url?: string };
+  type Answer = { id: number; sealed?: Answered; error?: string; service?: SealService; url?: string };
   worker.on('message', ({ id, sealed, error, service, url }: Answer) => {
     const waiting = started.waiting.get(id);
     started.waiting.delete(id);
@@ -52,12 +54,12 @@ export const sealDocumentOnThread = (input: SealDocumentInput): Promise<Sealed> 
 /** renewArchive (./seal.ts), run on the seal thread. */
 export const renewArchiveOnThread = (input: RenewalInput): Promise<Renewed> => onThread('renew', input);
 
-function onThread<Result extends Renewed>(job: 'seal' | 'renew', input: SealDocumentInput | RenewalInput): Promise<Result> {
+function onThread<Result extends Answered>(job: 'seal' | 'renew', input: SealDocumentInput | RenewalInput): Promise<Result> {
   thread ??= start();
   const { worker, waiting } = thread;
   const id = ++lastId;
   return new Promise((resolve, reject) => {
-    waiting.set(id, { resolve: resolve as (sealed: Renewed) => void, reject });
+    waiting.set(id, { resolve: resolve as (sealed: Answered) => void, reject });
     worker.ref();
     worker.postMessage({ id, job, input });
   });

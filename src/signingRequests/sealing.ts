@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import tls from 'node:tls';
 import type { Config } from '../config';
 import type { SealLevel } from '../domain/signingRequests';
+import type { ArchivePolicy } from '../pdf/archiveDue';
 import type { SealDocumentInput, SealedPdf, SealTimestamping } from '../pdf/seal';
 import { loadSealCertificate } from '../pdf/sealCertificate';
 import { certificatesOfPem, openSealKey } from '../pdf/sealKey';
@@ -36,6 +37,7 @@ export type SealConfig = Pick<
   | 'SEAL_LEVEL'
   | 'SEAL_TRUST_ANCHORS_PATH'
   | 'SEAL_ARCHIVE_RENEWAL_DAYS'
+  | 'SEAL_ALGORITHM_SUNSETS'
 >;
 
 /**
@@ -93,8 +95,16 @@ export async function timestampingOf(config: SealConfig, certificate: SealCertif
     tsaUrls: tsaUrlsOf(config),
     timeoutMs: config.SEAL_TSA_TIMEOUT_MS,
     trustAnchors: anchors,
-    renewalMarginDays: config.SEAL_ARCHIVE_RENEWAL_DAYS,
+    ...archivePolicyOf(config),
   };
+}
+
+/** When a B-LTA file's archive is renewed: SEAL_ARCHIVE_RENEWAL_DAYS before its timestamp's certificate ends or an algorithm of SEAL_ALGORITHM_SUNSETS weakens. */
+export function archivePolicyOf(config: Pick<SealConfig, 'SEAL_ARCHIVE_RENEWAL_DAYS' | 'SEAL_ALGORITHM_SUNSETS'>): ArchivePolicy {
+  const entries = config.SEAL_ALGORITHM_SUNSETS.split(',')
+    .map((entry) => entry.trim().split('='))
+    .filter(([name, day]) => name && day);
+  return { renewalMarginDays: config.SEAL_ARCHIVE_RENEWAL_DAYS, algorithmSunsets: Object.fromEntries(entries) };
 }
 
 // Node's bundled roots never change while it runs: read once, not at every seal.

@@ -480,7 +480,8 @@ export async function insertSealedDocument(db: Db, requestId: string, documentId
       sha256: sealed.sha256,
       seal_level: sealed.level,
       seal_certificate_sha256: sealed.certificateSha256,
-      archive_renew_after: sealed.archiveRenewAfter,
+      archive_renew_after: sealed.archive?.renewAfter ?? null,
+      archive_algorithms: sealed.archive?.algorithms ?? null,
     })
     .onConflict(['signing_request_id', 'document_id'])
     .ignore();

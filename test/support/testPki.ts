@@ -33,6 +33,8 @@ export interface TestPki {
   tsaUrl: string;
   /** A TSA under the issuing CA whose certificate has expired. */
   expiredTsaUrl: string;
+  /** A TSA under the issuing CA as tsaUrl's, but with an RSA 3072 key. */
+  strongTsaUrl: string;
   /** A TSA under another root, not rootPem. */
   untrustedTsaUrl: string;
   /** The issuing CA's OCSP responder and CRL, as the seal certificate names them. */
@@ -55,11 +57,11 @@ export async function startTestPki(): Promise<TestPki> {
   const yaml = fs.readFileSync(config, 'utf8');
   fs.writeFileSync(path.join(dir, 'certomancer.yml'), yaml);
   fs.mkdirSync(path.join(dir, 'keys'));
-  const keyFiles = [...yaml.matchAll(/path: ([\w-]+\.key\.pem)/g)].map((match) => match[1]);
+  const keyFiles = [...yaml.matchAll(/path: ([\w.-]+\.key\.pem)/g)].map((match) => match[1]);
   await Promise.all(
     keyFiles.map(async (file) => {
       const { privateKey } = await generateKeyPair('rsa', {
-        modulusLength: 2048,
+        modulusLength: Number(/\.rsa(\d+)\./.exec(file)?.[1] ?? 2048),
         publicKeyEncoding: { type: 'spki', format: 'pem' },
         privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
       });
@@ -131,6 +133,7 @@ export async function startTestPki(): Promise<TestPki> {
     sealCertPem: path.join(out, 'interm/seal.cert.pem'),
     tsaUrl: `${prefix}/signet/tsa/tsa`,
     expiredTsaUrl: `${prefix}/signet/tsa/expired-tsa`,
+    strongTsaUrl: `${prefix}/signet/tsa/strong-tsa`,
     untrustedTsaUrl: `${prefix}/untrusted/tsa/tsa`,
     ocspUrl: `${prefix}/signet/ocsp/interm`,
     crlUrl: `${prefix}/signet/crls/interm/latest.crl`,

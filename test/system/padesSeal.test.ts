@@ -5,7 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import * as asn1js from 'asn1js';
 import { expect } from 'chai';
-import { archiveRenewAfter } from '../../src/pdf/seal';
+import { DEFAULT_ALGORITHM_SUNSETS } from '../../src/config';
+import { archiveDue } from '../../src/pdf/archiveDue';
+import { archivePolicyOf } from '../../src/signingRequests/sealing';
 import { stopSealThread } from '../../src/pdf/sealThread';
 import { padesSealer, sealSettingsProblems, type SealConfig, type SealInput } from '../../src/signingRequests/sealing';
 import { makePdf } from '../support/pdfs';
@@ -59,6 +61,7 @@ describe('the seal is a PAdES baseline B-B signature, by pdfsig, qpdf and pyHank
       SEAL_TSA_URLS: '',
       SEAL_TSA_TIMEOUT_MS: 10_000,
       SEAL_ARCHIVE_RENEWAL_DAYS: 90,
+      SEAL_ALGORITHM_SUNSETS: DEFAULT_ALGORITHM_SUNSETS,
       ...config,
     }).seal(await input());
     const file = path.join(dir, name);
@@ -165,6 +168,7 @@ describe('the seal with a timestamp authority: B-T, B-LT and B-LTA by pyHanko, p
     SEAL_LEVEL: level,
     SEAL_TRUST_ANCHORS_PATH: pki.rootPem,
     SEAL_ARCHIVE_RENEWAL_DAYS: 90,
+    SEAL_ALGORITHM_SUNSETS: DEFAULT_ALGORITHM_SUNSETS,
     ...overrides,
   });
 
@@ -234,17 +238,26 @@ describe('the seal with a timestamp authority: B-T, B-LT and B-LTA by pyHanko, p
     expect(signedLength).to.be.below(text.length);
   });
 
-  it("B-LTA notes when its archive is due: the document timestamp's certificate end, less the margin, whatever its DER's last byte", () => {
+  it("B-LTA notes when its archive is due: the document timestamp's certificate end or its algorithms' weakening, less the margin, whatever its DER's last byte", () => {
     const bytes = fs.readFileSync(sealed['B-LTA']);
     const text = bytes.toString('latin1');
     const ranges = [...text.matchAll(/\/ByteRange\s*\[\s*0\s+(\d+)\s+(\d+)\s+\d+\s*\]/g)];
     const [, end] = ranges[ranges.length - 1].slice(1).map(Number);
     const tsaEnd = Date.parse(new crypto.X509Certificate(fs.readFileSync(path.join(pki.dir, 'out/interm/tsa.cert.pem'))).validTo);
-    expect(Date.parse(archiveRenewAfter(bytes, { renewalMarginDays: 90 }))).to.equal(tsaEnd - 90 * 86_400_000);
+    const byCertificate = archiveDue(bytes, { renewalMarginDays: 90, algorithmSunsets: {} });
+    expect(Date.parse(byCertificate.renewAfter)).to.equal(tsaEnd - 90 * 86_400_000);
+    expect(byCertificate.algorithms).to.have.members(['sha256', 'rsa-2048']);
+    expect(byCertificate.because).to.equal(`its authority certificate ends ${new Date(tsaEnd).toISOString().slice(0, 10)}`);
+    // The test TSA's certificate lasts until 2040; its RSA 2048 key, by NIST's table, until 2031.
+    const byAlgorithm = archiveDue(bytes, archivePolicyOf({ SEAL_ARCHIVE_RENEWAL_DAYS: 90, SEAL_ALGORITHM_SUNSETS: DEFAULT_ALGORITHM_SUNSETS }));
+    expect(byAlgorithm).to.include({
+      renewAfter: new Date(Date.parse('2031-01-01') - 90 * 86_400_000).toISOString(),
+      because: 'rsa-2048 is trusted until 2031-01-01',
+    });
     // A token whose DER ends in a zero byte, as one in 256 does: the zero is the DER's, not the padding's.
     const length = asn1js.fromBER(Buffer.from(text.slice(end + 1, text.indexOf('>', end)), 'hex')).result.valueBeforeDecodeView.byteLength;
     bytes.write('00', end + 1 + 2 * (length - 1), 'latin1');
-    expect(Date.parse(archiveRenewAfter(bytes, { renewalMarginDays: 0 }))).to.equal(tsaEnd);
+    expect(Date.parse(archiveDue(bytes, { renewalMarginDays: 0, algorithmSunsets: {} }).renewAfter)).to.equal(tsaEnd);
   });
 
   it('never seals with a revoked certificate, nor below its level: the seal fails, saying why, to be retried', async () => {

@@ -6,7 +6,10 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createAccount } from '../../src/accounts/service';
 import { createApiKey } from '../../src/apiKeys/service';
+import { findArchivesDue } from '../../src/signingRequests/archive';
+import { archivePolicyOf } from '../../src/signingRequests/sealing';
 import { archiveRenewalScheduleId } from '../../src/temporal/client';
+import type { ArchiveRenewalResult } from '../../workflows/archiveRenewal';
 import { uploadDocument } from '../support/documents';
 import { client } from '../support/http';
 import { eventually, tokenOf } from '../support/signing';
@@ -20,8 +23,9 @@ import { startTestPki, type TestPki } from '../support/testPki';
 // renewal, run by its Temporal Schedule, appends a new document timestamp, and the copy handed out
 // before still verifies as Signet's.
 
-/** In front of the TSA: `down` refuses, `hold` keeps each request waiting (counting them) until set back to `pass`. */
-async function startTsaProxy(target: string) {
+/** In front of a TSA (`target` switches it): `down` refuses, `hold` keeps each request waiting (counting them) until set back to `pass`. */
+async function startTsaProxy(initialTarget: string) {
+  let target = initialTarget;
   let mode: 'pass' | 'down' | 'hold' = 'pass';
   let held = 0;
   const waiting = new Set<() => void>();
@@ -42,6 +46,7 @@ async function startTsaProxy(target: string) {
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}/tsa`,
     held: () => held,
+    target: (url: string) => (target = url),
     set(next: typeof mode) {
       mode = next;
       if (next !== 'hold') for (const release of waiting) release();
@@ -73,8 +78,9 @@ describe('the B-LTA seal as deployed: waiting for its authority, kill -9, the ar
       SEAL_TSA_URLS: tsa.url,
       SEAL_TSA_TIMEOUT_MS: '3000',
       SEAL_TRUST_ANCHORS_PATH: pki.rootPem,
-      // Every B-LTA file is due for renewal at once: the test cannot wait years for a certificate to near its end.
-      SEAL_ARCHIVE_RENEWAL_DAYS: '36500',
+      // The test TSA's RSA 2048 key weakens tomorrow: every file it timestamps is due for renewal at
+      // once, by an authority with a stronger key (the test cannot wait years for a certificate to end).
+      SEAL_ALGORITHM_SUNSETS: `rsa-2048=${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)}`,
       VERIFY_REQUESTS_PER_HOUR: '100000', // its limit is tested elsewhere (verification.test.ts)
     });
     const account = await createAccount(system.api.database.knex, { email: `seal-archive-${Date.now()}@example.com`, plan: 'business' });
@@ -91,7 +97,8 @@ describe('the B-LTA seal as deployed: waiting for its authority, kill -9, the ar
   const db = () => system.api.database.knex;
   async function clearLeftovers() {
     const knex = system?.api.database.knex ?? (await import('knex')).default({ client: 'pg', connection: process.env.DATABASE_URL });
-    await knex('sealed_documents').whereNotNull('archive_renew_after').update({ archive_renew_after: null });
+    if (await knex.schema.hasTable('sealed_documents'))
+      await knex('sealed_documents').whereNotNull('archive_renew_after').update({ archive_renew_after: null });
     if (!system) await knex.destroy();
   }
   const get = async () => (await request('GET', `/api/v1/signatures/${requestId}`)).body;
@@ -141,9 +148,15 @@ describe('the B-LTA seal as deployed: waiting for its authority, kill -9, the ar
       return body;
     }, 120_000);
     expect(done.progress.sealing).to.equal(null);
-    const rows = await db()('sealed_documents').where({ signing_request_id: requestId }).select('document_id', 'seal_level', 'archive_renew_after');
+    const rows = await db()('sealed_documents')
+      .where({ signing_request_id: requestId })
+      .select('document_id', 'seal_level', 'archive_renew_after', 'archive_algorithms');
     expect(rows.map((row) => row.document_id).sort()).to.deep.equal([...documentIds].sort());
-    expect(rows.every((row) => row.seal_level === 'B-LTA' && row.archive_renew_after !== null)).to.equal(true);
+    for (const row of rows) {
+      expect(row.seal_level).to.equal('B-LTA');
+      expect(row.archive_algorithms).to.have.members(['sha256', 'rsa-2048']);
+      expect(row.archive_renew_after.getTime()).to.be.below(Date.now()); // the day the key weakens, less 90 days
+    }
     const events = await db()('events').whereRaw(`data->>'signingRequestId' = ?`, [requestId]).select('type');
     expect(events.filter((event) => event.type === 'document.signed')).to.have.length(2);
     expect(events.filter((event) => event.type === 'signing_request.completed')).to.have.length(1);
@@ -154,13 +167,46 @@ describe('the B-LTA seal as deployed: waiting for its authority, kill -9, the ar
     }
   });
 
-  it('the schedule renews each archive once per run: a new document timestamp, an audit step, an event, and the old copy still verifies', async () => {
+  /** Triggers the schedule, and waits for the run it started to end: its result. */
+  async function renewalRun(): Promise<ArchiveRenewalResult> {
+    const schedule = system.api.client.schedule.getHandle(archiveRenewalScheduleId(system.api.config.TEMPORAL_TASK_QUEUE));
+    const before = (await schedule.describe()).info.recentActions.length;
+    await schedule.trigger();
+    const started = await eventually(async () => {
+      const actions = (await schedule.describe()).info.recentActions;
+      expect(actions.length).to.be.greaterThan(before);
+      return actions[actions.length - 1].action.workflow.workflowId;
+    }, 60_000);
+    return system.api.client.workflow.getHandle(started).result();
+  }
+
+  it('renews nothing with an authority whose timestamp would be as weak: the run ends at the first file, which stays as it was', async () => {
+    const result = await renewalRun();
+    expect(result).to.deep.equal({ renewed: 0, failed: 1 });
+    const rows = await db()('sealed_documents').where({ signing_request_id: requestId }).select('archive_renewals', 'archive_algorithms');
+    expect(rows.map((row) => row.archive_renewals)).to.deep.equal([0, 0]);
+    expect(await db()('events').where({ type: 'document.archive_renewed' }).whereRaw(`data->>'signingRequestId' = ?`, [requestId])).to.have.length(0);
+  });
+
+  it('the schedule renews each archive once per run, by an authority with a stronger key: a new document timestamp, an audit step, an event, and the old copy still verifies', async () => {
     const before = await Promise.all(documentIds.map(download));
-    await system.api.client.schedule.getHandle(archiveRenewalScheduleId(system.api.config.TEMPORAL_TASK_QUEUE)).trigger();
-    await eventually(async () => {
-      const rows = await db()('sealed_documents').where({ signing_request_id: requestId }).select('archive_renewals');
-      expect(rows.map((row) => row.archive_renewals)).to.deep.equal([1, 1]);
-    }, 120_000);
+    tsa.target(pki.strongTsaUrl);
+    expect(await renewalRun()).to.deep.equal({ renewed: 2, failed: 0 });
+    const rows = await db()('sealed_documents')
+      .where({ signing_request_id: requestId })
+      .select('archive_renewals', 'archive_algorithms', 'archive_renew_after');
+    expect(rows.map((row) => row.archive_renewals)).to.deep.equal([1, 1]);
+    for (const row of rows) {
+      expect(row.archive_algorithms).to.have.members(['sha256', 'rsa-3072']);
+      expect(row.archive_renew_after.getTime()).to.be.above(Date.now()); // its certificate's end, less 90 days
+    }
+    // A day configured later for what the file now rests on makes it due, whatever its noted day.
+    const policy = (sunsets: string) => archivePolicyOf({ SEAL_ARCHIVE_RENEWAL_DAYS: 90, SEAL_ALGORITHM_SUNSETS: sunsets });
+    const due = async (sunsets: string) =>
+      (await findArchivesDue(db(), policy(sunsets), { limit: 1000, since: new Date() })).filter((one) => one.requestId === requestId);
+    const inAMonth = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+    expect(await due(`rsa-2048=${inAMonth}`)).to.have.length(0);
+    expect(await due(`rsa-3072=${inAMonth}`)).to.have.length(2);
     const audit = (await request('GET', `/api/v1/signatures/${requestId}/audit-trail`)).body.data.filter(
       (step: { action: string }) => step.action === 'archive_renewed',
     );
@@ -185,6 +231,8 @@ describe('the B-LTA seal as deployed: waiting for its authority, kill -9, the ar
   });
 
   it('a worker killed mid-renewal: the run goes on, renews each file once, and records nothing twice', async () => {
+    // Years later: the stronger authority's certificate nears its end.
+    await db()('sealed_documents').where({ signing_request_id: requestId }).update({ archive_renew_after: new Date() });
     tsa.set('hold');
     const heldBefore = tsa.held();
     await system.api.client.schedule.getHandle(archiveRenewalScheduleId(system.api.config.TEMPORAL_TASK_QUEUE)).trigger();

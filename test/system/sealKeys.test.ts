@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { expect } from 'chai';
 import * as pkcs11js from 'pkcs11js';
+import { DEFAULT_ALGORITHM_SUNSETS } from '../../src/config';
 import { openSealKey } from '../../src/pdf/sealKey';
 import { stopSealThread } from '../../src/pdf/sealThread';
 import { padesSealer } from '../../src/signingRequests/sealing';
@@ -151,6 +152,7 @@ describe('seal keys: PKCS#12, PKCS#11 and KMS', function () {
       SEAL_TSA_URLS: '',
       SEAL_TSA_TIMEOUT_MS: 10_000,
       SEAL_ARCHIVE_RENEWAL_DAYS: 90,
+      SEAL_ALGORITHM_SUNSETS: DEFAULT_ALGORITHM_SUNSETS,
       SEAL_CERTIFICATE_PATH: certificatePath,
     };
     const configs = {

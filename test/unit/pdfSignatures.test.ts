@@ -102,7 +102,14 @@ describe('readSignatures: a seal at B-LTA (the test PKI)', function () {
     pki = await startTestPki();
     const rootDer = new crypto.X509Certificate(fs.readFileSync(pki.rootPem)).raw;
     const certificate = { p12: fs.readFileSync(pki.seal.p12), password: pki.seal.password };
-    const timestamping = { level: 'B-LTA' as const, tsaUrls: [pki.tsaUrl], timeoutMs: 10_000, trustAnchors: [rootDer], renewalMarginDays: 90 };
+    const timestamping = {
+      level: 'B-LTA' as const,
+      tsaUrls: [pki.tsaUrl],
+      timeoutMs: 10_000,
+      trustAnchors: [rootDer],
+      renewalMarginDays: 90,
+      algorithmSunsets: {},
+    };
     sealed = await sealPdf(await makePdf(['Sealed']), certificate, timestamping);
   });
   after(async () => {
@@ -155,7 +162,14 @@ describe('readSignatures: a seal at B-LTA (the test PKI)', function () {
     before(async () => {
       const certificate = { p12: fs.readFileSync(pki.seal.p12), password: pki.seal.password };
       const rootDer = new crypto.X509Certificate(fs.readFileSync(pki.rootPem)).raw;
-      const timestamping = { level: 'B-T' as const, tsaUrls: [pki.tsaUrl], timeoutMs: 10_000, trustAnchors: [rootDer], renewalMarginDays: 90 };
+      const timestamping = {
+        level: 'B-T' as const,
+        tsaUrls: [pki.tsaUrl],
+        timeoutMs: 10_000,
+        trustAnchors: [rootDer],
+        renewalMarginDays: 90,
+        algorithmSunsets: {},
+      };
       bt = await sealPdf(await makePdf(['Sealed']), certificate, timestamping);
       hexAt = lastByteRange(bt)[1] + 1; // the /Contents hex string, after its <
     });

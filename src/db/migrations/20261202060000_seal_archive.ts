@@ -11,7 +11,10 @@ export async function up(knex: Knex) {
     table.text('seal_certificate_sha256').comment("hex SHA-256 of the seal certificate's DER");
     table
       .timestamp('archive_renew_after', { useTz: true, precision: 3 })
-      .comment("B-LTA: when the newest document timestamp's authority certificate comes within the renewal margin of its end");
+      .comment("B-LTA: when the newest document timestamp's authority certificate or an algorithm it rests on comes within the renewal margin of its end");
+    table
+      .specificType('archive_algorithms', 'text[]')
+      .comment('B-LTA: what the newest document timestamp rests on (sha256, rsa-2048): due at once when one of them weakens');
     table.integer('archive_renewals').notNullable().defaultTo(0);
     table.timestamp('archive_renewed_at', { useTz: true, precision: 3 }).comment('when its archive was last renewed');
     table.index(['archive_renew_after'], 'sealed_documents_archive_renew_after');
@@ -37,6 +40,7 @@ export async function down(knex: Knex) {
   await knex.schema.alterTable('sealed_documents', (table) => {
     table.dropIndex(['archive_renew_after'], 'sealed_documents_archive_renew_after');
     table.dropColumn('archive_renewed_at');
+    table.dropColumn('archive_algorithms');
     table.dropColumn('archive_renewals');
     table.dropColumn('archive_renew_after');
     table.dropColumn('seal_certificate_sha256');
