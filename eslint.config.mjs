@@ -11,10 +11,24 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:$
 //   domain        src/domain/: the vocabulary, pure data and types, no I/O
 const entryPoints = ['app', 'system', 'main', 'openapiDocument', 'cli', 'console', 'signerPortal', 'verification', 'docs', 'health'];
 const workerSide = ['worker', 'activities', 'workflows'];
-// The Temporal client, the event log and the PDF library at the bottom, then the account everything belongs
+// The Temporal client, the event log, form fields' rules and the PDF library at the bottom, then the account everything belongs
 // to, mail, API keys, documents, templates made from documents, webhooks, signing requests, and the read
 // models over them: search, then the dashboard.
-const resources = ['temporal', 'events', 'pdf', 'accounts', 'mail', 'apiKeys', 'documents', 'templates', 'webhooks', 'signingRequests', 'search', 'dashboard'];
+const resources = [
+  'temporal',
+  'events',
+  'fields',
+  'pdf',
+  'accounts',
+  'mail',
+  'apiKeys',
+  'documents',
+  'templates',
+  'webhooks',
+  'signingRequests',
+  'search',
+  'dashboard',
+];
 const infrastructure = ['config', 'logger', 'errors', 'ids', 'metrics', 'dataDirSecret', 'secretBox', 'db', 'api'];
 const code = '{ts,js,mjs,cjs}';
 // A relative import that leaves its folder (`../`…, `../src/`…) for one of `names`; `./` too where asked (files at the top of src/).
