@@ -115,20 +115,15 @@ function enter(parser: Parser, position: number): void {
 }
 
 // The two levels of binary operators, each left-associative: 10 - 4 - 3 is (10 - 4) - 3.
-function expression(parser: Parser): Evaluate {
-  let left = term(parser);
-  for (let op = peek(parser); op === '+' || op === '-'; op = peek(parser)) {
-    parser.at++;
-    left = applying(([a, b]) => OPERATORS[op](a, b), [left, term(parser)]);
-  }
-  return left;
-}
+const expression = (parser: Parser): Evaluate => leftAssociative(parser, ['+', '-'], term);
+const term = (parser: Parser): Evaluate => leftAssociative(parser, ['*', '/'], unary);
 
-function term(parser: Parser): Evaluate {
-  let left = unary(parser);
-  for (let op = peek(parser); op === '*' || op === '/'; op = peek(parser)) {
+function leftAssociative(parser: Parser, operators: string[], operand: (parser: Parser) => Evaluate): Evaluate {
+  let left = operand(parser);
+  for (let op = peek(parser); operators.includes(op); op = peek(parser)) {
     parser.at++;
-    left = applying(([a, b]) => OPERATORS[op](a, b), [left, unary(parser)]);
+    const apply = OPERATORS[op as keyof typeof OPERATORS];
+    left = applying(([a, b]) => apply(a, b), [left, operand(parser)]);
   }
   return left;
 }

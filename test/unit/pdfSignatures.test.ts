@@ -95,21 +95,24 @@ describe('readSignatures: a seal at B-LTA (the test PKI)', function () {
   let readSignatures: ReadSignatures;
   let pki: Awaited<ReturnType<typeof startTestPki>>;
   let sealed: Buffer;
+  /** The test PKI's seal, and its TSA at `level`, the seal's root the one anchor. */
+  const sealSettings = (level: 'B-T' | 'B-LTA') => ({
+    certificate: { p12: fs.readFileSync(pki.seal.p12), password: pki.seal.password },
+    timestamping: {
+      level,
+      tsaUrls: [pki.tsaUrl],
+      timeoutMs: 10_000,
+      trustAnchors: [new crypto.X509Certificate(fs.readFileSync(pki.rootPem)).raw],
+      renewalMarginDays: 90,
+      algorithmSunsets: {},
+    },
+  });
 
   before(async function () {
     this.timeout(180_000);
     ({ readSignatures } = await import('../../src/pdf/pdfSignatures.mjs'));
     pki = await startTestPki();
-    const rootDer = new crypto.X509Certificate(fs.readFileSync(pki.rootPem)).raw;
-    const certificate = { p12: fs.readFileSync(pki.seal.p12), password: pki.seal.password };
-    const timestamping = {
-      level: 'B-LTA' as const,
-      tsaUrls: [pki.tsaUrl],
-      timeoutMs: 10_000,
-      trustAnchors: [rootDer],
-      renewalMarginDays: 90,
-      algorithmSunsets: {},
-    };
+    const { certificate, timestamping } = sealSettings('B-LTA');
     sealed = await sealPdf(await makePdf(['Sealed']), certificate, timestamping);
   });
   after(async () => {
@@ -160,16 +163,7 @@ describe('readSignatures: a seal at B-LTA (the test PKI)', function () {
     let bt: Buffer;
     let hexAt: number;
     before(async () => {
-      const certificate = { p12: fs.readFileSync(pki.seal.p12), password: pki.seal.password };
-      const rootDer = new crypto.X509Certificate(fs.readFileSync(pki.rootPem)).raw;
-      const timestamping = {
-        level: 'B-T' as const,
-        tsaUrls: [pki.tsaUrl],
-        timeoutMs: 10_000,
-        trustAnchors: [rootDer],
-        renewalMarginDays: 90,
-        algorithmSunsets: {},
-      };
+      const { certificate, timestamping } = sealSettings('B-T');
       bt = await sealPdf(await makePdf(['Sealed']), certificate, timestamping);
       hexAt = lastByteRange(bt)[1] + 1; // the /Contents hex string, after its <
     });
