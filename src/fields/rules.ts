@@ -359,7 +359,9 @@ function checkSelection(rules: FieldRules, value: Value, options: string[]): Che
   const chosen = chosenOf(value);
   if (!chosen) return { problem: 'must be a list of options' };
   if (chosen.length === 0) return rules.required === false ? {} : { problem: 'is required' };
-  if (!chosen.every((item) => typeof item === 'string' && options.includes(item))) return { problem: `must be chosen from: ${listed(options)}` };
+  // More choices than options cannot all be options, once each: refused before the options are searched for them.
+  if (chosen.length > options.length || !chosen.every((item) => typeof item === 'string' && options.includes(item)))
+    return { problem: `must be chosen from: ${listed(options)}` };
   if (new Set(chosen).size !== chosen.length) return { problem: 'must not choose an option twice' };
   const counted = (count: number) => `${count} option${count === 1 ? '' : 's'}`;
   if (rules.minSelected !== undefined && chosen.length < rules.minSelected) return { problem: `must have at least ${counted(rules.minSelected)} chosen` };
