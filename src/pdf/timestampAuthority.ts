@@ -42,6 +42,8 @@ const OID = {
   contentType: '1.2.840.113549.1.9.3',
   messageDigest: '1.2.840.113549.1.9.4',
   timeStamping: '1.3.6.1.5.5.7.3.8',
+  signingCertificate: '1.2.840.113549.1.9.16.2.12',
+  signingCertificateV2: '1.2.840.113549.1.9.16.2.47',
 };
 const IMPRINT_ALGORITHMS: Record<DigestAlgorithm, { oid: string; length: number }> = {
   'SHA-256': { oid: '2.16.840.1.101.3.4.2.1', length: 32 },
@@ -161,7 +163,30 @@ function checkedToken(token: Uint8Array) {
   if (!signatureChecks(signedAttributes, bytesOf(signerInfo.signature), signerInfo.signatureAlgorithm, signer.x509, digest)) {
     throw new Error('the token signature does not check with the authority certificate');
   }
+  const named = essCertificateProblem(attribute(OID.signingCertificateV2), attribute(OID.signingCertificate), signer);
+  if (named) throw new Error(named);
   return { tstInfo, signer, certificates };
+}
+
+/**
+ * RFC 3161 §2.4.2 and RFC 5816: the signed attributes name the authority's certificate by its hash (ESS
+ * signing-certificate-v2, or the SHA-1 signing-certificate), so that another certificate of the same key
+ * cannot be put in its place. Why not, or undefined.
+ */
+function essCertificateProblem(v2: asn1js.AsnType | undefined, v1: asn1js.AsnType | undefined, signer: KnownCertificate): string | undefined {
+  const attribute = v2 ?? v1;
+  if (!attribute) return 'the token does not name its authority certificate (no ESS signing-certificate attribute)';
+  // SigningCertificate(V2) ::= SEQUENCE { certs SEQUENCE OF ESSCertID(v2), ... }: the first names the signer.
+  const certs = attribute instanceof asn1js.Sequence ? attribute.valueBlock.value[0] : undefined;
+  const first = certs instanceof asn1js.Sequence ? certs.valueBlock.value[0] : undefined;
+  const parts = first instanceof asn1js.Sequence ? first.valueBlock.value : [];
+  // ESSCertIDv2 ::= SEQUENCE { hashAlgorithm DEFAULT sha256, certHash, ... }; ESSCertID ::= SEQUENCE { certHash (SHA-1), ... }
+  const algorithm = v2 && parts[0] instanceof asn1js.Sequence ? new pkijs.AlgorithmIdentifier({ schema: parts[0] }).algorithmId : undefined;
+  const hashed = algorithm ? parts[1] : parts[0];
+  const digest = v2 ? (algorithm ? DIGESTS[algorithm] : 'sha256') : 'sha1';
+  if (!digest || !(hashed instanceof asn1js.OctetString)) return 'the token names its authority certificate in a form not read here';
+  const hash = crypto.createHash(digest).update(signer.x509.raw).digest();
+  return hash.equals(bytesOf(hashed)) ? undefined : 'the token names another certificate than the one that signed it (ESS signing-certificate)';
 }
 
 /** Whether the certificate is the one a SignerInfo names, by issuer and serial or by key id. */

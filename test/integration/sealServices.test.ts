@@ -5,6 +5,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { expect } from 'chai';
 import { checkedRevocationProvider } from '../../src/pdf/revocation';
@@ -293,6 +294,45 @@ describe('seal services: timestamp authority and revocation data, checked', func
           reply(response, flippedWithin(answer, signature));
         });
         expect((await refused()).message).to.match(/signature does not check/);
+      });
+
+      it('a token, signed by the authority, that names another certificate or none in its ESS signing-certificate attribute', async () => {
+        const tsaKey = crypto.createPrivateKey(fs.readFileSync(path.join(pki.dir, 'keys/tsa.key.pem')));
+        /** The authority's answer, its signed attributes changed by `change` and signed again with its own key. */
+        const resigned = (answer: Buffer, change: (attributes: pkijs.Attribute[]) => pkijs.Attribute[]) => {
+          const response = pkijs.TimeStampResp.fromBER(new Uint8Array(answer));
+          const signedData = new pkijs.SignedData({ schema: response.timeStampToken!.content });
+          const signerInfo = signedData.signerInfos[0];
+          signerInfo.signedAttrs!.attributes = change(signerInfo.signedAttrs!.attributes);
+          const signedBytes = new asn1js.Set({ value: signerInfo.signedAttrs!.attributes.map((attribute) => attribute.toSchema()) }).toBER(false);
+          signerInfo.signature = new asn1js.OctetString({ valueHex: crypto.sign('sha256', Buffer.from(signedBytes), tsaKey) });
+          response.timeStampToken = new pkijs.ContentInfo({ contentType: pkijs.ContentInfo.SIGNED_DATA, content: signedData.toSchema(true) });
+          return new Uint8Array(response.toSchema().toBER(false));
+        };
+        const ess = ['1.2.840.113549.1.9.16.2.47', '1.2.840.113549.1.9.16.2.12'];
+        const otherHash = (attribute: pkijs.Attribute) => {
+          const hash = (attribute.values[0] as asn1js.Sequence).valueBlock.value[0] as asn1js.Sequence;
+          const id = (hash.valueBlock.value[0] as asn1js.Sequence).valueBlock.value;
+          const octets = id.find((part): part is asn1js.OctetString => part instanceof asn1js.OctetString)!;
+          octets.valueBlock.valueHexView = new Uint8Array(octets.valueBlock.valueHexView.length).fill(7);
+          return attribute;
+        };
+        const cases: [(attributes: pkijs.Attribute[]) => pkijs.Attribute[], RegExp][] = [
+          [(attributes) => attributes.map((attribute) => (ess.includes(attribute.type) ? otherHash(attribute) : attribute)), /names another certificate/],
+          [(attributes) => attributes.filter((attribute) => !ess.includes(attribute.type)), /does not name its authority certificate/],
+        ];
+        // The test's own re-signing is sound: unchanged, the token re-signed is accepted.
+        server.answerWith(async ({ body }, response) =>
+          reply(
+            response,
+            resigned(await forward(body), (attributes) => attributes),
+          ),
+        );
+        await authority([server.url]).timestamp(sha256('resigned'), 'SHA-256');
+        for (const [change, why] of cases) {
+          server.answerWith(async ({ body }, response) => reply(response, resigned(await forward(body), change)));
+          expect((await refused()).message).to.match(why);
+        }
       });
 
       it('credentials in the URL go as HTTP Basic auth, and the password is in no message', async () => {
