@@ -15,7 +15,7 @@ export interface ArchivePolicy {
   algorithmSunsets: AlgorithmSunsets;
 }
 
-export interface ArchiveDue {
+export interface ArchiveDeadline {
   /** ISO 8601: the earlier of the two ends, less the margin. */
   renewAfter: string;
   /** The algorithms the newest document timestamp rests on, by the names of AlgorithmSunsets. */
@@ -38,7 +38,7 @@ function keyName(certificate: crypto.X509Certificate): string {
 const digestName = (oid: string) => DIGESTS[oid] ?? oid;
 
 /** When the file's newest document timestamp is due for renewal, and why then. */
-export function archiveDue(pdf: Uint8Array, policy: ArchivePolicy): ArchiveDue {
+export function archiveDue(pdf: Uint8Array, policy: ArchivePolicy): ArchiveDeadline {
   const signedData = newestSignature(pdf);
   const signer = signedData.signerInfos[0];
   const sid = signer.sid as pkijs.IssuerAndSerialNumber;
@@ -67,6 +67,12 @@ export function weakenedAlgorithms(policy: ArchivePolicy, now = new Date()): str
   return Object.entries(policy.algorithmSunsets)
     .filter(([, sunset]) => Date.parse(sunset) <= horizon)
     .map(([algorithm]) => algorithm);
+}
+
+/** Whether a file with this deadline is due now: its day has come, or it rests on an algorithm weakened within the margin (findArchivesDue asks the same in SQL). */
+export function isArchiveDue(deadline: Pick<ArchiveDeadline, 'renewAfter' | 'algorithms'>, policy: ArchivePolicy, now = new Date()): boolean {
+  const weakened = weakenedAlgorithms(policy, now);
+  return Date.parse(deadline.renewAfter) <= now.getTime() || deadline.algorithms.some((algorithm) => weakened.includes(algorithm));
 }
 
 /** The CMS SignedData of the file's last signature (a B-LTA file's newest document timestamp). */

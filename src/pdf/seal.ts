@@ -6,7 +6,7 @@ import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf } from '@signpdf/signpdf';
 import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import type { SealLevel } from '../domain/signingRequests';
-import { archiveDue, type ArchiveDue, type ArchivePolicy } from './archiveDue';
+import { archiveDue, type ArchiveDeadline, type ArchivePolicy } from './archiveDue';
 import { appendCertificatePage, type CertificateInfo } from './certificatePage';
 import { checkedRevocationProvider } from './revocation';
 import { openSealKey } from './sealKey';
@@ -53,7 +53,7 @@ export interface SealedPdf {
   certificateSha256: string;
   certificateSubject: string;
   /** B-LTA: when its newest document timestamp is due for renewal, and what it rests on; null below. */
-  archive: ArchiveDue | null;
+  archive: ArchiveDeadline | null;
 }
 
 /** Stamps the signatures, appends the certificate of completion and signs the whole file. */
@@ -116,7 +116,7 @@ export interface RenewalInput {
  * document timestamp over all of it, as one more incremental update. The bytes before stay as they
  * were, so a copy handed out earlier is the start of this one.
  */
-export async function renewArchive(input: RenewalInput): Promise<Pick<SealedPdf, 'pdf' | 'sha256'> & { archive: ArchiveDue }> {
+export async function renewArchive(input: RenewalInput): Promise<Pick<SealedPdf, 'pdf' | 'sha256'> & { archive: ArchiveDeadline }> {
   const key = await openSealKey(input.sealCertificate);
   const pdf = await addValidationData(input.pdf, { ...input.timestamping, level: 'B-LTA' }, key.certificates);
   return { pdf, sha256: sha256Of(pdf), archive: archiveDue(pdf, input.timestamping) };

@@ -1,8 +1,9 @@
+import type { Knex } from 'knex';
 import type { Db } from '../db';
 import { unitOfWork } from '../db/unitOfWork';
 import type { EventLog } from '../events/service';
 import { renewArchiveOnThread } from '../pdf/sealThread';
-import { weakenedAlgorithms, type ArchivePolicy } from '../pdf/archiveDue';
+import { isArchiveDue, weakenedAlgorithms, type ArchivePolicy } from '../pdf/archiveDue';
 import { archivePolicyOf, sealCertificateOf, timestampingOf, tsaUrlsOf, type SealConfig } from './sealing';
 import { recordAuditStep } from './store';
 
@@ -31,13 +32,19 @@ export interface ArchiveDue {
   documentId: string;
 }
 
+/** The rows due for renewal (as isArchiveDue decides it of one file): the day noted has come, or an algorithm noted weakens within the margin. */
+const dueBy =
+  (policy: ArchivePolicy, table = 'sealed_documents') =>
+  (due: Knex.QueryBuilder) =>
+    due.where(`${table}.archive_renew_after`, '<=', new Date()).orWhereRaw(`${table}.archive_algorithms && ?::text[]`, [weakenedAlgorithms(policy)]);
+
 /**
  * Sealed PDFs whose archive is due for renewal (by the day noted, or resting on an algorithm that weakens
  * within the margin) and was not made or renewed since `since` (a run's start), the longest overdue first.
  */
 export async function findArchivesDue(db: Db, policy: ArchivePolicy, { limit, since }: { limit: number; since: Date }): Promise<ArchiveDue[]> {
   const rows: { signing_request_id: string; document_id: string }[] = await db('sealed_documents')
-    .where((due) => due.where('archive_renew_after', '<=', new Date()).orWhereRaw('archive_algorithms && ?::text[]', [weakenedAlgorithms(policy)]))
+    .where(dueBy(policy))
     .whereNotNull('archive_renew_after')
     .whereRaw('coalesce(archive_renewed_at, created_at) < ?', [since])
     .orderBy('archive_renew_after')
@@ -55,7 +62,7 @@ export async function renewSealedArchive({ db, events, config }: ArchiveDeps, { 
   const row = await db('sealed_documents as s')
     .join('signing_requests as r', 'r.id', 's.signing_request_id')
     .where({ 's.signing_request_id': requestId, 's.document_id': documentId })
-    .where((due) => due.where('s.archive_renew_after', '<=', new Date()).orWhereRaw('s.archive_algorithms && ?::text[]', [weakenedAlgorithms(policy)]))
+    .where(dueBy(policy, 's'))
     .first('s.content', 's.sha256', 's.archive_renewals', 'r.account_id');
   if (!row) return false;
   if (tsaUrlsOf(config).length === 0) throw new Error('an archive renewal needs a timestamp authority: set SEAL_TSA_URLS');
@@ -64,8 +71,7 @@ export async function renewSealedArchive({ db, events, config }: ArchiveDeps, { 
   const renewed = await renewArchiveOnThread({ pdf: row.content, sealCertificate, timestamping });
   // A timestamp as weak or as short-lived as the one it renews would be renewed again at every run: the
   // file is kept as it is, and the run ends on this until the authority is one that lasts.
-  const weakened = weakenedAlgorithms(policy);
-  if (Date.parse(renewed.archive.renewAfter) <= Date.now() || renewed.archive.algorithms.some((algorithm) => weakened.includes(algorithm))) {
+  if (isArchiveDue(renewed.archive, policy)) {
     throw new ArchiveTimestampTooWeak(
       `the new document timestamp would be due for renewal at once (${renewed.archive.because}, SEAL_ARCHIVE_RENEWAL_DAYS=${policy.renewalMarginDays}): ` +
         'set SEAL_TSA_URLS to an authority whose certificate and algorithms last longer',

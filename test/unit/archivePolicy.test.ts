@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DEFAULT_ALGORITHM_SUNSETS, loadConfig } from '../../src/config';
-import { weakenedAlgorithms } from '../../src/pdf/archiveDue';
+import { isArchiveDue, weakenedAlgorithms } from '../../src/pdf/archiveDue';
 import { archivePolicyOf } from '../../src/signingRequests/sealing';
 
 // When an archive is due for its algorithms (src/pdf/archiveDue.ts): SEAL_ALGORITHM_SUNSETS, read once
@@ -20,6 +20,14 @@ describe('SEAL_ALGORITHM_SUNSETS and the renewal margin', () => {
     expect(weakenedAlgorithms(policy, new Date('2030-10-02T23:59:59Z'))).to.deep.equal(['sha1']);
     expect(weakenedAlgorithms(policy, new Date('2030-10-03T00:00:00Z'))).to.deep.equal(['sha1', 'rsa-2048']);
     expect(weakenedAlgorithms(archivePolicyOf({ SEAL_ARCHIVE_RENEWAL_DAYS: 1, SEAL_ALGORITHM_SUNSETS: '' }))).to.deep.equal([]);
+  });
+
+  it('a file is due when its day has come, or when what it rests on weakens within the margin, whatever its day', () => {
+    const policy = archivePolicyOf({ SEAL_ARCHIVE_RENEWAL_DAYS: 90, SEAL_ALGORITHM_SUNSETS: 'rsa-2048=2031-01-01' });
+    const now = new Date('2030-10-03T00:00:00Z');
+    expect(isArchiveDue({ renewAfter: '2039-10-03T00:00:00.000Z', algorithms: ['sha256', 'rsa-2048'] }, policy, now)).to.equal(true);
+    expect(isArchiveDue({ renewAfter: '2039-10-03T00:00:00.000Z', algorithms: ['sha256', 'rsa-3072'] }, policy, now)).to.equal(false);
+    expect(isArchiveDue({ renewAfter: '2030-10-03T00:00:00.000Z', algorithms: ['sha256', 'rsa-3072'] }, policy, now)).to.equal(true);
   });
 
   it('refuses at start-up a list it cannot read, saying what it wants', () => {
