@@ -14,12 +14,34 @@ export interface StampField {
   y: number;
   width: number;
   height: number;
-  type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox';
+  type: 'signature' | 'initials' | 'date' | 'checkbox' | (typeof VALUE_TYPES)[number] | (typeof LIST_TYPES)[number] | 'staticText';
   /**
-   * What the signer entered, or the sender prefilled: the text of a text or date field, 'true' for a ticked
-   * checkbox, initials typed or drawn (a PNG data URL).
+   * What the signer entered, the sender prefilled or the server computed: the text of a text or date field, 'true'
+   * for a ticked checkbox, initials typed or drawn (a PNG data URL), a number, address or option as stored, a
+   * selection as a JSON list of its options.
    */
   value?: string | null;
+  /** A static text field's words, placed by the sender. */
+  text?: string;
+  /** Hidden by its condition: not drawn at all. */
+  hidden?: boolean;
+}
+
+// Fields whose stored value is drawn as it is, and those holding a JSON list of chosen options.
+const VALUE_TYPES = ['text', 'number', 'email', 'phone', 'radio', 'dropdown', 'calculated', 'signerName', 'signerEmail'] as const;
+const LIST_TYPES = ['multiSelect', 'checkboxGroup'] as const;
+const isValueType = (type: string): type is (typeof VALUE_TYPES)[number] => (VALUE_TYPES as readonly string[]).includes(type);
+const isListType = (type: string): type is (typeof LIST_TYPES)[number] => (LIST_TYPES as readonly string[]).includes(type);
+
+/** A selection's options, as the sealed PDF lists them: "Pets, Parking". */
+function listed(value: string | null | undefined): string {
+  if (!value) return '';
+  try {
+    const options: unknown = JSON.parse(value);
+    return Array.isArray(options) ? options.join(', ') : value;
+  } catch {
+    return value; // not a list (stored by hand): drawn as it is rather than failing the seal
+  }
 }
 
 export interface SignatureStamp {
@@ -67,8 +89,11 @@ function drawField(page: PDFPage, placed: StampField, stamp: SignatureStamp, ima
   const origin = page.getMediaBox();
   const field = { ...placed, x: placed.x + origin.x, y: placed.y + origin.y };
   const box = (text: string, face: Face) => drawTextInBox(page, field, text, face, fonts);
+  if (field.hidden) return undefined;
   if (field.type === 'date') return box(field.value ?? formatDate(stamp.signedAt), 'regular');
-  if (field.type === 'text') return box(field.value ?? '', 'regular');
+  if (field.type === 'staticText') return box(field.text ?? '', 'regular');
+  if (isValueType(field.type)) return box(field.value ?? '', 'regular');
+  if (isListType(field.type)) return box(listed(field.value), 'regular');
   if (field.type === 'checkbox') return field.value === 'true' ? box('X', 'regular') : undefined;
   if (field.type === 'initials' && field.value && !field.value.startsWith('data:')) return box(field.value, 'italic');
   if (image) return drawImageInBox(page, field, image);

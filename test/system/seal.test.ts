@@ -10,7 +10,7 @@ import { sealDocument, sha256Of, type SealDocumentInput } from '../../src/pdf/se
 import { loadSealCertificate } from '../../src/pdf/sealCertificate';
 import type { P12KeySource, SealCertificate } from '../../src/pdf/sealKeySource';
 import { sealDocumentOnThread, stopSealThread } from '../../src/pdf/sealThread';
-import { stampSignatures } from '../../src/pdf/stamp';
+import { type SignatureStamp, stampSignatures } from '../../src/pdf/stamp';
 import { makeLargePdf, makePdf } from '../support/pdfs';
 
 /** A real PNG: a dark diagonal stroke on white, width x height pixels, 8-bit greyscale. */
@@ -216,6 +216,39 @@ describe('sealing a completed signing request', () => {
     expect(execFileSync('pdffonts', [file], { encoding: 'utf8' }))
       .to.match(/DejaVuSans.*yes/)
       .and.match(/NotoSansSC.*yes/);
+  });
+
+  it('draws each form field type’s value as stored, a selection’s options listed, and no hidden field (issue #55)', async () => {
+    const base = input(original, sealCertificate);
+    const [ada] = base.signatures;
+    const at = (y: number) => ({ page: 1, x: 72, y, width: 300, height: 18 });
+    const fields: SignatureStamp['fields'] = [
+      { ...at(700), type: 'number', value: '1250.75' },
+      { ...at(680), type: 'email', value: 'ada@example.com' },
+      { ...at(660), type: 'phone', value: '+4930123456' },
+      { ...at(640), type: 'dropdown', value: 'Premium plan' },
+      { ...at(620), type: 'radio', value: 'Yearly' },
+      { ...at(600), type: 'multiSelect', value: JSON.stringify(['Parking', 'Storage']) },
+      { ...at(580), type: 'checkboxGroup', value: JSON.stringify(['Pets']) },
+      { ...at(560), type: 'calculated', value: '15009' },
+      { ...at(540), type: 'signerName', value: 'Ada Lovelace' },
+      { ...at(520), type: 'signerEmail', value: 'ada@lovelace.example' },
+      { ...at(500), type: 'staticText', text: 'Section 4: Deposit' },
+      { ...at(480), type: 'text', value: 'Never drawn', hidden: true },
+      { ...at(460), type: 'signature' },
+    ];
+    const { pdf } = await sealDocument({ ...base, signatures: [{ ...ada, fields }, base.signatures[1]] });
+    const file = path.join(dir, 'form-fields.pdf');
+    fs.writeFileSync(file, pdf);
+    const [page] = execFileSync('pdftotext', ['-f', '1', '-l', '1', file, '-'], { encoding: 'utf8' }).split('\f');
+    const drawn = [
+      ...['1250.75', 'ada@example.com', '+4930123456', 'Premium plan', 'Yearly', 'Parking, Storage', 'Pets'],
+      ...['15009', 'Ada Lovelace', 'ada@lovelace.example', 'Section 4: Deposit'],
+    ];
+    for (const value of drawn) expect(page, value).to.include(value);
+    expect(page).not.to.include('Never drawn');
+    expect(spawnSync('qpdf', ['--check', file]).status).to.equal(0);
+    expect(pdfsig(file)).to.include('Signature is Valid.');
   });
 
   it('a plain English request embeds no font, so its file does not grow', () => {
