@@ -1,5 +1,9 @@
-import { visibleText, z } from '../api/validation';
+import { jsonSchemaKeywords, visibleText, z } from '../api/validation';
 import type { Config } from '../config';
+import { MAX_CALCULATION_LENGTH } from '../fields/calculation';
+import { fieldConditionJsonSchema, FieldConditionSchema } from '../fields/conditions';
+import { ruleKeys } from '../fields/rules';
+import { drawableInSealedPdf } from '../pdf/drawableText';
 import { fieldTypes } from '../pdf/textTags';
 
 // Where on a document's pages a signer acts: placed by hand in a request, or by a template's roles.
@@ -32,6 +36,42 @@ export function tooManyPages(pageCounts: number[], limits: RequestLimits) {
 /** A field's label, given or read from a text tag: shown to the signer beside the field, and in a template the name prefill uses. */
 export const fieldLabel = visibleText(100).nullish();
 const size = z.number().positive({ error: 'must be a positive number' });
+const box = z.strictObject({ x: z.number().min(0), y: z.number().min(0), width: size, height: size });
+
+// Each is drawn in the sealed PDF as the signer chose it.
+const option = visibleText(200).superRefine(drawableInSealedPdf);
+
+/** What a form field may carry beyond its place: its options, rules, condition, formula or text (src/fields says which fit which type). */
+export const logicShape = {
+  options: z
+    .array(option)
+    .max(100)
+    .optional()
+    .openapi({
+      ...jsonSchemaKeywords({ uniqueItems: true }),
+      description: 'radio, dropdown, multiSelect and checkboxGroup: the choices, in order (1 to 100, each once). Required for them; for no other type.',
+    }),
+  optionBoxes: z.array(box).max(100).optional().openapi({
+    description:
+      'radio and checkboxGroup: one box per option on the field’s page, in the order of options, where the sealed PDF marks the option chosen. Without them the chosen options are written in the field’s own box.',
+  }),
+  ...ruleKeys,
+  showWhen: FieldConditionSchema.optional().openapi({
+    ...(fieldConditionJsonSchema() as Record<string, never>),
+    description:
+      'Show the field (and require it) only when a test on another field of the same signer holds: {field: label, is: "filled" | "empty"}, {field, is: "equals" | "notEquals", values: [..]}, or {all: [..]} / {any: [..]} of them, 3 levels deep at most. A hidden field is neither required nor sealed.',
+    example: { field: 'Has pets', is: 'equals', values: ['Yes'] },
+  }),
+  formula: z.string().max(MAX_CALCULATION_LENGTH).optional().openapi({
+    description:
+      'calculated: the number it shows, from number fields of the same signer named by label in braces: + - * / ( ), min, max, sum, abs, round(x, places). Computed on the signer’s page and again by the server, whose value is sealed.',
+    example: 'round({Monthly rent} * 12 - {Deposit}, 2)',
+  }),
+  text: visibleText(2000)
+    .superRefine(drawableInSealedPdf)
+    .optional()
+    .openapi({ description: 'staticText: the text the sender places (a heading, a note); drawn as given.' }),
+};
 
 /**
  * One field, placed by hand in a request or on a template's role: the same kinds, position, label and
@@ -41,7 +81,9 @@ const size = z.number().positive({ error: 'must be a positive number' });
  */
 export const FieldSchema = z.strictObject({
   type: z.enum(fieldTypes).openapi({
-    description: 'signature and initials take the signer’s; text their text; checkbox ticked or not; date the date of signing.',
+    description:
+      'signature and initials take the signer’s; text their text; checkbox ticked or not; date the date of signing; number, email and phone (E.164) what they type; ' +
+      'radio and dropdown one of options, multiSelect and checkboxGroup several; calculated the result of its formula; signerName and signerEmail the signer’s own; staticText the sender’s text.',
   }),
   page: z.number().int().min(1).max(100_000),
   x: z.number().min(0),
@@ -57,6 +99,7 @@ export const FieldSchema = z.strictObject({
     description:
       'Whether the signer must fill it (tick a checkbox, give text or initials) before signing; default true. Signature and date fields are always filled.',
   }),
+  ...logicShape,
 });
 
 /** The keys of a field, for the objects that add to them. */
@@ -101,6 +144,17 @@ export const SignerFieldSchema = z
       .nullable()
       .optional()
       .openapi({ description: 'Prefilled by the sender from a template (fixed): text, a date, or "true" for a ticked checkbox.' }),
+    filled: z
+      .object({
+        value: z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]).nullable(),
+        hidden: z.boolean(),
+      })
+      .optional()
+      .openapi({
+        description:
+          'Once the signer signed: what the field holds, as sealed. value is typed: a number or calculated field’s number, a checkbox’s true or false, ' +
+          'a multiSelect’s or checkboxGroup’s list, the text of the others (null: left empty); hidden is true when its condition hid it (not sealed). Absent on signature, initials, date and staticText fields.',
+      }),
   })
   .openapi('SignerField');
 

@@ -53,6 +53,8 @@ export interface SignInput extends ClientInfo {
   signerId: string;
   signature: Signature;
   fieldValues?: Record<string, string>;
+  /** The positions of the fields their conditions hid: neither required nor sealed. */
+  hiddenFields?: number[];
 }
 
 export interface ActInput extends ClientInfo {

@@ -73,6 +73,35 @@ function conditionAt(depth: number): z.ZodType<FieldCondition> {
   });
 }
 
+/**
+ * FieldConditionSchema as JSON Schema, for the OpenAPI document: the schema itself checks by hand, so that its 400s
+ * name what is wrong, and a generated description would say nothing. Groups nest MAX_DEPTH levels, as the schema's.
+ */
+export function fieldConditionJsonSchema(depth = 0): object {
+  const name = { type: 'string', minLength: 1, maxLength: 100 };
+  const tests = [
+    { type: 'object', additionalProperties: false, required: ['field', 'is'], properties: { field: name, is: { enum: ['filled', 'empty'] } } },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['field', 'is', 'values'],
+      properties: {
+        field: name,
+        is: { enum: ['equals', 'notEquals'] },
+        values: { type: 'array', minItems: 1, maxItems: MAX_VALUES, items: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' } },
+      },
+    },
+  ];
+  if (depth >= MAX_DEPTH) return { anyOf: tests };
+  const group = (key: 'all' | 'any') => ({
+    type: 'object',
+    additionalProperties: false,
+    required: [key],
+    properties: { [key]: { type: 'array', minItems: 1, maxItems: MAX_TESTS, items: fieldConditionJsonSchema(depth + 1) } },
+  });
+  return { anyOf: [...tests, group('all'), group('any')] };
+}
+
 /** The zod schema of FieldCondition (for API request bodies): strict objects, 1–20 tests per all/any, values 1–50 strings of 1–200 chars, keys 1–100 chars, depth ≤ 3; its messages in the style "must be ...". */
 export const FieldConditionSchema: z.ZodType<FieldCondition> = conditionAt(0);
 

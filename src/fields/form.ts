@@ -7,7 +7,7 @@ import { type FieldCondition, formWiringProblems, shownFields } from './conditio
 import { checkValue, type FieldRules, type RuledFieldType, rulesProblems } from './rules';
 
 /** The types a form answers for; signature, initials and date fields stay with the signature. */
-export type FormFieldType = RuledFieldType | 'calculated' | 'signerName' | 'signerEmail' | 'staticText';
+export type FormFieldType = RuledFieldType | 'checkbox' | 'calculated' | 'signerName' | 'signerEmail' | 'staticText';
 
 /** One field as the form sees it. `key` names it in problems, conditions and formulas. */
 export interface FormFieldDefinition {
@@ -118,6 +118,10 @@ export function fillForm(fields: FormFieldDefinition[], given: Given, signer: Fo
     if (isRuled(field.type)) {
       const { problem } = checkValue(field.type, field.rules ?? {}, isGiven ? (given[field.key] as never) : undefined, field.options);
       if (problem) add(problem);
+    } else if (field.type === 'checkbox') {
+      const ticked = isGiven ? checkboxValue(given[field.key]) : undefined;
+      if (isGiven && ticked === undefined) add('must be true or false: it is a checkbox');
+      else if (field.rules?.required !== false && ticked !== 'true') add('must be ticked: it is required');
     } else if (isGiven) add(`must not be given: ${takenAs(field.type)}`);
   }
   return { values, hidden: fields.filter((field) => !shown.has(field.key)).map((field) => field.key), problems };
@@ -139,6 +143,8 @@ function settle(fields: FormFieldDefinition[], given: Given, signer: FormSigner,
     if (isRuled(field.type)) {
       const raw = Object.hasOwn(given, field.key) ? given[field.key] : undefined;
       value = checkValue(field.type, { ...field.rules, required: false }, raw as never, field.options).stored;
+    } else if (field.type === 'checkbox') {
+      value = checkboxValue(Object.hasOwn(given, field.key) ? given[field.key] : undefined);
     } else if (field.type === 'calculated') {
       const result = formulas.get(field.key)?.evaluate(last);
       value = result === null || result === undefined ? undefined : String(result);
@@ -147,6 +153,12 @@ function settle(fields: FormFieldDefinition[], given: Given, signer: FormSigner,
     if (value !== undefined) values[field.key] = value;
   }
   return { values };
+}
+
+/** A checkbox's value as stored ('true' or 'false'), from true/false or their text; undefined for anything else. */
+function checkboxValue(value: Given[string]): string | undefined {
+  if (typeof value === 'boolean') return String(value);
+  return value === 'true' || value === 'false' ? value : undefined;
 }
 
 /** The values as conditions read them: a selection as its list of options. */

@@ -82,17 +82,25 @@ const rulesShape = z.strictObject(
   strictness,
 );
 
+/** The rules but `required` as keys of their own, for a field's schema that has `required` already (its bounds are checked by rulesProblems). */
+export const { shape: ruleKeys } = rulesShape.omit({ required: true });
+
+const BOUNDS = [
+  ['minLength', 'maxLength'],
+  ['min', 'max'],
+  ['minSelected', 'maxSelected'],
+] as const;
+
+/** The upper bounds below their lower ones, as [the upper rule, the problem]. */
+const boundProblems = (rules: FieldRules) =>
+  BOUNDS.flatMap(([low, high]) => {
+    const [from, to] = [rules[low], rules[high]];
+    return from !== undefined && to !== undefined && from > to ? [[high, `must be at least ${low} (${from})`] as const] : [];
+  });
+
 /** The zod schema of FieldRules for API bodies: strict, with bounds on each rule and each lower bound at most its upper one. */
 export const FieldRulesSchema: z.ZodType<FieldRules> = rulesShape.superRefine((rules, ctx) => {
-  const pairs = [
-    ['minLength', 'maxLength'],
-    ['min', 'max'],
-    ['minSelected', 'maxSelected'],
-  ] as const;
-  for (const [low, high] of pairs) {
-    const [from, to] = [rules[low], rules[high]];
-    if (from !== undefined && to !== undefined && from > to) ctx.addIssue({ code: 'custom', path: [high], message: `must be at least ${low} (${from})` });
-  }
+  for (const [high, message] of boundProblems(rules)) ctx.addIssue({ code: 'custom', path: [high], message });
 });
 
 // ---- compiled patterns ----
@@ -145,6 +153,7 @@ export function rulesProblems(type: RuledFieldType, rules: FieldRules, options?:
     if (value !== undefined && APPLIES[rule] && !APPLIES[rule].includes(type)) problems.push(`${rule} does not apply to ${aField(type)}`);
   }
   if (rules.patternMessage !== undefined && rules.pattern === undefined) problems.push('patternMessage needs a pattern');
+  for (const [high, problem] of boundProblems(rules)) problems.push(`${high} ${problem}`);
   if (!CHOICES.includes(type)) {
     if (options !== undefined) problems.push(`options do not apply to ${aField(type)}`);
     return problems;

@@ -120,8 +120,9 @@ function readTag(inner, tag, page) {
   if (!parts || !parts[0] || !parts[1] || parts[2] === '') {
     return { warning: `page ${page}: ${tag} is malformed: write {{type:role}} or {{type:role:label}}` };
   }
-  const type = parts[0].toLowerCase();
-  if (!fieldTypes.includes(type)) {
+  // Types are read in any case: {{signerName:…}} or {{SIGNERNAME:…}}.
+  const type = fieldTypes.find((/** @type {string} */ known) => known.toLowerCase() === parts[0].toLowerCase());
+  if (!type) {
     return { warning: `page ${page}: ${tag} has an unknown type "${parts[0]}" (known: ${fieldTypes.join(', ')})` };
   }
   return { field: { role: parts[1], type, label: parts[2] ?? null } };

@@ -25,6 +25,9 @@ export interface StampField {
   text?: string;
   /** Hidden by its condition: not drawn at all. */
   hidden?: boolean;
+  /** A radio's or checkbox group's options, and with them one box per option, where an X marks each chosen. */
+  options?: string[];
+  optionBoxes?: { x: number; y: number; width: number; height: number }[];
 }
 
 // Fields whose stored value is drawn as it is, and those holding a JSON list of chosen options.
@@ -33,16 +36,19 @@ const LIST_TYPES = ['multiSelect', 'checkboxGroup'] as const;
 const isValueType = (type: string): type is (typeof VALUE_TYPES)[number] => (VALUE_TYPES as readonly string[]).includes(type);
 const isListType = (type: string): type is (typeof LIST_TYPES)[number] => (LIST_TYPES as readonly string[]).includes(type);
 
-/** A selection's options, as the sealed PDF lists them: "Pets, Parking". */
-function listed(value: string | null | undefined): string {
-  if (!value) return '';
+/** A selection's chosen options, from its JSON list; a value that is no list (stored by hand) is one option, drawn as it is rather than failing the seal. */
+function chosenOf(value: string | null | undefined): string[] {
+  if (!value) return [];
   try {
     const options: unknown = JSON.parse(value);
-    return Array.isArray(options) ? options.join(', ') : value;
+    return Array.isArray(options) ? options.map(String) : [value];
   } catch {
-    return value; // not a list (stored by hand): drawn as it is rather than failing the seal
+    return [value];
   }
 }
+
+/** A selection's options, as the sealed PDF lists them: "Pets, Parking". */
+const listed = (value: string | null | undefined) => chosenOf(value).join(', ');
 
 export interface SignatureStamp {
   signerName: string;
@@ -92,6 +98,7 @@ function drawField(page: PDFPage, placed: StampField, stamp: SignatureStamp, ima
   if (field.hidden) return undefined;
   if (field.type === 'date') return box(field.value ?? formatDate(stamp.signedAt), 'regular');
   if (field.type === 'staticText') return box(field.text ?? '', 'regular');
+  if (field.optionBoxes && field.options) return markChosen(page, field, origin, fonts);
   if (isValueType(field.type)) return box(field.value ?? '', 'regular');
   if (isListType(field.type)) return box(listed(field.value), 'regular');
   if (field.type === 'checkbox') return field.value === 'true' ? box('X', 'regular') : undefined;
@@ -99,6 +106,16 @@ function drawField(page: PDFPage, placed: StampField, stamp: SignatureStamp, ima
   if (image) return drawImageInBox(page, field, image);
   const typed = stamp.signature.type === 'typed' ? stamp.signature.value : stamp.signerName;
   return box(field.type === 'initials' ? initialsOf(typed) : typed, 'italic');
+}
+
+/** An X in the box of each option chosen (a radio's one, a group's list). */
+async function markChosen(page: PDFPage, field: StampField, origin: { x: number; y: number }, fonts: TextFonts) {
+  const chosen = isListType(field.type) ? chosenOf(field.value) : [field.value ?? ''];
+  for (const [index, option] of field.options!.entries()) {
+    const optionBox = field.optionBoxes![index];
+    if (!optionBox || !chosen.includes(option)) continue;
+    await drawTextInBox(page, { ...field, ...optionBox, x: optionBox.x + origin.x, y: optionBox.y + origin.y }, 'X', 'regular', fonts);
+  }
 }
 
 /** The text on one line, as large as fits the box (at most 24pt), shortened when even 6pt is too wide. */

@@ -3,9 +3,28 @@ import type { Config } from '../config';
 import { serverBusy, validationError } from '../errors';
 import { createPdfPool, PdfLimitError, PdfPoolBusyError } from './pool';
 
-/** The kinds of field a template places, and a text tag names. */
-export const fieldTypes = ['signature', 'initials', 'date', 'text', 'checkbox'] as const;
+/** The kinds of field a request or template places. */
+export const fieldTypes = [
+  'signature',
+  'initials',
+  'date',
+  'text',
+  'checkbox',
+  'number',
+  'email',
+  'phone',
+  'radio',
+  'dropdown',
+  'multiSelect',
+  'checkboxGroup',
+  'calculated',
+  'signerName',
+  'signerEmail',
+  'staticText',
+] as const;
 export type FieldType = (typeof fieldTypes)[number];
+/** The kinds a text tag names: those that need nothing beyond a role and a label (options, a formula or a text are placed by coordinates). */
+export const taggedFieldTypes = ['signature', 'initials', 'date', 'text', 'checkbox', 'number', 'email', 'phone', 'signerName', 'signerEmail'] as const;
 
 /** A field found where a text tag such as {{text:tenant:rent}} is printed: the tag's own box. */
 export interface TaggedField {
@@ -63,7 +82,7 @@ export function createTextTagFinder(config: Config): TextTagFinder {
   const poolFor = <Result>(remove: boolean) =>
     createPdfPool<Result>({
       script: path.join(__dirname, 'findTextTags.mjs'),
-      args: [JSON.stringify({ fieldTypes, maxTags: MAX_TAGS, remove })],
+      args: [JSON.stringify({ fieldTypes: taggedFieldTypes, maxTags: MAX_TAGS, remove })],
       size: config.PDF_POOL_SIZE,
       maxQueued: MAX_QUEUED,
       timeoutMs: config.PDF_TIMEOUT_MS,

@@ -29,10 +29,13 @@ export const SignSchema = z
       .record(
         z.string().regex(FIELD_POSITION, { error: 'keys must be field positions (0, 1, …)' }),
         z.union(
-          [z.string().max(Math.ceil((MAX_DRAWN_INITIALS_BYTES * 4) / 3) + 32, { error: `must be at most ${MAX_DRAWN_INITIALS_BYTES / 1024} KB` }), z.boolean()],
-          {
-            error: 'must be text (a text field, initials) or true or false (a checkbox)',
-          },
+          [
+            z.string().max(Math.ceil((MAX_DRAWN_INITIALS_BYTES * 4) / 3) + 32, { error: `must be at most ${MAX_DRAWN_INITIALS_BYTES / 1024} KB` }),
+            z.boolean(),
+            z.number(),
+            z.array(z.string().max(200)).max(100),
+          ],
+          { error: 'must be text (a text field, initials), true or false (a checkbox), a number, or a list of options (a multiSelect, a checkbox group)' },
         ),
       )
       .optional()
@@ -41,7 +44,8 @@ export const SignSchema = z
         description:
           `The values of the signer’s fields, keyed by the field’s position in its fields list: a text field’s text (at most ${MAX_TEXT_VALUE} characters), ` +
           `a checkbox’s true or false, initials drawn (a PNG data URL of at most ${MAX_DRAWN_INITIALS_BYTES / 1024} KB) or typed (at most ${MAX_TYPED_INITIALS} characters). ` +
-          'Every required field needs one (a required checkbox: true). Signature fields take the signature, date fields the date of signing, and fields the sender prefilled keep their value: none of them takes one (400).',
+          'A number field takes a number (or its text), radio and dropdown one of their options, multiSelect and checkboxGroup a list of them, email and phone their text. ' +
+          'Every required field needs one (a required checkbox: true), unless its condition hides it; a hidden field’s value is dropped. Calculated, signerName, signerEmail and staticText fields are filled by Signet: none takes one. Signature fields take the signature, date fields the date of signing, and fields the sender prefilled keep their value: none of them takes one (400).',
       }),
   })
   .openapi('Sign');

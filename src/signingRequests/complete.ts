@@ -121,7 +121,11 @@ function stampsOn(document: RequestDocument, { signers, documents }: Loaded): Si
     const signature = signer.signature!;
     // A field's value is the sender's prefill (fixed), else what the signer entered, keyed by the field's position in the signer's list.
     const fields = signer.fields
-      ?.map((field, index) => ({ ...field, value: field.value ?? signature.fieldValues?.[String(index)] }))
+      ?.map((field, index) => ({
+        ...field,
+        value: field.value ?? signature.fieldValues?.[String(index)],
+        hidden: signature.hiddenFields?.includes(index) ?? false,
+      }))
       .filter((field) => (field.documentId ?? firstDocumentId) === document.documentId);
     if (signer.fields?.length && !fields?.length) return [];
     const mark: SignatureMark = signature.type === 'drawn' ? { type: 'drawn', pngDataUrl: signature.value } : { type: 'typed', value: signature.value };

@@ -116,20 +116,9 @@ export function templateSigners(template: Template, { signers, prefill = {} }: T
       const routingOrder = role?.routingOrder ?? signer.routingOrder;
       const fields = template.fields
         .filter((field) => field.role === signer.role)
-        .map(({ document, page, x, y, width, height, type, label, required }) => {
-          const value = label === null ? undefined : prefill[label];
-          return {
-            documentId: documentIds[document - 1],
-            page,
-            x,
-            y,
-            width,
-            height,
-            type,
-            label,
-            required,
-            ...(value === undefined ? {} : { value: String(value) }),
-          };
+        .map(({ document, role: _role, ...field }) => {
+          const value = field.label === null ? undefined : prefill[field.label];
+          return { documentId: documentIds[document - 1], ...field, ...(value === undefined ? {} : { value: String(value) }) };
         });
       return {
         name: signer.name,

@@ -1,4 +1,6 @@
 import { progressFromDatabase, type SigningRequestProgress } from '../domain/signingRequests';
+import { isFormField, typedValue } from '../documents/form';
+import type { SignerField } from '../documents/fields';
 import type { SigningRequestWithSigners } from './store';
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null);
@@ -32,7 +34,7 @@ export function presentSigningRequest(found: SigningRequestWithSigners & { progr
       recipientType: signer.recipientType,
       routingOrder: signer.routingOrder,
       status: signer.status,
-      fields: signer.fields,
+      fields: signer.fields && signer.signature ? withFilledValues(signer.fields, signer.signature) : signer.fields,
       notifiedAt: iso(signer.notifiedAt),
       viewedAt: iso(signer.viewedAt),
       signedAt: iso(signer.signedAt),
@@ -52,4 +54,14 @@ export function presentSigningRequest(found: SigningRequestWithSigners & { progr
     completedAt: iso(request.completedAt),
     redirectUrl: request.redirectUrl,
   };
+}
+
+/** A signed signer's fields, each form field with what it holds as sealed (`filled`): its value typed, and whether its condition hid it. */
+function withFilledValues(fields: SignerField[], signature: NonNullable<SigningRequestWithSigners['signers'][number]['signature']>) {
+  return fields.map((field, index) => {
+    if (!isFormField(field) || field.type === 'staticText') return field;
+    const hidden = signature.hiddenFields?.includes(index) ?? false;
+    const stored = hidden ? null : (field.value ?? signature.fieldValues?.[String(index)]);
+    return { ...field, filled: { value: typedValue(field.type, stored), hidden } };
+  });
 }

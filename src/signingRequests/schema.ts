@@ -1,6 +1,7 @@
 import { dateTime, jsonSchemaKeywords, laterThan, paginationQuery, queryDate, text, VISIBLE_CHARACTER, visibleText, z } from '../api/validation';
 
 import { drawableInSealedPdf } from '../pdf/drawableText';
+import { signerFieldProblems } from '../documents/form';
 import { MAX_FIELDS_PER_SIGNER, MAX_SIGNERS, RequestFieldSchema, SignerFieldSchema } from '../documents/fields';
 import { recipientTypes, requestStatuses, sealServices, signerStatuses, signingOrders, verificationMethods } from '../domain/signingRequests';
 
@@ -73,10 +74,18 @@ const SignerInputSchema = z.object({
     .max(320)
     .regex(z.regexes.email, { error: 'must be a valid e-mail address' })
     .openapi({ description: 'An e-mail address. Each signer needs their own (compared without letter case).' }),
-  fields: z.array(RequestFieldSchema).max(MAX_FIELDS_PER_SIGNER).optional().openapi({
-    description:
-      'Each on a page its document has and inside that page (400 otherwise); with several documents, each names its document_id. Not with template_id.',
-  }),
+  fields: z
+    .array(RequestFieldSchema)
+    .max(MAX_FIELDS_PER_SIGNER)
+    .superRefine((fields, ctx) => {
+      for (const { position, key, problem } of signerFieldProblems(fields, (other) => `fields.${other}`))
+        ctx.addIssue({ code: 'custom', path: position === undefined ? [] : key ? [position, key] : [position], message: problem });
+    })
+    .optional()
+    .openapi({
+      description:
+        'Each on a page its document has and inside that page (400 otherwise); with several documents, each names its document_id. Not with template_id.',
+    }),
   role: visibleText(100).optional().openapi({
     description:
       'With template_id: the template role this signer fills, one signer per role. With textTags: "fields": the role the documents’ text tags name for this signer ({{signature:client}}).',

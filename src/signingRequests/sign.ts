@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { validationError } from '../errors';
 import { signatureImageProblem } from '../pdf/signatureImage';
 import type { ClientInfo, Signature } from '../domain/signingRequests';
-import { checkFieldValues } from './fieldValues';
+import { checkFieldValues, type GivenValue } from './fieldValues';
 import { assertCanAct, type SigningContext } from './links';
 import { signingRequestHandle } from './workflow';
 
@@ -10,13 +10,13 @@ import { signingRequestHandle } from './workflow';
 export async function signRequest(
   temporal: Client,
   context: SigningContext,
-  input: { signature: Signature; fieldValues?: Record<string, string | boolean> },
+  input: { signature: Signature; fieldValues?: Record<string, GivenValue> },
   client: ClientInfo,
 ) {
   // Checked now, not at sealing: a signature that cannot be drawn would leave the request unsealable,
   // and a required field left empty would be sealed empty.
   const imageProblem = input.signature.type === 'drawn' ? signatureImageProblem(input.signature.value) : undefined;
-  const fields = await checkFieldValues(context.signer.fields, input.fieldValues ?? {});
+  const fields = await checkFieldValues(context.signer.fields, input.fieldValues ?? {}, context.signer);
   const problems = [...(imageProblem ? [`signature.value ${imageProblem}`] : []), ...fields.problems];
   if (problems.length > 0) throw validationError(problems);
   assertCanAct(context);
@@ -24,6 +24,7 @@ export async function signRequest(
     signerId: context.signer.id,
     signature: input.signature,
     fieldValues: fields.values,
+    hiddenFields: fields.hidden,
     ...client,
   });
 }

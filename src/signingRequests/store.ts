@@ -27,7 +27,7 @@ export interface Signer {
   approvedAt: Date | null;
   declinedAt: Date | null;
   declineReason: string | null;
-  signature: { type: 'typed' | 'drawn'; value: string; fieldValues?: Record<string, string> } | null;
+  signature: { type: 'typed' | 'drawn'; value: string; fieldValues?: Record<string, string>; hiddenFields?: number[] } | null;
   ipAddress: string | null;
   userAgent: string | null;
   /** How they prove who they are before their page shows anything; null when the sender asked for nothing. */

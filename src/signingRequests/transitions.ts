@@ -71,7 +71,7 @@ export async function recordSignature({ db, events }: TransitionDeps, requestId:
     const signedAt = new Date();
     const signed = await recordSignerSignature(trx, requestId, signer.id, {
       signedAt,
-      signature: { ...sign.signature, fieldValues: sign.fieldValues ?? {} },
+      signature: { ...sign.signature, fieldValues: sign.fieldValues ?? {}, hiddenFields: sign.hiddenFields ?? [] },
       ipAddress: sign.ipAddress ?? null,
       userAgent: sign.userAgent ?? null,
     });

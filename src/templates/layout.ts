@@ -1,6 +1,7 @@
 import { problemsOf } from '../api/validation';
 import type { RecipientType, VerificationMethod } from '../domain/signingRequests';
 import type { FieldType, TaggedField } from '../pdf/textTags';
+import { describeFieldProblem, type PlacedField, signerFieldProblems } from '../documents/form';
 import { fieldLabel, MAX_FIELDS_PER_ROLE, MAX_ROLES, MAX_TEMPLATE_FIELDS, roleName } from './schema';
 
 export interface TemplateRole {
@@ -15,7 +16,8 @@ export interface TemplateRole {
   verification: { method: VerificationMethod } | null;
 }
 
-export interface TemplateField {
+/** A template's field: where it is, whose it is, and the options, rules, condition, formula or text it carries (PlacedField). */
+export interface TemplateField extends Omit<PlacedField, 'type' | 'label' | 'required'> {
   /** 1-based position of the field's document in the template's documents. */
   document: number;
   role: string;
@@ -229,5 +231,20 @@ export function layoutProblems(layout: LayoutDraft, documents?: PageSizesByDocum
     if (!fields.some((field) => mayBeSignatureOf(field, role.name)))
       problems.push(`${roleNames[index]} ("${role.name}") must have at least one signature field`);
   });
+  if (everyField) problems.push(...formProblemsByRole(fields, fieldNames));
   return problems;
+}
+
+/** Each role's fields are its signer's form: checked as a request's signer's fields are, once every field's type is known. */
+function formProblemsByRole(fields: Partial<TemplateField>[], fieldNames: string[]): string[] {
+  if (!fields.every((field) => field.type !== undefined)) return [];
+  const byRole = new Map<string | undefined, number[]>();
+  fields.forEach((field, index) => byRole.set(field.role, [...(byRole.get(field.role) ?? []), index]));
+  return [...byRole].flatMap(([role, positions]) => {
+    const name = (position: number) => fieldNames[positions[position]];
+    return signerFieldProblems(
+      positions.map((index) => fields[index] as PlacedField),
+      name,
+    ).map((problem) => describeFieldProblem(problem, name, `fields of the role "${role}"`));
+  });
 }

@@ -2,7 +2,7 @@ import { idParam, listOf } from '../api/route';
 import { jsonSchemaKeywords, paginationQuery, text, visibleText, z } from '../api/validation';
 import { drawableInSealedPdf } from '../pdf/drawableText';
 import { fieldTypes } from '../pdf/textTags';
-import { fieldLabel, fieldShape, MAX_FIELDS_PER_SIGNER, MAX_SIGNERS } from '../documents/fields';
+import { fieldLabel, fieldShape, logicShape, MAX_FIELDS_PER_SIGNER, MAX_SIGNERS } from '../documents/fields';
 import { recipientTypes, verificationMethods } from '../domain/signingRequests';
 
 export { fieldTypes };
@@ -183,6 +183,7 @@ export const TemplateFieldSchema = FieldPlacementSchema.extend({
   type: z.enum(fieldTypes),
   required: z.boolean(),
   label: z.string().nullable(),
+  ...logicShape,
 }).openapi('TemplateField');
 
 const pageSizesSchema = z.array(z.object({ width: z.number(), height: z.number() }));

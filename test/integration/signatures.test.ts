@@ -402,8 +402,8 @@ describe('a request’s fields: label, required and checkbox, as a template’s'
     const missing = await grace.sign({ consent: true, signature, fieldValues: { '2': false, '3': true } });
     expect(missing.status).to.equal(400);
     expect(missing.body.details).to.deep.equal([
-      'fieldValues.1 is required: the text field "company" on page 1',
-      'fieldValues.2 must be true: the checkbox field "terms" on page 1 is required (ticked)',
+      'fieldValues.1 is required (the text field \"company\" on page 1)',
+      'fieldValues.2 must be ticked: it is required (the checkbox field \"terms\" on page 1)',
     ]);
     const signed = await grace.sign({ consent: true, signature, fieldValues: { '1': 'Navy Computing Lab', '2': true, '3': false } });
     expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
@@ -542,7 +542,7 @@ describe('POST /api/v1/signatures on a PDF with text tags', function () {
     expect((await carla.view()).body.signer.fields[1]).to.include({ type: 'text', label: 'company', required: true });
     const signature = { type: 'typed', value: 'Carla Client' };
     expect((await carla.sign({ consent: true, signature, fieldValues: { '0': true } })).body.details).to.deep.equal([
-      'fieldValues.1 is required: the text field "company" on page 1',
+      'fieldValues.1 is required (the text field \"company\" on page 1)',
     ]);
     expect((await carla.sign({ consent: true, signature, fieldValues: { '0': true, '1': 'Acme Ltd' } })).status).to.equal(200);
     expect((await walt.sign({ consent: true, signature: { type: 'typed', value: 'Walt Witness' } })).status).to.equal(200);

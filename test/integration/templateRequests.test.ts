@@ -298,19 +298,21 @@ describe('POST /sign/{token}/sign on a request made from a template: the signerâ
     expect(response.status).to.equal(400);
     expect(response.body.error).to.equal('validation_error');
     expect(response.body.details).to.deep.equal([
-      'fieldValues.1 is required: the text field "employer" on page 1',
-      'fieldValues.3 must be true: the checkbox field "rules" on page 1 is required (ticked)',
+      'fieldValues.1 is required (the text field \"employer\" on page 1)',
+      'fieldValues.3 must be ticked: it is required (the checkbox field \"rules\" on page 1)',
       'fieldValues.5 is required: the initials field "initials" on page 2',
     ]);
-    expect((await sign({ '1': '  ', '3': true, '5': 'TT' })).body.details).to.deep.equal(['fieldValues.1 is required: the text field "employer" on page 1']);
+    expect((await sign({ '1': '  ', '3': true, '5': 'TT' })).body.details).to.deep.equal(['fieldValues.1 is required (the text field \"employer\" on page 1)']);
     expect(await signerStatus(account.request, signingRequest.id)).to.not.equal('signed');
   });
 
   it('400 for each value of the wrong shape for its field, for a prefilled field (the prefill stands) and for no field, all at once', async () => {
     const { account, signingRequest, sign } = await tenantOfFormRequest();
-    const response = await sign({ '4': 1 });
+    const response = await sign({ '4': { ticked: true } });
     expect(response.status).to.equal(400);
-    expect(response.body.details).to.deep.equal(['fieldValues.4 must be text (a text field, initials) or true or false (a checkbox)']);
+    expect(response.body.details).to.deep.equal([
+      'fieldValues.4 must be text (a text field, initials), true or false (a checkbox), a number, or a list of options (a multiSelect, a checkbox group)',
+    ]);
     const shapes = await sign({
       '0': 'Tina',
       '1': true,
@@ -325,9 +327,9 @@ describe('POST /sign/{token}/sign on a request made from a template: the signerâ
     expect(shapes.body.details).to.deep.equal([
       'fieldValues.8 must name one of your fields: 0 to 7',
       'fieldValues.0 must not be given: the signature field on page 2 takes your signature',
-      'fieldValues.1 must be text: the text field "employer" on page 1 holds text',
+      'fieldValues.1 must be text (the text field "employer" on page 1)',
       'fieldValues.2 must be at most 500 characters (the text field "note" on page 1)',
-      'fieldValues.3 must be true or false: the checkbox field "rules" on page 1 is a checkbox',
+      'fieldValues.3 must be true or false: it is a checkbox (the checkbox field "rules" on page 1)',
       'fieldValues.5 must be a PNG image: the initials field "initials" on page 2',
       'fieldValues.6 must not be given: the date field on page 2 is filled with the date of signing',
       'fieldValues.7 must not be given: the sender prefilled the text field "rent" on page 1',

@@ -20,6 +20,28 @@ PUBLIC_ADDRESS = r"url must not point to (a|an|localhost) ?.*"
 # A host name of the pattern's shape whose xn-- label is not valid punycode.
 PUNYCODE_ORIGIN = r"allowedOrigins\.\d+ must be an origin whose host name is valid \(an xn-- label must be valid punycode\)"
 PUNYCODE_URL = r"(returnUrl|redirectUrl) must be a URL whose host name is valid \(an xn-- label must be valid punycode\)"
+# A signer's (or role's) fields as one form (src/documents/form.ts): which options, rules, formula and text fit which
+# type, and the names conditions and formulas give, are said in the fields' descriptions.
+FIELD = r"(signers\.\d+\.)?fields\.\d+"
+RULE = r"(options|optionBoxes|minLength|maxLength|pattern|patternMessage|min|max|step|decimals|minSelected|maxSelected|showWhen|formula|text)"
+FORM = [
+    FIELD + r"\." + RULE + r" does not apply to an? \w+ field",
+    FIELD + r" " + RULE + r" does not apply to an? \w+ field",
+    FIELD + r"\.text is required: it is a staticText field",
+    FIELD + r"\.maxLength must be at most \d+: a text field holds at most \d+ characters",
+    FIELD + r"\.optionBoxes must have one box per option: .+",
+    FIELD + r"\.label must be unique among the signer's fields, .+",
+    FIELD + r" patternMessage needs a pattern",
+    FIELD + r" (maxLength|max|maxSelected) must be at least (minLength|min|minSelected) \(.+\)",
+    FIELD + r" options are required for an? \w+ field",
+    FIELD + r" options do not apply to an? \w+ field",
+    FIELD + r" option \d+ .+",
+    FIELD + r" (minSelected|maxSelected) must be at most the number of options \(\d+\)",
+    FIELD + r" needs a formula: it is calculated",
+    FIELD + r" has a formula that .+",
+    FIELD + r" formula does not apply to an? \w+ field",
+    r"(signers\.\d+\.fields|fields of the role .+) (the (condition|calculation) of .+|\".+: conditions and calculations must not go round in a circle|the key .+ is used by more than one field)",
+]
 TEMPLATE_LAYOUT = [
     # "each once" (uniqueItems cannot say it of objects that differ only in other properties)
     r"documents\.\d+\.document_id is a duplicate: each document is copied once",
@@ -41,6 +63,7 @@ TEMPLATE_LAYOUT = [
     r"fields must have at most \d+ items, those of its text tags included: .+",
     r".+ \(.+\) must have at most \d+ fields \(a request's signer has at most \d+\): it has \d+",
     r".+\.verification cannot be given to a cc's role: a cc never opens a signing page",
+    *FORM,
 ]
 BRANDING = [
     r"accentColor must have a contrast ratio of at least 4\.5:1 against white .+",
@@ -72,6 +95,7 @@ RULES_IN_WORDS = {
         r"signers\.\d+\.email is a duplicate: each signer needs their own e-mail address",
         r"signers\.\d+\.fields\.\d+ must lie inside page \d+ \(.+ points\)",
         r"signers\.\d+\.fields\.\d+\.page must be at most \d+: the document has \d+ page\(s\)",
+        *FORM,
         # A request from a template: its roles decide each recipient's kind and step.
         r"signers\.\d+\.(recipientType|routingOrder) must be left out or be the role's: .+",
         r"signers\.\d+\.verification cannot be given to a cc: .+",

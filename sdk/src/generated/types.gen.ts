@@ -381,9 +381,177 @@ export type TemplateField = {
      */
     documentId?: string | null;
     role: string;
-    type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox';
+    type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox' | 'number' | 'email' | 'phone' | 'radio' | 'dropdown' | 'multiSelect' | 'checkboxGroup' | 'calculated' | 'signerName' | 'signerEmail' | 'staticText';
     required: boolean;
     label: string | null;
+    /**
+     * radio, dropdown, multiSelect and checkboxGroup: the choices, in order (1 to 100, each once). Required for them; for no other type.
+     */
+    options?: Array<string>;
+    /**
+     * radio and checkboxGroup: one box per option on the field’s page, in the order of options, where the sealed PDF marks the option chosen. Without them the chosen options are written in the field’s own box.
+     */
+    optionBoxes?: Array<{
+        x: number;
+        y: number;
+        width: number;
+        height: number;
+    }>;
+    minLength?: number;
+    maxLength?: number;
+    pattern?: string;
+    patternMessage?: string;
+    min?: number;
+    max?: number;
+    step?: number;
+    decimals?: number;
+    minSelected?: number;
+    maxSelected?: number;
+    /**
+     * Show the field (and require it) only when a test on another field of the same signer holds: {field: label, is: "filled" | "empty"}, {field, is: "equals" | "notEquals", values: [..]}, or {all: [..]} / {any: [..]} of them, 3 levels deep at most. A hidden field is neither required nor sealed.
+     */
+    showWhen?: {
+        field: string;
+        is: 'filled' | 'empty';
+    } | {
+        field: string;
+        is: 'equals' | 'notEquals';
+        values: Array<string>;
+    } | {
+        all: Array<{
+            field: string;
+            is: 'filled' | 'empty';
+        } | {
+            field: string;
+            is: 'equals' | 'notEquals';
+            values: Array<string>;
+        } | {
+            all: Array<{
+                field: string;
+                is: 'filled' | 'empty';
+            } | {
+                field: string;
+                is: 'equals' | 'notEquals';
+                values: Array<string>;
+            } | {
+                all: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            } | {
+                any: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            }>;
+        } | {
+            any: Array<{
+                field: string;
+                is: 'filled' | 'empty';
+            } | {
+                field: string;
+                is: 'equals' | 'notEquals';
+                values: Array<string>;
+            } | {
+                all: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            } | {
+                any: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            }>;
+        }>;
+    } | {
+        any: Array<{
+            field: string;
+            is: 'filled' | 'empty';
+        } | {
+            field: string;
+            is: 'equals' | 'notEquals';
+            values: Array<string>;
+        } | {
+            all: Array<{
+                field: string;
+                is: 'filled' | 'empty';
+            } | {
+                field: string;
+                is: 'equals' | 'notEquals';
+                values: Array<string>;
+            } | {
+                all: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            } | {
+                any: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            }>;
+        } | {
+            any: Array<{
+                field: string;
+                is: 'filled' | 'empty';
+            } | {
+                field: string;
+                is: 'equals' | 'notEquals';
+                values: Array<string>;
+            } | {
+                all: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            } | {
+                any: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            }>;
+        }>;
+    };
+    /**
+     * calculated: the number it shows, from number fields of the same signer named by label in braces: + - * / ( ), min, max, sum, abs, round(x, places). Computed on the signer’s page and again by the server, whose value is sealed.
+     */
+    formula?: string;
+    /**
+     * staticText: the text the sender places (a heading, a note); drawn as given.
+     */
+    text?: string;
 };
 
 export type TemplateCreate = unknown & {
@@ -459,9 +627,9 @@ export type TemplateFieldInput = {
      */
     role: string;
     /**
-     * signature and initials take the signer’s; text their text; checkbox ticked or not; date the date of signing.
+     * signature and initials take the signer’s; text their text; checkbox ticked or not; date the date of signing; number, email and phone (E.164) what they type; radio and dropdown one of options, multiSelect and checkboxGroup several; calculated the result of its formula; signerName and signerEmail the signer’s own; staticText the sender’s text.
      */
-    type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox';
+    type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox' | 'number' | 'email' | 'phone' | 'radio' | 'dropdown' | 'multiSelect' | 'checkboxGroup' | 'calculated' | 'signerName' | 'signerEmail' | 'staticText';
     page: number;
     x: number;
     y: number;
@@ -475,6 +643,174 @@ export type TemplateFieldInput = {
      * Whether the signer must fill it (tick a checkbox, give text or initials) before signing; default true. Signature and date fields are always filled.
      */
     required?: boolean;
+    /**
+     * radio, dropdown, multiSelect and checkboxGroup: the choices, in order (1 to 100, each once). Required for them; for no other type.
+     */
+    options?: Array<string>;
+    /**
+     * radio and checkboxGroup: one box per option on the field’s page, in the order of options, where the sealed PDF marks the option chosen. Without them the chosen options are written in the field’s own box.
+     */
+    optionBoxes?: Array<{
+        x: number;
+        y: number;
+        width: number;
+        height: number;
+    }>;
+    minLength?: number;
+    maxLength?: number;
+    pattern?: string;
+    patternMessage?: string;
+    min?: number;
+    max?: number;
+    step?: number;
+    decimals?: number;
+    minSelected?: number;
+    maxSelected?: number;
+    /**
+     * Show the field (and require it) only when a test on another field of the same signer holds: {field: label, is: "filled" | "empty"}, {field, is: "equals" | "notEquals", values: [..]}, or {all: [..]} / {any: [..]} of them, 3 levels deep at most. A hidden field is neither required nor sealed.
+     */
+    showWhen?: {
+        field: string;
+        is: 'filled' | 'empty';
+    } | {
+        field: string;
+        is: 'equals' | 'notEquals';
+        values: Array<string>;
+    } | {
+        all: Array<{
+            field: string;
+            is: 'filled' | 'empty';
+        } | {
+            field: string;
+            is: 'equals' | 'notEquals';
+            values: Array<string>;
+        } | {
+            all: Array<{
+                field: string;
+                is: 'filled' | 'empty';
+            } | {
+                field: string;
+                is: 'equals' | 'notEquals';
+                values: Array<string>;
+            } | {
+                all: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            } | {
+                any: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            }>;
+        } | {
+            any: Array<{
+                field: string;
+                is: 'filled' | 'empty';
+            } | {
+                field: string;
+                is: 'equals' | 'notEquals';
+                values: Array<string>;
+            } | {
+                all: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            } | {
+                any: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            }>;
+        }>;
+    } | {
+        any: Array<{
+            field: string;
+            is: 'filled' | 'empty';
+        } | {
+            field: string;
+            is: 'equals' | 'notEquals';
+            values: Array<string>;
+        } | {
+            all: Array<{
+                field: string;
+                is: 'filled' | 'empty';
+            } | {
+                field: string;
+                is: 'equals' | 'notEquals';
+                values: Array<string>;
+            } | {
+                all: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            } | {
+                any: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            }>;
+        } | {
+            any: Array<{
+                field: string;
+                is: 'filled' | 'empty';
+            } | {
+                field: string;
+                is: 'equals' | 'notEquals';
+                values: Array<string>;
+            } | {
+                all: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            } | {
+                any: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            }>;
+        }>;
+    };
+    /**
+     * calculated: the number it shows, from number fields of the same signer named by label in braces: + - * / ( ), min, max, sum, abs, round(x, places). Computed on the signer’s page and again by the server, whose value is sealed.
+     */
+    formula?: string;
+    /**
+     * staticText: the text the sender places (a heading, a note); drawn as given.
+     */
+    text?: string;
 };
 
 export type TemplateList = {
@@ -514,7 +850,7 @@ export type DetectedFields = {
         width: number;
         height: number;
         role: string;
-        type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox';
+        type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox' | 'number' | 'email' | 'phone' | 'radio' | 'dropdown' | 'multiSelect' | 'checkboxGroup' | 'calculated' | 'signerName' | 'signerEmail' | 'staticText';
         label: string | null;
         /**
          * The tag as printed.
@@ -602,9 +938,9 @@ export type Signer = {
 
 export type SignerField = {
     /**
-     * signature and initials take the signer’s; text their text; checkbox ticked or not; date the date of signing.
+     * signature and initials take the signer’s; text their text; checkbox ticked or not; date the date of signing; number, email and phone (E.164) what they type; radio and dropdown one of options, multiSelect and checkboxGroup several; calculated the result of its formula; signerName and signerEmail the signer’s own; staticText the sender’s text.
      */
-    type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox';
+    type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox' | 'number' | 'email' | 'phone' | 'radio' | 'dropdown' | 'multiSelect' | 'checkboxGroup' | 'calculated' | 'signerName' | 'signerEmail' | 'staticText';
     page: number;
     x: number;
     y: number;
@@ -619,6 +955,174 @@ export type SignerField = {
      */
     required?: boolean;
     /**
+     * radio, dropdown, multiSelect and checkboxGroup: the choices, in order (1 to 100, each once). Required for them; for no other type.
+     */
+    options?: Array<string>;
+    /**
+     * radio and checkboxGroup: one box per option on the field’s page, in the order of options, where the sealed PDF marks the option chosen. Without them the chosen options are written in the field’s own box.
+     */
+    optionBoxes?: Array<{
+        x: number;
+        y: number;
+        width: number;
+        height: number;
+    }>;
+    minLength?: number;
+    maxLength?: number;
+    pattern?: string;
+    patternMessage?: string;
+    min?: number;
+    max?: number;
+    step?: number;
+    decimals?: number;
+    minSelected?: number;
+    maxSelected?: number;
+    /**
+     * Show the field (and require it) only when a test on another field of the same signer holds: {field: label, is: "filled" | "empty"}, {field, is: "equals" | "notEquals", values: [..]}, or {all: [..]} / {any: [..]} of them, 3 levels deep at most. A hidden field is neither required nor sealed.
+     */
+    showWhen?: {
+        field: string;
+        is: 'filled' | 'empty';
+    } | {
+        field: string;
+        is: 'equals' | 'notEquals';
+        values: Array<string>;
+    } | {
+        all: Array<{
+            field: string;
+            is: 'filled' | 'empty';
+        } | {
+            field: string;
+            is: 'equals' | 'notEquals';
+            values: Array<string>;
+        } | {
+            all: Array<{
+                field: string;
+                is: 'filled' | 'empty';
+            } | {
+                field: string;
+                is: 'equals' | 'notEquals';
+                values: Array<string>;
+            } | {
+                all: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            } | {
+                any: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            }>;
+        } | {
+            any: Array<{
+                field: string;
+                is: 'filled' | 'empty';
+            } | {
+                field: string;
+                is: 'equals' | 'notEquals';
+                values: Array<string>;
+            } | {
+                all: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            } | {
+                any: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            }>;
+        }>;
+    } | {
+        any: Array<{
+            field: string;
+            is: 'filled' | 'empty';
+        } | {
+            field: string;
+            is: 'equals' | 'notEquals';
+            values: Array<string>;
+        } | {
+            all: Array<{
+                field: string;
+                is: 'filled' | 'empty';
+            } | {
+                field: string;
+                is: 'equals' | 'notEquals';
+                values: Array<string>;
+            } | {
+                all: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            } | {
+                any: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            }>;
+        } | {
+            any: Array<{
+                field: string;
+                is: 'filled' | 'empty';
+            } | {
+                field: string;
+                is: 'equals' | 'notEquals';
+                values: Array<string>;
+            } | {
+                all: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            } | {
+                any: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            }>;
+        }>;
+    };
+    /**
+     * calculated: the number it shows, from number fields of the same signer named by label in braces: + - * / ( ), min, max, sum, abs, round(x, places). Computed on the signer’s page and again by the server, whose value is sealed.
+     */
+    formula?: string;
+    /**
+     * staticText: the text the sender places (a heading, a note); drawn as given.
+     */
+    text?: string;
+    /**
      * The document of the request the field is on; absent on requests made before requests had several documents (their one document).
      */
     documentId?: string;
@@ -626,6 +1130,13 @@ export type SignerField = {
      * Prefilled by the sender from a template (fixed): text, a date, or "true" for a ticked checkbox.
      */
     value?: string | null;
+    /**
+     * Once the signer signed: what the field holds, as sealed. value is typed: a number or calculated field’s number, a checkbox’s true or false, a multiSelect’s or checkboxGroup’s list, the text of the others (null: left empty); hidden is true when its condition hid it (not sealed). Absent on signature, initials, date and staticText fields.
+     */
+    filled?: {
+        value: string | number | boolean | Array<string> | null;
+        hidden: boolean;
+    };
 };
 
 /**
@@ -767,9 +1278,9 @@ export type SigningRequestDocumentInput = {
  */
 export type RequestField = {
     /**
-     * signature and initials take the signer’s; text their text; checkbox ticked or not; date the date of signing.
+     * signature and initials take the signer’s; text their text; checkbox ticked or not; date the date of signing; number, email and phone (E.164) what they type; radio and dropdown one of options, multiSelect and checkboxGroup several; calculated the result of its formula; signerName and signerEmail the signer’s own; staticText the sender’s text.
      */
-    type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox';
+    type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox' | 'number' | 'email' | 'phone' | 'radio' | 'dropdown' | 'multiSelect' | 'checkboxGroup' | 'calculated' | 'signerName' | 'signerEmail' | 'staticText';
     page: number;
     x: number;
     y: number;
@@ -783,6 +1294,174 @@ export type RequestField = {
      * Whether the signer must fill it (tick a checkbox, give text or initials) before signing; default true. Signature and date fields are always filled.
      */
     required?: boolean;
+    /**
+     * radio, dropdown, multiSelect and checkboxGroup: the choices, in order (1 to 100, each once). Required for them; for no other type.
+     */
+    options?: Array<string>;
+    /**
+     * radio and checkboxGroup: one box per option on the field’s page, in the order of options, where the sealed PDF marks the option chosen. Without them the chosen options are written in the field’s own box.
+     */
+    optionBoxes?: Array<{
+        x: number;
+        y: number;
+        width: number;
+        height: number;
+    }>;
+    minLength?: number;
+    maxLength?: number;
+    pattern?: string;
+    patternMessage?: string;
+    min?: number;
+    max?: number;
+    step?: number;
+    decimals?: number;
+    minSelected?: number;
+    maxSelected?: number;
+    /**
+     * Show the field (and require it) only when a test on another field of the same signer holds: {field: label, is: "filled" | "empty"}, {field, is: "equals" | "notEquals", values: [..]}, or {all: [..]} / {any: [..]} of them, 3 levels deep at most. A hidden field is neither required nor sealed.
+     */
+    showWhen?: {
+        field: string;
+        is: 'filled' | 'empty';
+    } | {
+        field: string;
+        is: 'equals' | 'notEquals';
+        values: Array<string>;
+    } | {
+        all: Array<{
+            field: string;
+            is: 'filled' | 'empty';
+        } | {
+            field: string;
+            is: 'equals' | 'notEquals';
+            values: Array<string>;
+        } | {
+            all: Array<{
+                field: string;
+                is: 'filled' | 'empty';
+            } | {
+                field: string;
+                is: 'equals' | 'notEquals';
+                values: Array<string>;
+            } | {
+                all: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            } | {
+                any: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            }>;
+        } | {
+            any: Array<{
+                field: string;
+                is: 'filled' | 'empty';
+            } | {
+                field: string;
+                is: 'equals' | 'notEquals';
+                values: Array<string>;
+            } | {
+                all: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            } | {
+                any: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            }>;
+        }>;
+    } | {
+        any: Array<{
+            field: string;
+            is: 'filled' | 'empty';
+        } | {
+            field: string;
+            is: 'equals' | 'notEquals';
+            values: Array<string>;
+        } | {
+            all: Array<{
+                field: string;
+                is: 'filled' | 'empty';
+            } | {
+                field: string;
+                is: 'equals' | 'notEquals';
+                values: Array<string>;
+            } | {
+                all: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            } | {
+                any: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            }>;
+        } | {
+            any: Array<{
+                field: string;
+                is: 'filled' | 'empty';
+            } | {
+                field: string;
+                is: 'equals' | 'notEquals';
+                values: Array<string>;
+            } | {
+                all: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            } | {
+                any: Array<{
+                    field: string;
+                    is: 'filled' | 'empty';
+                } | {
+                    field: string;
+                    is: 'equals' | 'notEquals';
+                    values: Array<string>;
+                }>;
+            }>;
+        }>;
+    };
+    /**
+     * calculated: the number it shows, from number fields of the same signer named by label in braces: + - * / ( ), min, max, sum, abs, round(x, places). Computed on the signer’s page and again by the server, whose value is sealed.
+     */
+    formula?: string;
+    /**
+     * staticText: the text the sender places (a heading, a note); drawn as given.
+     */
+    text?: string;
     /**
      * The document of the request the field is on (documentId is accepted too); may be left out when the request has one document.
      */
@@ -1230,10 +1909,10 @@ export type Sign = {
         value: string;
     };
     /**
-     * The values of the signer’s fields, keyed by the field’s position in its fields list: a text field’s text (at most 500 characters), a checkbox’s true or false, initials drawn (a PNG data URL of at most 256 KB) or typed (at most 20 characters). Every required field needs one (a required checkbox: true). Signature fields take the signature, date fields the date of signing, and fields the sender prefilled keep their value: none of them takes one (400).
+     * The values of the signer’s fields, keyed by the field’s position in its fields list: a text field’s text (at most 500 characters), a checkbox’s true or false, initials drawn (a PNG data URL of at most 256 KB) or typed (at most 20 characters). A number field takes a number (or its text), radio and dropdown one of their options, multiSelect and checkboxGroup a list of them, email and phone their text. Every required field needs one (a required checkbox: true), unless its condition hides it; a hidden field’s value is dropped. Calculated, signerName, signerEmail and staticText fields are filled by Signet: none takes one. Signature fields take the signature, date fields the date of signing, and fields the sender prefilled keep their value: none of them takes one (400).
      */
     fieldValues?: {
-        [key: string]: string | boolean;
+        [key: string]: string | boolean | number | Array<string>;
     };
 };
 
