@@ -97,8 +97,15 @@ export function signerFieldProblems(fields: PlacedField[], nameOf: (position: nu
   });
   if (fields.some(usesLogic)) problems.push(...labelProblems(fields, nameOf));
   const { definitions, positionOf } = formOf(fields);
-  for (const { field, problem } of formProblems(definitions)) problems.push({ position: field === undefined ? undefined : positionOf.get(field), problem });
+  for (const { field, problem } of formProblems(definitions))
+    problems.push({ position: field === undefined ? undefined : positionOf.get(field), ...keyed(problem) });
   return problems;
+}
+
+// "minLength does not apply …" names the key first: it goes in the path (fields.0.minLength), as the schema's problems do.
+function keyed(problem: string): { key?: string; problem: string } {
+  const [first, ...rest] = problem.split(' ');
+  return (LOGIC_KEYS as readonly string[]).includes(first.replace(/\.\d+$/, '')) && rest.length ? { key: first, problem: rest.join(' ') } : { problem };
 }
 
 /** Labels name fields in conditions and formulas, so each is used once among the signer's fields. */

@@ -36,11 +36,11 @@ const NUMERIC: readonly FormFieldType[] = ['number', 'calculated'];
 
 /** The formula parsed, or the problem with it. */
 function parsedFormula(field: FormFieldDefinition): { calculation?: Calculation; problem?: string } {
-  if (field.formula === undefined) return { problem: 'needs a formula: it is calculated' };
+  if (field.formula === undefined) return { problem: 'formula is required: it is calculated' };
   try {
     return { calculation: parseCalculation(field.formula) };
   } catch (error) {
-    if (error instanceof CalculationSyntaxError) return { problem: `has a formula that does not parse: ${error.message}` };
+    if (error instanceof CalculationSyntaxError) return { problem: `formula does not parse: ${error.message}` };
     throw error;
   }
 }

@@ -172,9 +172,9 @@ function optionProblems(options: string[]): string[] {
   const seen = new Set<string>();
   options.forEach((option, index) => {
     // A blank option could never be chosen: a blank value counts as none.
-    if (typeof option !== 'string' || option.trim() === '') problems.push(`option ${index + 1} must not be empty`);
-    else if (option.length > MAX_OPTION_LENGTH) problems.push(`option ${index + 1} must be at most ${MAX_OPTION_LENGTH} characters`);
-    else if (seen.has(option)) problems.push(`option ${index + 1} ("${echo(option)}") is listed twice`);
+    if (typeof option !== 'string' || option.trim() === '') problems.push(`options.${index} must not be empty`);
+    else if (option.length > MAX_OPTION_LENGTH) problems.push(`options.${index} must be at most ${MAX_OPTION_LENGTH} characters`);
+    else if (seen.has(option)) problems.push(`options.${index} ("${echo(option)}") is listed twice`);
     seen.add(option);
   });
   return problems;

@@ -38,8 +38,8 @@ describe('formProblems: a form checked as it is created', () => {
       'a min does not apply to a text field',
       'b options are required for a dropdown field',
       'c options do not apply to a signerName field',
-      'd needs a formula: it is calculated',
-      'e has a formula that does not parse: expected a number, a field or ( at 5',
+      'd formula is required: it is calculated',
+      'e formula does not parse: expected a number, a field or ( at 5',
       'f formula does not apply to a number field',
       'g has a formula that reads "a", a text field: a formula reads number fields',
     ]);

@@ -78,10 +78,10 @@ describe('field rules: which rules apply to which type', () => {
 
   it('refuses empty, blank, long, repeated and too many options, and counts beyond them', () => {
     expect(rulesProblems('radio', {}, ['Yes', '', ' ', 'x'.repeat(201), 'Yes'])).to.deep.equal([
-      'option 2 must not be empty',
-      'option 3 must not be empty',
-      'option 4 must be at most 200 characters',
-      'option 5 ("Yes") is listed twice',
+      'options.1 must not be empty',
+      'options.2 must not be empty',
+      'options.3 must be at most 200 characters',
+      'options.4 ("Yes") is listed twice',
     ]);
     const many = Array.from({ length: 101 }, (_, index) => `option ${index}`);
     expect(rulesProblems('dropdown', {}, many)).to.deep.equal(['options must be at most 100']);
