@@ -1,6 +1,7 @@
 // The signing page: reads the signer's view from /sign/:token/request, draws the PDF with pdf.js and marks
 // the signer's fields at their places on it, asks for each of them (signature and initials drawn with
-// signature_pad or typed, text, checkboxes; dates and the sender's prefilled values are fixed), and sends
+// signature_pad or typed, text, numbers, choices, checkboxes; dates, the sender's prefilled values and what the
+// server writes — calculations, the signer's name and e-mail, the sender's text — are fixed), and sends
 // Sign or Decline. Everything shown comes from the API answers; nothing is inserted as HTML.
 import SignaturePad from '/sign-assets/signature-pad.min.mjs';
 import { embedded, goToReturnUrl, tellParent } from '/sign-assets/embed.js';
@@ -33,7 +34,29 @@ function finish(type, event) {
   if (event) goToReturnUrl(returnUrl, event, requestId);
 }
 
-const typeNames = { signature: 'Signature', initials: 'Initials', date: 'Date', text: 'Text', checkbox: 'Checkbox' };
+const typeNames = {
+  signature: 'Signature',
+  initials: 'Initials',
+  date: 'Date',
+  text: 'Text',
+  checkbox: 'Checkbox',
+  number: 'Number',
+  email: 'E-mail',
+  phone: 'Phone',
+  radio: 'Choice',
+  dropdown: 'Choice',
+  multiSelect: 'Choices',
+  checkboxGroup: 'Choices',
+  calculated: 'Calculated',
+  signerName: 'Your name',
+  signerEmail: 'Your e-mail',
+  staticText: 'Text',
+};
+// Fields the signer does not fill: the server writes them on signing (the calculation, the signer's name and e-mail) or the sender did.
+const WRITTEN = ['calculated', 'signerName', 'signerEmail', 'staticText'];
+const CHOICES = ['radio', 'multiSelect', 'checkboxGroup'];
+// A typed field's input: its type and the keyboard a phone shows for it.
+const INPUTS = { text: ['text', 'text'], number: ['text', 'decimal'], email: ['email', 'email'], phone: ['tel', 'tel'] };
 // The date a date field is sealed with: the day of signing, as the sealed PDF prints it (UTC).
 const today = new Date().toISOString().slice(0, 10);
 
@@ -186,10 +209,43 @@ function createSigningForm(view, onChange) {
   const signaturePad = createPad($('pad'), onChange);
   const initialsPad = needsInitials ? createPad($('initials-pad'), onChange) : null;
 
+  // Radio buttons and option lists: a fieldset whose value is the options ticked.
+  function choices(field, labelText) {
+    const many = field.type !== 'radio';
+    const inputs = field.options.map((option, n) => {
+      const input = element('input', { type: many ? 'checkbox' : 'radio', name: `field-${field.index}`, id: `field-${field.index}-${n}`, value: option });
+      input.addEventListener('change', onChange);
+      return input;
+    });
+    controls.set(field.index, { focus: () => inputs[0].focus(), scrollIntoView: (options) => inputs[0].scrollIntoView(options), inputs, many });
+    return element('fieldset', { className: 'field-row choices' }, [
+      element('legend', { textContent: labelText }),
+      ...inputs.map((input, n) => element('label', { htmlFor: input.id, className: 'check' }, [input, ` ${field.options[n]}`])),
+    ]);
+  }
+
   function row(field) {
     const id = `field-${field.index}`;
-    const required = field.required && !isPrefilled(field) && field.type !== 'date';
-    const labelText = `${nameOf(field)}${required ? ' (required)' : ''}`;
+    // A field with a condition may be hidden by the signer's answers, and then not required: the server decides on signing.
+    const required = field.required && !isPrefilled(field) && field.type !== 'date' && !WRITTEN.includes(field.type) && !field.showWhen;
+    const labelText = `${nameOf(field)}${required ? ' (required)' : field.showWhen && field.required ? ' (required when it applies)' : ''}`;
+    if (field.type === 'staticText') return element('p', { className: 'field-row static', textContent: field.text });
+    if (CHOICES.includes(field.type)) return choices(field, labelText);
+    if (field.type === 'dropdown') {
+      const select = element('select', { id }, [
+        element('option', { value: '', textContent: 'Choose…' }),
+        ...field.options.map((option) => element('option', { value: option, textContent: option })),
+      ]);
+      select.addEventListener('change', onChange);
+      controls.set(field.index, select);
+      return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: labelText }), select]);
+    }
+    if (WRITTEN.includes(field.type)) {
+      const value = { signerName: view.signer.name, signerEmail: view.signer.email }[field.type] ?? '';
+      const input = element('input', { type: 'text', id, value, readOnly: true, placeholder: 'worked out when you sign' });
+      const note = field.type === 'calculated' ? ` · worked out when you sign: ${field.formula}` : ' · filled in for you';
+      return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: `${labelText}${note}` }), input]);
+    }
     if (field.type === 'checkbox') {
       const box = element('input', { type: 'checkbox', id, checked: field.value === 'true', disabled: isPrefilled(field) });
       box.addEventListener('change', onChange);
@@ -197,7 +253,8 @@ function createSigningForm(view, onChange) {
       const note = isPrefilled(field) ? [element('span', { className: 'fixed-note', textContent: ' · set by the sender' })] : [];
       return element('div', { className: 'field-row check' }, [element('label', { htmlFor: id }, [box, ` ${labelText}`, ...note])]);
     }
-    const input = element('input', { type: 'text', id, maxLength: 500, autocomplete: 'off' });
+    const [type, inputMode] = INPUTS[field.type] ?? INPUTS.text;
+    const input = element('input', { type, inputMode, id, maxLength: field.maxLength ?? 500, autocomplete: 'off' });
     if (field.type === 'date' && !isPrefilled(field)) {
       Object.assign(input, { value: today, readOnly: true });
       return element('div', { className: 'field-row' }, [
@@ -209,7 +266,7 @@ function createSigningForm(view, onChange) {
       Object.assign(input, { value: field.value, readOnly: true });
       return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: `${labelText} · set by the sender` }), input]);
     }
-    input.required = Boolean(field.required);
+    input.required = required;
     input.addEventListener('input', onChange);
     controls.set(field.index, input);
     return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: labelText }), input]);
@@ -221,6 +278,18 @@ function createSigningForm(view, onChange) {
   $('initials').hidden = !needsInitials;
   const signatureFields = fields.filter((field) => field.type === 'signature').length;
   $('signature-places').textContent = signatureFields > 1 ? `It goes into the ${signatureFields} signature fields marked on the document.` : '';
+
+  /** A form field's value as the Sign call takes it, or undefined while it is empty. */
+  function valueOf(field) {
+    const control = controls.get(field.index);
+    if (!control) return undefined;
+    if (field.type === 'checkbox') return control.checked;
+    if (control.inputs) {
+      const ticked = control.inputs.filter((input) => input.checked).map((input) => input.value);
+      return control.many ? (ticked.length ? ticked : undefined) : ticked[0];
+    }
+    return control.value.trim() ? control.value : undefined;
+  }
 
   const typedName = () => $('typed-name').value.trim();
   const initials = () => {
@@ -272,10 +341,10 @@ function createSigningForm(view, onChange) {
       if (!signatureGiven()) missing.push('your signature');
       if (needsInitials && !initials()) missing.push('your initials');
       for (const field of fillable) {
-        if (!field.required) continue;
-        const control = controls.get(field.index);
-        if (field.type === 'text' && !control.value.trim()) missing.push(nameOf(field));
-        if (field.type === 'checkbox' && !control.checked) missing.push(`${nameOf(field)}: tick it`);
+        if (!field.required || field.showWhen || !controls.has(field.index)) continue;
+        if (field.type === 'checkbox') {
+          if (!valueOf(field)) missing.push(`${nameOf(field)}: tick it`);
+        } else if (valueOf(field) === undefined) missing.push(nameOf(field));
       }
       return missing;
     },
@@ -285,22 +354,25 @@ function createSigningForm(view, onChange) {
       if (field.type === 'date') return today;
       if (field.type === 'signature') return mode() === 'drawn' ? (signaturePad.isEmpty() ? '' : { image: signaturePad.toDataURL() }) : typedName();
       if (field.type === 'initials') return mode() === 'drawn' ? (initials() ? { image: initials() } : '') : initials();
-      const control = controls.get(field.index);
-      return field.type === 'checkbox' ? (control.checked ? '✓' : '') : control.value;
+      if (field.type === 'staticText') return field.text;
+      if (field.type === 'signerName') return view.signer.name;
+      if (field.type === 'signerEmail') return view.signer.email;
+      const value = valueOf(field);
+      if (field.type === 'checkbox') return value ? '✓' : '';
+      return Array.isArray(value) ? value.join(', ') : (value ?? '');
     },
     /** The control that fills a field, to focus when its mark on the document is pressed. */
     controlOf(field) {
       if (field.type === 'signature') return mode() === 'drawn' ? $('pad') : $('typed-name');
       if (field.type === 'initials') return mode() === 'drawn' ? $('initials-pad') : $('typed-initials');
-      return controls.get(field.index);
+      return controls.get(field.index) ?? $(`field-${field.index}`);
     },
     body() {
       const signature = mode() === 'drawn' ? { type: 'drawn', value: signaturePad.toDataURL() } : { type: 'typed', value: typedName() };
       const fieldValues = {};
       for (const field of fillable) {
         if (field.type === 'initials') fieldValues[field.index] = initials();
-        if (field.type === 'checkbox') fieldValues[field.index] = controls.get(field.index).checked;
-        if (field.type === 'text' && controls.get(field.index).value.trim()) fieldValues[field.index] = controls.get(field.index).value;
+        else if (valueOf(field) !== undefined) fieldValues[field.index] = valueOf(field);
       }
       return { consent: $('consent').checked, signature, fieldValues };
     },
@@ -541,7 +613,8 @@ function createMarks(form, canAct, firstDocumentId) {
   function paint({ field, mark }) {
     const shown = form.display(field);
     mark.classList.toggle('empty', !shown);
-    const state = !shown ? 'empty' : isPrefilled(field) ? 'set by the sender' : 'filled';
+    // A mark's name holds the text it shows, so that what is seen is what is read out.
+    const state = !shown ? 'empty' : `${isPrefilled(field) ? 'set by the sender' : 'filled'}${typeof shown === 'string' ? `: ${shown}` : ''}`;
     mark.setAttribute('aria-label', `${nameOf(field)}: ${typeNames[field.type].toLowerCase()} field, ${state}`);
     if (shown && typeof shown === 'object') mark.replaceChildren(element('img', { src: shown.image, alt: '' }));
     else mark.textContent = shown || emptyText(field);
@@ -551,8 +624,10 @@ function createMarks(form, canAct, firstDocumentId) {
     fieldsOn: (documentId, page) =>
       form?.fields.filter((field) => field.page === page && (documentId === null || (field.documentId ?? firstDocumentId) === documentId)) ?? [],
     create(field, box) {
-      const fixed = isPrefilled(field) || field.type === 'date' || !canAct;
+      const fixed = isPrefilled(field) || field.type === 'date' || WRITTEN.includes(field.type) || !canAct;
+      // A fixed mark is a picture of the field (a span may not carry a name of its own).
       const mark = element(fixed ? 'span' : 'button', { className: `mark ${field.type}${fixed ? ' fixed' : ''}` });
+      if (fixed) mark.setAttribute('role', 'img');
       if (!fixed) {
         mark.type = 'button';
         mark.addEventListener('click', () => {
