@@ -3,28 +3,13 @@
 // Signature, initials and date fields stay outside the form: they take the signature and its date.
 import { type FormFieldDefinition, type FormFieldType, formProblems } from '../fields/form';
 import type { FieldRules } from '../fields/rules';
-import type { FieldType } from '../pdf/textTags';
+import { type FieldType, formFieldTypes } from '../pdf/textTags';
 import type { SignerField } from './fields';
 
 /** Longest value of a text field, in characters: it is drawn in its box on the sealed PDF. */
 export const MAX_TEXT_VALUE = 500;
 
-const FORM_TYPES: readonly FieldType[] = [
-  'text',
-  'checkbox',
-  'number',
-  'email',
-  'phone',
-  'radio',
-  'dropdown',
-  'multiSelect',
-  'checkboxGroup',
-  'calculated',
-  'signerName',
-  'signerEmail',
-  'staticText',
-];
-export const isFormField = (field: { type: FieldType }) => FORM_TYPES.includes(field.type);
+export const isFormField = (field: { type: FieldType }) => (formFieldTypes as readonly FieldType[]).includes(field.type);
 
 const RULE_KEYS = ['minLength', 'maxLength', 'pattern', 'patternMessage', 'min', 'max', 'step', 'decimals', 'minSelected', 'maxSelected'] as const;
 const LOGIC_KEYS = ['options', 'optionBoxes', ...RULE_KEYS, 'showWhen', 'formula', 'text'] as const;

@@ -3,11 +3,8 @@ import type { Config } from '../config';
 import { serverBusy, validationError } from '../errors';
 import { createPdfPool, PdfLimitError, PdfPoolBusyError } from './pool';
 
-/** The kinds of field a request or template places. */
-export const fieldTypes = [
-  'signature',
-  'initials',
-  'date',
+/** The kinds of field that make up a signer's form (src/documents/form.ts): all but signature, initials and date. */
+export const formFieldTypes = [
   'text',
   'checkbox',
   'number',
@@ -22,6 +19,8 @@ export const fieldTypes = [
   'signerEmail',
   'staticText',
 ] as const;
+/** The kinds of field a request or template places. */
+export const fieldTypes = ['signature', 'initials', 'date', ...formFieldTypes] as const;
 export type FieldType = (typeof fieldTypes)[number];
 /** The kinds a text tag names: those that need nothing beyond a role and a label (options, a formula or a text are placed by coordinates). */
 export const taggedFieldTypes = ['signature', 'initials', 'date', 'text', 'checkbox', 'number', 'email', 'phone', 'signerName', 'signerEmail'] as const;

@@ -197,6 +197,64 @@ function createPad(canvas, onChange) {
   };
 }
 
+// Radio buttons and option lists: a fieldset whose value is the options ticked.
+function choices(field, labelText, { controls, onChange }) {
+  const many = field.type !== 'radio';
+  const inputs = field.options.map((option, n) => {
+    const input = element('input', { type: many ? 'checkbox' : 'radio', name: `field-${field.index}`, id: `field-${field.index}-${n}`, value: option });
+    input.addEventListener('change', onChange);
+    return input;
+  });
+  controls.set(field.index, { focus: () => inputs[0].focus(), scrollIntoView: (options) => inputs[0].scrollIntoView(options), inputs, many });
+  return element('fieldset', { className: 'field-row choices' }, [
+    element('legend', { textContent: labelText }),
+    ...inputs.map((input, n) => element('label', { htmlFor: input.id, className: 'check' }, [input, ` ${field.options[n]}`])),
+  ]);
+}
+
+/** The row of a field ticked or chosen, or of one the signer does not fill (shown fixed); null for the typed kinds. */
+function choiceOrFixedRow(field, labelText, context) {
+  const { controls, onChange, view } = context;
+  const id = `field-${field.index}`;
+  if (field.type === 'staticText') return element('p', { className: 'field-row static', textContent: field.text });
+  if (CHOICES.includes(field.type)) return choices(field, labelText, context);
+  if (field.type === 'dropdown') {
+    const select = element('select', { id }, [
+      element('option', { value: '', textContent: 'Choose…' }),
+      ...field.options.map((option) => element('option', { value: option, textContent: option })),
+    ]);
+    select.addEventListener('change', onChange);
+    controls.set(field.index, select);
+    return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: labelText }), select]);
+  }
+  if (WRITTEN.includes(field.type)) {
+    const value = { signerName: view.signer.name, signerEmail: view.signer.email }[field.type] ?? '';
+    const input = element('input', { type: 'text', id, value, readOnly: true, placeholder: 'worked out when you sign' });
+    const note = field.type === 'calculated' ? ` · worked out when you sign: ${field.formula}` : ' · filled in for you';
+    return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: `${labelText}${note}` }), input]);
+  }
+  if (field.type === 'checkbox') {
+    const box = element('input', { type: 'checkbox', id, checked: field.value === 'true', disabled: isPrefilled(field) });
+    box.addEventListener('change', onChange);
+    controls.set(field.index, box);
+    const note = isPrefilled(field) ? [element('span', { className: 'fixed-note', textContent: ' · set by the sender' })] : [];
+    return element('div', { className: 'field-row check' }, [element('label', { htmlFor: id }, [box, ` ${labelText}`, ...note])]);
+  }
+  return null;
+}
+
+/** A form field's value as the Sign call takes it, or undefined while it is empty. */
+function valueOf(field, controls) {
+  const control = controls.get(field.index);
+  if (!control) return undefined;
+  if (field.type === 'checkbox') return control.checked;
+  if (control.inputs) {
+    const ticked = control.inputs.filter((input) => input.checked).map((input) => input.value);
+    return control.many ? (ticked.length ? ticked : undefined) : ticked[0];
+  }
+  return control.value.trim() ? control.value : undefined;
+}
+
 /** The form of one signer: its controls, what is still missing, and the body of the Sign call. */
 function createSigningForm(view, onChange) {
   const fields = (view.signer.fields || []).map((field, index) => ({ ...field, index }));
@@ -209,50 +267,13 @@ function createSigningForm(view, onChange) {
   const signaturePad = createPad($('pad'), onChange);
   const initialsPad = needsInitials ? createPad($('initials-pad'), onChange) : null;
 
-  // Radio buttons and option lists: a fieldset whose value is the options ticked.
-  function choices(field, labelText) {
-    const many = field.type !== 'radio';
-    const inputs = field.options.map((option, n) => {
-      const input = element('input', { type: many ? 'checkbox' : 'radio', name: `field-${field.index}`, id: `field-${field.index}-${n}`, value: option });
-      input.addEventListener('change', onChange);
-      return input;
-    });
-    controls.set(field.index, { focus: () => inputs[0].focus(), scrollIntoView: (options) => inputs[0].scrollIntoView(options), inputs, many });
-    return element('fieldset', { className: 'field-row choices' }, [
-      element('legend', { textContent: labelText }),
-      ...inputs.map((input, n) => element('label', { htmlFor: input.id, className: 'check' }, [input, ` ${field.options[n]}`])),
-    ]);
-  }
-
   function row(field) {
     const id = `field-${field.index}`;
     // A field with a condition may be hidden by the signer's answers, and then not required: the server decides on signing.
     const required = field.required && !isPrefilled(field) && field.type !== 'date' && !WRITTEN.includes(field.type) && !field.showWhen;
     const labelText = `${nameOf(field)}${required ? ' (required)' : field.showWhen && field.required ? ' (required when it applies)' : ''}`;
-    if (field.type === 'staticText') return element('p', { className: 'field-row static', textContent: field.text });
-    if (CHOICES.includes(field.type)) return choices(field, labelText);
-    if (field.type === 'dropdown') {
-      const select = element('select', { id }, [
-        element('option', { value: '', textContent: 'Choose…' }),
-        ...field.options.map((option) => element('option', { value: option, textContent: option })),
-      ]);
-      select.addEventListener('change', onChange);
-      controls.set(field.index, select);
-      return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: labelText }), select]);
-    }
-    if (WRITTEN.includes(field.type)) {
-      const value = { signerName: view.signer.name, signerEmail: view.signer.email }[field.type] ?? '';
-      const input = element('input', { type: 'text', id, value, readOnly: true, placeholder: 'worked out when you sign' });
-      const note = field.type === 'calculated' ? ` · worked out when you sign: ${field.formula}` : ' · filled in for you';
-      return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: `${labelText}${note}` }), input]);
-    }
-    if (field.type === 'checkbox') {
-      const box = element('input', { type: 'checkbox', id, checked: field.value === 'true', disabled: isPrefilled(field) });
-      box.addEventListener('change', onChange);
-      controls.set(field.index, box);
-      const note = isPrefilled(field) ? [element('span', { className: 'fixed-note', textContent: ' · set by the sender' })] : [];
-      return element('div', { className: 'field-row check' }, [element('label', { htmlFor: id }, [box, ` ${labelText}`, ...note])]);
-    }
+    const control = choiceOrFixedRow(field, labelText, { controls, onChange, view });
+    if (control) return control;
     const [type, inputMode] = INPUTS[field.type] ?? INPUTS.text;
     const input = element('input', { type, inputMode, id, maxLength: field.maxLength ?? 500, autocomplete: 'off' });
     if (field.type === 'date' && !isPrefilled(field)) {
@@ -278,18 +299,6 @@ function createSigningForm(view, onChange) {
   $('initials').hidden = !needsInitials;
   const signatureFields = fields.filter((field) => field.type === 'signature').length;
   $('signature-places').textContent = signatureFields > 1 ? `It goes into the ${signatureFields} signature fields marked on the document.` : '';
-
-  /** A form field's value as the Sign call takes it, or undefined while it is empty. */
-  function valueOf(field) {
-    const control = controls.get(field.index);
-    if (!control) return undefined;
-    if (field.type === 'checkbox') return control.checked;
-    if (control.inputs) {
-      const ticked = control.inputs.filter((input) => input.checked).map((input) => input.value);
-      return control.many ? (ticked.length ? ticked : undefined) : ticked[0];
-    }
-    return control.value.trim() ? control.value : undefined;
-  }
 
   const typedName = () => $('typed-name').value.trim();
   const initials = () => {
@@ -343,8 +352,8 @@ function createSigningForm(view, onChange) {
       for (const field of fillable) {
         if (!field.required || field.showWhen || !controls.has(field.index)) continue;
         if (field.type === 'checkbox') {
-          if (!valueOf(field)) missing.push(`${nameOf(field)}: tick it`);
-        } else if (valueOf(field) === undefined) missing.push(nameOf(field));
+          if (!valueOf(field, controls)) missing.push(`${nameOf(field)}: tick it`);
+        } else if (valueOf(field, controls) === undefined) missing.push(nameOf(field));
       }
       return missing;
     },
@@ -357,7 +366,7 @@ function createSigningForm(view, onChange) {
       if (field.type === 'staticText') return field.text;
       if (field.type === 'signerName') return view.signer.name;
       if (field.type === 'signerEmail') return view.signer.email;
-      const value = valueOf(field);
+      const value = valueOf(field, controls);
       if (field.type === 'checkbox') return value ? '✓' : '';
       return Array.isArray(value) ? value.join(', ') : (value ?? '');
     },
@@ -372,7 +381,7 @@ function createSigningForm(view, onChange) {
       const fieldValues = {};
       for (const field of fillable) {
         if (field.type === 'initials') fieldValues[field.index] = initials();
-        else if (valueOf(field) !== undefined) fieldValues[field.index] = valueOf(field);
+        else if (valueOf(field, controls) !== undefined) fieldValues[field.index] = valueOf(field, controls);
       }
       return { consent: $('consent').checked, signature, fieldValues };
     },
