@@ -1,4 +1,6 @@
 import type { SignerField } from '../documents/fields';
+import { formOf, type PlacedField } from '../documents/form';
+import { checkValue, type RuledFieldType } from '../fields/rules';
 import type { RecipientType, SigningOrder } from '../domain/signingRequests';
 import type { Template } from '../templates/store';
 import type { VerificationInput } from './schema';
@@ -13,7 +15,7 @@ export interface TemplateRequestInput {
     routingOrder?: number;
     verification?: VerificationInput;
   }[];
-  prefill?: Record<string, string | boolean>;
+  prefill?: Record<string, string | boolean | number>;
   signingOrder?: SigningOrder;
 }
 
@@ -30,7 +32,20 @@ export interface RequestRecipient {
   verification?: VerificationInput;
 }
 
-const PREFILLABLE = ['text', 'date', 'checkbox'];
+const PREFILLABLE = ['text', 'date', 'checkbox', 'number', 'email', 'phone', 'radio', 'dropdown'];
+// Prefilled values of these are checked by the field's rules and stored as the signer's would be (a number as a plain decimal).
+const RULED = ['number', 'email', 'phone', 'radio', 'dropdown'];
+
+/** A prefilled value as stored, or why it does not fit its field. */
+function prefilled(field: PlacedField, value: string | boolean | number): { stored?: string; problem?: string } {
+  if (field.type === 'checkbox') return typeof value === 'boolean' ? { stored: String(value) } : { problem: 'must be true or false: it is a checkbox' };
+  if (RULED.includes(field.type)) {
+    if (typeof value === 'boolean') return { problem: `must be ${field.type === 'number' ? 'a number' : 'text'}: its field's type is ${field.type}` };
+    const [definition] = formOf([field]).definitions;
+    return checkValue(field.type as RuledFieldType, { ...definition.rules, required: true }, value, definition.options);
+  }
+  return typeof value === 'string' ? { stored: value } : { problem: `must be text: its field's type is ${field.type}` };
+}
 
 /** Why these signers and prefilled values do not fit the template: every problem at once. */
 export function templateRequestProblems(template: Template, { signers, prefill = {}, signingOrder }: TemplateRequestInput): string[] {
@@ -49,9 +64,13 @@ export function templateRequestProblems(template: Template, { signers, prefill =
   for (const [label, value] of Object.entries(prefill)) {
     const field = template.fields.find((candidate) => candidate.label === label);
     if (!field || !PREFILLABLE.includes(field.type)) {
-      problems.push(`prefill.${label} must name a text, date or checkbox field of the template${field ? `: its type is ${field.type}` : ''}`);
-    } else if (field.type === 'checkbox' && typeof value !== 'boolean') problems.push(`prefill.${label} must be true or false: it is a checkbox`);
-    else if (field.type !== 'checkbox' && typeof value !== 'string') problems.push(`prefill.${label} must be text: its field's type is ${field.type}`);
+      problems.push(
+        `prefill.${label} must name a field of the template that a sender may fill (${PREFILLABLE.join(', ')})${field ? `: its type is ${field.type}` : ''}`,
+      );
+    } else {
+      const { problem } = prefilled(field, value);
+      if (problem) problems.push(`prefill.${label} ${problem}`);
+    }
   }
   return problems;
 }
@@ -118,7 +137,7 @@ export function templateSigners(template: Template, { signers, prefill = {} }: T
         .filter((field) => field.role === signer.role)
         .map(({ document, role: _role, ...field }) => {
           const value = field.label === null ? undefined : prefill[field.label];
-          return { documentId: documentIds[document - 1], ...field, ...(value === undefined ? {} : { value: String(value) }) };
+          return { documentId: documentIds[document - 1], ...field, ...(value === undefined ? {} : { value: prefilled(field, value).stored }) };
         });
       return {
         name: signer.name,

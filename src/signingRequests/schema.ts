@@ -131,7 +131,7 @@ const RequestDocumentInputSchema = z
   )
   .openapi('SigningRequestDocumentInput');
 
-const prefillValue = z.union([text(500).superRefine(drawableInSealedPdf), z.boolean()]);
+const prefillValue = z.union([text(500).superRefine(drawableInSealedPdf), z.boolean(), z.number()]);
 
 // The public field is document_id (the API's first name for it); documentId is accepted too, as every other field is camelCase. Its
 // sibling template_id is named the same way, and templateId accepted.
@@ -177,7 +177,7 @@ export const SigningRequestCreateSchema = z
           .openapi({
             ...jsonSchemaKeywords({ propertyNames: { maxLength: 100, pattern: VISIBLE_CHARACTER.source } }),
             description:
-              'With template_id: values of the template’s text and date fields (text) and checkboxes (true or false), by field label; fixed for the signers.',
+              'With template_id: values of the template’s text, date, e-mail and phone fields (text), numbers, radio and dropdown options and checkboxes (true or false), by field label, checked by each field’s rules; fixed for the signers.',
             example: { rent: '1200 EUR' },
           }),
         textTags: z

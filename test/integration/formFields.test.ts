@@ -253,6 +253,40 @@ describe('form fields on a signing request', function () {
     }
   });
 
+  it('prefills a template’s number and option fields by their rules, and computes from the prefill', async () => {
+    const account = await createTestAccount();
+    const fields = [
+      templateField('tenant', 'signature', { y: 700 }),
+      templateField('tenant', 'number', { label: 'Rent', min: 0, y: 650 }),
+      templateField('tenant', 'radio', { label: 'Plan', options: ['Basic', 'Pro'], y: 600 }),
+      templateField('tenant', 'calculated', { label: 'Year', formula: '{Rent} * 12', y: 550 }),
+    ];
+    const template = await account.request('POST', '/api/v1/templates', {
+      json: { name: 'Lease', documentId: await uploadLease(account.request), roles: [{ name: 'tenant' }], fields },
+    });
+    expect(template.status, JSON.stringify(template.body)).to.equal(201);
+    const send = (prefill: Record<string, unknown>) =>
+      account.request('POST', '/api/v1/signatures', {
+        json: { template_id: template.body.id, title: 'Lease', signers: [{ ...grace, role: 'tenant' }], prefill },
+      });
+    const refused = await send({ Rent: -5, Plan: 'Gold', Year: 1 });
+    expect(refused.status).to.equal(400);
+    expect(refused.body.details).to.deep.equal([
+      'prefill.Rent must be at least 0',
+      'prefill.Plan must be one of: Basic, Pro',
+      'prefill.Year must name a field of the template that a sender may fill (text, date, checkbox, number, email, phone, radio, dropdown): its type is calculated',
+    ]);
+    const sent = await send({ Rent: 1200.5, Plan: 'Pro' });
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
+    const signer = signerOf(account, await signingLinkOf(account.request, sent.body.id, sent.body.signers[0].id));
+    expect((await signer.sign({ '1': 5 })).body.details).to.deep.equal([
+      'fieldValues.1 must not be given: the sender prefilled the number field "Rent" on page 1',
+    ]);
+    expect((await signer.sign({})).status).to.equal(200);
+    const got = (await account.request('GET', `/api/v1/signatures/${sent.body.id}`)).body.signers[0].fields;
+    expect(got.map((field: { filled?: { value: unknown } }) => field.filled?.value)).to.deep.equal([undefined, 1200.5, 'Pro', 14406]);
+  });
+
   it('checks a hostile pattern in bounded time, while the service answers others', async () => {
     const account = await createTestAccount();
     const { signer } = await requestWith(account, [
