@@ -109,7 +109,11 @@ describe('the console’s templates and document view (/app/templates, /app/docu
         fields: [{ role: 'tenant', type: 'stamp', page: 0, x: -1, y: 0, width: 0, height: 1 }],
       });
       expect(schema.status).to.equal(400);
-      expect(schema.json.details).to.include('name is required').and.include('fields.0.type must be one of: signature, initials, date, text, checkbox');
+      expect(schema.json.details)
+        .to.include('name is required')
+        .and.include(
+          'fields.0.type must be one of: signature, initials, date, text, checkbox, number, email, phone, radio, dropdown, multiSelect, checkboxGroup, calculated, signerName, signerEmail, staticText',
+        );
       expect((await browser.request('GET', '/app/templates')).text).to.contain('No templates yet.');
     });
 
