@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { buildFormBundle } from '../src/signerPortal/formBundle';
 
 // `npm run build`: the production build in dist/, which the image runs with plain node
 // (scripts/start-production.sh). TypeScript compiled by tsc (tsconfig.build.json); every other file
@@ -25,6 +26,14 @@ for (const file of fs.readdirSync(path.join(root, 'src'), { recursive: true, enc
   fs.mkdirSync(path.dirname(path.join(dist, 'src', file)), { recursive: true });
   fs.copyFileSync(from, path.join(dist, 'src', file));
 }
+// The signing page's form rules, bundled for the browser now: the build holds no TypeScript for it.
+buildFormBundle().then(
+  (bundle) => fs.writeFileSync(path.join(dist, 'src/signerPortal/assets/form.mjs'), bundle),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
 // src/webhooks/http.ts reads the version from ../../package.json.
 fs.copyFileSync(path.join(root, 'package.json'), path.join(dist, 'package.json'));
 

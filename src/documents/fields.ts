@@ -1,10 +1,9 @@
 import { jsonSchemaKeywords, visibleText, z } from '../api/validation';
 import type { Config } from '../config';
 import { MAX_CALCULATION_LENGTH } from '../fields/calculation';
-import { fieldConditionJsonSchema, FieldConditionSchema } from '../fields/conditions';
-import { ruleKeys } from '../fields/rules';
+import { fieldConditionJsonSchema, FieldConditionSchema, ruleKeys } from '../fields/schemas';
 import { drawableInSealedPdf } from '../pdf/drawableText';
-import { fieldTypes } from '../pdf/textTags';
+import { fieldTypes } from '../fields/types';
 
 // Where on a document's pages a signer acts: placed by hand in a request, or by a template's roles.
 

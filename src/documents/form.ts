@@ -3,7 +3,7 @@
 // Signature, initials and date fields stay outside the form: they take the signature and its date.
 import { type FormFieldDefinition, type FormFieldType, formProblems } from '../fields/form';
 import type { FieldRules } from '../fields/rules';
-import { type FieldType, formFieldTypes } from '../pdf/textTags';
+import { type FieldType, formFieldTypes } from '../fields/types';
 import type { SignerField } from './fields';
 
 /** Longest value of a text field, in characters: it is drawn in its box on the sealed PDF. */
@@ -133,3 +133,38 @@ export function typedValue(type: SignerField['type'], stored: string | null | un
   }
   return stored;
 }
+
+/** What a signed form field holds, as the API and webhooks show it: its value typed, and whether its condition hid it. */
+export interface Filled {
+  value: TypedValue;
+  hidden: boolean;
+}
+
+/**
+ * What the field at `position` holds once its signer signed (the sender's prefill, else the signer's value), or
+ * undefined for a field outside the form and for static text, which hold nothing.
+ */
+export function filledOf(field: SignerField, position: number, signed: { fieldValues?: Record<string, string>; hiddenFields?: number[] }): Filled | undefined {
+  if (!isFormField(field) || field.type === 'staticText') return undefined;
+  const hidden = signed.hiddenFields?.includes(position) ?? false;
+  const stored = hidden ? null : (field.value ?? signed.fieldValues?.[String(position)]);
+  return { value: typedValue(field.type, stored), hidden };
+}
+
+/** A signer's answers for a webhook: each form field's position, type, label and what it holds. */
+export const formAnswers = (fields: SignerField[] | null, signed: { fieldValues?: Record<string, string>; hiddenFields?: number[] }) =>
+  (fields ?? []).flatMap((field, position) => {
+    const filled = filledOf(field, position, signed);
+    return filled ? [{ position, type: field.type, ...(field.label ? { label: field.label } : {}), ...filled }] : [];
+  });
+
+// What search reads of a signer's answers: their text, numbers and options; not a tick, a result worked out from the
+// others, or the signer's own name and e-mail, which search has already.
+const SEARCHED: readonly FieldType[] = ['text', 'email', 'phone', 'number', 'radio', 'dropdown', 'multiSelect', 'checkboxGroup'];
+
+/** A signer's answers as words for search, '' when there are none. */
+export const searchableAnswers = (answers: ReturnType<typeof formAnswers>) =>
+  answers
+    .filter((answer) => SEARCHED.includes(answer.type) && answer.value !== null)
+    .map((answer) => (Array.isArray(answer.value) ? answer.value.join(' ') : String(answer.value)))
+    .join(' ');

@@ -1,109 +1,17 @@
-// Conditional form fields: a field is shown (and only then required and sealed) when tests on other
-// fields hold. The schema checks a condition's shape in a request body; formWiringProblems refuses a form
-// whose conditions and calculations name unknown fields or go round in a circle; shownFields says which
-// fields are shown for given values. Pure code without Node, so that the browser can run it too.
-import { z } from 'zod';
+// Conditional form fields: a field is shown (and only then required and sealed) when tests on other fields hold.
+// formWiringProblems refuses a form whose conditions and calculations name unknown fields or go round in a circle;
+// shownFields says which fields are shown for given values. Pure code without Node, so that the browser can run it
+// too; the request schema of a condition is in schemas.ts.
 
 /** One test on another field (by its key). `filled`: it has any value; `equals`: its value is one of `values`; `notEquals`: it has a value and it is none of them. */
 export type FieldTest = { field: string; is: 'filled' } | { field: string; is: 'empty' } | { field: string; is: 'equals' | 'notEquals'; values: string[] };
 /** Shown when all tests pass (`all`) or any does (`any`); nesting allowed up to 3 levels: { any: [ { all: [...] }, test ] }. */
 export type FieldCondition = FieldTest | { all: FieldCondition[] } | { any: FieldCondition[] };
 
-const MAX_DEPTH = 3;
-const MAX_TESTS = 20;
-const MAX_VALUES = 50;
-const KINDS = ['filled', 'empty', 'equals', 'notEquals'] as const;
-
-// The messages are set here, not left to src/api/validation.ts's error map, so that they read the same in the browser.
-const strictness = {
-  error: (issue: z.core.$ZodRawIssue) => (issue.code === 'unrecognized_keys' ? `has unknown field(s): ${issue.keys.join(', ')}` : 'must be an object'),
-};
-const text = (max: number) =>
-  z
-    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
-    .min(1, { error: 'must not be empty' })
-    .max(max, { error: `must be at most ${max} characters` });
-// Values are compared trimmed, and a blank value counts as none: a blank listed value could never match.
-const listedValue = text(200).refine((value) => value.trim() !== '', { error: 'must not be blank' });
-
-const testSchema = z
-  .strictObject(
-    {
-      field: text(100),
-      is: z.enum(KINDS, { error: (issue) => (issue.input === undefined ? 'is required' : `must be one of: ${KINDS.join(', ')}`) }),
-      values: z
-        .array(listedValue, { error: 'must be a list of strings' })
-        .min(1, { error: 'must have at least one value' })
-        .max(MAX_VALUES, { error: `must have at most ${MAX_VALUES} values` })
-        .optional(),
-    },
-    strictness,
-  )
-  .superRefine((test, ctx) => {
-    const lists = test.is === 'equals' || test.is === 'notEquals';
-    if (lists && !test.values) ctx.addIssue({ code: 'custom', path: ['values'], message: `is required for "${test.is}"` });
-    if (!lists && test.values) ctx.addIssue({ code: 'custom', path: ['values'], message: `must not be given for "${test.is}"` });
-  });
-
-const isGroup = (input: unknown) =>
-  typeof input === 'object' && input !== null && !Array.isArray(input) && (Object.hasOwn(input, 'all') || Object.hasOwn(input, 'any'));
-
-const listOf = (items: z.ZodType) =>
-  z
-    .array(items, { error: 'must be a list of conditions' })
-    .min(1, { error: 'must have at least one condition' })
-    .max(MAX_TESTS, { error: `must have at most ${MAX_TESTS} conditions` });
-
-// A condition inside `depth` groups. The input is sent to the schema its keys ask for (a group or a test), so that
-// a 400 names what is wrong inside it rather than zod's "Invalid input" of a union. A group below MAX_DEPTH is refused.
-function conditionAt(depth: number): z.ZodType<FieldCondition> {
-  const items = depth < MAX_DEPTH ? conditionAt(depth + 1) : undefined;
-  const all = items && z.strictObject({ all: listOf(items) }, strictness);
-  const any = items && z.strictObject({ any: listOf(items) }, strictness);
-  return z.unknown().transform((input, ctx) => {
-    if (isGroup(input) && !all) {
-      ctx.addIssue({ code: 'custom', input, message: `must not nest all and any more than ${MAX_DEPTH} levels deep` });
-      return z.NEVER;
-    }
-    const schema = !isGroup(input) ? testSchema : Object.hasOwn(input as object, 'all') ? all! : any!;
-    const result = schema.safeParse(input);
-    if (result.success) return result.data as FieldCondition;
-    for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', input, path: issue.path, message: issue.message });
-    return z.NEVER;
-  });
-}
-
-/**
- * FieldConditionSchema as JSON Schema, for the OpenAPI document: the schema itself checks by hand, so that its 400s
- * name what is wrong, and a generated description would say nothing. Groups nest MAX_DEPTH levels, as the schema's.
- */
-export function fieldConditionJsonSchema(depth = 0): object {
-  const name = { type: 'string', minLength: 1, maxLength: 100 };
-  const tests = [
-    { type: 'object', additionalProperties: false, required: ['field', 'is'], properties: { field: name, is: { enum: ['filled', 'empty'] } } },
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['field', 'is', 'values'],
-      properties: {
-        field: name,
-        is: { enum: ['equals', 'notEquals'] },
-        values: { type: 'array', minItems: 1, maxItems: MAX_VALUES, items: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' } },
-      },
-    },
-  ];
-  if (depth >= MAX_DEPTH) return { anyOf: tests };
-  const group = (key: 'all' | 'any') => ({
-    type: 'object',
-    additionalProperties: false,
-    required: [key],
-    properties: { [key]: { type: 'array', minItems: 1, maxItems: MAX_TESTS, items: fieldConditionJsonSchema(depth + 1) } },
-  });
-  return { anyOf: [...tests, group('all'), group('any')] };
-}
-
-/** The zod schema of FieldCondition (for API request bodies): strict objects, 1–20 tests per all/any, values 1–50 strings of 1–200 chars, keys 1–100 chars, depth ≤ 3; its messages in the style "must be ...". */
-export const FieldConditionSchema: z.ZodType<FieldCondition> = conditionAt(0);
+export const MAX_DEPTH = 3;
+export const MAX_TESTS = 20;
+export const MAX_VALUES = 50;
+export const KINDS = ['filled', 'empty', 'equals', 'notEquals'] as const;
 
 /** A form's fields as this module sees them. `value` is what the field holds ('' / undefined / null = no value; checkbox 'true'/'false', where 'false' counts as empty for `filled`; a multi-select holds string[] and `equals` passes if any selected value is listed). */
 export interface FormField {

@@ -1,11 +1,10 @@
-// Field rules: what a sender may require of a form field's value (length, pattern, range, how many chosen), the schema
-// that checks the rules in a request body, which rules fit which field type, and checkValue, which checks and normalizes
-// one value. One definition for the server and the browser, so pure code without Node.
+// Field rules: what a sender may require of a form field's value (length, pattern, range, how many chosen), which
+// rules fit which field type, and checkValue, which checks and normalizes one value. One definition for the server
+// and the browser, so pure code without Node; their request schema is in schemas.ts.
 // Each package runs in the browser too: re2js matches senders' patterns in linear time (a backtracking RegExp could
 // hang on them); libphonenumber-js (its small `min` metadata) reads phone numbers.
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
 import { RE2JS } from 're2js';
-import { z } from 'zod';
 
 /** The rules a field may carry, as the sender gives them (all optional). */
 export interface FieldRules {
@@ -25,65 +24,12 @@ export type RuledFieldType = 'text' | 'number' | 'email' | 'phone' | 'checkboxGr
 type Value = string | string[] | number | boolean | null | undefined;
 type Checked = { stored?: string; problem?: string };
 
-const MAX_LENGTH = 10_000;
-const MAX_OPTIONS = 100;
+export const MAX_LENGTH = 10_000;
+export const MAX_OPTIONS = 100;
 const MAX_OPTION_LENGTH = 200;
 const MAX_ECHO = 40;
 const MAX_NUMBER_LENGTH = 40;
 const MAX_CACHED_PATTERNS = 100;
-
-// ---- the schema of the rules ----
-
-const strictness = {
-  error: (issue: z.core.$ZodRawIssue) => (issue.code === 'unrecognized_keys' ? `has unknown field(s): ${issue.keys.join(', ')}` : 'must be an object'),
-};
-const wholeNumber = (max: number) =>
-  z
-    .number({ error: `must be a whole number from 0 to ${max}` })
-    .int({ error: `must be a whole number from 0 to ${max}` })
-    .min(0, { error: `must be a whole number from 0 to ${max}` })
-    .max(max, { error: `must be a whole number from 0 to ${max}` })
-    .optional();
-const text = (max: number) =>
-  z
-    .string({ error: 'must be a string' })
-    .min(1, { error: 'must not be empty' })
-    .max(max, { error: `must be at most ${max} characters` })
-    .optional();
-const finite = z.number({ error: 'must be a number' }).optional();
-
-/** Why RE2 refuses a pattern, or undefined when it compiles. */
-function patternError(pattern: string): string | undefined {
-  try {
-    compiledPattern(pattern);
-    return undefined;
-  } catch (error) {
-    return (error instanceof Error ? error.message : String(error)).replace(/^error parsing regexp: /, '');
-  }
-}
-
-const rulesShape = z.strictObject(
-  {
-    required: z.boolean({ error: 'must be true or false' }).optional(),
-    minLength: wholeNumber(MAX_LENGTH),
-    maxLength: wholeNumber(MAX_LENGTH),
-    pattern: text(500).superRefine((pattern, ctx) => {
-      const error = pattern === undefined ? undefined : patternError(pattern);
-      if (error) ctx.addIssue({ code: 'custom', message: `must be a regular expression RE2 accepts: ${error}` });
-    }),
-    patternMessage: text(200),
-    min: finite,
-    max: finite,
-    step: z.number({ error: 'must be a number' }).positive({ error: 'must be greater than 0' }).optional(),
-    decimals: wholeNumber(10),
-    minSelected: wholeNumber(MAX_OPTIONS),
-    maxSelected: wholeNumber(MAX_OPTIONS),
-  },
-  strictness,
-);
-
-/** The rules but `required` as keys of their own, for a field's schema that has `required` already (its bounds are checked by rulesProblems). */
-export const { shape: ruleKeys } = rulesShape.omit({ required: true });
 
 const BOUNDS = [
   ['minLength', 'maxLength'],
@@ -92,16 +38,11 @@ const BOUNDS = [
 ] as const;
 
 /** The upper bounds below their lower ones, as [the upper rule, the problem]. */
-const boundProblems = (rules: FieldRules) =>
+export const boundProblems = (rules: FieldRules) =>
   BOUNDS.flatMap(([low, high]) => {
     const [from, to] = [rules[low], rules[high]];
     return from !== undefined && to !== undefined && from > to ? [[high, `must be at least ${low} (${from})`] as const] : [];
   });
-
-/** The zod schema of FieldRules for API bodies: strict, with bounds on each rule and each lower bound at most its upper one. */
-export const FieldRulesSchema: z.ZodType<FieldRules> = rulesShape.superRefine((rules, ctx) => {
-  for (const [high, message] of boundProblems(rules)) ctx.addIssue({ code: 'custom', path: [high], message });
-});
 
 // ---- compiled patterns ----
 

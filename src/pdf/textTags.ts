@@ -1,27 +1,9 @@
 import path from 'node:path';
 import type { Config } from '../config';
 import { serverBusy, validationError } from '../errors';
+import type { FieldType } from '../fields/types';
 import { createPdfPool, PdfLimitError, PdfPoolBusyError } from './pool';
 
-/** The kinds of field that make up a signer's form (src/documents/form.ts): all but signature, initials and date. */
-export const formFieldTypes = [
-  'text',
-  'checkbox',
-  'number',
-  'email',
-  'phone',
-  'radio',
-  'dropdown',
-  'multiSelect',
-  'checkboxGroup',
-  'calculated',
-  'signerName',
-  'signerEmail',
-  'staticText',
-] as const;
-/** The kinds of field a request or template places. */
-export const fieldTypes = ['signature', 'initials', 'date', ...formFieldTypes] as const;
-export type FieldType = (typeof fieldTypes)[number];
 /** The kinds a text tag names: those that need nothing beyond a role and a label (options, a formula or a text are placed by coordinates). */
 export const taggedFieldTypes = ['signature', 'initials', 'date', 'text', 'checkbox', 'number', 'email', 'phone', 'signerName', 'signerEmail'] as const;
 

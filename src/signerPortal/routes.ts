@@ -19,6 +19,7 @@ import { signRequest } from '../signingRequests/sign';
 import { markViewed, recordPageOpened } from '../signingRequests/view';
 import { presentSignerView } from './presenter';
 import { AppError, notFound } from '../errors';
+import { formBundle } from './formBundle';
 import { linkNotValidPage, setSigningPageHeaders, signingAssetPath, signingAssets, signingPageFor } from './page';
 import { findLogo, signerBrandOf } from '../accounts/branding';
 import { verificationRequired, verifiedSessions } from './verifiedSession';
@@ -195,8 +196,14 @@ export function signerPortalRoutes({
     ctx.body = logo.content;
   });
   embedRoutes(router, db, client);
-  router.get(signingAssetPath, (ctx) => {
+  router.get(signingAssetPath, async (ctx) => {
     const name = ctx.captures?.[0] ?? '';
+    if (name === 'form.mjs') {
+      ctx.type = 'text/javascript';
+      ctx.set('Cache-Control', 'public, max-age=3600');
+      ctx.body = await formBundle();
+      return;
+    }
     if (!Object.hasOwn(signingAssets, name)) return;
     const asset = signingAssets[name];
     ctx.type = asset.type;

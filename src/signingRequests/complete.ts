@@ -1,6 +1,7 @@
 import type { Db } from '../db';
 import { unitOfWork } from '../db/unitOfWork';
 import { findFileContent } from '../documents/store';
+import { formAnswers } from '../documents/form';
 import type { EventLog } from '../events/service';
 import { countSigningRequestEnd } from '../metrics';
 import type { SignatureMark, SignatureStamp } from '../pdf/stamp';
@@ -69,7 +70,12 @@ export async function completeRequest({ db, events, sealer }: { db: Db; events: 
       title: request.title,
       completedAt: signedAt.toISOString(),
       sealedSha256: sha256,
-      signers: signers.map((signer) => ({ id: signer.id, email: signer.email, signedAt: signer.signedAt?.toISOString() })),
+      signers: signers.map((signer) => ({
+        id: signer.id,
+        email: signer.email,
+        signedAt: signer.signedAt?.toISOString(),
+        fields: formAnswers(signer.fields, signer.signature ?? {}),
+      })),
     });
     return true;
   }).then(countSigningRequestEnd('completed'));

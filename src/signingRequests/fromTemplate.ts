@@ -15,7 +15,7 @@ export interface TemplateRequestInput {
     routingOrder?: number;
     verification?: VerificationInput;
   }[];
-  prefill?: Record<string, string | boolean | number>;
+  prefill?: Record<string, string | boolean | number | string[]>;
   signingOrder?: SigningOrder;
 }
 
@@ -32,15 +32,19 @@ export interface RequestRecipient {
   verification?: VerificationInput;
 }
 
-const PREFILLABLE = ['text', 'date', 'checkbox', 'number', 'email', 'phone', 'radio', 'dropdown'];
-// Prefilled values of these are checked by the field's rules and stored as the signer's would be (a number as a plain decimal).
-const RULED = ['number', 'email', 'phone', 'radio', 'dropdown'];
+const PREFILLABLE = ['text', 'date', 'checkbox', 'number', 'email', 'phone', 'radio', 'dropdown', 'multiSelect', 'checkboxGroup'];
+// Prefilled values of these are checked by the field's rules and stored as the signer's would be (a number as a plain
+// decimal, a selection as its JSON list).
+const RULED = ['number', 'email', 'phone', 'radio', 'dropdown', 'multiSelect', 'checkboxGroup'];
+const SELECTIONS = ['multiSelect', 'checkboxGroup'];
+const kindOf = (type: string) => (type === 'number' ? 'a number' : SELECTIONS.includes(type) ? 'a list of options' : 'text');
 
 /** A prefilled value as stored, or why it does not fit its field. */
-function prefilled(field: PlacedField, value: string | boolean | number): { stored?: string; problem?: string } {
+function prefilled(field: PlacedField, value: string | boolean | number | string[]): { stored?: string; problem?: string } {
   if (field.type === 'checkbox') return typeof value === 'boolean' ? { stored: String(value) } : { problem: 'must be true or false: it is a checkbox' };
   if (RULED.includes(field.type)) {
-    if (typeof value === 'boolean') return { problem: `must be ${field.type === 'number' ? 'a number' : 'text'}: its field's type is ${field.type}` };
+    if (typeof value === 'boolean' || Array.isArray(value) !== SELECTIONS.includes(field.type))
+      return { problem: `must be ${kindOf(field.type)}: its field's type is ${field.type}` };
     const [definition] = formOf([field]).definitions;
     return checkValue(field.type as RuledFieldType, { ...definition.rules, required: true }, value, definition.options);
   }

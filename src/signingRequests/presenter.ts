@@ -1,5 +1,5 @@
 import { progressFromDatabase, type SigningRequestProgress } from '../domain/signingRequests';
-import { isFormField, typedValue } from '../documents/form';
+import { filledOf } from '../documents/form';
 import type { SignerField } from '../documents/fields';
 import type { SigningRequestWithSigners } from './store';
 
@@ -59,9 +59,7 @@ export function presentSigningRequest(found: SigningRequestWithSigners & { progr
 /** A signed signer's fields, each form field with what it holds as sealed (`filled`): its value typed, and whether its condition hid it. */
 function withFilledValues(fields: SignerField[], signature: NonNullable<SigningRequestWithSigners['signers'][number]['signature']>) {
   return fields.map((field, index) => {
-    if (!isFormField(field) || field.type === 'staticText') return field;
-    const hidden = signature.hiddenFields?.includes(index) ?? false;
-    const stored = hidden ? null : (field.value ?? signature.fieldValues?.[String(index)]);
-    return { ...field, filled: { value: typedValue(field.type, stored), hidden } };
+    const filled = filledOf(field, index, signature);
+    return filled ? { ...field, filled } : field;
   });
 }

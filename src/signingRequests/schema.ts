@@ -131,7 +131,8 @@ const RequestDocumentInputSchema = z
   )
   .openapi('SigningRequestDocumentInput');
 
-const prefillValue = z.union([text(500).superRefine(drawableInSealedPdf), z.boolean(), z.number()]);
+// A selection's options as a list: each at most an option's length, and no more than a field's options.
+const prefillValue = z.union([text(500).superRefine(drawableInSealedPdf), z.boolean(), z.number(), z.array(text(200)).max(100)]);
 
 // The public field is document_id (the API's first name for it); documentId is accepted too, as every other field is camelCase. Its
 // sibling template_id is named the same way, and templateId accepted.
@@ -177,7 +178,7 @@ export const SigningRequestCreateSchema = z
           .openapi({
             ...jsonSchemaKeywords({ propertyNames: { maxLength: 100, pattern: VISIBLE_CHARACTER.source } }),
             description:
-              'With template_id: values of the template’s text, date, e-mail and phone fields (text), numbers, radio and dropdown options and checkboxes (true or false), by field label, checked by each field’s rules; fixed for the signers.',
+              'With template_id: values of the template’s text, date, e-mail and phone fields (text), numbers, radio and dropdown options, multi-select and checkbox group options (a list) and checkboxes (true or false), by field label, checked by each field’s rules; fixed for the signers.',
             example: { rent: '1200 EUR' },
           }),
         textTags: z

@@ -532,6 +532,18 @@ export const recordSignerSignature = async (
       user_agent: sign.userAgent,
     })) > 0;
 
+/**
+ * A signer's answers added to the request's signer_text, so that search finds what they filled in, as it finds their
+ * name. Its caller locks the row before the signer's (lockSigningRequest), in the order a decline takes them.
+ */
+export const appendSignerText = (trx: Db, requestId: string, words: string) =>
+  trx('signing_requests')
+    .where({ id: requestId })
+    .update({ signer_text: trx.raw(`signer_text || ' ' || ?`, [words]) });
+
+/** The request's row, locked until the transaction ends. */
+export const lockSigningRequest = (trx: Db, requestId: string) => trx('signing_requests').where({ id: requestId }).forNoKeyUpdate().first('id');
+
 /** A decline, unless the signer has signed or declined already. */
 export async function markSignerDeclined(
   trx: Db,

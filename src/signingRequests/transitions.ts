@@ -3,11 +3,14 @@ import { unitOfWork } from '../db/unitOfWork';
 import type { EventLog } from '../events/service';
 import type { EventType } from '../domain/events';
 import { countSigningRequestEnd } from '../metrics';
+import { formAnswers, searchableAnswers } from '../documents/form';
 import type { ActInput, ClientInfo, DeclineInput, SignInput } from '../domain/signingRequests';
 import {
+  appendSignerText,
   endSigningRequest,
   eventDocument,
   loadForLifecycle,
+  lockSigningRequest,
   markSignerDeclined,
   markSignerViewed,
   recordAuditStep,
@@ -67,7 +70,11 @@ export async function recordSignature({ db, events }: TransitionDeps, requestId:
   const { request, signers } = loaded;
   const signer = signers.find((candidate) => candidate.id === sign.signerId)!;
   if (signer.status === 'signed') return true; // a retry: already recorded
+  const answers = formAnswers(signer.fields, sign);
+  const words = searchableAnswers(answers);
   return unitOfWork(db, async (trx) => {
+    // The request's row before the signer's, as a decline takes them: two transactions never wait on each other.
+    if (words) await lockSigningRequest(trx, requestId);
     const signedAt = new Date();
     const signed = await recordSignerSignature(trx, requestId, signer.id, {
       signedAt,
@@ -76,6 +83,7 @@ export async function recordSignature({ db, events }: TransitionDeps, requestId:
       userAgent: sign.userAgent ?? null,
     });
     if (!signed) return false;
+    if (words) await appendSignerText(trx, requestId, words);
     await recordAuditStep(trx, requestId, {
       action: 'signed',
       key: `signed:${signer.id}`,
@@ -90,6 +98,7 @@ export async function recordSignature({ db, events }: TransitionDeps, requestId:
       name: signer.name,
       email: signer.email,
       signedAt: signedAt.toISOString(),
+      fields: answers,
     });
     return true;
   });

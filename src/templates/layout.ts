@@ -1,6 +1,7 @@
 import { problemsOf } from '../api/validation';
 import type { RecipientType, VerificationMethod } from '../domain/signingRequests';
-import type { FieldType, TaggedField } from '../pdf/textTags';
+import type { FieldType } from '../fields/types';
+import type { TaggedField } from '../pdf/textTags';
 import { describeFieldProblem, type PlacedField, signerFieldProblems } from '../documents/form';
 import { fieldLabel, MAX_FIELDS_PER_ROLE, MAX_ROLES, MAX_TEMPLATE_FIELDS, roleName } from './schema';
 

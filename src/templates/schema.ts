@@ -1,7 +1,7 @@
 import { idParam, listOf } from '../api/route';
 import { jsonSchemaKeywords, paginationQuery, text, visibleText, z } from '../api/validation';
 import { drawableInSealedPdf } from '../pdf/drawableText';
-import { fieldTypes } from '../pdf/textTags';
+import { fieldTypes } from '../fields/types';
 import { fieldLabel, fieldShape, logicShape, MAX_FIELDS_PER_SIGNER, MAX_SIGNERS } from '../documents/fields';
 import { recipientTypes, verificationMethods } from '../domain/signingRequests';
 

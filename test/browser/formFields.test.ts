@@ -32,7 +32,7 @@ describe('the signing page fills every form field type, at 375 and 1280 px (head
     ['375 px', phone],
     ['1280 px', desktop],
   ] as const) {
-    it(`${width}: a control per type, Sign waits for the required ones, and the API has the values typed`, async () => {
+    it(`${width}: a control per type, live conditions, totals and rules, Sign waits for them, and the API has the values typed`, async () => {
       const account = await createTestAccount();
       const { signingRequest } = await createSigningRequest(account.request, { signers: [{ name: 'Grace Hopper', email: 'grace@example.com', fields }] });
       const link = await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id);
@@ -44,7 +44,8 @@ describe('the signing page fills every form field type, at 375 and 1280 px (head
       const form = page.locator('#field-list');
 
       expect(await form.getByLabel(/^Name .*filled in for you/).inputValue()).to.equal('Grace Hopper');
-      expect(await form.getByLabel(/^Total .*worked out when you sign/).isEditable()).to.equal(false);
+      const total = form.getByLabel(/^Total .*worked out from your answers/);
+      expect(await total.isEditable()).to.equal(false);
       await form.getByText('Rent is due on the first of the month').waitFor();
       expect(await form.getByLabel(/^Rent/).getAttribute('inputmode')).to.equal('decimal');
       expect(await form.getByLabel(/^Billing e-mail/).getAttribute('type')).to.equal('email');
@@ -57,9 +58,26 @@ describe('the signing page fills every form field type, at 375 and 1280 px (head
       expect(await sign.isDisabled(), 'required fields are empty').to.equal(true);
 
       await form.getByLabel(/^Rent/).fill('1200');
+      // A rule broken: Sign waits, and once the signer leaves the field it says why, beside it.
+      await form.getByLabel(/^Months/).fill('40');
+      await form.getByLabel(/^Months/).blur();
+      await form.getByText('Months (page 1) must be at most 36.').waitFor();
+      expect(await form.getByLabel(/^Months/).getAttribute('aria-invalid')).to.equal('true');
+      expect(await page.locator('#missing').textContent()).to.contain('Months (page 1): must be at most 36');
       await form.getByLabel(/^Months/).fill('12');
+      // The total as the server will seal it, worked out as the signer types.
+      expect(await total.inputValue()).to.equal('14400');
+      expect(await form.getByLabel(/^Months/).getAttribute('aria-invalid')).to.equal('false');
       await form.getByLabel(/^Billing e-mail/).fill('billing@navy.example');
+      // "Why Pro" shows, and is required, only while the plan is Pro.
+      const whyPro = form.getByLabel(/^Why Pro/);
+      expect(await whyPro.isVisible()).to.equal(false);
+      expect(await page.locator('.mark[data-field="10"]').isVisible(), 'its mark on the page is hidden too').to.equal(false);
+      await form.getByRole('group', { name: /^Plan/ }).getByLabel('Pro').check();
+      await whyPro.waitFor();
+      expect(await page.locator('#missing').textContent()).to.contain('Why Pro');
       await form.getByRole('group', { name: /^Plan/ }).getByLabel('Basic').check();
+      await whyPro.waitFor({ state: 'hidden' });
       await form.getByLabel(/^Country/).selectOption('France');
       await form
         .getByRole('group', { name: /^Extras/ })

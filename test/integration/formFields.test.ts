@@ -14,7 +14,7 @@ type Account = Awaited<ReturnType<typeof createTestAccount>>;
 const signature = { type: 'typed', value: 'Grace Hopper' };
 const grace = { name: 'Grace Hopper', email: 'grace@example.com' };
 
-const place = (y: number, extra: Record<string, unknown> & { type?: string }) => ({ page: 1, x: 50, y, width: 300, height: 20, ...extra });
+const place = (y: number, extra: Record<string, unknown> & { type?: string; label?: string }) => ({ page: 1, x: 50, y, width: 300, height: 20, ...extra });
 
 // One of each type, wired: a total computed from rent and months, a reason shown only for the Pro plan.
 const everyType = [
@@ -70,12 +70,14 @@ async function requestWith(account: Account, fields: unknown[]) {
   return { signingRequest, signer: signerOf(account, await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id)) };
 }
 
-/** The words of a PDF as poppler's pdftotext reads them. */
-function wordsOf(pdf: Uint8Array) {
+/** A PDF as independent tools read it: poppler's words and signature report; qpdf --check throws on a broken file. */
+function readBack(pdf: Uint8Array) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-form-'));
   try {
-    fs.writeFileSync(path.join(dir, 'file.pdf'), pdf);
-    return execFileSync('pdftotext', [path.join(dir, 'file.pdf'), '-']).toString();
+    const file = path.join(dir, 'file.pdf');
+    fs.writeFileSync(file, pdf);
+    execFileSync('qpdf', ['--check', file]);
+    return { words: execFileSync('pdftotext', [file, '-']).toString(), signatures: execFileSync('pdfsig', [file]).toString() };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -126,7 +128,16 @@ describe('form fields on a signing request', function () {
       { value: true, hidden: false },
     ]);
 
-    const text = wordsOf((await account.request('GET', `/api/v1/signatures/${signingRequest.id}/document`)).bytes);
+    // The webhooks carry the same answers, by position, type and label.
+    const answersOf = filled.flatMap((value: unknown, position: number) =>
+      value ? [{ position, type: everyType[position].type, label: everyType[position].label, ...(value as object) }] : [],
+    );
+    const events = await account.db('events').where({ account_id: account.account.id }).whereIn('type', ['signer.signed', 'signing_request.completed']);
+    expect(events.find((row) => row.type === 'signer.signed').data.fields).to.deep.equal(answersOf);
+    expect(events.find((row) => row.type === 'signing_request.completed').data.signers[0].fields).to.deep.equal(answersOf);
+
+    const { words: text, signatures } = readBack((await account.request('GET', `/api/v1/signatures/${signingRequest.id}/document`)).bytes);
+    expect(signatures).to.contain('Signature is Valid');
     for (const expected of [
       'Navy Computing Lab',
       '1200.5',
@@ -260,6 +271,8 @@ describe('form fields on a signing request', function () {
       templateField('tenant', 'number', { label: 'Rent', min: 0, y: 650 }),
       templateField('tenant', 'radio', { label: 'Plan', options: ['Basic', 'Pro'], y: 600 }),
       templateField('tenant', 'calculated', { label: 'Year', formula: '{Rent} * 12', y: 550 }),
+      templateField('tenant', 'checkboxGroup', { label: 'Rooms', options: ['Kitchen', 'Garden'], y: 500 }),
+      templateField('tenant', 'multiSelect', { label: 'Extras', options: ['Parking', 'Gym'], y: 450 }),
     ];
     const template = await account.request('POST', '/api/v1/templates', {
       json: { name: 'Lease', documentId: await uploadLease(account.request), roles: [{ name: 'tenant' }], fields },
@@ -269,14 +282,17 @@ describe('form fields on a signing request', function () {
       account.request('POST', '/api/v1/signatures', {
         json: { template_id: template.body.id, title: 'Lease', signers: [{ ...grace, role: 'tenant' }], prefill },
       });
-    const refused = await send({ Rent: -5, Plan: 'Gold', Year: 1 });
+    const refused = await send({ Rent: -5, Plan: 'Gold', Year: 1, Rooms: 'Kitchen', Extras: ['Gym', 'Gym'] });
     expect(refused.status).to.equal(400);
     expect(refused.body.details).to.deep.equal([
       'prefill.Rent must be at least 0',
       'prefill.Plan must be one of: Basic, Pro',
-      'prefill.Year must name a field of the template that a sender may fill (text, date, checkbox, number, email, phone, radio, dropdown): its type is calculated',
+      'prefill.Year must name a field of the template that a sender may fill (text, date, checkbox, number, email, phone, radio, dropdown, multiSelect, checkboxGroup): its type is calculated',
+      "prefill.Rooms must be a list of options: its field's type is checkboxGroup",
+      'prefill.Extras must not choose an option twice',
     ]);
-    const sent = await send({ Rent: 1200.5, Plan: 'Pro' });
+    expect((await send({ Plan: ['Pro'] })).body.details).to.deep.equal(["prefill.Plan must be text: its field's type is radio"]);
+    const sent = await send({ Rent: 1200.5, Plan: 'Pro', Rooms: ['Garden', 'Kitchen'], Extras: ['Gym'] });
     expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
     const signer = signerOf(account, await signingLinkOf(account.request, sent.body.id, sent.body.signers[0].id));
     expect((await signer.sign({ '1': 5 })).body.details).to.deep.equal([
@@ -284,7 +300,15 @@ describe('form fields on a signing request', function () {
     ]);
     expect((await signer.sign({})).status).to.equal(200);
     const got = (await account.request('GET', `/api/v1/signatures/${sent.body.id}`)).body.signers[0].fields;
-    expect(got.map((field: { filled?: { value: unknown } }) => field.filled?.value)).to.deep.equal([undefined, 1200.5, 'Pro', 14406]);
+    // A selection keeps the options' order, as a signer's does.
+    expect(got.map((field: { filled?: { value: unknown } }) => field.filled?.value)).to.deep.equal([
+      undefined,
+      1200.5,
+      'Pro',
+      14406,
+      ['Kitchen', 'Garden'],
+      ['Gym'],
+    ]);
   });
 
   it('checks a hostile pattern in bounded time, while the service answers others', async () => {

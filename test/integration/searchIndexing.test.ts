@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { makePdf } from '../support/pdfs';
-import { createSigningRequest, eventually } from '../support/signing';
+import { client } from '../support/http';
+import { createSigningRequest, eventually, signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
 import { uploadDocument } from '../support/documents';
 
@@ -57,5 +58,28 @@ describe('search follows the API (the configured backend of the running system)'
     const elsewhere = await search(other, 'pangolin');
     expect(elsewhere.status).to.equal(200);
     expect(elsewhere.body.data).to.deep.equal([]);
+  });
+
+  it('finds a signing request by what its signer filled in, once signed, and not by a field its condition hid', async () => {
+    const account = await createTestAccount();
+    const place = (y: number, field: object) => ({ page: 1, x: 50, y, width: 200, height: 20, ...field });
+    const fields = [
+      place(700, { type: 'signature', height: 40 }),
+      place(650, { type: 'text', label: 'Company' }),
+      place(600, { type: 'dropdown', label: 'Region', options: ['Wombatshire', 'Elsewhere'] }),
+      place(550, { type: 'text', label: 'Reason', required: false, showWhen: { field: 'Region', is: 'equals', values: ['Elsewhere'] } }),
+    ];
+    const { signingRequest } = await createSigningRequest(account.request, {
+      signers: [{ name: 'Grace Hopper', email: 'grace@example.com', fields }],
+    });
+    await expectHits(account, 'quokka', []);
+    const token = tokenOf(await signingLinkOf(account.request, signingRequest.id, signingRequest.signers[0].id));
+    const signed = await client(account.system.url!)('POST', `/sign/${token}/sign`, {
+      json: { consent: true, signature: { type: 'typed', value: 'Grace Hopper' }, fieldValues: { '1': 'Quokka Holdings', '2': 'Wombatshire', '3': 'Echidna' } },
+    });
+    expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
+    await expectHits(account, 'quokka holdings', [signingRequest.id]);
+    await expectHits(account, 'wombatshire', [signingRequest.id]);
+    await expectHits(account, 'echidna', []);
   });
 });

@@ -95,8 +95,8 @@ describe('POST /api/v1/signatures with template_id', () => {
       'signers must have a signer for the role "landlord"',
       "prefill.rent must be text: its field's type is text",
       'prefill.pets must be true or false: it is a checkbox',
-      'prefill.tenant must name a field of the template that a sender may fill (text, date, checkbox, number, email, phone, radio, dropdown)',
-      'prefill.initials must name a field of the template that a sender may fill (text, date, checkbox, number, email, phone, radio, dropdown): its type is initials',
+      'prefill.tenant must name a field of the template that a sender may fill (text, date, checkbox, number, email, phone, radio, dropdown, multiSelect, checkboxGroup)',
+      'prefill.initials must name a field of the template that a sender may fill (text, date, checkbox, number, email, phone, radio, dropdown, multiSelect, checkboxGroup): its type is initials',
     ]);
   });
 });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { FieldConditionSchema, formWiringProblems, shownFields, type FieldCondition, type FormField } from '../../src/fields/conditions';
+import { formWiringProblems, shownFields, type FieldCondition, type FormField } from '../../src/fields/conditions';
+import { FieldConditionSchema } from '../../src/fields/schemas';
 
 // Each problem of a condition as "path message", as the API's 400 would list it.
 const problemsOf = (input: unknown) => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { cachedPatternCount, checkValue, compiledPattern, FieldRulesSchema, rulesProblems, type FieldRules } from '../../src/fields/rules';
+import { cachedPatternCount, checkValue, compiledPattern, rulesProblems, type FieldRules } from '../../src/fields/rules';
+import { FieldRulesSchema } from '../../src/fields/schemas';
 
 /** The schema's messages, as "path message". */
 function schemaProblems(input: unknown): string[] {

@@ -1209,10 +1209,10 @@ export type SigningRequestCreate = unknown & {
      */
     template_id?: string;
     /**
-     * With template_id: values of the template’s text, date, e-mail and phone fields (text), numbers, radio and dropdown options and checkboxes (true or false), by field label, checked by each field’s rules; fixed for the signers.
+     * With template_id: values of the template’s text, date, e-mail and phone fields (text), numbers, radio and dropdown options, multi-select and checkbox group options (a list) and checkboxes (true or false), by field label, checked by each field’s rules; fixed for the signers.
      */
     prefill?: {
-        [key: string]: string | boolean | number;
+        [key: string]: string | boolean | number | Array<string>;
     };
     /**
      * Not with template_id. What to do with the text tags printed in the documents ({{signature:client}}, {{text:1:company}}; see POST /documents/{id}/detect-fields), which signers must never see: fields, take them out and make each one a field of the signer it names (by role, or by number: 1 is the first signer); remove, take them out and place nothing. Either way the request is made on a copy of each tagged document without its tags (a new document, counted against the monthly quota). Without textTags, a document that has tags is refused (400).
@@ -1936,10 +1936,10 @@ export type SigningRequestCreateWritable = unknown & {
      */
     template_id?: string;
     /**
-     * With template_id: values of the template’s text, date, e-mail and phone fields (text), numbers, radio and dropdown options and checkboxes (true or false), by field label, checked by each field’s rules; fixed for the signers.
+     * With template_id: values of the template’s text, date, e-mail and phone fields (text), numbers, radio and dropdown options, multi-select and checkbox group options (a list) and checkboxes (true or false), by field label, checked by each field’s rules; fixed for the signers.
      */
     prefill?: {
-        [key: string]: string | boolean | number;
+        [key: string]: string | boolean | number | Array<string>;
     };
     /**
      * Not with template_id. What to do with the text tags printed in the documents ({{signature:client}}, {{text:1:company}}; see POST /documents/{id}/detect-fields), which signers must never see: fields, take them out and make each one a field of the signer it names (by role, or by number: 1 is the first signer); remove, take them out and place nothing. Either way the request is made on a copy of each tagged document without its tags (a new document, counted against the monthly quota). Without textTags, a document that has tags is refused (400).

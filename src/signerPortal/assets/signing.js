@@ -2,9 +2,11 @@
 // the signer's fields at their places on it, asks for each of them (signature and initials drawn with
 // signature_pad or typed, text, numbers, choices, checkboxes; dates, the sender's prefilled values and what the
 // server writes — calculations, the signer's name and e-mail, the sender's text — are fixed), and sends
-// Sign or Decline. Everything shown comes from the API answers; nothing is inserted as HTML.
+// Sign or Decline. The form's conditions, calculations and rules run here as the server runs them (form.mjs is its
+// code), so that fields show and hide, totals update and a broken rule is named as the signer types. Everything shown comes from the API answers; nothing is inserted as HTML.
 import SignaturePad from '/sign-assets/signature-pad.min.mjs';
 import { embedded, goToReturnUrl, tellParent } from '/sign-assets/embed.js';
+import { fillForm, formOf } from '/sign-assets/form.mjs';
 
 // An embedded page holds its session's token in memory (embed.js); a page from an e-mail link has it in its address.
 const token = embedded ? embedded.session : location.pathname.split('/').filter(Boolean).pop();
@@ -150,6 +152,15 @@ async function handleFailure(result) {
 // --- The signer's fields ---
 
 const isPrefilled = (field) => field.value !== undefined && field.value !== null;
+/** A prefilled value as it reads: a selection (stored as its JSON list) as its options, joined. */
+function prefillText(field) {
+  if (!['multiSelect', 'checkboxGroup'].includes(field.type)) return field.value;
+  try {
+    return JSON.parse(field.value).join(', ');
+  } catch {
+    return field.value;
+  }
+}
 // With several documents, a field's page is named with its document ("page 2 of annex.pdf").
 let documentNames = null;
 const whereOf = (field) => (documentNames ? `page ${field.page} of ${documentNames.get(field.documentId) ?? documentNames.first}` : `page ${field.page}`);
@@ -217,6 +228,8 @@ function choiceOrFixedRow(field, labelText, context) {
   const { controls, onChange, view } = context;
   const id = `field-${field.index}`;
   if (field.type === 'staticText') return element('p', { className: 'field-row static', textContent: field.text });
+  // The sender's choice is shown as text, fixed, as any other prefill.
+  if (isPrefilled(field) && field.type !== 'checkbox') return null;
   if (CHOICES.includes(field.type)) return choices(field, labelText, context);
   if (field.type === 'dropdown') {
     const select = element('select', { id }, [
@@ -229,8 +242,9 @@ function choiceOrFixedRow(field, labelText, context) {
   }
   if (WRITTEN.includes(field.type)) {
     const value = { signerName: view.signer.name, signerEmail: view.signer.email }[field.type] ?? '';
-    const input = element('input', { type: 'text', id, value, readOnly: true, placeholder: 'worked out when you sign' });
-    const note = field.type === 'calculated' ? ` · worked out when you sign: ${field.formula}` : ' · filled in for you';
+    const input = element('input', { type: 'text', id, value, readOnly: true, placeholder: 'worked out from your answers' });
+    if (field.type === 'calculated') context.computed.set(field.index, input);
+    const note = field.type === 'calculated' ? ` · worked out from your answers: ${field.formula}` : ' · filled in for you';
     return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: `${labelText}${note}` }), input]);
   }
   if (field.type === 'checkbox') {
@@ -255,12 +269,82 @@ function valueOf(field, controls) {
   return control.value.trim() ? control.value : undefined;
 }
 
+/**
+ * The form's logic, run on the signer's answers by the server's own code: which fields their conditions hide, what
+ * the calculated fields come to, and each shown field's problem. The server decides again on signing; should this
+ * code fail, nothing is hidden and nothing is named, and the server's answer says what is wrong.
+ */
+function createFormLogic(fields, controls, signer) {
+  const { definitions, positionOf } = formOf(fields);
+  const keyAt = new Map([...positionOf].map(([key, position]) => [position, key]));
+  let filled = { values: {}, hidden: [], problems: [] };
+  let hidden = new Set();
+  let problems = new Map(); // field index → its problem
+  return {
+    refill() {
+      const given = {};
+      for (const [position, key] of keyAt) {
+        const field = fields[position];
+        const value = isPrefilled(field) ? field.value : valueOf(field, controls);
+        if (value !== undefined) given[key] = value;
+      }
+      try {
+        filled = fillForm(definitions, given, { name: signer.name, email: signer.email });
+      } catch {
+        filled = { values: {}, hidden: [], problems: [] };
+      }
+      hidden = new Set(filled.hidden.map((key) => positionOf.get(key)));
+      problems = new Map(filled.problems.filter(({ field }) => positionOf.has(field)).map(({ field, problem }) => [positionOf.get(field), problem]));
+    },
+    isHidden: (field) => hidden.has(field.index),
+    problemOf: (field) => problems.get(field.index),
+    /** A calculated field's value now, '' while it cannot be worked out. */
+    computed: (field) => (keyAt.has(field.index) ? (filled.values[keyAt.get(field.index)] ?? '') : ''),
+  };
+}
+
+/** Shows the form's state: hidden fields' rows hidden, calculated values, and a problem under each field the signer has left. */
+function showFormState(fields, logic, { rows, computed, notes, touched, controls }) {
+  for (const field of fields) {
+    if (rows.has(field.index)) rows.get(field.index).hidden = logic.isHidden(field);
+    if (computed.has(field.index)) computed.get(field.index).value = logic.computed(field);
+    const note = notes.get(field.index);
+    if (!note) continue;
+    const problem = touched.has(field.index) && valueOf(field, controls) !== undefined ? logic.problemOf(field) : undefined;
+    note.textContent = problem ? `${nameOf(field)} ${problem}.` : '';
+    note.hidden = !problem;
+    const control = controls.get(field.index);
+    for (const input of control.inputs ?? [control]) input.setAttribute('aria-invalid', problem ? 'true' : 'false');
+  }
+}
+
+/** A row kept to hide it; a field the signer fills gets a place for its problem, which its control names. */
+function placedRow(field, rowElement, { rows, notes, controls }) {
+  rows.set(field.index, rowElement);
+  const control = controls.get(field.index);
+  if (!control || isPrefilled(field)) return rowElement;
+  const note = element('p', { className: 'field-problem', id: `field-${field.index}-problem`, hidden: true });
+  note.setAttribute('role', 'status');
+  for (const input of control.inputs ?? [control]) input.setAttribute('aria-describedby', note.id);
+  notes.set(field.index, note);
+  rowElement.append(note);
+  return rowElement;
+}
+
 /** The form of one signer: its controls, what is still missing, and the body of the Sign call. */
 function createSigningForm(view, onChange) {
   const fields = (view.signer.fields || []).map((field, index) => ({ ...field, index }));
   const fillable = fields.filter((field) => !isPrefilled(field));
   const needsInitials = fillable.some((field) => field.type === 'initials');
   const controls = new Map(); // field index → the control that fills it
+  const state = { rows: new Map(), computed: new Map(), notes: new Map(), touched: new Set(), controls };
+  const logic = createFormLogic(fields, controls, view.signer);
+  const changed = (field) => () => {
+    if (field) state.touched.add(field.index);
+    logic.refill();
+    showFormState(fields, logic, state);
+    onChange();
+  };
   const mode = () => document.querySelector('input[name="mode"]:checked').value;
   let initialsTyped = false; // the signer changed the initials made from their typed name
 
@@ -272,7 +356,7 @@ function createSigningForm(view, onChange) {
     // A field with a condition may be hidden by the signer's answers, and then not required: the server decides on signing.
     const required = field.required && !isPrefilled(field) && field.type !== 'date' && !WRITTEN.includes(field.type) && !field.showWhen;
     const labelText = `${nameOf(field)}${required ? ' (required)' : field.showWhen && field.required ? ' (required when it applies)' : ''}`;
-    const control = choiceOrFixedRow(field, labelText, { controls, onChange, view });
+    const control = choiceOrFixedRow(field, labelText, { controls, onChange: changed(field), view, computed: state.computed });
     if (control) return control;
     const [type, inputMode] = INPUTS[field.type] ?? INPUTS.text;
     const input = element('input', { type, inputMode, id, maxLength: field.maxLength ?? 500, autocomplete: 'off' });
@@ -284,17 +368,21 @@ function createSigningForm(view, onChange) {
       ]);
     }
     if (isPrefilled(field)) {
-      Object.assign(input, { value: field.value, readOnly: true });
+      Object.assign(input, { value: prefillText(field), readOnly: true });
       return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: `${labelText} · set by the sender` }), input]);
     }
     input.required = required;
-    input.addEventListener('input', onChange);
+    input.addEventListener('input', changed());
+    // A problem shows once the signer leaves the field, not at their first keystroke.
+    input.addEventListener('change', changed(field));
     controls.set(field.index, input);
     return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: labelText }), input]);
   }
 
   const listed = fields.filter((field) => field.type !== 'signature' && field.type !== 'initials');
-  $('field-list').replaceChildren(...listed.map(row));
+  $('field-list').replaceChildren(...listed.map((field) => placedRow(field, row(field), state)));
+  logic.refill();
+  showFormState(fields, logic, state);
   $('fields').hidden = listed.length === 0;
   $('initials').hidden = !needsInitials;
   const signatureFields = fields.filter((field) => field.type === 'signature').length;
@@ -349,23 +437,25 @@ function createSigningForm(view, onChange) {
       const missing = [];
       if (!signatureGiven()) missing.push('your signature');
       if (needsInitials && !initials()) missing.push('your initials');
+      // What the form's own check finds: an empty field by its name, another problem in its words.
       for (const field of fillable) {
-        if (!field.required || field.showWhen || !controls.has(field.index)) continue;
-        if (field.type === 'checkbox') {
-          if (!valueOf(field, controls)) missing.push(`${nameOf(field)}: tick it`);
-        } else if (valueOf(field, controls) === undefined) missing.push(nameOf(field));
+        const problem = logic.problemOf(field);
+        if (!problem || !controls.has(field.index)) continue;
+        if (field.type === 'checkbox') missing.push(`${nameOf(field)}: tick it`);
+        else missing.push(valueOf(field, controls) === undefined ? nameOf(field) : `${nameOf(field)}: ${problem}`);
       }
       return missing;
     },
     /** What a field shows on the document now: text, a drawing (data URL), or '' while it is empty. */
     display(field) {
-      if (isPrefilled(field)) return field.type === 'checkbox' ? (field.value === 'true' ? '✓' : '') : field.value;
+      if (isPrefilled(field)) return field.type === 'checkbox' ? (field.value === 'true' ? '✓' : '') : prefillText(field);
       if (field.type === 'date') return today;
       if (field.type === 'signature') return mode() === 'drawn' ? (signaturePad.isEmpty() ? '' : { image: signaturePad.toDataURL() }) : typedName();
       if (field.type === 'initials') return mode() === 'drawn' ? (initials() ? { image: initials() } : '') : initials();
       if (field.type === 'staticText') return field.text;
       if (field.type === 'signerName') return view.signer.name;
       if (field.type === 'signerEmail') return view.signer.email;
+      if (field.type === 'calculated') return logic.computed(field);
       const value = valueOf(field, controls);
       if (field.type === 'checkbox') return value ? '✓' : '';
       return Array.isArray(value) ? value.join(', ') : (value ?? '');
@@ -376,10 +466,12 @@ function createSigningForm(view, onChange) {
       if (field.type === 'initials') return mode() === 'drawn' ? $('initials-pad') : $('typed-initials');
       return controls.get(field.index) ?? $(`field-${field.index}`);
     },
+    isHidden: (field) => logic.isHidden(field),
     body() {
       const signature = mode() === 'drawn' ? { type: 'drawn', value: signaturePad.toDataURL() } : { type: 'typed', value: typedName() };
       const fieldValues = {};
       for (const field of fillable) {
+        if (logic.isHidden(field)) continue;
         if (field.type === 'initials') fieldValues[field.index] = initials();
         else if (valueOf(field, controls) !== undefined) fieldValues[field.index] = valueOf(field, controls);
       }
@@ -620,6 +712,7 @@ function createMarks(form, canAct, firstDocumentId) {
   const placed = [];
   const emptyText = (field) => ({ signature: 'Sign here', initials: 'Initials', text: field.label || 'Text' })[field.type] || '';
   function paint({ field, mark }) {
+    mark.hidden = form.isHidden(field);
     const shown = form.display(field);
     mark.classList.toggle('empty', !shown);
     // A mark's name holds the text it shows, so that what is seen is what is read out.

@@ -1,0 +1,20 @@
+// The kinds of field a request or template places on a document's pages.
+/** The kinds of field that make up a signer's form (src/fields/form.ts): all but signature, initials and date. */
+export const formFieldTypes = [
+  'text',
+  'checkbox',
+  'number',
+  'email',
+  'phone',
+  'radio',
+  'dropdown',
+  'multiSelect',
+  'checkboxGroup',
+  'calculated',
+  'signerName',
+  'signerEmail',
+  'staticText',
+] as const;
+/** The kinds of field a request or template places. */
+export const fieldTypes = ['signature', 'initials', 'date', ...formFieldTypes] as const;
+export type FieldType = (typeof fieldTypes)[number];
