@@ -1,9 +1,10 @@
 // @ts-check
 // The child program of the text-tag finder (textTags.ts), run in the pool of pool.ts: the text tags
-// printed in a PDF, such as {{signature:tenant}} or {{text:tenant:rent}}, each with the box it is printed
-// in (PDF points from the bottom-left corner of its 1-based page), and warnings for tags it cannot use.
-// argv[2] is {fieldTypes, maxTags, remove}: with `remove`, each answer also carries the PDF without the
-// tags it found (removeTextTags.mjs). Plain JavaScript, so that it starts without a TypeScript loader.
+// printed in a PDF, such as {{signature:tenant}}, {{text:tenant:rent}}, {{radio:tenant:Plan:Basic|Pro}}
+// or {{calculated:tenant:Total:[Rent] * [Months]}}, each with the box it is printed in (PDF points from
+// the bottom-left corner of its 1-based page), and warnings for tags it cannot use.
+// argv[2] is {fieldTypes, optionTypes, maxTags, remove}: with `remove`, each answer also carries the PDF
+// without the tags it found (removeTextTags.mjs). Plain JavaScript, so that it starts without a TypeScript loader.
 import { createRequire } from 'node:module';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { removeTextTags } from './removeTextTags.mjs';
@@ -12,13 +13,15 @@ import { serveJobs } from './serveJobs.mjs';
 const require = createRequire(import.meta.url);
 const { StandardFontEmbedder, StandardFonts } = require('pdf-lib');
 
-const { fieldTypes, maxTags, remove } = JSON.parse(process.argv[2]);
-const TAG = /^([^:{}]*):([^:{}]*)(?::([^:{}]*))?$/;
+const { fieldTypes, optionTypes, maxTags, remove } = JSON.parse(process.argv[2]);
+// type:role, type:role:label or type:role:label:rest, where the rest (options or a formula) may hold colons
+// ("9:00|10:00") and square brackets, and no part a brace.
+const TAG = /^([^:{}]*):([^:{}]*)(?::([^:{}]*)(?::([^{}]*))?)?$/;
 
 /** @typedef {Awaited<ReturnType<import('pdfjs-dist/legacy/build/pdf.mjs').PDFPageProxy['getTextContent']>>} TextContent */
 /** @typedef {Extract<TextContent['items'][number], { str: string }>} TextItem */
 /** @typedef {{ text: string, runs: { item: TextItem, start: number }[], baseline: number }} Line */
-/** @typedef {{ role: string, type: string, label: string | null }} Field */
+/** @typedef {{ role: string, type: string, label: string | null, options?: string[], formula?: string }} Field */
 /** @typedef {{ x: number, y: number, width: number, height: number }} Box */
 /** @typedef {Field & Box & { page: number, tag: string }} TagField */
 /** @typedef {{ fields: TagField[], warnings: string[], full: boolean }} Found */
@@ -125,7 +128,38 @@ function readTag(inner, tag, page) {
   if (!type) {
     return { warning: `page ${page}: ${tag} has an unknown type "${parts[0]}" (known: ${fieldTypes.join(', ')})` };
   }
-  return { field: { role: parts[1], type, label: parts[2] ?? null } };
+  return withRest({ role: parts[1], type, label: parts[2] ?? null }, parts[3], `page ${page}: ${tag}`);
+}
+
+/**
+ * A tag's field with what follows its label: the options of an option type (required), the formula of a
+ * calculated field (required), nothing on any other type. `at` names the tag in a warning.
+ * @param {Field} field
+ * @param {string | undefined} rest
+ * @param {string} at
+ * @returns {{ field?: Field, warning?: string }}
+ */
+function withRest(field, rest, at) {
+  const { type } = field;
+  if (optionTypes.includes(type)) {
+    const write = `write {{${type}:role:label:option 1|option 2}}`;
+    if (!rest) return { warning: `${at} needs its options: ${write}` };
+    const options = rest.split('|').map((option) => option.trim());
+    if (options.includes('')) return { warning: `${at} has an empty option: ${write}, with an option on each side of every |` };
+    return { field: { ...field, options } };
+  }
+  if (type === 'calculated') {
+    if (!rest)
+      return { warning: `${at} needs its formula: write {{calculated:role:label:[Field 1] + [Field 2]}}, each field named by its label in square brackets` };
+    // Formulas name fields in braces ({Rent}), which a tag cannot hold: a tag writes [Rent]. Checked when the field is placed.
+    return { field: { ...field, formula: rest.replace(/\[([^[\]]*)\]/g, '{$1}') } };
+  }
+  if (rest !== undefined) {
+    return {
+      warning: `${at} has a fourth part, which only ${optionTypes.join(', ')} (its options) and calculated (its formula) take: write {{${type}:role}} or {{${type}:role:label}}`,
+    };
+  }
+  return { field };
 }
 
 /**

@@ -1,17 +1,27 @@
 import path from 'node:path';
 import type { Config } from '../config';
 import { serverBusy, validationError } from '../errors';
-import type { FieldType } from '../fields/types';
+import { type FieldType, fieldTypes } from '../fields/types';
+import { undrawableTextProblem } from './drawableText';
 import { createPdfPool, PdfLimitError, PdfPoolBusyError } from './pool';
 
-/** The kinds a text tag names: those that need nothing beyond a role and a label (options, a formula or a text are placed by coordinates). */
-export const taggedFieldTypes = ['signature', 'initials', 'date', 'text', 'checkbox', 'number', 'email', 'phone', 'signerName', 'signerEmail'] as const;
+/**
+ * The kinds a text tag names: every kind but staticText, whose text is the PDF's own. The option kinds give their
+ * options and calculated its formula after the label ({{radio:tenant:Plan:Basic|Pro}}, {{calculated:tenant:Total:[Rent] * [Months]}}).
+ */
+export const taggedFieldTypes = fieldTypes.filter((type) => type !== 'staticText');
+/** The kinds whose tag must list their options. */
+const optionTaggedTypes = ['radio', 'dropdown', 'multiSelect', 'checkboxGroup'] as const satisfies readonly FieldType[];
 
 /** A field found where a text tag such as {{text:tenant:rent}} is printed: the tag's own box. */
 export interface TaggedField {
   role: string;
   type: FieldType;
   label: string | null;
+  /** radio, dropdown, multiSelect and checkboxGroup: the options the tag lists, each trimmed. */
+  options?: string[];
+  /** calculated: the tag's formula, its [Label]s written {Label} as formulas name fields. */
+  formula?: string;
   /** 1-based page; x, y, width, height in PDF points from the page's bottom-left corner. */
   page: number;
   x: number;
@@ -24,7 +34,7 @@ export interface TaggedField {
 
 export interface TextTagScan {
   fields: TaggedField[];
-  /** Tags that could not be used: an unknown type, a malformed tag, a tag split across lines. */
+  /** Tags that could not be used: an unknown type, a malformed tag, missing or empty options, a missing formula, a tag split across lines. */
   warnings: string[];
 }
 
@@ -49,6 +59,16 @@ export async function removeTagsIfAny(finder: TextTagFinder, bytes: Uint8Array):
   return scan.fields.length > 0 ? finder.removeTags(bytes) : scan;
 }
 
+/**
+ * A tag's options are drawn in the sealed PDF, as given ones are, but were read from a PDF rather than checked by
+ * the options' schema: those the sealed PDF cannot show, each named at `at` (the rules of fields check the rest).
+ */
+export const tagOptionProblems = ({ options }: { options?: string[] }, at: string) =>
+  (options ?? []).flatMap((option, index) => {
+    const problem = undrawableTextProblem(option);
+    return problem ? [`${at}.options.${index} ${problem}`] : [];
+  });
+
 /** Tags read from one PDF at most; the rest are a warning. */
 export const MAX_TAGS = 500;
 const MAX_QUEUED = 100;
@@ -63,7 +83,7 @@ export function createTextTagFinder(config: Config): TextTagFinder {
   const poolFor = <Result>(remove: boolean) =>
     createPdfPool<Result>({
       script: path.join(__dirname, 'findTextTags.mjs'),
-      args: [JSON.stringify({ fieldTypes: taggedFieldTypes, maxTags: MAX_TAGS, remove })],
+      args: [JSON.stringify({ fieldTypes: taggedFieldTypes, optionTypes: optionTaggedTypes, maxTags: MAX_TAGS, remove })],
       size: config.PDF_POOL_SIZE,
       maxQueued: MAX_QUEUED,
       timeoutMs: config.PDF_TIMEOUT_MS,

@@ -2,11 +2,12 @@ import crypto from 'node:crypto';
 import type { Account } from '../accounts/service';
 import type { Db } from '../db';
 import { MAX_FIELDS_PER_SIGNER, type RequestField, type SignerField } from '../documents/fields';
+import { describeFieldProblem, signerFieldProblems } from '../documents/form';
 import { createDocumentFromCopy, getDocumentFile, type Document } from '../documents/service';
 import type { RecipientType } from '../domain/signingRequests';
 import { AppError } from '../errors';
 import type { EventLog } from '../events/service';
-import { removeTagsIfAny, type TaggedField, type TextTagFinder } from '../pdf/textTags';
+import { removeTagsIfAny, tagOptionProblems, type TaggedField, type TextTagFinder } from '../pdf/textTags';
 import type { TextTagUse } from './schema';
 import { findTextTags, storeTextTags } from '../documents/store';
 
@@ -73,14 +74,59 @@ function signerNamed(role: string, signers: TaggedRequestInput['signers']): numb
 function taggedDocuments(input: TaggedRequestInput, tags: Map<string, DocumentTags>) {
   return documentIdsOf(input).flatMap((id, index) => {
     const found = tags.get(id);
-    return found && found.fields.length > 0 ? [{ id, at: input.documents ? `documents.${index}.document_id` : 'document_id', fields: found.fields }] : [];
+    if (!found || found.fields.length === 0) return [];
+    const of = input.documents ? `documents.${index}` : undefined;
+    return [{ id, at: of ? `${of}.document_id` : 'document_id', of, fields: found.fields }];
+  });
+}
+
+/** Each signer's tags (textTags: "fields"), by the signer's position, with the document each is on and how a problem names it. */
+function tagsBySigner(input: TaggedRequestInput, tags: Map<string, DocumentTags>) {
+  const tagged = taggedDocuments(input, tags).flatMap(({ id, of, fields }) =>
+    fields.map((field) => ({ id, field, name: `the field of tag ${field.tag} on page ${field.page}${of ? ` of ${of}` : ''}` })),
+  );
+  return input.signers.map((_, index) => tagged.filter(({ field }) => signerNamed(field.role, input.signers) === index));
+}
+
+/** A tag's field as its signer's: required, labelled as the tag says, with the options or formula it gives. */
+const fieldOfTag = ({ type, label, options, formula, page, x, y, width, height }: TaggedField, documentId: string): SignerField => ({
+  documentId,
+  type,
+  page,
+  x,
+  y,
+  width,
+  height,
+  label,
+  required: true,
+  ...(options ? { options } : {}),
+  ...(formula === undefined ? {} : { formula }),
+});
+
+/**
+ * Each signer's fields as one form, its own and its tags' together, as a signer's own fields are checked alone by the
+ * schema: a tag's options and formula, and the labels its formula or another field's condition names. Each tag's
+ * field is named by its tag.
+ */
+function taggedFormProblems(input: TaggedRequestInput, tags: Map<string, DocumentTags>): string[] {
+  const bySigner = tagsBySigner(input, tags);
+  return input.signers.flatMap((signer, index) => {
+    const own = signer.fields ?? [];
+    const tagged = bySigner[index];
+    if (tagged.length === 0 || signer.recipientType !== 'signer') return [];
+    const name = (position: number) => (position < own.length ? `signers.${index}.fields.${position}` : tagged[position - own.length].name);
+    const fields = [...own, ...tagged.map(({ id, field }) => fieldOfTag(field, id))];
+    return [
+      ...tagged.flatMap(({ field, name: at }) => tagOptionProblems(field, at)),
+      ...signerFieldProblems(fields, name).map((problem) => describeFieldProblem(problem, name, `signers.${index}.fields`)),
+    ];
   });
 }
 
 /**
  * Why the request cannot be sent as given: a document with tags and no textTags (signers would see them),
  * or, with textTags: "fields", a tag that names no signer or one who places nothing, a signer's role that
- * no tag names, or a signer with more fields than a signer may have.
+ * no tag names, a signer with more fields than a signer may have, or a form its own fields and its tags' cannot make.
  */
 export function textTagProblems(input: TaggedRequestInput, tags: Map<string, DocumentTags>): string[] {
   const tagged = taggedDocuments(input, tags);
@@ -121,7 +167,7 @@ export function textTagProblems(input: TaggedRequestInput, tags: Map<string, Doc
     if (count > MAX_FIELDS_PER_SIGNER)
       problems.push(`signers.${index}.fields must have at most ${MAX_FIELDS_PER_SIGNER} items, those of its text tags included: it has ${count}`);
   });
-  return problems;
+  return [...problems, ...taggedFormProblems(input, tags)];
 }
 
 /**
@@ -155,21 +201,10 @@ export function withTaggedFields<Signer extends { fields?: SignerField[] }>(
   idOf: (documentId: string) => string,
 ): Signer[] {
   if (input.textTags !== 'fields') return signers;
-  const tagged = taggedDocuments(input, tags).flatMap(({ id, fields }) => fields.map((field) => ({ id, field })));
+  const bySigner = tagsBySigner(input, tags);
   return signers.map((signer, index) => {
-    const own = tagged.filter(({ field }) => signerNamed(field.role, input.signers) === index);
+    const own = bySigner[index];
     if (own.length === 0) return signer;
-    const fields = own.map(({ id, field: { type, label, page, x, y, width, height } }) => ({
-      documentId: idOf(id),
-      type,
-      page,
-      x,
-      y,
-      width,
-      height,
-      label,
-      required: true,
-    }));
-    return { ...signer, fields: [...(signer.fields ?? []), ...fields] };
+    return { ...signer, fields: [...(signer.fields ?? []), ...own.map(({ id, field }) => fieldOfTag(field, idOf(id)))] };
   });
 }

@@ -1,7 +1,7 @@
 import { problemsOf } from '../api/validation';
 import type { RecipientType, VerificationMethod } from '../domain/signingRequests';
 import type { FieldType } from '../fields/types';
-import type { TaggedField } from '../pdf/textTags';
+import { tagOptionProblems, type TaggedField } from '../pdf/textTags';
 import { describeFieldProblem, type PlacedField, signerFieldProblems } from '../documents/form';
 import { fieldLabel, MAX_FIELDS_PER_ROLE, MAX_ROLES, MAX_TEMPLATE_FIELDS, roleName } from './schema';
 
@@ -103,12 +103,14 @@ export function withTaggedFields<Layout extends LayoutDraft>(layout: Layout, tag
     roleNames,
     fields: [
       ...layout.fields,
-      ...tagged.map(({ document, role, type, label, page, x, y, width, height }) => ({
+      ...tagged.map(({ document, role, type, label, options, formula, page, x, y, width, height }) => ({
         document,
         role,
         type,
         label,
         required: true,
+        ...(options ? { options } : {}),
+        ...(formula === undefined ? {} : { formula }),
         page,
         x,
         y,
@@ -206,6 +208,7 @@ export function layoutProblems(layout: LayoutDraft, documents?: PageSizesByDocum
     const textProblems = [
       ...(field.role === undefined ? [] : problemsOf(roleName, field.role, `${at}.role`)),
       ...(field.label ? problemsOf(fieldLabel, field.label, `${at}.label`) : []),
+      ...tagOptionProblems(field, at),
     ];
     problems.push(...textProblems);
     if (field.role !== undefined && everyRole && !roleIndex.has(field.role)) {

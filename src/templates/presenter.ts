@@ -45,7 +45,19 @@ export function presentTemplate(template: Template) {
 export function presentDetectedFields(scan: TextTagScan) {
   return {
     roles: [...new Set(scan.fields.map((field) => field.role))],
-    fields: scan.fields.map(({ role, type, label, page, x, y, width, height, tag }) => ({ role, type, label, page, x, y, width, height, tag })),
+    fields: scan.fields.map(({ role, type, label, options, formula, page, x, y, width, height, tag }) => ({
+      role,
+      type,
+      label,
+      ...(options ? { options } : {}),
+      ...(formula === undefined ? {} : { formula }),
+      page,
+      x,
+      y,
+      width,
+      height,
+      tag,
+    })),
     warnings: scan.warnings,
   };
 }

@@ -161,7 +161,8 @@ export function templateRoutes({ router, db, events, rateLimit, openapi, idempot
       summary: 'Find the fields of the text tags printed in a document’s PDF (a dry run)',
       description:
         'Text such as {{signature:tenant}}, {{initials:tenant}}, {{date:tenant}}, {{text:tenant:rent}} or {{checkbox:landlord:agree}} ({{type:role}} or ' +
-        '{{type:role:label}}) marks a field where it is printed: the tag’s own box, in PDF points from the bottom-left corner of its 1-based page. Creates nothing; ' +
+        '{{type:role:label}}) marks a field where it is printed: the tag’s own box, in PDF points from the bottom-left corner of its 1-based page. Option fields ' +
+        'list their options and calculated fields their formula after the label: {{radio:tenant:Plan:Basic|Pro}}, {{calculated:tenant:Total:[Rent] * [Months]}}. Creates nothing; ' +
         'POST /templates with detectFields: true uses the same fields.',
       params: DocumentIdParams,
       response: DetectedFieldsSchema,

@@ -238,10 +238,14 @@ export const DetectedFieldsSchema = z
         role: z.string(),
         type: z.enum(fieldTypes),
         label: z.string().nullable(),
+        options: z.array(z.string()).optional().openapi({ description: 'radio, dropdown, multiSelect and checkboxGroup: the options the tag lists.' }),
+        formula: z.string().optional().openapi({ description: 'calculated: the tag’s formula, its [Label]s written {Label}.', example: '{Rent} * {Months}' }),
         tag: z.string().openapi({ description: 'The tag as printed.', example: '{{signature:tenant}}' }),
       }),
     ),
-    warnings: z.array(z.string()).openapi({ description: 'Tags left out: an unknown type, a malformed tag, a tag split across lines.' }),
+    warnings: z
+      .array(z.string())
+      .openapi({ description: 'Tags left out: an unknown type, a malformed tag, missing or empty options, a missing formula, a tag split across lines.' }),
   })
   .openapi('DetectedFields');
 

@@ -572,4 +572,92 @@ describe('POST /api/v1/signatures on a PDF with text tags', function () {
     expect(copy.status).to.equal(200);
     expect(textOf(copy.bytes)).to.contain('Witness').and.not.contain('{{');
   });
+
+  /** A one-page PDF printing each line, top to bottom, in Helvetica: the tags of one signer's form. */
+  async function makeFormPdf(lines: string[]) {
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    const page = pdf.addPage([595, 842]);
+    lines.forEach((line, index) => page.drawText(line, { x: 60, y: 700 - index * 40, size: 12, font }));
+    return Buffer.from(await pdf.save());
+  }
+  const formSigner = { name: 'Carla Client', email: 'carla@example.com' };
+
+  it('textTags: "fields" with options and a formula: the signer chooses and fills, the server computes, GET shows the values', async () => {
+    const account = await createTestAccount();
+    const { request } = account;
+    const pdf = await makeFormPdf([
+      'Plan: {{radio:1:Plan:Basic|Pro}}',
+      'Rent: {{number:1:Rent}}',
+      'Months: {{number:1:Months}}',
+      'Total: {{calculated:1:Total:[Rent] * [Months]}}',
+      'Signed: {{signature:1}}',
+    ]);
+    const document = await uploadDocument(request, { pdf });
+    const created = await send(request, { document_id: document.id, textTags: 'fields', signers: [formSigner] });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const [carlaSigner] = created.body.signers;
+    const carla = signer(account, await signingLinkOf(request, created.body.id, carlaSigner.id));
+    const shown = (await carla.view()).body.signer.fields;
+    expect(shown.map((field: { type: string; label: string | null }) => `${field.type} ${field.label}`)).to.deep.equal([
+      'radio Plan',
+      'number Rent',
+      'number Months',
+      'calculated Total',
+      'signature null',
+    ]);
+    expect(shown[0].options).to.deep.equal(['Basic', 'Pro']);
+    expect(shown[0]).to.not.have.property('optionBoxes');
+    expect(shown[3].formula).to.equal('{Rent} * {Months}');
+
+    const signature = { type: 'typed', value: 'Carla Client' };
+    const wrong = await carla.sign({ consent: true, signature, fieldValues: { '0': 'Gold', '1': 1200, '2': 12 } });
+    expect(wrong.status).to.equal(400);
+    expect(wrong.body.details).to.deep.equal(['fieldValues.0 must be one of: Basic, Pro (the radio field "Plan" on page 1)']);
+    const signed = await carla.sign({ consent: true, signature, fieldValues: { '0': 'Pro', '1': 1200, '2': 12 } });
+    expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
+    await eventually(async () => expect((await request('GET', `/api/v1/signatures/${created.body.id}`)).body.status).to.equal('completed'), 60_000);
+    const fields = (await request('GET', `/api/v1/signatures/${created.body.id}`)).body.signers[0].fields;
+    expect(fields.map((field: { filled?: unknown }) => field.filled)).to.deep.equal([
+      { value: 'Pro', hidden: false },
+      { value: 1200, hidden: false },
+      { value: 12, hidden: false },
+      { value: 14400, hidden: false },
+      undefined,
+    ]);
+    const sealed = textOf((await request('GET', `/api/v1/signatures/${created.body.id}/document`)).bytes);
+    expect(sealed).to.contain('Pro').and.contain('14400').and.not.contain('{{');
+  });
+
+  it('400 naming the tag of each bad option list or formula, and of a formula naming no field; nothing is made', async () => {
+    const { request, db, account } = await createTestAccount();
+    const pdf = await makeFormPdf([
+      'Plan: {{radio:1:Plan:Basic|Basic}}',
+      'Rent: {{number:1:Rent}}',
+      'Total: {{calculated:1:Total:[Rent] ** 2}}',
+      'Sum: {{calculated:1:Sum:[Rent] + [Deposit]}}',
+      'Signed: {{signature:1}}',
+    ]);
+    const document = await uploadDocument(request, { pdf });
+    const response = await send(request, { document_id: document.id, textTags: 'fields', signers: [formSigner] });
+    expect(response.status, JSON.stringify(response.body)).to.equal(400);
+    expect(response.body.details).to.deep.equal([
+      'the field of tag {{radio:1:Plan:Basic|Basic}} on page 1.options.1 ("Basic") is listed twice',
+      'the field of tag {{calculated:1:Total:[Rent] ** 2}} on page 1.formula does not parse: expected a number, a field or ( at 8',
+      'signers.0.fields the calculation of "Sum" names "Deposit", which is no field of this form',
+    ]);
+    // The signer's own fields and the tags' are one form: a formula of a tag may read a field placed by hand.
+    const own = { page: 1, x: 60, y: 100, width: 100, height: 20, type: 'number', label: 'Deposit' };
+    const fixed = await send(request, {
+      document_id: document.id,
+      textTags: 'fields',
+      signers: [{ ...formSigner, fields: [own, { ...own, y: 60, label: 'Rent' }] }],
+    });
+    expect(fixed.status).to.equal(400);
+    expect(fixed.body.details).to.include(
+      'the field of tag {{number:1:Rent}} on page 1.label must be unique among the signer\'s fields, which conditions and formulas name by label: "Rent" is also signers.0.fields.1.label',
+    );
+    expect(fixed.body.details.some((detail: string) => detail.includes('Deposit'))).to.equal(false);
+    expect(await db('signing_requests').where({ account_id: account.id })).to.have.length(0);
+  });
 });

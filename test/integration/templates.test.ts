@@ -461,7 +461,7 @@ describe('POST /api/v1/documents/:id/detect-fields', () => {
     expectBox(signature, '', '{{signature:tenant}}', 60, 600, 14);
     expectBox(rent, 'Monthly rent: ', '{{text:tenant:rent}}', 60, 550, 12);
     expect(response.body.warnings).to.deep.equal([
-      'page 1: {{stamp:tenant}} has an unknown type "stamp" (known: signature, initials, date, text, checkbox, number, email, phone, signerName, signerEmail)',
+      'page 1: {{stamp:tenant}} has an unknown type "stamp" (known: signature, initials, date, text, checkbox, number, email, phone, radio, dropdown, multiSelect, checkboxGroup, calculated, signerName, signerEmail)',
       'page 1: {{signature}} is malformed: write {{type:role}} or {{type:role:label}}',
       'page 1: a tag is split across lines ("{{initials:ten" … "ant}}"): keep each tag on one line',
     ]);
@@ -514,6 +514,34 @@ describe('POST /api/v1/templates with detectFields', () => {
       'the field of tag {{text:buyer:price}} on page 1.label must be unique within the template: "price" is also fields.0.label',
       'the role of tag {{initials:buyer}} on page 1 ("buyer") must have at least one signature field',
     ]);
+  });
+
+  it('gives a tag’s options to its field, and names the tag of options the rules refuse', async () => {
+    const { request } = await createTestAccount();
+    const tagged = async (line: string) => {
+      const pdf = await PDFDocument.create();
+      const font = await pdf.embedFont(StandardFonts.Helvetica);
+      pdf.addPage([595, 842]).drawText(line, { x: 60, y: 400, size: 12, font });
+      return uploadLease(request, Buffer.from(await pdf.save()));
+    };
+    const create = async (line: string) => request('POST', '/api/v1/templates', { json: { name: 'Move', documentId: await tagged(line), detectFields: true } });
+    const line = '{{dropdown:tenant:Country:UK|France}} {{calculated:tenant:Total:[Rent] * 2}}';
+    // The dry run shows what the template will take: the options, and the formula as formulas name fields.
+    const dryRun = await request('POST', `/api/v1/documents/${await tagged(line)}/detect-fields`);
+    expect(dryRun.body.warnings, JSON.stringify(dryRun.body)).to.deep.equal([]);
+    expect(dryRun.body.fields.map(({ type, options, formula }: Record<string, unknown>) => ({ type, options, formula }))).to.deep.equal([
+      { type: 'dropdown', options: ['UK', 'France'], formula: undefined },
+      { type: 'calculated', options: undefined, formula: '{Rent} * 2' },
+    ]);
+    const response = await create('{{signature:tenant}} Country: {{dropdown:tenant:Country:UK|France}}');
+    expect(response.status, JSON.stringify(response.body)).to.equal(201);
+    expect(response.body.fields.map(({ type, label, options }: Record<string, unknown>) => ({ type, label, options }))).to.deep.equal([
+      { type: 'signature', label: null, options: undefined },
+      { type: 'dropdown', label: 'Country', options: ['UK', 'France'] },
+    ]);
+    const refused = await create('{{signature:tenant}} {{dropdown:tenant:Country:UK|UK}}');
+    expect(refused.status).to.equal(400);
+    expect(refused.body.details).to.deep.equal(['the field of tag {{dropdown:tenant:Country:UK|UK}} on page 1.options.1 ("UK") is listed twice']);
   });
 });
 

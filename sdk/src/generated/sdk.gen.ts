@@ -254,7 +254,7 @@ export const previewTemplatePage = <ThrowOnError extends boolean = false>(option
 /**
  * Find the fields of the text tags printed in a document’s PDF (a dry run)
  *
- * Text such as {{signature:tenant}}, {{initials:tenant}}, {{date:tenant}}, {{text:tenant:rent}} or {{checkbox:landlord:agree}} ({{type:role}} or {{type:role:label}}) marks a field where it is printed: the tag’s own box, in PDF points from the bottom-left corner of its 1-based page. Creates nothing; POST /templates with detectFields: true uses the same fields.
+ * Text such as {{signature:tenant}}, {{initials:tenant}}, {{date:tenant}}, {{text:tenant:rent}} or {{checkbox:landlord:agree}} ({{type:role}} or {{type:role:label}}) marks a field where it is printed: the tag’s own box, in PDF points from the bottom-left corner of its 1-based page. Option fields list their options and calculated fields their formula after the label: {{radio:tenant:Plan:Basic|Pro}}, {{calculated:tenant:Total:[Rent] * [Months]}}. Creates nothing; POST /templates with detectFields: true uses the same fields.
  */
 export const detectDocumentFields = <ThrowOnError extends boolean = false>(options: Options<DetectDocumentFieldsData, ThrowOnError>) => (options.client ?? client).post<DetectDocumentFieldsResponses, DetectDocumentFieldsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

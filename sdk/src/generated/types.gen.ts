@@ -853,12 +853,20 @@ export type DetectedFields = {
         type: 'signature' | 'initials' | 'date' | 'text' | 'checkbox' | 'number' | 'email' | 'phone' | 'radio' | 'dropdown' | 'multiSelect' | 'checkboxGroup' | 'calculated' | 'signerName' | 'signerEmail' | 'staticText';
         label: string | null;
         /**
+         * radio, dropdown, multiSelect and checkboxGroup: the options the tag lists.
+         */
+        options?: Array<string>;
+        /**
+         * calculated: the tag’s formula, its [Label]s written {Label}.
+         */
+        formula?: string;
+        /**
          * The tag as printed.
          */
         tag: string;
     }>;
     /**
-     * Tags left out: an unknown type, a malformed tag, a tag split across lines.
+     * Tags left out: an unknown type, a malformed tag, missing or empty options, a missing formula, a tag split across lines.
      */
     warnings: Array<string>;
 };
