@@ -350,4 +350,97 @@ describe('form fields on a signing request', function () {
     );
     expect((await signer.sign(answers)).status).to.equal(200);
   });
+
+  // Patterns from a small grammar that RE2 and JavaScript read alike, so that V8's RegExp is the oracle of a whole match.
+  const patternOf = fc.letrec<{ pattern: string }>((tie) => ({
+    pattern: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constantFrom('a', 'b', '.', '[ab]', '[^a]', '\\d', 'ab'),
+      fc.tuple(tie('pattern'), fc.constantFrom('*', '+', '?', '{1,2}')).map(([inner, repeat]) => `(?:${inner})${repeat}`),
+      fc.tuple(tie('pattern'), tie('pattern')).map(([a, b]) => `${a}${b}`),
+      fc.tuple(tie('pattern'), tie('pattern')).map(([a, b]) => `(?:${a}|${b})`),
+    ),
+  })).pattern;
+
+  it('checks any pattern as RE2 and JavaScript agree; any string as a pattern is a 400 naming it, or passes on to the unknown document’s 404 (fast-check)', async () => {
+    const account = await createTestAccount();
+    await fc.assert(
+      fc.asyncProperty(patternOf, fc.stringMatching(/^[ab1 ]{1,6}$/), async (pattern, value) => {
+        // Notes is required and left empty, so that no try signs: whether Code is named says how its pattern was read.
+        const { signer } = await requestWith(account, [
+          place(780, { type: 'signature', height: 40 }),
+          place(700, { type: 'text', label: 'Code', pattern }),
+          place(650, { type: 'text', label: 'Notes' }),
+        ]);
+        const response = await signer.sign({ '1': value });
+        expect(response.status).to.equal(400);
+        const named = response.body.details.some((detail: string) => detail.startsWith('fieldValues.1 '));
+        expect(named, `${pattern} on "${value}"`).to.equal(
+          // Blank is empty, and Code is required; else the trimmed value must match whole.
+          value.trim() === '' || !new RegExp(`^(?:${pattern})$`).test(value.trim()),
+        );
+      }),
+      { numRuns: 25 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 40 }), async (pattern) => {
+        const response = await createWith(account, [place(700, { type: 'text', label: 'Code', pattern })]);
+        expect(response.status, pattern).to.be.oneOf([400, 404]);
+        if (response.status === 400)
+          expect(response.body.details, pattern)
+            .to.deep.equal([response.body.details[0]])
+            .and.satisfy(([detail]: string[]) => detail.startsWith('signers.0.fields.0.pattern '));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  type Test = { field: 'Plan' | 'Note'; is: 'filled' | 'empty' } | { field: 'Plan' | 'Note'; is: 'equals' | 'notEquals'; values: string[] };
+  type Condition = Test | { all: Condition[] } | { any: Condition[] };
+  const testOf: fc.Arbitrary<Test> = fc.oneof(
+    fc.record({ field: fc.constantFrom('Plan' as const, 'Note' as const), is: fc.constantFrom('filled' as const, 'empty' as const) }),
+    fc.record({
+      field: fc.constantFrom('Plan' as const, 'Note' as const),
+      is: fc.constantFrom('equals' as const, 'notEquals' as const),
+      values: fc.uniqueArray(fc.constantFrom('Basic', 'Pro', 'hello'), { minLength: 1, maxLength: 2 }),
+    }),
+  );
+  const conditionOf = fc.letrec<{ condition: Condition }>((tie) => ({
+    condition: fc.oneof(
+      { depthSize: 'small', maxDepth: 3 },
+      testOf,
+      fc.array(tie('condition'), { minLength: 1, maxLength: 3 }).map((all) => ({ all })),
+      fc.array(tie('condition'), { minLength: 1, maxLength: 3 }).map((any) => ({ any })),
+    ),
+  })).condition;
+  /** The condition evaluated here, from docs/api.md's words: the oracle of which fields the server shows. */
+  function holds(condition: Condition, values: Record<string, string | undefined>): boolean {
+    if ('all' in condition) return condition.all.every((part) => holds(part, values));
+    if ('any' in condition) return condition.any.some((part) => holds(part, values));
+    const value = values[condition.field]?.trim() || undefined;
+    if (condition.is === 'filled') return value !== undefined;
+    if (condition.is === 'empty') return value === undefined;
+    const listed = value !== undefined && 'values' in condition && condition.values.includes(value);
+    return condition.is === 'equals' ? listed : value !== undefined && !listed;
+  }
+
+  it('shows, and so requires, a field exactly when its generated condition holds (fast-check)', async () => {
+    const account = await createTestAccount();
+    await fc.assert(
+      fc.asyncProperty(conditionOf, fc.constantFrom(undefined, 'Basic', 'Pro'), fc.constantFrom(undefined, 'hello', ' '), async (showWhen, plan, note) => {
+        const { signer } = await requestWith(account, [
+          place(780, { type: 'signature', height: 40 }),
+          place(700, { type: 'dropdown', label: 'Plan', options: ['Basic', 'Pro'], required: false }),
+          place(650, { type: 'text', label: 'Note', required: false }),
+          place(600, { type: 'text', label: 'Why', showWhen }),
+          place(550, { type: 'text', label: 'Always' }),
+        ]);
+        const response = await signer.sign({ ...(plan ? { '1': plan } : {}), ...(note ? { '2': note } : {}) });
+        expect(response.status, JSON.stringify(response.body)).to.equal(400);
+        const required = response.body.details.some((detail: string) => detail.startsWith('fieldValues.3 '));
+        expect(required, JSON.stringify({ showWhen, plan, note })).to.equal(holds(showWhen, { Plan: plan, Note: note }));
+      }),
+      { numRuns: 30 },
+    );
+  });
 });
