@@ -574,11 +574,11 @@ describe('POST /api/v1/signatures on a PDF with text tags', function () {
   });
 
   /** A one-page PDF printing each line, top to bottom, in Helvetica: the tags of one signer's form. */
-  async function makeFormPdf(lines: string[]) {
+  async function makeFormPdf(lines: string[], size = 12) {
     const pdf = await PDFDocument.create();
     const font = await pdf.embedFont(StandardFonts.Helvetica);
     const page = pdf.addPage([595, 842]);
-    lines.forEach((line, index) => page.drawText(line, { x: 60, y: 700 - index * 40, size: 12, font }));
+    lines.forEach((line, index) => page.drawText(line, { x: 60, y: 700 - index * 40, size, font }));
     return Buffer.from(await pdf.save());
   }
   const formSigner = { name: 'Carla Client', email: 'carla@example.com' };
@@ -658,6 +658,12 @@ describe('POST /api/v1/signatures on a PDF with text tags', function () {
       'the field of tag {{number:1:Rent}} on page 1.label must be unique among the signer\'s fields, which conditions and formulas name by label: "Rent" is also signers.0.fields.1.label',
     );
     expect(fixed.body.details.some((detail: string) => detail.includes('Deposit'))).to.equal(false);
+    // A tag's label is read from the PDF, not from a body: it is held to a label's rules all the same.
+    const long = 'L'.repeat(101);
+    const labelled = await uploadDocument(request, { pdf: await makeFormPdf([`{{signature:1}} {{text:1:${long}}}`], 4) });
+    const refused = await send(request, { document_id: labelled.id, textTags: 'fields', signers: [formSigner] });
+    expect(refused.status, JSON.stringify(refused.body)).to.equal(400);
+    expect(refused.body.details).to.deep.equal([`the field of tag {{text:1:${long}}} on page 1.label must be at most 100 characters`]);
     expect(await db('signing_requests').where({ account_id: account.id })).to.have.length(0);
   });
 });
