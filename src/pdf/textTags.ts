@@ -32,6 +32,20 @@ export interface TaggedField {
   tag: string;
 }
 
+/** A tag's field as a request or template places it: required, labelled as the tag says, with the options or formula it gives. */
+export const placedFieldOf = ({ type, label, options, formula, page, x, y, width, height }: TaggedField) => ({
+  type,
+  label,
+  required: true,
+  ...(options ? { options } : {}),
+  ...(formula === undefined ? {} : { formula }),
+  page,
+  x,
+  y,
+  width,
+  height,
+});
+
 export interface TextTagScan {
   fields: TaggedField[];
   /** Tags that could not be used: an unknown type, a malformed tag, missing or empty options, a missing formula, a tag split across lines. */

@@ -8,7 +8,7 @@ import { createDocumentFromCopy, getDocumentFile, type Document } from '../docum
 import type { RecipientType } from '../domain/signingRequests';
 import { AppError } from '../errors';
 import type { EventLog } from '../events/service';
-import { removeTagsIfAny, tagOptionProblems, type TaggedField, type TextTagFinder } from '../pdf/textTags';
+import { placedFieldOf, removeTagsIfAny, tagOptionProblems, type TaggedField, type TextTagFinder } from '../pdf/textTags';
 import type { TextTagUse } from './schema';
 import { findTextTags, storeTextTags } from '../documents/store';
 
@@ -89,20 +89,8 @@ function tagsBySigner(input: TaggedRequestInput, tags: Map<string, DocumentTags>
   return input.signers.map((_, index) => tagged.filter(({ field }) => signerNamed(field.role, input.signers) === index));
 }
 
-/** A tag's field as its signer's: required, labelled as the tag says, with the options or formula it gives. */
-const fieldOfTag = ({ type, label, options, formula, page, x, y, width, height }: TaggedField, documentId: string): SignerField => ({
-  documentId,
-  type,
-  page,
-  x,
-  y,
-  width,
-  height,
-  label,
-  required: true,
-  ...(options ? { options } : {}),
-  ...(formula === undefined ? {} : { formula }),
-});
+/** A tag's field as its signer's, on the document it is printed on. */
+const fieldOfTag = (field: TaggedField, documentId: string): SignerField => ({ documentId, ...placedFieldOf(field) });
 
 /**
  * Each signer's fields as one form, its own and its tags' together, as a signer's own fields are checked alone by the

@@ -1,7 +1,7 @@
 import { problemsOf } from '../api/validation';
 import type { RecipientType, VerificationMethod } from '../domain/signingRequests';
 import type { FieldType } from '../fields/types';
-import { tagOptionProblems, type TaggedField } from '../pdf/textTags';
+import { placedFieldOf, tagOptionProblems, type TaggedField } from '../pdf/textTags';
 import { describeFieldProblem, type PlacedField, signerFieldProblems } from '../documents/form';
 import { fieldLabel, MAX_FIELDS_PER_ROLE, MAX_ROLES, MAX_TEMPLATE_FIELDS, roleName } from './schema';
 
@@ -101,23 +101,7 @@ export function withTaggedFields<Layout extends LayoutDraft>(layout: Layout, tag
     ...layout,
     roles,
     roleNames,
-    fields: [
-      ...layout.fields,
-      ...tagged.map(({ document, role, type, label, options, formula, page, x, y, width, height }) => ({
-        document,
-        role,
-        type,
-        label,
-        required: true,
-        ...(options ? { options } : {}),
-        ...(formula === undefined ? {} : { formula }),
-        page,
-        x,
-        y,
-        width,
-        height,
-      })),
-    ],
+    fields: [...layout.fields, ...tagged.map((field) => ({ document: field.document, role: field.role, ...placedFieldOf(field) }))],
     fieldNames: [...layout.fieldNames, ...tagged.map((field) => `the field of tag ${field.tag} ${tagPlace(field)}`)],
   };
 }
