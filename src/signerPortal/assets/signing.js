@@ -3,7 +3,8 @@
 // signature_pad or typed, text, numbers, choices, checkboxes; dates, the sender's prefilled values and what the
 // server writes — calculations, the signer's name and e-mail, the sender's text — are fixed), and sends
 // Sign or Decline. The form's conditions, calculations and rules run here as the server runs them (form.mjs is its
-// code), so that fields show and hide, totals update and a broken rule is named as the signer types. Everything shown comes from the API answers; nothing is inserted as HTML.
+// code), so that fields show and hide, totals update and a broken rule is named as the signer types. Everything
+// shown comes from the API answers; nothing is inserted as HTML.
 import SignaturePad from '/sign-assets/signature-pad.min.mjs';
 import { embedded, goToReturnUrl, tellParent } from '/sign-assets/embed.js';
 import { fillForm, formOf } from '/sign-assets/form.mjs';
