@@ -3,7 +3,7 @@
 // Signature, initials and date fields stay outside the form: they take the signature and its date.
 import { type FormFieldDefinition, type FormFieldType, formProblems } from '../fields/form';
 import type { FieldRules } from '../fields/rules';
-import { type FieldType, formFieldTypes } from '../fields/types';
+import { type FieldType, formFieldTypes, ruledFieldTypes } from '../fields/types';
 import type { SignerField } from './fields';
 
 /** Longest value of a text field, in characters: it is drawn in its box on the sealed PDF. */
@@ -158,9 +158,9 @@ export const formAnswers = (fields: SignerField[] | null, signed: { fieldValues?
     return filled ? [{ position, type: field.type, ...(field.label ? { label: field.label } : {}), ...filled }] : [];
   });
 
-// What search reads of a signer's answers: their text, numbers and options; not a tick, a result worked out from the
-// others, or the signer's own name and e-mail, which search has already.
-const SEARCHED: readonly FieldType[] = ['text', 'email', 'phone', 'number', 'radio', 'dropdown', 'multiSelect', 'checkboxGroup'];
+// What search reads of a signer's answers: what they gave (text, numbers, options); not a tick, a result worked out
+// from the others, or the signer's own name and e-mail, which search has already.
+const SEARCHED: readonly FieldType[] = ruledFieldTypes;
 
 /** A signer's answers as words for search, '' when there are none. */
 export const searchableAnswers = (answers: ReturnType<typeof formAnswers>) =>

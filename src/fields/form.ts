@@ -5,6 +5,7 @@
 import { CalculationSyntaxError, parseCalculation, type Calculation } from './calculation';
 import { type FieldCondition, formWiringProblems, shownFields } from './conditions';
 import { checkValue, type FieldRules, type RuledFieldType, rulesProblems } from './rules';
+import { ruledFieldTypes, selectionFieldTypes } from './types';
 
 /** The types a form answers for; signature, initials and date fields stay with the signature. */
 export type FormFieldType = RuledFieldType | 'checkbox' | 'calculated' | 'signerName' | 'signerEmail' | 'staticText';
@@ -28,9 +29,9 @@ export interface FieldProblem {
 
 type Given = Readonly<Record<string, string | string[] | number | boolean | null | undefined>>;
 
-const RULED: readonly FormFieldType[] = ['text', 'number', 'email', 'phone', 'checkboxGroup', 'multiSelect', 'radio', 'dropdown'];
+const RULED: readonly FormFieldType[] = ruledFieldTypes;
 const isRuled = (type: FormFieldType): type is RuledFieldType => RULED.includes(type);
-const SELECTIONS: readonly FormFieldType[] = ['checkboxGroup', 'multiSelect'];
+const SELECTIONS: readonly FormFieldType[] = selectionFieldTypes;
 // What a formula may read: numbers, entered or calculated.
 const NUMERIC: readonly FormFieldType[] = ['number', 'calculated'];
 

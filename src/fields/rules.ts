@@ -5,6 +5,7 @@
 // hang on them); libphonenumber-js (its small `min` metadata) reads phone numbers.
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
 import { RE2JS } from 're2js';
+import { optionFieldTypes, type ruledFieldTypes } from './types';
 
 /** The rules a field may carry, as the sender gives them (all optional). */
 export interface FieldRules {
@@ -20,7 +21,7 @@ export interface FieldRules {
   minSelected?: number; // checkbox groups and multi-selects
   maxSelected?: number;
 }
-export type RuledFieldType = 'text' | 'number' | 'email' | 'phone' | 'checkboxGroup' | 'multiSelect' | 'radio' | 'dropdown';
+export type RuledFieldType = (typeof ruledFieldTypes)[number];
 type Value = string | string[] | number | boolean | null | undefined;
 type Checked = { stored?: string; problem?: string };
 
@@ -71,7 +72,7 @@ export function cachedPatternCount(): number {
 
 // ---- which rules apply to which type ----
 
-const CHOICES: readonly RuledFieldType[] = ['checkboxGroup', 'multiSelect', 'radio', 'dropdown'];
+const CHOICES: readonly RuledFieldType[] = optionFieldTypes;
 const APPLIES: Record<keyof FieldRules, readonly RuledFieldType[]> = {
   required: ['text', 'number', 'email', 'phone', ...CHOICES],
   minLength: ['text', 'email'],

@@ -15,6 +15,11 @@ export const formFieldTypes = [
   'signerEmail',
   'staticText',
 ] as const;
+/** The kinds the signer chooses from options; the last two hold several, stored as a JSON list. */
+export const optionFieldTypes = ['radio', 'dropdown', 'multiSelect', 'checkboxGroup'] as const;
+export const selectionFieldTypes = ['multiSelect', 'checkboxGroup'] as const;
+/** The kinds whose value the signer gives and rules check (src/fields/rules.ts). */
+export const ruledFieldTypes = ['text', 'number', 'email', 'phone', ...optionFieldTypes] as const;
 /** The kinds of field a request or template places. */
 export const fieldTypes = ['signature', 'initials', 'date', ...formFieldTypes] as const;
 export type FieldType = (typeof fieldTypes)[number];

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../config';
 import { serverBusy, validationError } from '../errors';
-import { type FieldType, fieldTypes } from '../fields/types';
+import { type FieldType, fieldTypes, optionFieldTypes } from '../fields/types';
 import { undrawableTextProblem } from './drawableText';
 import { createPdfPool, PdfLimitError, PdfPoolBusyError } from './pool';
 
@@ -10,8 +10,6 @@ import { createPdfPool, PdfLimitError, PdfPoolBusyError } from './pool';
  * options and calculated its formula after the label ({{radio:tenant:Plan:Basic|Pro}}, {{calculated:tenant:Total:[Rent] * [Months]}}).
  */
 export const taggedFieldTypes = fieldTypes.filter((type) => type !== 'staticText');
-/** The kinds whose tag must list their options. */
-const optionTaggedTypes = ['radio', 'dropdown', 'multiSelect', 'checkboxGroup'] as const satisfies readonly FieldType[];
 
 /** A field found where a text tag such as {{text:tenant:rent}} is printed: the tag's own box. */
 export interface TaggedField {
@@ -97,7 +95,7 @@ export function createTextTagFinder(config: Config): TextTagFinder {
   const poolFor = <Result>(remove: boolean) =>
     createPdfPool<Result>({
       script: path.join(__dirname, 'findTextTags.mjs'),
-      args: [JSON.stringify({ fieldTypes: taggedFieldTypes, optionTypes: optionTaggedTypes, maxTags: MAX_TAGS, remove })],
+      args: [JSON.stringify({ fieldTypes: taggedFieldTypes, optionTypes: optionFieldTypes, maxTags: MAX_TAGS, remove })],
       size: config.PDF_POOL_SIZE,
       maxQueued: MAX_QUEUED,
       timeoutMs: config.PDF_TIMEOUT_MS,

@@ -1,6 +1,7 @@
 import type { SignerField } from '../documents/fields';
 import { formOf, type PlacedField } from '../documents/form';
 import { checkValue, type RuledFieldType } from '../fields/rules';
+import { ruledFieldTypes, selectionFieldTypes } from '../fields/types';
 import type { RecipientType, SigningOrder } from '../domain/signingRequests';
 import type { Template } from '../templates/store';
 import type { VerificationInput } from './schema';
@@ -34,9 +35,9 @@ export interface RequestRecipient {
 
 const PREFILLABLE = ['text', 'date', 'checkbox', 'number', 'email', 'phone', 'radio', 'dropdown', 'multiSelect', 'checkboxGroup'];
 // Prefilled values of these are checked by the field's rules and stored as the signer's would be (a number as a plain
-// decimal, a selection as its JSON list).
-const RULED = ['number', 'email', 'phone', 'radio', 'dropdown', 'multiSelect', 'checkboxGroup'];
-const SELECTIONS = ['multiSelect', 'checkboxGroup'];
+// decimal, a selection as its JSON list); a text is taken as the sender wrote it.
+const RULED: readonly string[] = ruledFieldTypes.filter((type) => type !== 'text');
+const SELECTIONS: readonly string[] = selectionFieldTypes;
 const kindOf = (type: string) => (type === 'number' ? 'a number' : SELECTIONS.includes(type) ? 'a list of options' : 'text');
 
 /** A prefilled value as stored, or why it does not fit its field. */
