@@ -1,8 +1,8 @@
-import { jsonSchemaKeywords, visibleText, z } from '../api/validation';
+import { jsonSchemaKeywords, problemsOf, visibleText, z } from '../api/validation';
 import type { Config } from '../config';
 import { MAX_CALCULATION_LENGTH } from '../fields/calculation';
 import { fieldConditionJsonSchema, FieldConditionSchema, ruleKeys } from '../fields/schemas';
-import { drawableInSealedPdf } from '../pdf/drawableText';
+import { drawableInSealedPdf, undrawableTextProblem } from '../pdf/drawableText';
 import { fieldTypes } from '../fields/types';
 
 // Where on a document's pages a signer acts: placed by hand in a request, or by a template's roles.
@@ -34,6 +34,18 @@ export function tooManyPages(pageCounts: number[], limits: RequestLimits) {
 
 /** A field's label, given or read from a text tag: shown to the signer beside the field, and in a template the name prefill uses. */
 export const fieldLabel = visibleText(100).nullish();
+
+/**
+ * A text tag's label and options were read from a PDF, not checked by this module's schemas: what they break of a
+ * label's rules, and the options the sealed PDF cannot show, each named at `at` (the rules of fields check the rest).
+ */
+export const tagTextProblems = ({ label, options }: { label?: string | null; options?: string[] }, at: string) => [
+  ...(label ? problemsOf(fieldLabel, label, `${at}.label`) : []),
+  ...(options ?? []).flatMap((option, index) => {
+    const problem = undrawableTextProblem(option);
+    return problem ? [`${at}.options.${index} ${problem}`] : [];
+  }),
+];
 const size = z.number().positive({ error: 'must be a positive number' });
 const box = z.strictObject({ x: z.number().min(0), y: z.number().min(0), width: size, height: size });
 

@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { Config } from '../config';
 import { serverBusy, validationError } from '../errors';
 import { type FieldType, fieldTypes, optionFieldTypes } from '../fields/types';
-import { undrawableTextProblem } from './drawableText';
 import { createPdfPool, PdfLimitError, PdfPoolBusyError } from './pool';
 
 /**
@@ -70,16 +69,6 @@ export async function removeTagsIfAny(finder: TextTagFinder, bytes: Uint8Array):
   const scan = await finder.findTags(bytes);
   return scan.fields.length > 0 ? finder.removeTags(bytes) : scan;
 }
-
-/**
- * A tag's options are drawn in the sealed PDF, as given ones are, but were read from a PDF rather than checked by
- * the options' schema: those the sealed PDF cannot show, each named at `at` (the rules of fields check the rest).
- */
-export const tagOptionProblems = ({ options }: { options?: string[] }, at: string) =>
-  (options ?? []).flatMap((option, index) => {
-    const problem = undrawableTextProblem(option);
-    return problem ? [`${at}.options.${index} ${problem}`] : [];
-  });
 
 /** Tags read from one PDF at most; the rest are a warning. */
 export const MAX_TAGS = 500;

@@ -1,14 +1,13 @@
 import crypto from 'node:crypto';
 import type { Account } from '../accounts/service';
 import type { Db } from '../db';
-import { problemsOf } from '../api/validation';
-import { fieldLabel, MAX_FIELDS_PER_SIGNER, type RequestField, type SignerField } from '../documents/fields';
+import { MAX_FIELDS_PER_SIGNER, type RequestField, type SignerField, tagTextProblems } from '../documents/fields';
 import { describeFieldProblem, signerFieldProblems } from '../documents/form';
 import { createDocumentFromCopy, getDocumentFile, type Document } from '../documents/service';
 import type { RecipientType } from '../domain/signingRequests';
 import { AppError } from '../errors';
 import type { EventLog } from '../events/service';
-import { placedFieldOf, removeTagsIfAny, tagOptionProblems, type TaggedField, type TextTagFinder } from '../pdf/textTags';
+import { placedFieldOf, removeTagsIfAny, type TaggedField, type TextTagFinder } from '../pdf/textTags';
 import type { TextTagUse } from './schema';
 import { findTextTags, storeTextTags } from '../documents/store';
 
@@ -106,8 +105,7 @@ function taggedFormProblems(input: TaggedRequestInput, tags: Map<string, Documen
     const name = (position: number) => (position < own.length ? `signers.${index}.fields.${position}` : tagged[position - own.length].name);
     const fields = [...own, ...tagged.map(({ id, field }) => fieldOfTag(field, id))];
     return [
-      // Read from the PDF, not a body: held to the schema's rules of a label here.
-      ...tagged.flatMap(({ field, name: at }) => [...(field.label ? problemsOf(fieldLabel, field.label, `${at}.label`) : []), ...tagOptionProblems(field, at)]),
+      ...tagged.flatMap(({ field, name: at }) => tagTextProblems(field, at)),
       ...signerFieldProblems(fields, name).map((problem) => describeFieldProblem(problem, name, `signers.${index}.fields`)),
     ];
   });

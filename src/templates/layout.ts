@@ -1,9 +1,10 @@
 import { problemsOf } from '../api/validation';
 import type { RecipientType, VerificationMethod } from '../domain/signingRequests';
 import type { FieldType } from '../fields/types';
-import { placedFieldOf, tagOptionProblems, type TaggedField } from '../pdf/textTags';
+import { placedFieldOf, type TaggedField } from '../pdf/textTags';
+import { tagTextProblems } from '../documents/fields';
 import { describeFieldProblem, type PlacedField, signerFieldProblems } from '../documents/form';
-import { fieldLabel, MAX_FIELDS_PER_ROLE, MAX_ROLES, MAX_TEMPLATE_FIELDS, roleName } from './schema';
+import { MAX_FIELDS_PER_ROLE, MAX_ROLES, MAX_TEMPLATE_FIELDS, roleName } from './schema';
 
 export interface TemplateRole {
   name: string;
@@ -189,11 +190,7 @@ export function layoutProblems(layout: LayoutDraft, documents?: PageSizesByDocum
   fields.forEach((field, index) => {
     const at = fieldNames[index];
     // Given ones passed these schemas already; a text tag's are read from the PDF.
-    const textProblems = [
-      ...(field.role === undefined ? [] : problemsOf(roleName, field.role, `${at}.role`)),
-      ...(field.label ? problemsOf(fieldLabel, field.label, `${at}.label`) : []),
-      ...tagOptionProblems(field, at),
-    ];
+    const textProblems = [...(field.role === undefined ? [] : problemsOf(roleName, field.role, `${at}.role`)), ...tagTextProblems(field, at)];
     problems.push(...textProblems);
     if (field.role !== undefined && everyRole && !roleIndex.has(field.role)) {
       problems.push(`${at}.role must be one of the roles (${[...roleIndex.keys()].join(', ') || 'none given'}): "${field.role}" is not`);

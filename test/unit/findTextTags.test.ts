@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Config } from '../../src/config';
-import { createTextTagFinder, tagOptionProblems, type TextTagFinder } from '../../src/pdf/textTags';
+import { tagTextProblems } from '../../src/documents/fields';
+import { createTextTagFinder, type TextTagFinder } from '../../src/pdf/textTags';
 
 // The text-tag reader (src/pdf/findTextTags.mjs, in the PDF pool): what each tag becomes, or the warning that
 // says how to write it. Options and formulas are a tag's fourth part; their rules are checked where fields are placed.
@@ -100,11 +101,11 @@ describe('reading text tags (src/pdf/findTextTags.mjs, in the PDF pool)', functi
     expect(warnings).to.deep.equal(['page 1: {{calculated:tenant:Total:{Rent} * 2}} is malformed: write {{type:role}} or {{type:role:label}}']);
   });
 
-  it('names the options of a tag that a sealed PDF cannot show, as the options’ schema would (tagOptionProblems)', () => {
+  it('names the options of a tag that a sealed PDF cannot show, as the options’ schema would (tagTextProblems)', () => {
     // A glyph without a Unicode mapping can come out of pdf.js as a private-use code point.
-    expect(tagOptionProblems({ options: ['Basic', 'Pro \uE000'] }, 'the field of tag {{radio:1:Plan:Basic|Pro}} on page 1')).to.deep.equal([
+    expect(tagTextProblems({ label: 'Plan', options: ['Basic', 'Pro \uE000'] }, 'the field of tag {{radio:1:Plan:Basic|Pro}} on page 1')).to.deep.equal([
       'the field of tag {{radio:1:Plan:Basic|Pro}} on page 1.options.1 contains characters that cannot be shown in the signed PDF: U+E000',
     ]);
-    expect(tagOptionProblems({}, 'x')).to.deep.equal([]);
+    expect(tagTextProblems({ label: null }, 'x')).to.deep.equal([]);
   });
 });
