@@ -140,7 +140,7 @@ export function createApp({
   webhookRoutes(deps);
   searchRoutes(deps);
   dashboardRoutes(deps);
-  const signerPortal = signerPortalRoutes({ db, events, temporal, openapi, config, logger });
+  const signerPortal = signerPortalRoutes({ db, events, temporal, openapi, config, logger, pdf, uploadGate: uploads });
 
   const health = healthRoutes(readinessChecks);
   const docs = docsRoutes();

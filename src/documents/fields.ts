@@ -94,7 +94,8 @@ export const FieldSchema = z.strictObject({
   type: z.enum(fieldTypes).openapi({
     description:
       'signature and initials take the signer’s; text their text; checkbox ticked or not; date the date of signing; number, email and phone (E.164) what they type; ' +
-      'radio and dropdown one of options, multiSelect and checkboxGroup several; calculated the result of its formula; signerName and signerEmail the signer’s own; staticText the sender’s text.',
+      'radio and dropdown one of options, multiSelect and checkboxGroup several; calculated the result of its formula; signerName and signerEmail the signer’s own; staticText the sender’s text; ' +
+      'image a PNG or JPEG the signer uploads, drawn in the box; attachment a PDF, PNG or JPEG the signer uploads, carried in the sealed PDF.',
   }),
   page: z.number().int().min(1).max(100_000),
   x: z.number().min(0),
@@ -141,6 +142,17 @@ export const RequestFieldSchema = z
 
 export type RequestField = z.infer<typeof RequestFieldSchema>;
 
+/** A file a signer uploaded for an image or attachment field. */
+const UploadedFileSchema = z
+  .object({
+    id: z.string().openapi({ description: 'upl_…: the upload, downloadable by the owner.' }),
+    fileName: z.string(),
+    contentType: z.string().openapi({ description: 'application/pdf, image/png or image/jpeg, read from the file.' }),
+    size: z.number().int(),
+    sha256: z.string().openapi({ description: 'Hex SHA-256 of the file, as the certificate of completion lists it.' }),
+  })
+  .openapi('UploadedFile');
+
 /** A signer's field as stored and shown: a field (FieldSchema) placed by hand, by a text tag or by a template's role, with any prefilled value. */
 export const SignerFieldSchema = z
   .object({
@@ -157,14 +169,14 @@ export const SignerFieldSchema = z
       .openapi({ description: 'Prefilled by the sender from a template (fixed): text, a date, or "true" for a ticked checkbox.' }),
     filled: z
       .object({
-        value: z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]).nullable(),
+        value: z.union([z.string(), z.number(), z.boolean(), z.array(z.string()), UploadedFileSchema]).nullable(),
         hidden: z.boolean(),
       })
       .optional()
       .openapi({
         description:
           'Once the signer signed: what the field holds, as sealed. value is typed: a number or calculated field’s number, a checkbox’s true or false, ' +
-          'a multiSelect’s or checkboxGroup’s list, the text of the others (null: left empty); hidden is true when its condition hid it (not sealed). Absent on signature, initials, date and staticText fields.',
+          'a multiSelect’s or checkboxGroup’s list, an image’s or attachment’s file (GET /signing-requests/{id}/uploads/{uploadId}), the text of the others (null: left empty); hidden is true when its condition hid it (not sealed). Absent on signature, initials, date and staticText fields.',
       }),
   })
   .openapi('SignerField');

@@ -3,7 +3,8 @@
 // Signature, initials and date fields stay outside the form: they take the signature and its date.
 import { type FormFieldDefinition, type FormFieldType, formProblems } from '../fields/form';
 import type { FieldRules } from '../fields/rules';
-import { type FieldType, formFieldTypes, ruledFieldTypes } from '../fields/types';
+import { type FieldType, formFieldTypes, ruledFieldTypes, uploadFieldTypes } from '../fields/types';
+import { storedUploadOf, type UploadedFile } from '../fields/uploads';
 import type { SignerField } from './fields';
 
 /** Longest value of a text field, in characters: it is drawn in its box on the sealed PDF. */
@@ -116,13 +117,14 @@ export const describeFieldProblem = ({ position, key, problem }: FieldListProble
   position === undefined ? `${root} ${problem}` : `${name(position)}${key ? `.${key}` : ''} ${problem}`;
 
 /** A value as the API shows it: typed by its field (a number, true or false, a list), null when empty. */
-export type TypedValue = string | number | boolean | string[] | null;
+export type TypedValue = string | number | boolean | string[] | UploadedFile | null;
 
 /** A field's stored value (text, as sealed) in its type: numbers as numbers, a checkbox's as true or false, a selection's as its list. */
 export function typedValue(type: SignerField['type'], stored: string | null | undefined): TypedValue {
   if (stored === undefined || stored === null || stored === '') return null;
   if (type === 'number' || type === 'calculated') return Number(stored);
   if (type === 'checkbox') return stored === 'true';
+  if (type === 'image' || type === 'attachment') return storedUploadOf(stored) ?? null;
   if (type === 'multiSelect' || type === 'checkboxGroup') {
     try {
       const chosen: unknown = JSON.parse(stored);
@@ -160,7 +162,8 @@ export const formAnswers = (fields: SignerField[] | null, signed: { fieldValues?
 
 // What search reads of a signer's answers: what they gave (text, numbers, options); not a tick, a result worked out
 // from the others, or the signer's own name and e-mail, which search has already.
-const SEARCHED: readonly FieldType[] = ruledFieldTypes;
+// Nor a file: its name is not the signer's answer.
+const SEARCHED: readonly FieldType[] = ruledFieldTypes.filter((type) => !(uploadFieldTypes as readonly string[]).includes(type));
 
 /** A signer's answers as words for search, '' when there are none. */
 export const searchableAnswers = (answers: ReturnType<typeof formAnswers>) =>

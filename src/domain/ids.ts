@@ -9,6 +9,7 @@ export const idPrefixes = {
   webhook: 'wh',
   delivery: 'whd',
   event: 'evt',
+  upload: 'upl',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -5,7 +5,7 @@
 // hang on them); libphonenumber-js (its small `min` metadata) reads phone numbers.
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
 import { RE2JS } from 're2js';
-import { optionFieldTypes, type ruledFieldTypes } from './types';
+import { optionFieldTypes, type ruledFieldTypes, uploadFieldTypes } from './types';
 
 /** The rules a field may carry, as the sender gives them (all optional). */
 export interface FieldRules {
@@ -74,7 +74,7 @@ export function cachedPatternCount(): number {
 
 const CHOICES: readonly RuledFieldType[] = optionFieldTypes;
 const APPLIES: Record<keyof FieldRules, readonly RuledFieldType[]> = {
-  required: ['text', 'number', 'email', 'phone', ...CHOICES],
+  required: ['text', 'number', 'email', 'phone', ...CHOICES, ...uploadFieldTypes],
   minLength: ['text', 'email'],
   maxLength: ['text', 'email'],
   pattern: ['text', 'email'],
@@ -154,7 +154,18 @@ export function checkValue(type: RuledFieldType, rules: FieldRules, value: Value
     case 'checkboxGroup':
     case 'multiSelect':
       return checkSelection(rules, value, options ?? []);
+    case 'image':
+    case 'attachment':
+      return checkUploadId(type, value);
   }
+}
+
+// An upload's TypeID (src/domain/ids.ts): the server then checks that the signer uploaded it, and what it is.
+const UPLOAD_ID = /^upl_[0-7][0-9a-hjkmnp-tv-z]{25}$/;
+
+function checkUploadId(type: 'image' | 'attachment', value: Value): Checked {
+  if (typeof value === 'string' && UPLOAD_ID.test(value.trim())) return { stored: value.trim() };
+  return { problem: `must be the id of a file you uploaded (upl_…): it is ${type === 'image' ? 'an image' : 'an attachment'} field` };
 }
 
 function checkText(rules: FieldRules, value: Value): Checked {

@@ -60,7 +60,20 @@ export interface CertificateInfo {
   documents: CertificateDocument[];
   events: CertificateEvent[];
   signers: CertificateSigner[];
+  /** The files signers uploaded for their image and attachment fields, in every document of the request. */
+  uploads?: CertificateUpload[];
   seal?: SealSummary;
+}
+
+export interface CertificateUpload {
+  /** Who uploaded it: the signer's e-mail address. */
+  signer: string;
+  /** The field's label, if it has one. */
+  field: string | null;
+  kind: 'image' | 'attachment';
+  fileName: string;
+  size: number;
+  sha256: string;
 }
 
 /** Appends the certificate of completion, flowing onto further pages when the signers or events need them. */
@@ -104,6 +117,8 @@ export async function appendCertificatePage(pdf: PDFDocument, info: CertificateI
       await writer.field('Signed at', signer.signedAt ? formatTimestamp(signer.signedAt) : 'Not signed');
   }
 
+  if (info.uploads?.length) await uploadsSection(writer, info.uploads);
+
   writer.space(12);
   await writer.line('Events', { size: 13, face: 'bold' });
   for (const event of info.events) {
@@ -111,6 +126,20 @@ export async function appendCertificatePage(pdf: PDFDocument, info: CertificateI
   }
 
   if (info.seal) await sealSection(writer, info.seal);
+}
+
+/** Each file a signer uploaded, with its SHA-256: an attachment travels in this file, an image is drawn in it. */
+async function uploadsSection(writer: PageWriter, uploads: CertificateUpload[]) {
+  writer.space(12);
+  await writer.line(`Files uploaded by signers (${uploads.length})`, { size: 13, face: 'bold' });
+  for (const upload of uploads) {
+    await writer.keepTogether(52);
+    writer.space(6);
+    const where = upload.kind === 'attachment' ? 'attached to this file' : 'drawn in its field';
+    await writer.field('File', `${upload.fileName} (${upload.size} bytes, ${where})`);
+    await writer.field('Uploaded by', `${upload.signer}${upload.field ? `, for "${upload.field}"` : ''}`);
+    await writer.field('SHA-256', upload.sha256);
+  }
 }
 
 // What the seal proves and what it does not, in words: a PAdES B-B seal carries no trusted timestamp, so

@@ -33,6 +33,8 @@ export interface SealTimestamping extends ArchivePolicy {
 export interface SealDocumentInput {
   original: Uint8Array;
   signatures: SignatureStamp[];
+  /** The bytes of the signers' uploads the signatures' fields name, by id: images drawn, attachments embedded. */
+  files?: Map<string, Uint8Array>;
   /** The certificate of completion; this document's SHA-256 is computed from `original`. */
   certificate: Omit<CertificateInfo, 'document'> & { document: Omit<CertificateInfo['document'], 'sha256'> };
   sealCertificate: SealCertificate;
@@ -59,7 +61,7 @@ export interface SealedPdf {
 /** Stamps the signatures, appends the certificate of completion and signs the whole file. */
 export async function sealDocument(input: SealDocumentInput): Promise<SealedPdf> {
   const pdf = await PDFDocument.load(input.original, { updateMetadata: false });
-  await stampSignaturesInto(pdf, input.signatures);
+  await stampSignaturesInto(pdf, input.signatures, input.files);
   const document = { ...input.certificate.document, sha256: sha256Of(input.original) };
   const seal = { ...(await sealCertificateSummary(input.sealCertificate)), level: input.timestamping?.level ?? ('B-B' as const) };
   await appendCertificatePage(pdf, { ...input.certificate, document, seal });

@@ -2,6 +2,9 @@ import { PDFDocument, PDFImage, PDFPage, rgb } from 'pdf-lib';
 import { PageWriter } from './pageWriter';
 import { type Face, TextFonts } from './textFonts';
 import { signaturePng } from './signatureImage';
+import { encodePng, readPng } from './pngImage';
+import { PNG_LIMITS } from './signerFile';
+import { storedUploadOf } from '../fields/uploads';
 import { undrawableTextProblem } from './drawableText';
 
 export type SignatureMark = { type: 'typed'; value: string } | { type: 'drawn'; pngDataUrl: string };
@@ -14,13 +17,15 @@ export interface StampField {
   y: number;
   width: number;
   height: number;
-  type: 'signature' | 'initials' | 'date' | 'checkbox' | (typeof VALUE_TYPES)[number] | (typeof LIST_TYPES)[number] | 'staticText';
+  type: 'signature' | 'initials' | 'date' | 'checkbox' | (typeof VALUE_TYPES)[number] | (typeof LIST_TYPES)[number] | 'staticText' | 'image' | 'attachment';
   /**
    * What the signer entered, the sender prefilled or the server computed: the text of a text or date field, 'true'
    * for a ticked checkbox, initials typed or drawn (a PNG data URL), a number, address or option as stored, a
-   * selection as a JSON list of its options.
+   * selection as a JSON list of its options, an image's or attachment's upload as JSON (src/fields/uploads.ts).
    */
   value?: string | null;
+  /** The field's label, named with an attachment it carries. */
+  label?: string | null;
   /** A static text field's words, placed by the sender. */
   text?: string;
   /** Hidden by its condition: not drawn at all. */
@@ -62,13 +67,17 @@ export interface SignatureStamp {
  * Draws each signer's signature into their fields, or, for signers without fields,
  * lists them on an appended "Signatures" page.
  */
-export async function stampSignatures(original: Uint8Array, signatures: SignatureStamp[]): Promise<Uint8Array> {
+export async function stampSignatures(original: Uint8Array, signatures: SignatureStamp[], files?: Map<string, Uint8Array>): Promise<Uint8Array> {
   const pdf = await PDFDocument.load(original, { updateMetadata: false });
-  await stampSignaturesInto(pdf, signatures);
+  await stampSignaturesInto(pdf, signatures, files);
   return pdf.save({ useObjectStreams: false });
 }
 
-export async function stampSignaturesInto(pdf: PDFDocument, signatures: SignatureStamp[]): Promise<void> {
+/**
+ * Each signer's fields drawn on their pages. `files` are the bytes of the signers' uploads, by id: an image field's
+ * is drawn in its box, an attachment's is carried in the file (an embedded file) and named in its box.
+ */
+export async function stampSignaturesInto(pdf: PDFDocument, signatures: SignatureStamp[], files = new Map<string, Uint8Array>()): Promise<void> {
   const fonts = TextFonts.of(pdf);
   const pages = pdf.getPages();
   const withoutFields: SignatureStamp[] = [];
@@ -82,6 +91,10 @@ export async function stampSignaturesInto(pdf: PDFDocument, signatures: Signatur
     for (const field of stamp.fields) {
       const page = pages[field.page - 1];
       if (!page) throw new Error(`field on page ${field.page}, but the document has ${pages.length} pages`);
+      if (field.type === 'image' || field.type === 'attachment') {
+        if (!field.hidden) await stampUpload(pdf, page, field, stamp, files, fonts);
+        continue;
+      }
       const drawnInitials = field.type === 'initials' && field.value?.startsWith('data:') ? field.value : undefined;
       if (drawnInitials && !initialsImages.has(drawnInitials)) initialsImages.set(drawnInitials, await embedSignatureImage(pdf, drawnInitials));
       await drawField(page, field, stamp, drawnInitials ? initialsImages.get(drawnInitials) : signatureImage, fonts);
@@ -106,6 +119,35 @@ function drawField(page: PDFPage, placed: StampField, stamp: SignatureStamp, ima
   if (image) return drawImageInBox(page, field, image);
   const typed = stamp.signature.type === 'typed' ? stamp.signature.value : stamp.signerName;
   return box(field.type === 'initials' ? initialsOf(typed) : typed, 'italic');
+}
+
+/**
+ * An image field's upload drawn in its box; an attachment's carried in the PDF as an embedded file, its box naming it
+ * ("Attached: lease.pdf"). An optional field left empty draws nothing. The bytes were checked when they were uploaded
+ * (src/pdf/signerFile.ts); a PNG is read again here, as drawn signatures are, before pdf-lib decodes it.
+ */
+async function stampUpload(pdf: PDFDocument, page: PDFPage, placed: StampField, stamp: SignatureStamp, files: Map<string, Uint8Array>, fonts: TextFonts) {
+  const upload = storedUploadOf(placed.value);
+  if (!upload) return;
+  const given = files.get(upload.id);
+  if (!given) throw new Error(`the upload ${upload.id} of a ${placed.type} field is missing`);
+  // A copy of its own: pdf-lib's JPEG reader reads the view's whole buffer from its start, and a Buffer from
+  // the database is a view into a larger one.
+  const bytes = new Uint8Array(given);
+  const origin = page.getMediaBox();
+  const field = { ...placed, x: placed.x + origin.x, y: placed.y + origin.y };
+  if (field.type === 'image') {
+    const image = upload.contentType === 'image/jpeg' ? await pdf.embedJpg(bytes) : await pdf.embedPng(encodePng(readPng(Buffer.from(bytes), PNG_LIMITS)));
+    drawImageInBox(page, field, image);
+    return;
+  }
+  await pdf.attach(bytes, upload.fileName, {
+    mimeType: upload.contentType,
+    description: `Uploaded by ${stamp.signerName} <${stamp.signerEmail}>${placed.label ? ` for "${placed.label}"` : ''}; SHA-256 ${upload.sha256}`,
+    creationDate: stamp.signedAt,
+    modificationDate: stamp.signedAt,
+  });
+  await drawTextInBox(page, field, `Attached: ${upload.fileName}`, 'regular', fonts);
 }
 
 /** An X in the box of each option chosen (a radio's one, a group's list). */

@@ -7,10 +7,16 @@ import type { Config } from '../config';
 import type { Db } from '../db';
 import type { EventLog } from '../events/service';
 import type { Logger } from '../logger';
-import { jsonBody } from '../api/middleware/body';
+import type { File } from 'formidable';
+import type { Middleware } from 'koa';
+import { jsonBody, jsonOrMultipartBody, receivedFileOf } from '../api/middleware/body';
+import type { PdfInspector } from '../pdf/inspect';
+import { uploadDirOf } from '../api/receivedFile';
+import { MAX_SIGNER_FILE_BYTES, signerFileTypes } from '../pdf/signerFile';
+import { MAX_UPLOAD_BYTES_PER_SIGNER, MAX_UPLOADS_PER_SIGNER, receiveSignerUpload } from '../signingRequests/uploads';
 import { idParam, routesOn } from '../api/route';
 import { storableText, z } from '../api/validation';
-import { DeclineSchema, SignerViewSchema, SignSchema, TokenParams } from './schema';
+import { DeclineSchema, SignerUploadBodySchema, SignerUploadSchema, SignerViewSchema, SignSchema, TokenParams } from './schema';
 import { approveRequest } from '../signingRequests/approve';
 import { declineRequest } from '../signingRequests/decline';
 import { getOriginalDocument } from '../signingRequests/download';
@@ -18,7 +24,7 @@ import { assertCanAct, resolveSigningToken } from '../signingRequests/links';
 import { signRequest } from '../signingRequests/sign';
 import { markViewed, recordPageOpened } from '../signingRequests/view';
 import { presentSignerView } from './presenter';
-import { AppError, notFound } from '../errors';
+import { AppError, notFound, validationError } from '../errors';
 import { formBundle } from './formBundle';
 import { linkNotValidPage, setSigningPageHeaders, signingAssetPath, signingAssets, signingPageFor } from './page';
 import { findLogo, signerBrandOf } from '../accounts/branding';
@@ -41,6 +47,8 @@ export function signerPortalRoutes({
   openapi,
   config,
   logger,
+  pdf,
+  uploadGate,
 }: {
   db: Db;
   events: EventLog;
@@ -48,6 +56,10 @@ export function signerPortalRoutes({
   openapi: OpenAPIRegistry;
   config: Config;
   logger: Logger;
+  /** Checks the PDFs signers upload, as every upload is checked. */
+  pdf: PdfInspector;
+  /** The process's one upload gate, shared with the API's uploads. */
+  uploadGate: Middleware;
 }) {
   const router = createRouter();
   const route = routesOn({ router, openapi });
@@ -84,7 +96,7 @@ export function signerPortalRoutes({
   );
 
   // The original PDFs, served only while the signer may act: the first, or any of the request's documents.
-  const pdf = { description: 'The PDF', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } };
+  const pdfResponse = { description: 'The PDF', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } };
   const serveOriginal = async (ctx: Context, token: string, documentId?: string) => {
     const context = await resolveVerified(ctx, token);
     assertCanAct(context);
@@ -99,7 +111,7 @@ export function signerPortalRoutes({
       path: '/sign/{token}/document',
       operationId: 'downloadDocumentToSign',
       summary: 'The PDF to sign (the first, when there are several)',
-      response: pdf,
+      response: pdfResponse,
       errors: [404, 409],
     },
     ({ params }, ctx) => serveOriginal(ctx, params.token),
@@ -112,7 +124,7 @@ export function signerPortalRoutes({
       operationId: 'downloadOneDocumentToSign',
       summary: 'One of the PDFs to sign, when the request has several',
       params: DocumentParams,
-      response: pdf,
+      response: pdfResponse,
       errors: [404, 409],
     },
     ({ params }, ctx) => serveOriginal(ctx, params.token, params.documentId),
@@ -133,8 +145,39 @@ export function signerPortalRoutes({
     },
     async ({ params, body }, ctx) => {
       const context = await resolveVerified(ctx, params.token);
-      await signRequest(temporal, context, body, client(ctx));
+      await signRequest({ temporal, db }, context, body, client(ctx));
       return { signerId: context.signer.id, status: 'signed' };
+    },
+  );
+
+  const multipart = jsonOrMultipartBody(MAX_SIGNER_FILE_BYTES, 'file', uploadDirOf(config.dataDir));
+  route(
+    {
+      ...signerSide,
+      method: 'post',
+      path: '/sign/{token}/uploads',
+      operationId: 'uploadSignerFile',
+      summary: 'Upload a file for an image or attachment field; its id is then the field’s value in Sign',
+      description:
+        `The file as the \`file\` part of multipart/form-data, at most ${MAX_SIGNER_FILE_BYTES / 1024 / 1024} MB: a PDF, PNG or JPEG, its type read from its bytes. ` +
+        'A PDF is checked as every uploaded document is; an image must be one the sealed PDF can draw. An image field takes a PNG or JPEG, an attachment field any of the three. ' +
+        `At most ${MAX_UPLOADS_PER_SIGNER} files and ${MAX_UPLOAD_BYTES_PER_SIGNER / 1024 / 1024} MB in all per signer; only while the signer may act, and only for a signer with an image or attachment field (409).`,
+      before: [uploadGate],
+      parseBody: multipart,
+      requestBody: {
+        content: { 'multipart/form-data': { schema: SignerUploadBodySchema, encoding: { file: { contentType: signerFileTypes.join(', ') } } } },
+      },
+      response: SignerUploadSchema,
+      status: 201,
+      responseDescription: 'Uploaded',
+      errors: [400, 404, 409, 413, 415, 503],
+    },
+    async ({ params }, ctx) => {
+      const context = await resolveVerified(ctx, params.token);
+      const part = ctx.request.files?.file;
+      const file = (Array.isArray(part) ? part[0] : part) as File | undefined;
+      if (!file) throw validationError(['file is required: send the file as the file part of multipart/form-data']);
+      return receiveSignerUpload(db, pdf, context, receivedFileOf(file), file.originalFilename);
     },
   );
 

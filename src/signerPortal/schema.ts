@@ -50,6 +50,20 @@ export const SignSchema = z
   })
   .openapi('Sign');
 
+export const SignerUploadBodySchema = z
+  .object({ file: z.string().openapi({ format: 'binary', description: 'The file: a PDF, PNG or JPEG.' }) })
+  .openapi('SignerUploadBody');
+
+export const SignerUploadSchema = z
+  .object({
+    id: z.string().openapi({ description: 'The upload’s id (upl_…): the value of the image or attachment field in Sign.' }),
+    fileName: z.string(),
+    contentType: z.enum(['application/pdf', 'image/png', 'image/jpeg']).openapi({ description: 'Read from the file’s bytes.' }),
+    size: z.number().int(),
+    sha256: z.string().openapi({ description: 'Hex SHA-256 of the file, as the certificate of completion lists it.' }),
+  })
+  .openapi('SignerUpload');
+
 export const DeclineSchema = z.object({ reason: visibleText(1000) }).openapi('Decline');
 
 export const SignerViewSchema = z

@@ -2,6 +2,8 @@ import type { Db } from '../db';
 import { unitOfWork } from '../db/unitOfWork';
 import { findFileContent } from '../documents/store';
 import { formAnswers } from '../documents/form';
+import { storedUploadOf } from '../fields/uploads';
+import { findUploadContents } from './uploads';
 import type { EventLog } from '../events/service';
 import { countSigningRequestEnd } from '../metrics';
 import type { SignatureMark, SignatureStamp } from '../pdf/stamp';
@@ -32,7 +34,11 @@ export async function completeRequest({ db, events, sealer }: { db: Db; events: 
     const steps = await findAuditSteps(db, requestId);
     for (const document of toSeal) {
       const original = (await findFileContent(db, document.documentId))!;
-      const sealed = await sealer.seal(sealInput(loaded, document, original, steps));
+      const input = sealInput(loaded, document, original, steps);
+      const uploaded = input.signatures.flatMap((stamp) =>
+        (stamp.fields ?? []).flatMap((field) => storedUploadOf(field.hidden ? null : field.value)?.id ?? []),
+      );
+      const sealed = await sealer.seal({ ...input, files: await findUploadContents(db, requestId, uploaded) });
       await insertSealedDocument(db, requestId, document.documentId, sealed);
     }
   }
@@ -111,6 +117,22 @@ function sealInput(loaded: Loaded, document: RequestDocument, original: Buffer, 
         verification: signer.verification ? { method: signer.verification.method, verified: signer.verification.verifiedAt !== null } : undefined,
         typedSignature: signer.signature?.type === 'typed' ? signer.signature.value : undefined,
       })),
+      uploads: signers.flatMap((signer) =>
+        (signer.fields ?? []).flatMap((field, index) => {
+          const upload = field.type === 'image' || field.type === 'attachment' ? storedUploadOf(signer.signature?.fieldValues?.[String(index)]) : undefined;
+          if (!upload || signer.signature?.hiddenFields?.includes(index)) return [];
+          return [
+            {
+              signer: signer.email,
+              field: field.label ?? null,
+              kind: field.type as 'image' | 'attachment',
+              fileName: upload.fileName,
+              size: upload.size,
+              sha256: upload.sha256,
+            },
+          ];
+        }),
+      ),
     },
   };
 }

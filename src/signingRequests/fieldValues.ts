@@ -4,6 +4,8 @@ import { signatureImageProblem } from '../pdf/signatureImage';
 import type { SignerField } from '../documents/fields';
 import { formOf, isFormField, MAX_TEXT_VALUE } from '../documents/form';
 import { fillForm, type FormSigner } from '../fields/form';
+import { uploadFieldTypes } from '../fields/types';
+import { storedUpload, type UploadedFile } from '../fields/uploads';
 
 export { MAX_TEXT_VALUE };
 /** Longest typed initials, in characters. */
@@ -45,6 +47,11 @@ async function checkSignatureValue(field: SignerField, value: GivenValue): Promi
   return image ? { problem: `${image}: the ${describe(field)}` } : { stored: value };
 }
 
+/** The signer's uploads among these ids (src/signingRequests/uploads.ts). */
+export type UploadLookup = (ids: string[]) => Promise<Map<string, UploadedFile>>;
+
+const UPLOADED: readonly SignerField['type'][] = uploadFieldTypes;
+
 // The types whose value the signer types, and so may hold what a font cannot draw.
 const TYPED: readonly SignerField['type'][] = ['text', 'email'];
 
@@ -63,7 +70,12 @@ export interface CheckedFieldValues {
  * here, and a field the sender prefilled keeps its value. Answers every problem, named `fieldValues.<position>`, and
  * the values as stored: checkboxes as 'true' or 'false', numbers as plain decimals, lists as JSON.
  */
-export async function checkFieldValues(fields: SignerField[] | null, given: Record<string, GivenValue>, signer: FormSigner): Promise<CheckedFieldValues> {
+export async function checkFieldValues(
+  fields: SignerField[] | null,
+  given: Record<string, GivenValue>,
+  signer: FormSigner,
+  uploads: UploadLookup = async () => new Map(),
+): Promise<CheckedFieldValues> {
   const list = fields ?? [];
   const unknown = Object.keys(given)
     .filter((key) => !list[Number(key)])
@@ -96,13 +108,27 @@ export async function checkFieldValues(fields: SignerField[] | null, given: Reco
     // A prefill breaks no rule the signer could mend: it stands as the sender gave it.
     if (!isPrefilled(list[position])) problem(position, `${text} (the ${describe(list[position])})`);
   }
+  const uploaded: [number, string][] = [];
   for (const [key, value] of Object.entries(form.values)) {
     const position = positionOf.get(key)!;
     const field = list[position];
     if (isPrefilled(field)) continue;
+    if (UPLOADED.includes(field.type)) {
+      uploaded.push([position, value]);
+      continue;
+    }
     const checked = TYPED.includes(field.type) ? drawable(field, value) : { stored: value };
     if (checked.problem) problem(position, checked.problem);
     else values[String(position)] = value;
+  }
+  const files = await uploads(uploaded.map(([, id]) => id));
+  for (const [position, id] of uploaded) {
+    const file = files.get(id);
+    const field = list[position];
+    if (!file) problem(position, `must be the id of a file you uploaded for this request (the ${describe(field)})`);
+    else if (field.type === 'image' && !file.contentType.startsWith('image/'))
+      problem(position, `must be a PNG or JPEG image, not a PDF (the ${describe(field)})`);
+    else values[String(position)] = storedUpload(file);
   }
   found.sort(([a], [b]) => a - b);
   const hidden = form.hidden.map((key) => positionOf.get(key)!).sort((a, b) => a - b);

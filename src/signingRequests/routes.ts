@@ -23,10 +23,13 @@ import { getSigningRequest } from './get';
 import { createSigningLink } from './links';
 import { remindSigners } from './remind';
 import { findAuditTrail, listSigningRequests } from './store';
+import { findRequestUpload } from './uploads';
+import { signerFileTypes } from '../pdf/signerFile';
 
 const IdParams = z.object({ id: idParam('signingRequest', 'Signing request') });
 const SignerParams = IdParams.extend({ signerId: idParam('signer', 'Signer') });
 const DocumentParams = IdParams.extend({ documentId: idParam('document', 'Document') });
+const UploadParams = IdParams.extend({ uploadId: idParam('upload', 'Upload') });
 const tag = 'Signing requests';
 const signingRequestLinks = {
   ...linksById('getSigningRequest', 'cancelSigningRequest', 'remindSigners', 'getAuditTrail', 'downloadSealedDocument'),
@@ -181,6 +184,32 @@ export function signingRequestRoutes({ router, db, events, config, rateLimit, op
       const { content, fileName } = await getSealedDocument(db, account(ctx).id, params.id, params.documentId);
       ctx.type = 'application/pdf';
       ctx.set('Content-Disposition', attachment(fileName));
+      ctx.body = content;
+    },
+  );
+
+  route(
+    {
+      method: 'get',
+      path: '/signatures/{id}/uploads/{uploadId}',
+      operationId: 'downloadSignerUpload',
+      tag,
+      summary: 'A file a signer uploaded for an image or attachment field, once they signed with it',
+      description: 'The id is the field’s filled.value.id. The file as the signer uploaded it; its SHA-256 is on the certificate of completion.',
+      params: UploadParams,
+      response: {
+        description: 'The file',
+        content: Object.fromEntries(signerFileTypes.map((type) => [type, { schema: z.string().openapi({ format: 'binary' }) }])),
+      },
+      errors: [401, 404],
+    },
+    async ({ params }, ctx) => {
+      const { upload, content } = await findRequestUpload(db, account(ctx).id, params.id, params.uploadId);
+      ctx.type = upload.contentType;
+      ctx.set('Content-Disposition', attachment(upload.fileName));
+      // Served as a download, never run: a PDF or image from a signer is not the API's to show.
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
       ctx.body = content;
     },
   );

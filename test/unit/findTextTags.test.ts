@@ -63,11 +63,13 @@ describe('reading text tags (src/pdf/findTextTags.mjs, in the PDF pool)', functi
   });
 
   it('reads the other types as before, without options or formula', async () => {
-    const { fields } = await read(['{{signature:tenant}} {{text:tenant:Company}} {{number:1:Rent}}']);
+    const { fields } = await read(['{{signature:tenant}} {{text:tenant:Company}} {{number:1:Rent}}', '{{image:tenant:Stamp}} {{attachment:tenant:Passport}}']);
     expect(fields).to.deep.equal([
       { role: 'tenant', type: 'signature', label: null, options: undefined, formula: undefined },
       { role: 'tenant', type: 'text', label: 'Company', options: undefined, formula: undefined },
       { role: '1', type: 'number', label: 'Rent', options: undefined, formula: undefined },
+      { role: 'tenant', type: 'image', label: 'Stamp', options: undefined, formula: undefined },
+      { role: 'tenant', type: 'attachment', label: 'Passport', options: undefined, formula: undefined },
     ]);
   });
 
@@ -91,7 +93,7 @@ describe('reading text tags (src/pdf/findTextTags.mjs, in the PDF pool)', functi
       'page 1: {{calculated:tenant:Total: }} needs its formula: write {{calculated:role:label:[Field 1] + [Field 2]}}, each field named by its label in square brackets',
       `page 1: {{text:tenant:Company:Acme}} ${fourth}: write {{text:role}} or {{text:role:label}}`,
       'page 1: {{signature:tenant::x}} is malformed: write {{type:role}} or {{type:role:label}}',
-      'page 1: {{staticText:tenant:Note:Hello}} has an unknown type "staticText" (known: signature, initials, date, text, checkbox, number, email, phone, radio, dropdown, multiSelect, checkboxGroup, calculated, signerName, signerEmail)',
+      'page 1: {{staticText:tenant:Note:Hello}} has an unknown type "staticText" (known: signature, initials, date, text, checkbox, number, email, phone, radio, dropdown, multiSelect, checkboxGroup, calculated, signerName, signerEmail, image, attachment)',
     ]);
   });
 

@@ -36,6 +36,7 @@ import * as idempotencyKeyOwner from './20261201223500_idempotency_key_owner';
 import * as signerVerificationEscalation from './20261201224000_signer_verification_escalation';
 import * as documentTextTags from './20261201231900_document_text_tags';
 import * as sealArchive from './20261202060000_seal_archive';
+import * as signerUploads from './20261204014000_signer_uploads';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 // Each is named after the time it was written, and knex runs them in this order: a new one is appended
@@ -78,6 +79,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261201224000_signer_verification_escalation': signerVerificationEscalation,
   '20261201231900_document_text_tags': documentTextTags,
   '20261202060000_seal_archive': sealArchive,
+  '20261204014000_signer_uploads': signerUploads,
 };
 
 /**
