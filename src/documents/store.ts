@@ -1,6 +1,6 @@
 import { queryPrepared, type Db } from '../db';
 import { monthWindow } from '../domain/plans';
-import type { TaggedField } from '../pdf/textTags';
+import { type TaggedField, taggedFieldTypes } from '../pdf/textTags';
 import type { DocumentListQuery, documentStatuses } from './schema';
 
 // The SQL of the documents and document_files tables; service.ts maps the rows.
@@ -205,15 +205,21 @@ export async function storePageSizes(db: Db, documentId: string, sizes: [number,
     .update({ page_sizes: JSON.stringify(sizes) });
 }
 
-// The text tags found in a document (by signingRequests/fromTextTags.ts): a cache of what its file holds
+// The text tags found in a document (by signingRequests/fromTextTags.ts): a cache of what its file holds, as read
+// by a reader that knew these types. A reader that knows more reads the file again: its tags of a new type were
+// left out before.
+const READER_TYPES = taggedFieldTypes.join(',');
 
-/** The text tags found in a document of the account before; null when never looked for, undefined when it is not the account's. */
-export const findTextTags = async (db: Db, accountId: string, documentId: string): Promise<TaggedField[] | null | undefined> =>
-  (await db('documents').where({ id: documentId, account_id: accountId }).first('text_tags'))?.text_tags;
+/** The text tags found in a document of the account before; null when never looked for (or by a reader that knew other types), undefined when it is not the account's. */
+export async function findTextTags(db: Db, accountId: string, documentId: string): Promise<TaggedField[] | null | undefined> {
+  const row = await db('documents').where({ id: documentId, account_id: accountId }).first('text_tags', 'text_tag_types');
+  if (!row) return undefined;
+  return row.text_tag_types === READER_TYPES ? row.text_tags : null;
+}
 
 /** The text tags found in a document, kept: its file never changes. */
 export async function storeTextTags(db: Db, documentId: string, fields: TaggedField[]) {
   await db('documents')
     .where({ id: documentId })
-    .update({ text_tags: JSON.stringify(fields) });
+    .update({ text_tags: JSON.stringify(fields), text_tag_types: READER_TYPES });
 }

@@ -4,6 +4,7 @@ import { type Face, TextFonts } from './textFonts';
 import { signaturePng } from './signatureImage';
 import { encodePng, readPng } from './pngImage';
 import { PNG_LIMITS } from './signerFile';
+import { selectionFieldTypes } from '../fields/types';
 import { storedUploadOf } from '../fields/uploads';
 import { undrawableTextProblem } from './drawableText';
 
@@ -17,7 +18,16 @@ export interface StampField {
   y: number;
   width: number;
   height: number;
-  type: 'signature' | 'initials' | 'date' | 'checkbox' | (typeof VALUE_TYPES)[number] | (typeof LIST_TYPES)[number] | 'staticText' | 'image' | 'attachment';
+  type:
+    | 'signature'
+    | 'initials'
+    | 'date'
+    | 'checkbox'
+    | (typeof VALUE_TYPES)[number]
+    | (typeof selectionFieldTypes)[number]
+    | 'staticText'
+    | 'image'
+    | 'attachment';
   /**
    * What the signer entered, the sender prefilled or the server computed: the text of a text or date field, 'true'
    * for a ticked checkbox, initials typed or drawn (a PNG data URL), a number, address or option as stored, a
@@ -37,9 +47,8 @@ export interface StampField {
 
 // Fields whose stored value is drawn as it is, and those holding a JSON list of chosen options.
 const VALUE_TYPES = ['text', 'number', 'email', 'phone', 'radio', 'dropdown', 'calculated', 'signerName', 'signerEmail'] as const;
-const LIST_TYPES = ['multiSelect', 'checkboxGroup'] as const;
 const isValueType = (type: string): type is (typeof VALUE_TYPES)[number] => (VALUE_TYPES as readonly string[]).includes(type);
-const isListType = (type: string): type is (typeof LIST_TYPES)[number] => (LIST_TYPES as readonly string[]).includes(type);
+const isListType = (type: string): type is (typeof selectionFieldTypes)[number] => (selectionFieldTypes as readonly string[]).includes(type);
 
 /** A selection's chosen options, from its JSON list; a value that is no list (stored by hand) is one option, drawn as it is rather than failing the seal. */
 function chosenOf(value: string | null | undefined): string[] {

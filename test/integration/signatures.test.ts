@@ -477,6 +477,12 @@ describe('POST /api/v1/signatures on a PDF with text tags', function () {
       .where({ id: tagged.id })
       .update({ text_tags: JSON.stringify([]) });
     expect((await send(request, { document_id: tagged.id, signers: withoutRoles })).status).to.equal(201);
+    // Unless a reader that knew other tag types kept it (one before image tags, say): then the PDF is read again.
+    await db('documents')
+      .where({ id: tagged.id })
+      .update({ text_tags: JSON.stringify([]), text_tag_types: 'signature,initials,date,text,checkbox' });
+    expect((await send(request, { document_id: tagged.id, signers: withoutRoles })).status).to.equal(400);
+    expect(await kept(tagged.id)).to.have.length(3);
   });
 
   it('400 for tags that name no signer, a signer’s role no tag names, and roles without textTags: "fields"', async () => {

@@ -14,6 +14,7 @@ import { startOnFreePorts } from '../support/ports';
 import { createSigningRequest, eventually, signingLinkOf, tokenOf } from '../support/signing';
 
 const root = path.resolve(__dirname, '../..');
+const FORM_MARK = '// marked by the production build test';
 const run = promisify(execFile);
 // The image's CMD, read from the Dockerfile: the build is started here exactly as there (scripts/start-production.sh).
 const [command, ...args] = JSON.parse(/^CMD (\[.*\])$/m.exec(fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8'))![1]) as string[];
@@ -49,6 +50,8 @@ describe('the production build, started as the image starts it', function () {
     await run('npm', ['run', 'build'], { cwd: root, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 }).catch((error) => {
       throw new Error(`npm run build failed:\n${error.stdout}${error.stderr}`.slice(-4000));
     });
+    // Marked, so that the test can tell the built form module from one bundled on request.
+    fs.appendFileSync(path.join(root, 'dist/src/signerPortal/assets/form.mjs'), `\n${FORM_MARK}\n`);
     admin = knexFactory({ client: 'pg', connection: DATABASE_URL, pool: { min: 0, max: 1 } });
     await admin.raw(`create database ${name}`);
     const databaseUrl = new URL(DATABASE_URL);
@@ -122,6 +125,14 @@ describe('the production build, started as the image starts it', function () {
     }
     await eventually(async () => expect((await request('GET', `/api/v1/signatures/${signingRequest.id}`)).body.status).to.equal('completed'), 60_000);
     expect((await request('GET', `/api/v1/signatures/${signingRequest.id}/document`)).status).to.equal(200);
+  });
+
+  it('serves the signing page’s form module as the build made it beforehand, not bundled at the first request', async () => {
+    const served = await client(url)('GET', '/sign-assets/form.mjs');
+    expect(served.status).to.equal(200);
+    expect(served.headers.get('content-type')).to.match(/^text\/javascript/);
+    expect(served.body).to.match(/export\s*\{/);
+    expect(served.body.trimEnd().endsWith(FORM_MARK)).to.equal(true);
   });
 
   it('stops on SIGTERM with exit 0', async () => {

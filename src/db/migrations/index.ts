@@ -37,6 +37,7 @@ import * as signerVerificationEscalation from './20261201224000_signer_verificat
 import * as documentTextTags from './20261201231900_document_text_tags';
 import * as sealArchive from './20261202060000_seal_archive';
 import * as signerUploads from './20261204014000_signer_uploads';
+import * as textTagReaderVersion from './20261204015000_text_tag_reader_version';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 // Each is named after the time it was written, and knex runs them in this order: a new one is appended
@@ -80,6 +81,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261201231900_document_text_tags': documentTextTags,
   '20261202060000_seal_archive': sealArchive,
   '20261204014000_signer_uploads': signerUploads,
+  '20261204015000_text_tag_reader_version': textTagReaderVersion,
 };
 
 /**
