@@ -1,7 +1,7 @@
 // The signing page: reads the signer's view from /sign/:token/request, draws the PDF with pdf.js and marks
 // the signer's fields at their places on it, asks for each of them (signature and initials drawn with
-// signature_pad or typed, text, numbers, choices, checkboxes; dates, the sender's prefilled values and what the
-// server writes — calculations, the signer's name and e-mail, the sender's text — are fixed), and sends
+// signature_pad or typed, text, numbers, choices, checkboxes, images and attachments uploaded as soon as they are
+// chosen; dates, the sender's prefilled values and what the server writes — calculations, the signer's name and e-mail, the sender's text — are fixed), and sends
 // Sign or Decline. The form's conditions, calculations and rules run here as the server runs them (form.mjs is its
 // code), so that fields show and hide, totals update and a broken rule is named as the signer types. Everything
 // shown comes from the API answers; nothing is inserted as HTML.
@@ -54,6 +54,8 @@ const typeNames = {
   signerName: 'Your name',
   signerEmail: 'Your e-mail',
   staticText: 'Text',
+  image: 'Image',
+  attachment: 'Attachment',
 };
 // Fields the signer does not fill: the server writes them on signing (the calculation, the signer's name and e-mail) or the sender did.
 const WRITTEN = ['calculated', 'signerName', 'signerEmail', 'staticText'];
@@ -71,6 +73,10 @@ async function call(method, path, body) {
     cache: 'no-store',
     credentials: 'same-origin',
   });
+  return answerOf(response);
+}
+
+async function answerOf(response) {
   const type = response.headers.get('Content-Type') || '';
   const data = type.includes('application/json') ? await response.json().catch(() => ({})) : {};
   return { status: response.status, ok: response.ok, data };
@@ -143,11 +149,14 @@ async function handleFailure(result) {
   }
   if (result.status >= 500) tellParent('error');
   showAlert(result.data.message || 'Something went wrong. Please try again.', result.data.details || []);
-  if (result.status === 409) {
-    const view = await call('GET', '/request');
-    const state = view.ok && stateOf(view.data);
-    if (state) showOutcome(state);
-  }
+  if (result.status === 409) await showEndedState();
+}
+
+/** After a conflict: the end state the request has reached, if it has. */
+async function showEndedState() {
+  const view = await call('GET', '/request');
+  const state = view.ok && stateOf(view.data);
+  if (state) showOutcome(state);
 }
 
 // --- The signer's fields ---
@@ -258,10 +267,141 @@ function choiceOrFixedRow(field, labelText, context) {
   return null;
 }
 
+// --- Image and attachment fields: a file goes up as soon as it is chosen, and Sign sends its upload's id ---
+
+// The server takes any of the three for any upload and reads the type from the bytes; a field takes only its own.
+const UPLOADS = {
+  image: {
+    accept: 'image/png,image/jpeg',
+    takes: 'a PNG or JPEG image',
+    hint: 'A PNG or JPEG image, at most 10 MB. It is drawn in its box on the document.',
+  },
+  attachment: {
+    accept: 'application/pdf,image/png,image/jpeg',
+    takes: 'a PDF, PNG or JPEG file',
+    hint: 'A PDF, PNG or JPEG file, at most 10 MB. It is kept with the signed document.',
+  },
+};
+const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+const isUpload = (field) => Object.hasOwn(UPLOADS, field.type);
+const isRequiredUpload = (field) => field.required !== false;
+
+/** A size as people read it: 820 bytes, 14 KB, 2.4 MB. */
+function sizeText(bytes) {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** Sends one file to /uploads, as the part named `file`; the answer as call() gives it. */
+async function uploadFile(file, signal) {
+  const body = new FormData();
+  body.append('file', file, file.name);
+  return answerOf(await fetch(`${api}/uploads`, { method: 'POST', body, signal, cache: 'no-store', credentials: 'same-origin' }));
+}
+
+/** Why the server refused a file, in its words: its details ("file must be …"), else its message. */
+function refusalOf(file, result) {
+  if (result.status === 413 && !result.data.message) return `${file.name} was not uploaded: a file may be at most 10 MB.`;
+  const said = result.data.details?.length ? result.data.details.join('; ') : result.data.message || 'something went wrong. Please try again';
+  return `${file.name} was not uploaded: ${said}${/[.!?]$/.test(said) ? '' : '.'}`;
+}
+
+const typeNamesOfFiles = { 'application/pdf': 'a PDF', 'image/png': 'a PNG image', 'image/jpeg': 'a JPEG image' };
+
+/**
+ * The row of an image or attachment field: a file input whose file is uploaded at once, what became of it (uploading,
+ * uploaded with its size, or why it was refused), an image's preview, and Remove. Choosing another file replaces it.
+ */
+function uploadRow(field, labelText, { controls, onChange, required }) {
+  const id = `field-${field.index}`;
+  const input = element('input', { type: 'file', id, accept: UPLOADS[field.type].accept, required });
+  const hint = element('p', { className: 'hint', id: `${id}-hint`, textContent: UPLOADS[field.type].hint });
+  const status = element('p', { className: 'upload-status', id: `${id}-status` });
+  status.setAttribute('role', 'status');
+  input.setAttribute('aria-describedby', `${hint.id} ${status.id}`);
+  const preview = element('img', { className: 'upload-preview', alt: '', hidden: true });
+  const remove = element('button', { type: 'button', className: 'secondary', textContent: 'Remove', hidden: true });
+  let attempt = null; // the upload on its way: its AbortController
+  // upload: the server's answer ({ id, fileName, size, … }) once uploaded; previewUrl: an image's object URL.
+  const control = { inputs: [input], upload: null, uploading: false, refusal: null, previewUrl: null };
+  control.focus = (options) => input.focus(options);
+  control.scrollIntoView = (options) => input.scrollIntoView(options);
+  controls.set(field.index, control);
+
+  function show({ upload = null, file = null, refusal = null }) {
+    if (control.previewUrl) URL.revokeObjectURL(control.previewUrl);
+    const uploading = Boolean(file && !upload);
+    Object.assign(control, { upload, uploading, refusal, previewUrl: upload && field.type === 'image' ? URL.createObjectURL(file) : null });
+    status.textContent = uploading ? `Uploading ${file.name}…` : upload ? `${upload.fileName} · ${sizeText(upload.size)} · uploaded` : '';
+    status.classList.toggle('uploading', uploading);
+    if (control.previewUrl) Object.assign(preview, { src: control.previewUrl, alt: `Preview of ${upload.fileName}` });
+    else preview.removeAttribute('src');
+    preview.hidden = !control.previewUrl;
+    remove.hidden = !upload && !uploading;
+    remove.textContent = uploading ? 'Cancel' : 'Remove';
+    if (upload || uploading) remove.setAttribute('aria-label', uploading ? `Cancel the upload of ${file.name}` : `Remove ${upload.fileName}`);
+    // A refused file is cleared from the input, so that choosing it again (once fixed, or on a better network) is a change.
+    if (refusal) input.value = '';
+    onChange();
+  }
+
+  async function send(file) {
+    const controller = new AbortController();
+    attempt = controller;
+    show({ file });
+    try {
+      const result = await uploadFile(file, controller.signal);
+      if (attempt !== controller) return;
+      const { accept, takes } = UPLOADS[field.type];
+      if (result.ok && !accept.split(',').includes(result.data.contentType)) {
+        show({ refusal: `${file.name} is ${typeNamesOfFiles[result.data.contentType] ?? 'another kind of file'}: this field takes ${takes}.` });
+      } else if (result.ok) show({ upload: result.data, file });
+      else if (result.status === 404 || result.status === 410) {
+        show({});
+        await handleFailure(result);
+      } else {
+        show({ refusal: refusalOf(file, result) });
+        // The request may have ended meanwhile.
+        if (result.status === 409) await showEndedState();
+      }
+    } catch {
+      if (attempt === controller) show({ refusal: `${file.name}: the upload failed. Check your network and choose the file again.` });
+    } finally {
+      if (attempt === controller) attempt = null;
+    }
+  }
+
+  input.addEventListener('change', () => {
+    const file = input.files?.[0];
+    // The file chooser closed without a choice: what was uploaded stays.
+    if (!file) return;
+    attempt?.abort();
+    attempt = null;
+    if (file.size > MAX_UPLOAD_BYTES) return show({ refusal: `${file.name} is ${sizeText(file.size)}: a file may be at most 10 MB.` });
+    send(file);
+  });
+  remove.addEventListener('click', () => {
+    attempt?.abort();
+    attempt = null;
+    input.value = '';
+    show({});
+    input.focus();
+  });
+
+  return element('div', { className: 'field-row upload' }, [
+    element('label', { htmlFor: id, textContent: labelText }),
+    hint,
+    input,
+    element('div', { className: 'upload-result' }, [preview, status, remove]),
+  ]);
+}
+
 /** A form field's value as the Sign call takes it, or undefined while it is empty. */
 function valueOf(field, controls) {
   const control = controls.get(field.index);
   if (!control) return undefined;
+  if (isUpload(field)) return control.upload?.id;
   if (field.type === 'checkbox') return control.checked;
   if (control.inputs) {
     const ticked = control.inputs.filter((input) => input.checked).map((input) => input.value);
@@ -311,10 +451,12 @@ function showFormState(fields, logic, { rows, computed, notes, touched, controls
     if (computed.has(field.index)) computed.get(field.index).value = logic.computed(field);
     const note = notes.get(field.index);
     if (!note) continue;
-    const problem = touched.has(field.index) && valueOf(field, controls) !== undefined ? logic.problemOf(field) : undefined;
-    note.textContent = problem ? `${nameOf(field)} ${problem}.` : '';
-    note.hidden = !problem;
     const control = controls.get(field.index);
+    const found = touched.has(field.index) && valueOf(field, controls) !== undefined ? logic.problemOf(field) : undefined;
+    // A file the server refused says why in its own words.
+    const problem = control.refusal ?? (found ? `${nameOf(field)} ${found}.` : '');
+    note.textContent = problem;
+    note.hidden = !problem;
     for (const input of control.inputs ?? [control]) input.setAttribute('aria-invalid', problem ? 'true' : 'false');
   }
 }
@@ -326,10 +468,52 @@ function placedRow(field, rowElement, { rows, notes, controls }) {
   if (!control || isPrefilled(field)) return rowElement;
   const note = element('p', { className: 'field-problem', id: `field-${field.index}-problem`, hidden: true });
   note.setAttribute('role', 'status');
-  for (const input of control.inputs ?? [control]) input.setAttribute('aria-describedby', note.id);
+  for (const input of control.inputs ?? [control])
+    input.setAttribute('aria-describedby', [input.getAttribute('aria-describedby'), note.id].filter(Boolean).join(' '));
   notes.set(field.index, note);
   rowElement.append(note);
   return rowElement;
+}
+
+/** The row of one listed field: its control, or what it shows when the signer does not fill it. */
+function formRow(field, { view, controls, computed, changed }) {
+  const id = `field-${field.index}`;
+  // A field with a condition may be hidden by the signer's answers, and then not required: the server decides on signing.
+  const asked = isUpload(field) ? isRequiredUpload(field) : field.required;
+  const required = asked && !isPrefilled(field) && field.type !== 'date' && !WRITTEN.includes(field.type) && !field.showWhen;
+  const labelText = `${nameOf(field)}${required ? ' (required)' : field.showWhen && asked ? ' (required when it applies)' : ''}`;
+  if (isUpload(field) && !isPrefilled(field)) return uploadRow(field, labelText, { controls, onChange: changed(field), required });
+  const control = choiceOrFixedRow(field, labelText, { controls, onChange: changed(field), view, computed });
+  if (control) return control;
+  const [type, inputMode] = INPUTS[field.type] ?? INPUTS.text;
+  const input = element('input', { type, inputMode, id, maxLength: field.maxLength ?? 500, autocomplete: 'off' });
+  if (field.type === 'date' && !isPrefilled(field)) {
+    Object.assign(input, { value: today, readOnly: true });
+    return element('div', { className: 'field-row' }, [
+      element('label', { htmlFor: id, textContent: `${labelText} · today’s date, filled in for you` }),
+      input,
+    ]);
+  }
+  if (isPrefilled(field)) {
+    Object.assign(input, { value: prefillText(field), readOnly: true });
+    return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: `${labelText} · set by the sender` }), input]);
+  }
+  input.required = required;
+  input.addEventListener('input', changed());
+  // A problem shows once the signer leaves the field, not at their first keystroke.
+  input.addEventListener('change', changed(field));
+  controls.set(field.index, input);
+  return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: labelText }), input]);
+}
+
+/** An upload field's entry in what is missing: while its file is on its way, or while a required one has none. */
+function uploadWanted(field, controls, logic) {
+  const control = controls.get(field.index);
+  if (!control || logic.isHidden(field)) return undefined;
+  if (control.uploading) return `${nameOf(field)}: still uploading`;
+  if (!control.upload) return isRequiredUpload(field) ? nameOf(field) : undefined;
+  const problem = logic.problemOf(field);
+  return problem ? `${nameOf(field)}: ${problem}` : undefined;
 }
 
 /** The form of one signer: its controls, what is still missing, and the body of the Sign call. */
@@ -352,36 +536,9 @@ function createSigningForm(view, onChange) {
   const signaturePad = createPad($('pad'), onChange);
   const initialsPad = needsInitials ? createPad($('initials-pad'), onChange) : null;
 
-  function row(field) {
-    const id = `field-${field.index}`;
-    // A field with a condition may be hidden by the signer's answers, and then not required: the server decides on signing.
-    const required = field.required && !isPrefilled(field) && field.type !== 'date' && !WRITTEN.includes(field.type) && !field.showWhen;
-    const labelText = `${nameOf(field)}${required ? ' (required)' : field.showWhen && field.required ? ' (required when it applies)' : ''}`;
-    const control = choiceOrFixedRow(field, labelText, { controls, onChange: changed(field), view, computed: state.computed });
-    if (control) return control;
-    const [type, inputMode] = INPUTS[field.type] ?? INPUTS.text;
-    const input = element('input', { type, inputMode, id, maxLength: field.maxLength ?? 500, autocomplete: 'off' });
-    if (field.type === 'date' && !isPrefilled(field)) {
-      Object.assign(input, { value: today, readOnly: true });
-      return element('div', { className: 'field-row' }, [
-        element('label', { htmlFor: id, textContent: `${labelText} · today’s date, filled in for you` }),
-        input,
-      ]);
-    }
-    if (isPrefilled(field)) {
-      Object.assign(input, { value: prefillText(field), readOnly: true });
-      return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: `${labelText} · set by the sender` }), input]);
-    }
-    input.required = required;
-    input.addEventListener('input', changed());
-    // A problem shows once the signer leaves the field, not at their first keystroke.
-    input.addEventListener('change', changed(field));
-    controls.set(field.index, input);
-    return element('div', { className: 'field-row' }, [element('label', { htmlFor: id, textContent: labelText }), input]);
-  }
-
   const listed = fields.filter((field) => field.type !== 'signature' && field.type !== 'initials');
-  $('field-list').replaceChildren(...listed.map((field) => placedRow(field, row(field), state)));
+  const context = { view, controls, computed: state.computed, changed };
+  $('field-list').replaceChildren(...listed.map((field) => placedRow(field, formRow(field, context), state)));
   logic.refill();
   showFormState(fields, logic, state);
   $('fields').hidden = listed.length === 0;
@@ -440,6 +597,11 @@ function createSigningForm(view, onChange) {
       if (needsInitials && !initials()) missing.push('your initials');
       // What the form's own check finds: an empty field by its name, another problem in its words.
       for (const field of fillable) {
+        if (isUpload(field)) {
+          const wanted = uploadWanted(field, controls, logic);
+          if (wanted) missing.push(wanted);
+          continue;
+        }
         const problem = logic.problemOf(field);
         if (!problem || !controls.has(field.index)) continue;
         if (field.type === 'checkbox') missing.push(`${nameOf(field)}: tick it`);
@@ -457,6 +619,11 @@ function createSigningForm(view, onChange) {
       if (field.type === 'signerName') return view.signer.name;
       if (field.type === 'signerEmail') return view.signer.email;
       if (field.type === 'calculated') return logic.computed(field);
+      if (isUpload(field)) {
+        const control = controls.get(field.index);
+        if (!control?.upload) return '';
+        return control.previewUrl ? { image: control.previewUrl } : control.upload.fileName;
+      }
       const value = valueOf(field, controls);
       if (field.type === 'checkbox') return value ? '✓' : '';
       return Array.isArray(value) ? value.join(', ') : (value ?? '');
@@ -711,13 +878,19 @@ new ResizeObserver(() => {
 /** The marks of a signer's fields on the pages: placed once, their content kept up to date with the form. */
 function createMarks(form, canAct, firstDocumentId) {
   const placed = [];
-  const emptyText = (field) => ({ signature: 'Sign here', initials: 'Initials', text: field.label || 'Text' })[field.type] || '';
+  const emptyText = (field) =>
+    ({ signature: 'Sign here', initials: 'Initials', text: field.label || 'Text', image: field.label || 'Image', attachment: field.label || 'Attachment' })[
+      field.type
+    ] || '';
   function paint({ field, mark }) {
     mark.hidden = form.isHidden(field);
     const shown = form.display(field);
     mark.classList.toggle('empty', !shown);
     // A mark's name holds the text it shows, so that what is seen is what is read out.
-    const state = !shown ? 'empty' : `${isPrefilled(field) ? 'set by the sender' : 'filled'}${typeof shown === 'string' ? `: ${shown}` : ''}`;
+    const empty = shown ? '' : emptyText(field);
+    const state = !shown
+      ? `empty${empty && !nameOf(field).includes(empty) ? `, marked ${empty}` : ''}`
+      : `${isPrefilled(field) ? 'set by the sender' : 'filled'}${typeof shown === 'string' ? `: ${shown}` : ''}`;
     mark.setAttribute('aria-label', `${nameOf(field)}: ${typeNames[field.type].toLowerCase()} field, ${state}`);
     if (shown && typeof shown === 'object') mark.replaceChildren(element('img', { src: shown.image, alt: '' }));
     else mark.textContent = shown || emptyText(field);
