@@ -245,4 +245,62 @@ describe('the console’s template editor and document view (headless Chromium)'
     await page.getByRole('button', { name: /^Delete a rather long contract name/ }).click();
     await page.getByText('No templates yet.').waitFor();
   });
+  it('on a phone: gives fields their options, formula, text and condition, fixes a formula the save refuses, and saves them', async () => {
+    const page = await openPage(phone, `${baseUrl}/app/signup`);
+    const api = await signUp(page, 'Form builder');
+    const documentId = (await uploadDocument(api, { fileName: 'lease.pdf', pages: ['Lease'] })).id;
+    await page.goto(`${baseUrl}/app/templates/new?documentId=${documentId}`);
+    const newField = page.locator('#new-field');
+    const add = async (type: string, label: string, y: number) => {
+      await newField.getByLabel('Role').fill('tenant');
+      await newField.getByLabel('Type').selectOption(type);
+      await newField.getByLabel('Label').fill(label);
+      await newField.getByLabel('Y', { exact: true }).fill(String(y));
+      await newField.getByRole('button', { name: 'Add field' }).click();
+      return page.getByRole('listitem').filter({ hasText: `Field ${await page.locator('#field-list > li').count()} ·` });
+    };
+    await add('signature', '', 700);
+    const plan = await add('radio', 'Plan', 650);
+    await plan.getByLabel('Options, one a line').fill('Basic\nPro');
+    const why = await add('text', 'Why Pro', 600);
+    expect(await why.getByLabel('Values, comma-separated').isHidden(), 'values only for equals and notEquals').to.equal(true);
+    await why.getByLabel('Show only when field (optional)').fill('Plan');
+    await why.getByLabel('is', { exact: true }).selectOption('equals');
+    await why.getByLabel('Values, comma-separated').fill('Pro');
+    await add('number', 'Rent', 550);
+    const yearly = await add('calculated', 'Yearly', 500);
+    expect(await yearly.getByLabel('Options, one a line').isHidden(), 'options only for choices').to.equal(true);
+    await yearly.getByLabel('Formula').fill('{Rent} *');
+    const note = await add('staticText', '', 450);
+    await note.getByLabel('Text shown').fill('Rent is due monthly');
+    await expectNoSideways(page);
+
+    await page.getByLabel('Template name').fill('Lease with a form');
+    await page.getByRole('button', { name: 'Save template' }).click();
+    await page
+      .locator('#editor-problems')
+      .getByText(/^Field 5\.formula does not parse/)
+      .waitFor();
+    await yearly.getByLabel('Formula').fill('{Rent} * 12');
+    await page.getByRole('button', { name: 'Save template' }).click();
+    await page.waitForURL(/\/app\/templates\/tpl_/);
+
+    const template = await api('GET', `/api/v1/templates/${page.url().split('/').pop()}`);
+    const logic = template.body.fields.map(({ type, label, options, formula, text, showWhen }: Record<string, unknown>) => ({
+      type,
+      label,
+      options,
+      formula,
+      text,
+      showWhen,
+    }));
+    expect(logic).to.deep.equal([
+      { type: 'signature', label: null, options: undefined, formula: undefined, text: undefined, showWhen: undefined },
+      { type: 'radio', label: 'Plan', options: ['Basic', 'Pro'], formula: undefined, text: undefined, showWhen: undefined },
+      { type: 'text', label: 'Why Pro', options: undefined, formula: undefined, text: undefined, showWhen: { field: 'Plan', is: 'equals', values: ['Pro'] } },
+      { type: 'number', label: 'Rent', options: undefined, formula: undefined, text: undefined, showWhen: undefined },
+      { type: 'calculated', label: 'Yearly', options: undefined, formula: '{Rent} * 12', text: undefined, showWhen: undefined },
+      { type: 'staticText', label: null, options: undefined, formula: undefined, text: 'Rent is due monthly', showWhen: undefined },
+    ]);
+  });
 });

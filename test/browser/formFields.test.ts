@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from '../support/axe';
 import { desktop, expectNoSideways, phone, useChromium, watchPage } from '../support/browser';
-import { createSigningRequest, eventually, signingLinkOf, tokenOf } from '../support/signing';
+import { completedRequest, createSigningRequest, signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
 
 const place = (y: number, extra: Record<string, unknown>) => ({ page: 1, x: 50, y, width: 300, height: 20, ...extra });
@@ -98,11 +98,7 @@ describe('the signing page fills every form field type, at 375 and 1280 px (head
         .locator('#outcome')
         .getByText(/Your signature is recorded/)
         .waitFor();
-      const got = await eventually(async () => {
-        const response = await account.request('GET', `/api/v1/signatures/${signingRequest.id}`);
-        expect(response.body.status).to.equal('completed');
-        return response.body;
-      }, 60_000);
+      const got = await completedRequest(account.request, signingRequest.id);
       expect(got.signers[0].fields.map((field: { filled?: { value: unknown } }) => field.filled?.value)).to.deep.equal([
         undefined,
         1200,

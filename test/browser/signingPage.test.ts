@@ -6,7 +6,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from '../support/axe';
 import { desktop, expectNoSideways, launchChromium, phone, useChromium, watchPage } from '../support/browser';
-import { createSigningRequest, eventually, tokenOf, signingLinkOf } from '../support/signing';
+import { completedRequest, createSigningRequest, eventually, signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
 import { uploadDocument } from '../support/documents';
 
@@ -207,11 +207,7 @@ describe('GET /sign/:token (the signing page, in headless Chromium on a phone)',
     await outcome(viewer).getByRole('heading', { name: 'You have read the documents' }).waitFor();
     expect(await viewer.getByRole('img', { name: 'Page 2 of 2' }).isVisible(), 'the documents stay to read').to.equal(true);
     await viewer.screenshot({ path: path.join(screenshots, 'viewer.png'), fullPage: true });
-    const done = await eventually(async () => {
-      const response = await account.request('GET', `/api/v1/signatures/${signingRequest.id}`);
-      expect(response.body.status).to.equal('completed');
-      return response.body;
-    }, 60_000);
+    const done = await completedRequest(account.request, signingRequest.id);
     expect(done.signers.map((signer: { status: string }) => signer.status)).to.deep.equal(['approved', 'viewed']);
   });
 

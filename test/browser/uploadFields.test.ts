@@ -4,7 +4,7 @@ import type { Browser, BrowserContextOptions, ConsoleMessage, Page, Response } f
 import { describeViolations, seriousViolations } from '../support/axe';
 import { desktop, expectNoSideways, phone, useChromium, watchPage } from '../support/browser';
 import { makePdf } from '../support/pdfs';
-import { createSigningRequest, drawnSignature, eventually, signingLinkOf, tokenOf } from '../support/signing';
+import { completedRequest, createSigningRequest, drawnSignature, signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
 
 const place = (y: number, extra: Record<string, unknown>) => ({ page: 1, x: 50, y, width: 300, height: 40, ...extra });
@@ -131,11 +131,7 @@ describe('the signing page takes image and attachment fields: uploaded when chos
       .locator('#outcome')
       .getByText(/Your signature is recorded/)
       .waitFor();
-    const got = await eventually(async () => {
-      const response = await account.request('GET', `/api/v1/signatures/${signingRequest.id}`);
-      expect(response.body.status).to.equal('completed');
-      return response.body;
-    }, 60_000);
+    const got = await completedRequest(account.request, signingRequest.id);
     const filled = got.signers[0].fields.map((field: { filled?: { value: unknown } }) => field.filled?.value);
     const sha256 = createHash('sha256').update(stamp.buffer).digest('hex');
     expect(uploads.get('stamp.png')).to.include({ contentType: 'image/png', size: stamp.buffer.length, sha256 });

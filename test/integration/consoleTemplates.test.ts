@@ -112,7 +112,7 @@ describe('the console’s templates and document view (/app/templates, /app/docu
       expect(schema.json.details)
         .to.include('name is required')
         .and.include(
-          'fields.0.type must be one of: signature, initials, date, text, checkbox, number, email, phone, radio, dropdown, multiSelect, checkboxGroup, calculated, signerName, signerEmail, staticText',
+          'fields.0.type must be one of: signature, initials, date, text, checkbox, number, email, phone, radio, dropdown, multiSelect, checkboxGroup, calculated, signerName, signerEmail, staticText, image, attachment',
         );
       expect((await browser.request('GET', '/app/templates')).text).to.contain('No templates yet.');
     });

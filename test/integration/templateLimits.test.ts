@@ -59,7 +59,7 @@ describe('POST /api/v1/templates: the shape and the rules in one 400', () => {
     expect(response.status).to.equal(400);
     expect(response.body.details).to.have.members([
       'roles.1.name is required',
-      'fields.0.type must be one of: signature, initials, date, text, checkbox, number, email, phone, radio, dropdown, multiSelect, checkboxGroup, calculated, signerName, signerEmail, staticText',
+      'fields.0.type must be one of: signature, initials, date, text, checkbox, number, email, phone, radio, dropdown, multiSelect, checkboxGroup, calculated, signerName, signerEmail, staticText, image, attachment',
       'fields.1 must lie inside page 1 (595 × 842 points)',
     ]);
   });

@@ -72,7 +72,7 @@ describe('POST /api/v1/templates', () => {
       'name is required',
       'documentId is required',
       'roles.0.name is required',
-      'fields.0.type must be one of: signature, initials, date, text, checkbox, number, email, phone, radio, dropdown, multiSelect, checkboxGroup, calculated, signerName, signerEmail, staticText',
+      'fields.0.type must be one of: signature, initials, date, text, checkbox, number, email, phone, radio, dropdown, multiSelect, checkboxGroup, calculated, signerName, signerEmail, staticText, image, attachment',
       'fields.0.page must be at least 1',
       'fields.0.width must be a positive number',
       'fields.0.height must be a positive number',
@@ -461,7 +461,7 @@ describe('POST /api/v1/documents/:id/detect-fields', () => {
     expectBox(signature, '', '{{signature:tenant}}', 60, 600, 14);
     expectBox(rent, 'Monthly rent: ', '{{text:tenant:rent}}', 60, 550, 12);
     expect(response.body.warnings).to.deep.equal([
-      'page 1: {{stamp:tenant}} has an unknown type "stamp" (known: signature, initials, date, text, checkbox, number, email, phone, radio, dropdown, multiSelect, checkboxGroup, calculated, signerName, signerEmail)',
+      'page 1: {{stamp:tenant}} has an unknown type "stamp" (known: signature, initials, date, text, checkbox, number, email, phone, radio, dropdown, multiSelect, checkboxGroup, calculated, signerName, signerEmail, image, attachment)',
       'page 1: {{signature}} is malformed: write {{type:role}} or {{type:role:label}}',
       'page 1: a tag is split across lines ("{{initials:ten" … "ant}}"): keep each tag on one line',
     ]);

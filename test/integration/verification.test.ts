@@ -18,7 +18,7 @@ import { startSystem, type RunningSystem } from '../../src/system';
 import { startApp } from '../support/app';
 import { client, type Request } from '../support/http';
 import { makeDoubledPageTree, makeObjectStreamBomb, makePdf } from '../support/pdfs';
-import { createSigningRequest, eventually, signingLinkOf, tokenOf } from '../support/signing';
+import { completedRequest, createSigningRequest, signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount, databaseKind, stopLeavingNothing, testConfig, useSharedSystem } from '../support/system';
 import { startTestPki } from '../support/testPki';
 
@@ -36,11 +36,7 @@ async function sealThroughTheFlow(account: Pick<Account, 'request'> & { system: 
     json: { consent: true, signature: { type: 'typed', value: 'Ada Lovelace' } },
   });
   expect(signed.status, JSON.stringify(signed.body)).to.equal(200);
-  const completed = await eventually(async () => {
-    const response = await account.request('GET', `/api/v1/signatures/${signingRequest.id}`);
-    expect(response.body.status).to.equal('completed');
-    return response.body;
-  }, 60_000);
+  const completed = await completedRequest(account.request, signingRequest.id);
   const sealed = await account.request('GET', `/api/v1/signatures/${signingRequest.id}/document`);
   expect(sealed.status).to.equal(200);
   return { sealed: sealed.bytes, signingRequest: completed, document };

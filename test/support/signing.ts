@@ -41,6 +41,14 @@ export async function eventually<T>(check: () => Promise<T>, ms = 20_000): Promi
   }
 }
 
+/** The request as GET /signatures/{id} shows it once it has completed (its workflow sealed it), within a minute. */
+export const completedRequest = (request: Request, requestId: string) =>
+  eventually(async () => {
+    const response = await request('GET', `/api/v1/signatures/${requestId}`);
+    expect(response.body.status).to.equal('completed');
+    return response.body;
+  }, 60_000);
+
 export const tokenOf = (url: string) => new URL(url).pathname.split('/').pop()!;
 
 // A tiny valid PNG (1×1, black) as a data URL, for drawn signatures (its IDAT CRC was once wrong, which

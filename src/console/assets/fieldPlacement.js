@@ -19,17 +19,48 @@ export function element(tag, attributes = {}, children = []) {
   return node;
 }
 
-/** A field as the API takes it, less whose it is (a signer or a template's role): a blank label is none. */
-export const fieldToSend = ({ type, label, required, page, x, y, width, height }) => ({
-  type,
-  label: label.trim() || null,
-  required,
-  page,
-  x,
-  y,
-  width,
-  height,
-});
+const OPTION_TYPES = ['radio', 'dropdown', 'multiSelect', 'checkboxGroup'];
+const CONDITION_TESTS = ['filled', 'empty', 'equals', 'notEquals'];
+/** The lines of a textarea or the parts of a comma list, trimmed, without the blank ones. */
+const linesOf = (text) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+const partsOf = (text) =>
+  text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+
+/**
+ * A field as the API takes it, less whose it is (a signer or a template's role): a blank label is none. Its logic
+ * goes with it when its type takes it: options, a formula, a static text, and the one test that shows it. The
+ * server checks them all and names what is wrong.
+ */
+export function fieldToSend({ type, label, required, page, x, y, width, height, options, formula, text, showWhen }) {
+  const sent = { type, label: label.trim() || null, required, page, x, y, width, height };
+  if (OPTION_TYPES.includes(type)) sent.options = linesOf(options ?? '');
+  if (type === 'calculated') sent.formula = (formula ?? '').trim();
+  if (type === 'staticText') sent.text = (text ?? '').trim();
+  const shownBy = showWhen?.field?.trim();
+  if (shownBy) {
+    const values = partsOf(showWhen.values ?? '');
+    sent.showWhen = { field: shownBy, is: showWhen.is, ...(['equals', 'notEquals'].includes(showWhen.is) ? { values } : {}) };
+  }
+  return sent;
+}
+
+/** The labels fields may name in a condition or formula, offered as the condition's field is typed. */
+export function listLabels(fields) {
+  let list = document.getElementById('placed-field-labels');
+  if (!list) {
+    list = element('datalist', { id: 'placed-field-labels' });
+    document.body.append(list);
+  }
+  const labels = [...new Set(fields.map((field) => field.label.trim()).filter(Boolean))];
+  list.replaceChildren(...labels.map((label) => element('option', { value: label })));
+}
 
 export const describePosition = (field) => `page ${field.page} · x ${field.x}, y ${field.y} · ${field.width} × ${field.height} pt`;
 
@@ -126,9 +157,58 @@ export function makeDrawable(frame, [pageWidth, pageHeight], drawn) {
 }
 
 /**
+ * The controls of a field's logic, each shown only for the types it applies to: the options of a choice (one a
+ * line), a calculated field's formula, a static text's words, and the one test on another field that shows it.
+ */
+function logicControls(field, id) {
+  field.showWhen ??= { field: '', is: 'filled', values: '' };
+  const options = element('textarea', { id: `${id}-options`, rows: '3', maxlength: '20000', text: field.options ?? '' });
+  const formula = element('input', { id: `${id}-formula`, maxlength: '1000', value: field.formula ?? '', placeholder: '{Rent} * {Months}' });
+  const text = element('input', { id: `${id}-text`, maxlength: '2000', value: field.text ?? '' });
+  const shownBy = element('input', { id: `${id}-shown-by`, maxlength: '100', list: 'placed-field-labels', value: field.showWhen.field });
+  const test = element(
+    'select',
+    { id: `${id}-shown-test` },
+    CONDITION_TESTS.map((is) => element('option', { value: is, text: is })),
+  );
+  test.value = field.showWhen.is;
+  const values = element('input', { id: `${id}-shown-values`, maxlength: '2000', value: field.showWhen.values });
+  const hint = (forId, words) => element('p', { class: 'hint', id: `${forId}-hint`, text: words });
+  const labelled = (control, words, wide, help) => {
+    if (help) control.setAttribute('aria-describedby', `${control.id}-hint`);
+    return element('div', { class: wide ? 'wide' : '' }, [
+      element('label', { for: control.id, text: words }),
+      control,
+      ...(help ? [hint(control.id, help)] : []),
+    ]);
+  };
+  const parts = {
+    options: labelled(options, 'Options, one a line', true),
+    formula: labelled(formula, 'Formula', true, 'Number fields by label in braces: + - * / ( ), round(x, 2), min, max, sum, abs.'),
+    text: labelled(text, 'Text shown', true),
+    shownBy: labelled(shownBy, 'Show only when field (optional)', false),
+    test: labelled(test, 'is', false),
+    values: labelled(values, 'Values, comma-separated', false),
+  };
+  const read = () => ({
+    options: options.value,
+    formula: formula.value,
+    text: text.value,
+    showWhen: { field: shownBy.value, is: test.value, values: values.value },
+  });
+  const show = (type) => {
+    parts.options.hidden = !OPTION_TYPES.includes(type);
+    parts.formula.hidden = type !== 'calculated';
+    parts.text.hidden = type !== 'staticText';
+    parts.values.hidden = !['equals', 'notEquals'].includes(test.value);
+  };
+  return { controls: [options, formula, text, shownBy, test, values], elements: Object.values(parts), read, show };
+}
+
+/**
  * One field's row in a list: its number and position, then who fills it (`who`: the label, the control
- * and how to read it into the field), its type, label and required, and Remove. `changed` runs after
- * each edit, `removed` on Remove; `colour` names the field's class (role-0…role-5).
+ * and how to read it into the field), its type, label and required, its logic (logicControls), and Remove.
+ * `changed` runs after each edit, `removed` on Remove; `colour` names the field's class (role-0…role-5).
  */
 export function fieldRow({ field, number, id, who, typeOptions, colour, changed, removed }) {
   const type = element('select', { id: `${id}-type` });
@@ -137,14 +217,17 @@ export function fieldRow({ field, number, id, who, typeOptions, colour, changed,
   const label = element('input', { id: `${id}-label`, maxlength: '100', value: field.label ?? '' });
   const required = element('input', { id: `${id}-required`, type: 'checkbox', checked: field.required });
   const remove = element('button', { type: 'button', class: 'danger', text: 'Remove', 'aria-label': `Remove field ${number}` });
+  const logic = logicControls(field, id);
   const update = () => {
-    Object.assign(field, who.read(), { type: type.value, label: label.value, required: required.checked });
+    Object.assign(field, who.read(), { type: type.value, label: label.value, required: required.checked }, logic.read());
     row.className = `field-row ${colour(field)}`;
+    logic.show(field.type);
     changed();
   };
-  for (const control of [who.control, type, label, required])
-    control.addEventListener(control.tagName === 'INPUT' && control.type !== 'checkbox' ? 'input' : 'change', update);
+  for (const control of [who.control, type, label, required, ...logic.controls])
+    control.addEventListener(['INPUT', 'TEXTAREA'].includes(control.tagName) && control.type !== 'checkbox' ? 'input' : 'change', update);
   remove.addEventListener('click', removed);
+  logic.show(field.type);
   const row = element('li', { class: `field-row ${colour(field)}` }, [
     element('p', { class: 'field-title' }, [element('strong', { text: `Field ${number}` }), ` · ${describePosition(field)}`]),
     element('div', { class: 'field-grid' }, [
@@ -152,6 +235,7 @@ export function fieldRow({ field, number, id, who, typeOptions, colour, changed,
       element('div', {}, [element('label', { for: type.id, text: 'Type' }), type]),
       element('div', { class: 'wide' }, [element('label', { for: label.id, text: 'Label (optional)' }), label]),
       element('div', { class: 'check' }, [required, element('label', { for: required.id, text: 'Required' })]),
+      ...logic.elements,
       element('div', {}, [remove]),
     ]),
   ]);

@@ -3,7 +3,7 @@
 // by their position. They are posted in the form's hidden `fields` as JSON ({ signer, type, page, x, y,
 // width, height, label, required }); without this script the section stays hidden and the form sends none.
 
-import { describePosition, drawBoxes, element, fieldRow, fieldToSend, makeDrawable } from './fieldPlacement.js';
+import { describePosition, drawBoxes, element, fieldRow, fieldToSend, listLabels, makeDrawable } from './fieldPlacement.js';
 
 const placer = document.getElementById('field-placer');
 const documentChoice = document.getElementById('document_id');
@@ -73,6 +73,7 @@ signerRows.addEventListener('signer-removed', ({ detail: { number } }) => {
 function save() {
   const sent = fields.map((field) => ({ signer: field.signer, ...fieldToSend(field) }));
   posted.value = sent.length ? JSON.stringify(sent) : '';
+  listLabels(fields);
   drawBoxes(
     pages,
     pageSizes,

@@ -2,7 +2,7 @@
 // or added by their position; text tags detected by the server; the template saved as the REST API takes it.
 // The boxes, the drawing and each field's row are fieldPlacement.js's, shared with the send form.
 
-import { describePosition, drawBoxes, element, fieldRow, fieldToSend, makeDrawable } from './fieldPlacement.js';
+import { describePosition, drawBoxes, element, fieldRow, fieldToSend, listLabels, makeDrawable } from './fieldPlacement.js';
 
 const editor = document.getElementById('template-editor');
 const pageSizes = JSON.parse(document.getElementById('editor-pages').textContent);
@@ -27,6 +27,7 @@ const roleClass = (role) => `role-${Math.max(0, rolesOf([...fields, ...detected]
 // --- Boxes on the pages -----------------------------------------------------------------------------
 
 function redraw() {
+  listLabels([...fields, ...detected.map((field) => ({ ...field, label: field.label ?? '' }))]);
   const all = [...fields.map((field, index) => ({ field, name: `${index + 1}` })), ...detected.map((field) => ({ field, name: 'tag' }))];
   drawBoxes(
     editor,
