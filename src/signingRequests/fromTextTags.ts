@@ -92,16 +92,16 @@ function tagsBySigner(input: TaggedRequestInput, tags: Map<string, DocumentTags>
 const fieldOfTag = (field: TaggedField, documentId: string): SignerField => ({ documentId, ...placedFieldOf(field) });
 
 /**
- * Each signer's fields as one form, its own and its tags' together, as a signer's own fields are checked alone by the
- * schema: a tag's options and formula, and the labels its formula or another field's condition names. Each tag's
- * field is named by its tag.
+ * Each signer's fields as one form, its own and its tags' together (the schema checks a signer's own fields alone only
+ * without textTags: "fields"): a tag's options and formula, and the labels a formula or a condition names, whichever
+ * field it is on. Each tag's field is named by its tag.
  */
 function taggedFormProblems(input: TaggedRequestInput, tags: Map<string, DocumentTags>): string[] {
   const bySigner = tagsBySigner(input, tags);
   return input.signers.flatMap((signer, index) => {
     const own = signer.fields ?? [];
     const tagged = bySigner[index];
-    if (tagged.length === 0 || signer.recipientType !== 'signer') return [];
+    if (signer.recipientType !== 'signer') return [];
     const name = (position: number) => (position < own.length ? `signers.${index}.fields.${position}` : tagged[position - own.length].name);
     const fields = [...own, ...tagged.map(({ id, field }) => fieldOfTag(field, id))];
     return [

@@ -74,18 +74,10 @@ const SignerInputSchema = z.object({
     .max(320)
     .regex(z.regexes.email, { error: 'must be a valid e-mail address' })
     .openapi({ description: 'An e-mail address. Each signer needs their own (compared without letter case).' }),
-  fields: z
-    .array(RequestFieldSchema)
-    .max(MAX_FIELDS_PER_SIGNER)
-    .superRefine((fields, ctx) => {
-      for (const { position, key, problem } of signerFieldProblems(fields, (other) => `fields.${other}`))
-        ctx.addIssue({ code: 'custom', path: position === undefined ? [] : key ? [position, key] : [position], message: problem });
-    })
-    .optional()
-    .openapi({
-      description:
-        'Each on a page its document has and inside that page (400 otherwise); with several documents, each names its document_id. Not with template_id.',
-    }),
+  fields: z.array(RequestFieldSchema).max(MAX_FIELDS_PER_SIGNER).optional().openapi({
+    description:
+      'Each on a page its document has and inside that page (400 otherwise); with several documents, each names its document_id. Not with template_id.',
+  }),
   role: visibleText(100).optional().openapi({
     description:
       'With template_id: the template role this signer fills, one signer per role. With textTags: "fields": the role the documents’ text tags name for this signer ({{signature:client}}).',
@@ -223,6 +215,27 @@ export const SigningRequestCreateSchema = z
         if (input.expiresAt && input.expiresInDays) ctx.addIssue({ code: 'custom', path: ['expiresInDays'], message: 'cannot be combined with expiresAt' });
         sourceIssues(input).forEach(([path, message]) => ctx.addIssue({ code: 'custom', path, message }));
       })
+      // Each signer's fields as a form, reported with every other problem of the body once the fields themselves parse.
+      // With textTags: "fields" their tags' fields join the form, which is checked with them once the tags are read
+      // (fromTextTags.ts), so that a condition or formula may name a tag's label.
+      .superRefine(
+        (input, ctx) => {
+          if (input.textTags === 'fields') return;
+          // Other parts of the body may have failed: only fields that parsed are read.
+          input.signers.forEach((signer: { fields?: unknown } | null, s) => {
+            const fields = signer?.fields;
+            if (!Array.isArray(fields)) return;
+            for (const { position, key, problem } of signerFieldProblems(fields, (other) => `fields.${other}`)) {
+              const at = position === undefined ? [] : key ? [position, key] : [position];
+              ctx.addIssue({ code: 'custom', path: ['signers', s, 'fields', ...at], message: problem });
+            }
+          });
+        },
+        {
+          when: ({ value, issues }) =>
+            Array.isArray((value as { signers?: unknown })?.signers) && !issues.some(({ path }) => path?.[0] === 'signers' && path[2] === 'fields'),
+        },
+      )
       // Reported with every other problem of the body, even when those stop the checks above.
       .refine((input) => input.document_id !== undefined || input.documents !== undefined || input.template_id !== undefined, {
         path: ['document_id'],

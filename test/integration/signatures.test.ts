@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { searchAttributes, stateQuery } from '../../workflows/definitions';
 import { client, type Request } from '../support/http';
-import { createSigningRequest, drawnSignature, eventually, tokenOf, signingLinkOf } from '../support/signing';
+import { completedRequest, createSigningRequest, drawnSignature, eventually, signingLinkOf, tokenOf } from '../support/signing';
 import { createTestAccount } from '../support/system';
 import { uploadDocument } from '../support/documents';
 
@@ -156,11 +156,7 @@ describe('signing a request end to end (parallel)', function () {
     expect(again.body.error).to.equal('conflict');
     expect((await alan.sign({ consent: true, signature: { type: 'drawn', value: drawnSignature } })).status).to.equal(200);
 
-    const completed = await eventually(async () => {
-      const response = await account.request('GET', `/api/v1/signatures/${signingRequest.id}`);
-      expect(response.body.status).to.equal('completed');
-      return response.body;
-    }, 60_000);
+    const completed = await completedRequest(account.request, signingRequest.id);
     expect(completed.sealedSha256).to.match(/^[0-9a-f]{64}$/);
     expect(completed.originalSha256).to.equal(document.sha256);
 
@@ -633,6 +629,31 @@ describe('POST /api/v1/signatures on a PDF with text tags', function () {
     ]);
     const sealed = textOf((await request('GET', `/api/v1/signatures/${created.body.id}/document`)).bytes);
     expect(sealed).to.contain('Pro').and.contain('14400').and.not.contain('{{');
+  });
+
+  it('textTags: "fields": a field placed by hand may show by a tag’s field, and is still checked with the tags’ fields', async () => {
+    const account = await createTestAccount();
+    const pdf = await makeFormPdf(['Plan: {{radio:1:Plan:Basic|Pro}}', 'Signed: {{signature:1}}']);
+    const document = await uploadDocument(account.request, { pdf });
+    const own = { page: 1, x: 60, y: 100, width: 200, height: 20, type: 'text', label: 'Why Pro', showWhen: { field: 'Plan', is: 'equals', values: ['Pro'] } };
+    const created = await send(account.request, { document_id: document.id, textTags: 'fields', signers: [{ ...formSigner, fields: [own] }] });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const carla = signer(account, await signingLinkOf(account.request, created.body.id, created.body.signers[0].id));
+    const signature = { type: 'typed', value: 'Carla Client' };
+    const needed = await carla.sign({ consent: true, signature, fieldValues: { '1': 'Pro' } });
+    expect(needed.body.details).to.deep.equal(['fieldValues.0 is required (the text field "Why Pro" on page 1)']);
+
+    // Its own mistakes are named as before, with the tags' or without them.
+    const wrong = { ...own, showWhen: { field: 'Plann', is: 'filled' } };
+    for (const textTags of ['fields', undefined]) {
+      const response = await send(account.request, {
+        document_id: document.id,
+        ...(textTags ? { textTags } : { textTags: 'remove' }),
+        signers: [{ ...formSigner, fields: [wrong] }],
+      });
+      expect(response.status).to.equal(400);
+      expect(response.body.details.join('\n')).to.contain('"Why Pro" names "Plann", which is no field of this form');
+    }
   });
 
   it('400 naming the tag of each bad option list or formula, and of a formula naming no field; nothing is made', async () => {
