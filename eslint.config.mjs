@@ -12,7 +12,7 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:$
 const entryPoints = ['app', 'system', 'main', 'openapiDocument', 'cli', 'console', 'signerPortal', 'verification', 'docs', 'health'];
 const workerSide = ['worker', 'activities', 'workflows'];
 // The Temporal client, the event log, form fields' rules and the PDF library at the bottom, then the account everything belongs
-// to, mail, API keys, documents, templates made from documents, webhooks, signing requests, and the read
+// to, mail, API keys, documents, templates made from documents, webhooks, signing requests, bulk sends of them, and the read
 // models over them: search, then the dashboard.
 const resources = [
   'temporal',
@@ -26,6 +26,7 @@ const resources = [
   'templates',
   'webhooks',
   'signingRequests',
+  'bulkSends',
   'search',
   'dashboard',
 ];

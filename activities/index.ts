@@ -4,11 +4,12 @@ import { createSweeperActivities, type SweeperActivityDeps } from './sweeper';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import { createSearchActivities, type SearchActivityDeps } from './search';
 import { createArchiveActivities, type ArchiveActivityDeps } from './archive';
+import { createBulkSendActivities, type BulkSendActivityDeps } from './bulkSend';
 import type { Activities } from '../workflows/activities';
 
 // Activities are the only code the workflows call that touches the world. They get their
 // dependencies from this factory and must be safe to retry: keyed by ids, conditional updates.
-export type ActivityDeps = SigningActivityDeps & WebhookActivityDeps & SweeperActivityDeps & SearchActivityDeps & ArchiveActivityDeps;
+export type ActivityDeps = SigningActivityDeps & WebhookActivityDeps & SweeperActivityDeps & SearchActivityDeps & ArchiveActivityDeps & BulkSendActivityDeps;
 
 const HEARTBEAT_EVERY_MS = 5_000;
 
@@ -34,6 +35,7 @@ export function createActivities(deps: ActivityDeps): Activities {
   const sweeper = createSweeperActivities(deps);
   const search = createSearchActivities(deps);
   const archive = createArchiveActivities(deps);
+  const bulk = createBulkSendActivities(deps);
   return {
     // workflows/signingRequest.ts
     announceRequest: heartbeating(signing.announceRequest),
@@ -64,5 +66,8 @@ export function createActivities(deps: ActivityDeps): Activities {
     // workflows/archiveRenewal.ts
     findArchivesDue: heartbeating(archive.findArchivesDue),
     renewArchive: heartbeating(archive.renewArchive),
+    // workflows/bulkSend.ts
+    sendBulkRows: heartbeating(bulk.sendBulkRows),
+    finishBulkSend: heartbeating(bulk.finishBulkSend),
   };
 }

@@ -15,6 +15,7 @@ import { mailDevRoutes } from './mail/devRoutes';
 import type { SearchBackend } from './search/backend';
 import { searchRoutes } from './search/routes';
 import { signingRequestRoutes } from './signingRequests/routes';
+import { bulkSendRoutes } from './bulkSends/routes';
 import { signerPortalRoutes } from './signerPortal/routes';
 import { webhookRoutes } from './webhooks/routes';
 import type { Webhooks } from './webhooks/setup';
@@ -137,6 +138,7 @@ export function createApp({
   documentRoutes(deps);
   templateRoutes(deps);
   signingRequestRoutes(deps);
+  bulkSendRoutes(deps);
   webhookRoutes(deps);
   searchRoutes(deps);
   dashboardRoutes(deps);

@@ -60,4 +60,11 @@ export interface ArchiveActivities {
   renewArchive(due: { requestId: string; documentId: string }): Promise<boolean>;
 }
 
-export type Activities = SigningRequestActivities & WebhookActivities & SweeperActivities & SearchActivities & ArchiveActivities;
+/** workflows/bulkSend.ts: a batch of a job's queued rows sent, and the job finished once none is queued (src/bulkSends/service.ts). */
+export interface BulkSendActivities {
+  sendBulkRows(input: { bulkSendId: string; limit: number }): Promise<{ sent: number; failed: number; remaining: number; waitUntil?: string }>;
+  /** How many sent requests a cancel asked for are left to cancel; 0 once the job is finished. */
+  finishBulkSend(input: { bulkSendId: string; limit: number }): Promise<number>;
+}
+
+export type Activities = SigningRequestActivities & WebhookActivities & SweeperActivities & SearchActivities & ArchiveActivities & BulkSendActivities;

@@ -5,3 +5,4 @@ export { webhookWorkflow } from './webhook';
 export { sweeperWorkflow } from './sweeper';
 export { searchIndexerWorkflow } from './searchIndexer';
 export { archiveRenewalWorkflow } from './archiveRenewal';
+export { bulkSendWorkflow } from './bulkSend';

@@ -10,6 +10,7 @@ const resource = (name: 'documents' | 'signatures' | 'templates' | 'webhooks') =
 const byTag: Record<string, { read: Scope[]; write: Scope[] }> = {
   Documents: resource('documents'),
   'Signing requests': resource('signatures'),
+  'Bulk sends': resource('signatures'),
   Templates: resource('templates'),
   Webhooks: resource('webhooks'),
   // There is no account:write: changing the account takes a key with every scope.

@@ -31,6 +31,8 @@ const summaries: Record<EventType, (data: Data) => string> = {
   'template.created': (data) => `Template ${quoted(data.name)} created`,
   'template.updated': (data) => `Template ${quoted(data.name)} updated`,
   'template.deleted': (data) => `Template ${quoted(data.name)} deleted`,
+  'bulk_send.created': (data) => `Bulk send of ${data.rowCount} rows from template ${quoted(data.templateName)} started`,
+  'bulk_send.completed': (data) => `Bulk send finished: ${data.sent} sent, ${data.failed} failed, ${data.cancelled} cancelled`,
 };
 
 export const summarizeEvent = (type: string, data: Data) => (summaries[type as EventType] ?? (() => type))(data ?? {});

@@ -21,6 +21,8 @@ export const eventTypes = [
   'template.created',
   'template.updated',
   'template.deleted',
+  'bulk_send.created',
+  'bulk_send.completed',
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 

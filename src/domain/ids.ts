@@ -10,6 +10,7 @@ export const idPrefixes = {
   delivery: 'whd',
   event: 'evt',
   upload: 'upl',
+  bulkSend: 'bulk',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -32,7 +32,7 @@ export async function createSigningRequest(
   { db, events, temporal, textTags, taskQueue, rateLimitMultiplier, requestLimits, verificationKey: codeKey, loopbackHttp }: SigningDeps,
   account: Account,
   input: SigningRequestCreateInput,
-  { requestId = newId('signingRequest') }: { requestId?: string } = {},
+  { requestId = newId('signingRequest'), bulk }: { requestId?: string; bulk?: { id: string; row: number } } = {},
 ) {
   const insecure = plainHttpProblems(loopbackHttp, [['redirectUrl', input.redirectUrl]]);
   if (insecure.length > 0) throw validationError(insecure);
@@ -69,6 +69,7 @@ export async function createSigningRequest(
         original_sha256: document.sha256,
         signer_text: signers.map((signer) => `${signer.name} ${signer.email}`).join(' '),
         redirect_url: input.redirectUrl ?? null,
+        ...(bulk ? { bulk_send_id: bulk.id, bulk_row: bulk.row } : {}),
       },
       documents,
       signers: signers.map((signer, index) => ({

@@ -53,6 +53,7 @@ export function presentSigningRequest(found: SigningRequestWithSigners & { progr
     updatedAt: request.updatedAt.toISOString(),
     completedAt: iso(request.completedAt),
     redirectUrl: request.redirectUrl,
+    bulkSend: request.bulkSend,
   };
 }
 

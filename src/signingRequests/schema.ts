@@ -504,6 +504,10 @@ export const SigningRequestSchema = z
     updatedAt: z.string(),
     completedAt: z.string().nullable(),
     redirectUrl: z.string().nullable().openapi({ description: 'Where signers go once they have acted; null: they stay on the page.' }),
+    bulkSend: z
+      .object({ id: z.string(), row: z.number().int() })
+      .nullable()
+      .openapi({ description: 'The bulk send that made it and its row there (0-based); null for a request made on its own.' }),
   })
   .openapi('SigningRequest');
 

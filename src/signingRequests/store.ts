@@ -61,6 +61,8 @@ export interface SigningRequest {
   cancelReason: string | null;
   /** Where signers go once they have acted (with ?event=…), or null. */
   redirectUrl: string | null;
+  /** The bulk send that made it, and its row there; null for a request made on its own. */
+  bulkSend: { id: string; row: number } | null;
   createdAt: Date;
   updatedAt: Date;
   completedAt: Date | null;
@@ -128,6 +130,8 @@ export const requestColumns = [
   'sealed_sha256',
   'cancel_reason',
   'redirect_url',
+  'bulk_send_id',
+  'bulk_row',
   'created_at',
   'updated_at',
   'completed_at',
@@ -150,6 +154,7 @@ export const toSigningRequest = (row: Record<string, any>): SigningRequest => ({
   sealedSha256: row.sealed_sha256,
   cancelReason: row.cancel_reason,
   redirectUrl: row.redirect_url ?? null,
+  bulkSend: row.bulk_send_id ? { id: row.bulk_send_id, row: row.bulk_row } : null,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   completedAt: row.completed_at,

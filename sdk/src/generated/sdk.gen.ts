@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import { type Client, formDataBodySerializer, type Options as Options2, type TDataShape } from './client/index.js';
-import type { ApproveData, ApproveErrors, ApproveResponses, CancelSigningRequestData, CancelSigningRequestErrors, CancelSigningRequestResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateDocumentData, CreateDocumentErrors, CreateDocumentResponses, CreateEmbeddedSigningSessionData, CreateEmbeddedSigningSessionErrors, CreateEmbeddedSigningSessionResponses, CreateSigningLinkData, CreateSigningLinkErrors, CreateSigningLinkResponses, CreateSigningRequestData, CreateSigningRequestErrors, CreateSigningRequestResponses, CreateTemplateData, CreateTemplateErrors, CreateTemplateResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeclineToSignData, DeclineToSignErrors, DeclineToSignResponses, DeleteDocumentData, DeleteDocumentErrors, DeleteDocumentResponses, DeleteTemplateData, DeleteTemplateErrors, DeleteTemplateResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DetectDocumentFieldsData, DetectDocumentFieldsErrors, DetectDocumentFieldsResponses, DownloadDocumentFileData, DownloadDocumentFileErrors, DownloadDocumentFileResponses, DownloadDocumentToSignData, DownloadDocumentToSignErrors, DownloadDocumentToSignResponses, DownloadOneDocumentToSignData, DownloadOneDocumentToSignErrors, DownloadOneDocumentToSignResponses, DownloadOneSealedDocumentData, DownloadOneSealedDocumentErrors, DownloadOneSealedDocumentResponses, DownloadSealedDocumentData, DownloadSealedDocumentErrors, DownloadSealedDocumentResponses, DownloadSignerUploadData, DownloadSignerUploadErrors, DownloadSignerUploadResponses, GetAccountBrandingData, GetAccountBrandingErrors, GetAccountBrandingResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAuditTrailData, GetAuditTrailErrors, GetAuditTrailResponses, GetDashboardStatsData, GetDashboardStatsErrors, GetDashboardStatsResponses, GetDashboardTrendsData, GetDashboardTrendsErrors, GetDashboardTrendsResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetSignerVerificationData, GetSignerVerificationErrors, GetSignerVerificationResponses, GetSigningBreakdownData, GetSigningBreakdownErrors, GetSigningBreakdownResponses, GetSigningPageData, GetSigningPageErrors, GetSigningPageResponses, GetSigningRequestData, GetSigningRequestErrors, GetSigningRequestResponses, GetTemplateData, GetTemplateErrors, GetTemplateResponses, GetWebhookData, GetWebhookDeliveryData, GetWebhookDeliveryErrors, GetWebhookDeliveryResponses, GetWebhookErrors, GetWebhookResponses, ListActivityData, ListActivityErrors, ListActivityResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListDocumentsData, ListDocumentsErrors, ListDocumentsResponses, ListSigningRequestsData, ListSigningRequestsErrors, ListSigningRequestsResponses, ListTemplatesData, ListTemplatesErrors, ListTemplatesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, MarkViewedData, MarkViewedErrors, MarkViewedResponses, PreviewTemplatePageData, PreviewTemplatePageErrors, PreviewTemplatePageResponses, RedeliverWebhookDeliveryData, RedeliverWebhookDeliveryErrors, RedeliverWebhookDeliveryResponses, RemindSignersData, RemindSignersErrors, RemindSignersResponses, RenameDocumentData, RenameDocumentErrors, RenameDocumentResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SearchData, SearchErrors, SearchResponses, SendVerificationCodeData, SendVerificationCodeErrors, SendVerificationCodeResponses, SignData, SignErrors, SignResponses, TestWebhookData, TestWebhookErrors, TestWebhookResponses, UpdateAccountBrandingData, UpdateAccountBrandingErrors, UpdateAccountBrandingResponses, UpdateTemplateData, UpdateTemplateErrors, UpdateTemplateResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses, UploadDocumentFileData, UploadDocumentFileErrors, UploadDocumentFileResponses, UploadSignerFileData, UploadSignerFileErrors, UploadSignerFileResponses, VerifyPdfData, VerifyPdfErrors, VerifyPdfResponses, VerifySignerData, VerifySignerErrors, VerifySignerResponses } from './types.gen.js';
+import type { ApproveData, ApproveErrors, ApproveResponses, CancelBulkSendData, CancelBulkSendErrors, CancelBulkSendResponses, CancelSigningRequestData, CancelSigningRequestErrors, CancelSigningRequestResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateBulkSendData, CreateBulkSendErrors, CreateBulkSendResponses, CreateDocumentData, CreateDocumentErrors, CreateDocumentResponses, CreateEmbeddedSigningSessionData, CreateEmbeddedSigningSessionErrors, CreateEmbeddedSigningSessionResponses, CreateSigningLinkData, CreateSigningLinkErrors, CreateSigningLinkResponses, CreateSigningRequestData, CreateSigningRequestErrors, CreateSigningRequestResponses, CreateTemplateData, CreateTemplateErrors, CreateTemplateResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeclineToSignData, DeclineToSignErrors, DeclineToSignResponses, DeleteDocumentData, DeleteDocumentErrors, DeleteDocumentResponses, DeleteTemplateData, DeleteTemplateErrors, DeleteTemplateResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DetectDocumentFieldsData, DetectDocumentFieldsErrors, DetectDocumentFieldsResponses, DownloadDocumentFileData, DownloadDocumentFileErrors, DownloadDocumentFileResponses, DownloadDocumentToSignData, DownloadDocumentToSignErrors, DownloadDocumentToSignResponses, DownloadOneDocumentToSignData, DownloadOneDocumentToSignErrors, DownloadOneDocumentToSignResponses, DownloadOneSealedDocumentData, DownloadOneSealedDocumentErrors, DownloadOneSealedDocumentResponses, DownloadSealedDocumentData, DownloadSealedDocumentErrors, DownloadSealedDocumentResponses, DownloadSignerUploadData, DownloadSignerUploadErrors, DownloadSignerUploadResponses, GetAccountBrandingData, GetAccountBrandingErrors, GetAccountBrandingResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAuditTrailData, GetAuditTrailErrors, GetAuditTrailResponses, GetBulkSendData, GetBulkSendErrors, GetBulkSendResponses, GetDashboardStatsData, GetDashboardStatsErrors, GetDashboardStatsResponses, GetDashboardTrendsData, GetDashboardTrendsErrors, GetDashboardTrendsResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetSignerVerificationData, GetSignerVerificationErrors, GetSignerVerificationResponses, GetSigningBreakdownData, GetSigningBreakdownErrors, GetSigningBreakdownResponses, GetSigningPageData, GetSigningPageErrors, GetSigningPageResponses, GetSigningRequestData, GetSigningRequestErrors, GetSigningRequestResponses, GetTemplateData, GetTemplateErrors, GetTemplateResponses, GetWebhookData, GetWebhookDeliveryData, GetWebhookDeliveryErrors, GetWebhookDeliveryResponses, GetWebhookErrors, GetWebhookResponses, ListActivityData, ListActivityErrors, ListActivityResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBulkSendRowsData, ListBulkSendRowsErrors, ListBulkSendRowsResponses, ListDocumentsData, ListDocumentsErrors, ListDocumentsResponses, ListSigningRequestsData, ListSigningRequestsErrors, ListSigningRequestsResponses, ListTemplatesData, ListTemplatesErrors, ListTemplatesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, MarkViewedData, MarkViewedErrors, MarkViewedResponses, PreviewTemplatePageData, PreviewTemplatePageErrors, PreviewTemplatePageResponses, RedeliverWebhookDeliveryData, RedeliverWebhookDeliveryErrors, RedeliverWebhookDeliveryResponses, RemindSignersData, RemindSignersErrors, RemindSignersResponses, RenameDocumentData, RenameDocumentErrors, RenameDocumentResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SearchData, SearchErrors, SearchResponses, SendVerificationCodeData, SendVerificationCodeErrors, SendVerificationCodeResponses, SignData, SignErrors, SignResponses, TestWebhookData, TestWebhookErrors, TestWebhookResponses, UpdateAccountBrandingData, UpdateAccountBrandingErrors, UpdateAccountBrandingResponses, UpdateTemplateData, UpdateTemplateErrors, UpdateTemplateResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses, UploadDocumentFileData, UploadDocumentFileErrors, UploadDocumentFileResponses, UploadSignerFileData, UploadSignerFileErrors, UploadSignerFileResponses, VerifyPdfData, VerifyPdfErrors, VerifyPdfResponses, VerifySignerData, VerifySignerErrors, VerifySignerResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -374,6 +374,52 @@ export const createSigningLink = <ThrowOnError extends boolean = false>(options:
 export const createEmbeddedSigningSession = <ThrowOnError extends boolean = false>(options: Options<CreateEmbeddedSigningSessionData, ThrowOnError>) => (options.client ?? client).post<CreateEmbeddedSigningSessionResponses, CreateEmbeddedSigningSessionErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/signatures/{id}/signers/{signerId}/embed',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Send one template to many recipients: one signing request per row
+ *
+ * Up to 10000 rows, as JSON or as a CSV upload. Every row is checked as the request it becomes before anything is sent: a 400 lists the problems by row and key (JSON: rows.3.recipients.tenant.email) or row and column (CSV), the first 100 with their count. Rows that need more documents than the month leaves, or more invitations than the hour leaves, are refused up front (403 quota_exceeded, with the numbers). dryRun answers the check and sends nothing. Each row becomes exactly one request, whatever is retried; GET /bulk-sends/{id} shows the progress.
+ */
+export const createBulkSend = <ThrowOnError extends boolean = false>(options: Options<CreateBulkSendData, ThrowOnError>) => (options.client ?? client).post<CreateBulkSendResponses, CreateBulkSendErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/bulk-sends',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * A bulk send: its rows by outcome and their requests by status
+ */
+export const getBulkSend = <ThrowOnError extends boolean = false>(options: Options<GetBulkSendData, ThrowOnError>) => (options.client ?? client).get<GetBulkSendResponses, GetBulkSendErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/bulk-sends/{id}',
+    ...options
+});
+
+/**
+ * A bulk send’s rows, in order, each with its request or its error
+ */
+export const listBulkSendRows = <ThrowOnError extends boolean = false>(options: Options<ListBulkSendRowsData, ThrowOnError>) => (options.client ?? client).get<ListBulkSendRowsResponses, ListBulkSendRowsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/bulk-sends/{id}/rows',
+    ...options
+});
+
+/**
+ * Stop the rows not yet sent; with cancelSent, cancel the pending requests already sent too
+ */
+export const cancelBulkSend = <ThrowOnError extends boolean = false>(options: Options<CancelBulkSendData, ThrowOnError>) => (options.client ?? client).post<CancelBulkSendResponses, CancelBulkSendErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/bulk-sends/{id}/cancel',
     ...options,
     headers: {
         'Content-Type': 'application/json',

@@ -4,6 +4,34 @@ export type ClientOptions = {
     baseUrl: 'http://localhost:3000/api/v1' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | 'http://localhost:3000' | (string & {});
 };
 
+export type BulkSendRow = {
+    /**
+     * The recipient of each of the template’s roles, by role name: { "tenant": { "name": …, "email": … } }.
+     */
+    recipients: {
+        [key: string]: {
+            name: string;
+            email: string;
+        };
+    };
+    /**
+     * Values for the template’s fields, by label, as a request from the template takes them.
+     */
+    prefill?: {
+        [key: string]: string | boolean | number | Array<string>;
+    };
+    /**
+     * The request’s title; the template’s name by default.
+     */
+    title?: string;
+    message?: string;
+    expiresInDays?: number;
+    /**
+     * Your own id for the row, shown with its outcome.
+     */
+    externalId?: string;
+};
+
 export type IdempotencyKey = string;
 
 export type Verification = {
@@ -904,6 +932,13 @@ export type SigningRequest = {
      * Where signers go once they have acted; null: they stay on the page.
      */
     redirectUrl: string | null;
+    /**
+     * The bulk send that made it and its row there (0-based); null for a request made on its own.
+     */
+    bulkSend: {
+        id: string;
+        row: number;
+    } | null;
 };
 
 export type SigningRequestDocument = {
@@ -1552,6 +1587,99 @@ export type EmbeddedSigningCreate = {
     locale?: string;
 };
 
+export type BulkSend = {
+    id: string;
+    templateId: string;
+    /**
+     * sending; sent: every row has its outcome; cancelled: the rows not yet sent will not be.
+     */
+    status: 'sending' | 'sent' | 'cancelled';
+    rowCount: number;
+    /**
+     * The rows by outcome: a sent row made one signing request.
+     */
+    rows: {
+        queued: number;
+        sent: number;
+        failed: number;
+        cancelled: number;
+    };
+    /**
+     * The signing requests of the sent rows, by status.
+     */
+    requests: {
+        pending: number;
+        completed: number;
+        declined: number;
+        cancelled: number;
+        expired: number;
+    };
+    createdAt: string;
+    finishedAt: string | null;
+};
+
+/**
+ * A dry run: every row passed; this is what sending would make.
+ */
+export type BulkSendCheck = {
+    dryRun: true;
+    templateId: string;
+    rowCount: number;
+    requests: number;
+    invitations: number;
+};
+
+export type BulkSendCreate = {
+    templateId: string;
+    /**
+     * 1 to 10000 rows; or a CSV as the file part of multipart/form-data.
+     */
+    rows: Array<BulkSendRow>;
+    /**
+     * Check every row and the quotas, and send nothing.
+     */
+    dryRun?: boolean;
+};
+
+export type BulkSendCsvUpload = {
+    templateId: string;
+    dryRun?: 'true' | 'false';
+    /**
+     * The CSV: a header line of <role>.name, <role>.email, prefill.<label>, title, message, expiresInDays, externalId; one row a line.
+     */
+    file: Blob | File;
+};
+
+export type BulkSendRowList = {
+    data: Array<BulkSendRowOutcome>;
+    pagination: Pagination;
+};
+
+export type BulkSendRowOutcome = {
+    /**
+     * 0-based, as given.
+     */
+    row: number;
+    externalId: string | null;
+    status: 'queued' | 'sent' | 'failed' | 'cancelled';
+    signingRequestId: string | null;
+    /**
+     * The signing request’s status, once sent.
+     */
+    requestStatus: string | null;
+    /**
+     * Why the row failed.
+     */
+    error: string | null;
+};
+
+export type BulkSendCancel = {
+    /**
+     * Also cancel the requests already sent that are still pending.
+     */
+    cancelSent?: boolean;
+};
+
 export type WebhookWithSecret = Webhook & {
     /**
      * whsec_…: shown only on creation and rotation. Verify X-Service-Signature with it.
@@ -1585,7 +1713,7 @@ export type WebhookCreate = {
     /**
      * Event types to receive, or ["*"] for all.
      */
-    events: Array<'*' | 'document.created' | 'document.signed' | 'document.archive_renewed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted'>;
+    events: Array<'*' | 'document.created' | 'document.signed' | 'document.archive_renewed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted' | 'bulk_send.created' | 'bulk_send.completed'>;
     description?: string;
     enabled?: boolean;
 };
@@ -1614,7 +1742,7 @@ export type WebhookUpdate = unknown & {
     /**
      * Event types to receive, or ["*"] for all.
      */
-    events?: Array<'*' | 'document.created' | 'document.signed' | 'document.archive_renewed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted'>;
+    events?: Array<'*' | 'document.created' | 'document.signed' | 'document.archive_renewed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted' | 'bulk_send.created' | 'bulk_send.completed'>;
     description?: string | null;
     enabled?: boolean;
 };
@@ -1783,7 +1911,7 @@ export type ActivityPage = {
 
 export type ActivityItem = {
     id: string;
-    type: 'document.created' | 'document.signed' | 'document.archive_renewed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted';
+    type: 'document.created' | 'document.signed' | 'document.archive_renewed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted' | 'bulk_send.created' | 'bulk_send.completed';
     timestamp: string;
     summary: string;
     documentId: string | null;
@@ -3573,6 +3701,218 @@ export type CreateEmbeddedSigningSessionResponses = {
 
 export type CreateEmbeddedSigningSessionResponse = CreateEmbeddedSigningSessionResponses[keyof CreateEmbeddedSigningSessionResponses];
 
+export type CreateBulkSendData = {
+    body: BulkSendCreate;
+    headers?: {
+        /**
+         * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+         */
+        'Idempotency-Key'?: IdempotencyKey;
+    };
+    path?: never;
+    query?: never;
+    url: '/bulk-sends';
+};
+
+export type CreateBulkSendErrors = {
+    /**
+     * Bad Request: validation_error, one details string per violated rule.
+     */
+    400: Error;
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
+     */
+    401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
+    /**
+     * Not Found (also for other accounts’ resources).
+     */
+    404: Error;
+    /**
+     * Request Timeout: request_timeout, the body stopped arriving, or arrived slower than the minimum rate; the connection is closed.
+     */
+    408: Error;
+    /**
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
+     */
+    409: Error;
+    /**
+     * Payload Too Large: payload_too_large.
+     */
+    413: Error;
+    /**
+     * Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.
+     */
+    415: Error;
+    /**
+     * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
+     */
+    422: Error;
+};
+
+export type CreateBulkSendError = CreateBulkSendErrors[keyof CreateBulkSendErrors];
+
+export type CreateBulkSendResponses = {
+    /**
+     * Created: its rows are being sent (a dry run answers 200 with what would be sent)
+     */
+    201: BulkSend | BulkSendCheck;
+};
+
+export type CreateBulkSendResponse = CreateBulkSendResponses[keyof CreateBulkSendResponses];
+
+export type GetBulkSendData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/bulk-sends/{id}';
+};
+
+export type GetBulkSendErrors = {
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
+     */
+    401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
+    /**
+     * Not Found (also for other accounts’ resources).
+     */
+    404: Error;
+};
+
+export type GetBulkSendError = GetBulkSendErrors[keyof GetBulkSendErrors];
+
+export type GetBulkSendResponses = {
+    /**
+     * OK
+     */
+    200: BulkSend;
+};
+
+export type GetBulkSendResponse = GetBulkSendResponses[keyof GetBulkSendResponses];
+
+export type ListBulkSendRowsData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: {
+        /**
+         * Page size, 1–100.
+         */
+        limit?: number;
+        /**
+         * nextCursor of the previous page.
+         */
+        cursor?: string;
+        status?: 'queued' | 'sent' | 'failed' | 'cancelled';
+    };
+    url: '/bulk-sends/{id}/rows';
+};
+
+export type ListBulkSendRowsErrors = {
+    /**
+     * Bad Request: validation_error, one details string per violated rule.
+     */
+    400: Error;
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
+     */
+    401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
+    /**
+     * Not Found (also for other accounts’ resources).
+     */
+    404: Error;
+};
+
+export type ListBulkSendRowsError = ListBulkSendRowsErrors[keyof ListBulkSendRowsErrors];
+
+export type ListBulkSendRowsResponses = {
+    /**
+     * OK
+     */
+    200: BulkSendRowList;
+};
+
+export type ListBulkSendRowsResponse = ListBulkSendRowsResponses[keyof ListBulkSendRowsResponses];
+
+export type CancelBulkSendData = {
+    body?: BulkSendCancel;
+    headers?: {
+        /**
+         * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+         */
+        'Idempotency-Key'?: IdempotencyKey;
+    };
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/bulk-sends/{id}/cancel';
+};
+
+export type CancelBulkSendErrors = {
+    /**
+     * Bad Request: validation_error, one details string per violated rule.
+     */
+    400: Error;
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
+     */
+    401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
+    /**
+     * Not Found (also for other accounts’ resources).
+     */
+    404: Error;
+    /**
+     * Request Timeout: request_timeout, the body stopped arriving, or arrived slower than the minimum rate; the connection is closed.
+     */
+    408: Error;
+    /**
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
+     */
+    409: Error;
+    /**
+     * Payload Too Large: payload_too_large.
+     */
+    413: Error;
+    /**
+     * Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.
+     */
+    415: Error;
+    /**
+     * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
+     */
+    422: Error;
+};
+
+export type CancelBulkSendError = CancelBulkSendErrors[keyof CancelBulkSendErrors];
+
+export type CancelBulkSendResponses = {
+    /**
+     * OK
+     */
+    200: BulkSend;
+};
+
+export type CancelBulkSendResponse = CancelBulkSendResponses[keyof CancelBulkSendResponses];
+
 export type ListWebhooksData = {
     body?: never;
     path?: never;
@@ -3924,7 +4264,7 @@ export type ListWebhookDeliveriesData = {
          */
         cursor?: string;
         status?: 'pending' | 'succeeded' | 'failed' | 'cancelled';
-        eventType?: 'document.created' | 'document.signed' | 'document.archive_renewed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted' | 'webhook.test';
+        eventType?: 'document.created' | 'document.signed' | 'document.archive_renewed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted' | 'bulk_send.created' | 'bulk_send.completed' | 'webhook.test';
     };
     url: '/webhooks/{id}/deliveries';
 };
@@ -4172,7 +4512,7 @@ export type ListActivityData = {
          * nextCursor of the previous page.
          */
         cursor?: string;
-        type?: 'document.created' | 'document.signed' | 'document.archive_renewed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted';
+        type?: 'document.created' | 'document.signed' | 'document.archive_renewed' | 'signing_request.created' | 'signing_request.completed' | 'signer.signed' | 'signer.declined' | 'signer.notified' | 'signer.viewed' | 'signer.approved' | 'signer.verification_locked' | 'signing_request.cancelled' | 'signing_request.declined' | 'signing_request.expired' | 'document.updated' | 'document.deleted' | 'template.created' | 'template.updated' | 'template.deleted' | 'bulk_send.created' | 'bulk_send.completed';
     };
     url: '/dashboard/activity';
 };

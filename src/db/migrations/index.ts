@@ -38,6 +38,7 @@ import * as documentTextTags from './20261201231900_document_text_tags';
 import * as sealArchive from './20261202060000_seal_archive';
 import * as signerUploads from './20261204014000_signer_uploads';
 import * as textTagReaderVersion from './20261204015000_text_tag_reader_version';
+import * as bulkSends from './20261204021000_bulk_sends';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 // Each is named after the time it was written, and knex runs them in this order: a new one is appended
@@ -82,6 +83,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261202060000_seal_archive': sealArchive,
   '20261204014000_signer_uploads': signerUploads,
   '20261204015000_text_tag_reader_version': textTagReaderVersion,
+  '20261204021000_bulk_sends': bulkSends,
 };
 
 /**

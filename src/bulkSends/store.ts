@@ -1,0 +1,150 @@
+import type { Db } from '../db';
+import type { BulkSendRow } from './schema';
+
+// The bulk_sends and bulk_send_rows tables (migration 20261204021000_bulk_sends).
+
+export interface BulkSendRecord {
+  id: string;
+  accountId: string;
+  templateId: string;
+  status: 'sending' | 'sent' | 'cancelled';
+  rowCount: number;
+  cancelSent: boolean;
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+
+type BulkSendRow_ = {
+  id: string;
+  account_id: string;
+  template_id: string;
+  status: BulkSendRecord['status'];
+  row_count: number;
+  cancel_sent: boolean;
+  created_at: Date;
+  finished_at: Date | null;
+};
+const recordOf = (row: BulkSendRow_): BulkSendRecord => ({
+  id: row.id,
+  accountId: row.account_id,
+  templateId: row.template_id,
+  status: row.status,
+  rowCount: row.row_count,
+  cancelSent: row.cancel_sent,
+  createdAt: row.created_at,
+  finishedAt: row.finished_at,
+});
+
+/** Rows inserted at once: PostgreSQL takes at most 65,535 parameters a statement. */
+const INSERT_CHUNK = 1000;
+
+export async function insertBulkSend(trx: Db, job: { id: string; accountId: string; templateId: string; createdAt: Date; rows: BulkSendRow[] }) {
+  await trx('bulk_sends').insert({
+    id: job.id,
+    account_id: job.accountId,
+    template_id: job.templateId,
+    row_count: job.rows.length,
+    created_at: job.createdAt,
+  });
+  for (let from = 0; from < job.rows.length; from += INSERT_CHUNK) {
+    await trx('bulk_send_rows').insert(
+      job.rows.slice(from, from + INSERT_CHUNK).map((row, index) => ({
+        bulk_send_id: job.id,
+        row: from + index,
+        input: JSON.stringify(row),
+        external_id: row.externalId ?? null,
+      })),
+    );
+  }
+}
+
+export async function findBulkSend(db: Db, accountId: string | undefined, id: string, { lock = false } = {}): Promise<BulkSendRecord | undefined> {
+  const query = db('bulk_sends')
+    .where({ id })
+    .modify((builder) => accountId !== undefined && builder.where({ account_id: accountId }));
+  const row: BulkSendRow_ | undefined = await (lock ? query.forUpdate() : query).first();
+  return row && recordOf(row);
+}
+
+/** The rows by status, and the requests of the sent rows by theirs. */
+export async function countBulkSend(db: Db, id: string) {
+  const rows: { status: string; count: number }[] = await db('bulk_send_rows')
+    .where({ bulk_send_id: id })
+    .groupBy('status')
+    .select('status', db.raw('count(*)::int as count'));
+  const requests: { status: string; count: number }[] = await db('signing_requests')
+    .where({ bulk_send_id: id })
+    .groupBy('status')
+    .select('status', db.raw('count(*)::int as count'));
+  const byStatus = (list: { status: string; count: number }[], statuses: readonly string[]) =>
+    Object.fromEntries(statuses.map((status) => [status, list.find((entry) => entry.status === status)?.count ?? 0]));
+  return {
+    rows: byStatus(rows, ['queued', 'sent', 'failed', 'cancelled']) as Record<'queued' | 'sent' | 'failed' | 'cancelled', number>,
+    requests: byStatus(requests, ['pending', 'completed', 'declined', 'cancelled', 'expired']) as Record<
+      'pending' | 'completed' | 'declined' | 'cancelled' | 'expired',
+      number
+    >,
+  };
+}
+
+/** The next queued rows, in order. */
+export const findQueuedRows = (db: Db, id: string, limit: number): Promise<{ row: number; input: BulkSendRow }[]> =>
+  db('bulk_send_rows').where({ bulk_send_id: id, status: 'queued' }).orderBy('row').limit(limit).select('row', 'input');
+
+/** A row's outcome. A request made wins over a cancel that came meanwhile: the row says what exists. */
+export async function markRowSent(db: Db, id: string, row: number, requestId: string) {
+  await db('bulk_send_rows')
+    .where({ bulk_send_id: id, row })
+    .whereIn('status', ['queued', 'cancelled'])
+    .update({ status: 'sent', signing_request_id: requestId, error: null });
+}
+
+export async function markRowFailed(db: Db, id: string, row: number, error: string) {
+  await db('bulk_send_rows').where({ bulk_send_id: id, row, status: 'queued' }).update({ status: 'failed', error });
+}
+
+/** Cancels the job's queued rows; answers false when it had ended already. */
+export async function cancelQueuedRows(trx: Db, id: string, cancelSent: boolean): Promise<boolean> {
+  const changed = await trx('bulk_sends').where({ id, status: 'sending' }).update({ status: 'cancelled', cancel_sent: cancelSent });
+  if (!changed) return false;
+  await trx('bulk_send_rows').where({ bulk_send_id: id, status: 'queued' }).update({ status: 'cancelled' });
+  return true;
+}
+
+/** Marks the job finished once no row is queued; answers whether this call finished it. */
+export async function finishBulkSend(trx: Db, id: string): Promise<boolean> {
+  const changed = await trx('bulk_sends')
+    .where({ id })
+    .whereNull('finished_at')
+    .whereNotExists(trx('bulk_send_rows').where({ bulk_send_id: id, status: 'queued' }).select(trx.raw('1')))
+    .update({ finished_at: trx.fn.now(), status: trx.raw(`case when status = 'sending' then 'sent' else status end`) });
+  return changed > 0;
+}
+
+/** The pending requests of sent rows, for a cancel that asked for them too. */
+export const findPendingRequestsOf = (db: Db, id: string, limit: number): Promise<{ id: string }[]> =>
+  db('signing_requests').where({ bulk_send_id: id, status: 'pending' }).orderBy('id').limit(limit).select('id');
+
+/** A page of the job's rows with their outcomes, by row number. */
+export async function listBulkRows(db: Db, id: string, query: { limit: number; cursor?: string; status?: string }) {
+  const rows: {
+    row: number;
+    external_id: string | null;
+    status: string;
+    signing_request_id: string | null;
+    request_status: string | null;
+    error: string | null;
+  }[] = await db('bulk_send_rows as b')
+    .leftJoin('signing_requests as r', 'r.id', 'b.signing_request_id')
+    .where('b.bulk_send_id', id)
+    .modify((builder) => {
+      if (query.cursor !== undefined) builder.where('b.row', '>', Number(query.cursor));
+      if (query.status !== undefined) builder.where('b.status', query.status);
+    })
+    .orderBy('b.row')
+    .limit(query.limit + 1)
+    .select('b.row', 'b.external_id', 'b.status', 'b.signing_request_id', 'r.status as request_status', 'b.error');
+  const hasMore = rows.length > query.limit;
+  const data = rows.slice(0, query.limit);
+  return { data, hasMore, nextCursor: hasMore ? String(data[data.length - 1].row) : null };
+}
