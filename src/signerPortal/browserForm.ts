@@ -2,3 +2,4 @@
 // the browser by formBundle.ts, so that the page shows, hides, computes and checks exactly as signing will.
 export { formOf } from '../documents/form';
 export { fillForm } from '../fields/form';
+export { selectionFieldTypes } from '../fields/types';

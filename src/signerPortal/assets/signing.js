@@ -7,7 +7,7 @@
 // shown comes from the API answers; nothing is inserted as HTML.
 import SignaturePad from '/sign-assets/signature-pad.min.mjs';
 import { embedded, goToReturnUrl, tellParent } from '/sign-assets/embed.js';
-import { fillForm, formOf } from '/sign-assets/form.mjs';
+import { fillForm, formOf, selectionFieldTypes } from '/sign-assets/form.mjs';
 
 // An embedded page holds its session's token in memory (embed.js); a page from an e-mail link has it in its address.
 const token = embedded ? embedded.session : location.pathname.split('/').filter(Boolean).pop();
@@ -164,7 +164,7 @@ async function showEndedState() {
 const isPrefilled = (field) => field.value !== undefined && field.value !== null;
 /** A prefilled value as it reads: a selection (stored as its JSON list) as its options, joined. */
 function prefillText(field) {
-  if (!['multiSelect', 'checkboxGroup'].includes(field.type)) return field.value;
+  if (!selectionFieldTypes.includes(field.type)) return field.value;
   try {
     return JSON.parse(field.value).join(', ');
   } catch {
