@@ -6,9 +6,9 @@ import { jsonOrMultipartBody, receivedFileOf } from '../api/middleware/body';
 import { idempotentId } from '../api/middleware/idempotency';
 import type { RouteDeps } from '../api/routeDeps';
 import { idParam, linksById, presentPage, routesOn } from '../api/route';
-import { parseInput, z } from '../api/validation';
+import { parseInput, textProblems, z } from '../api/validation';
 import { validationError } from '../errors';
-import { rowsOfCsv } from './rows';
+import { rowsOfCsv, type RowSource } from './rows';
 import {
   BulkSendCancelSchema,
   BulkSendCheckSchema,
@@ -31,8 +31,8 @@ const MAX_CSV_BYTES = 10 * 1024 * 1024;
 
 const CsvUploadSchema = z
   .object({
-    templateId: z.string(),
-    dryRun: z.enum(['true', 'false']).optional(),
+    templateId: idParam('template', 'Template'),
+    dryRun: z.enum(['true', 'false']).default('false'),
     file: z.string().openapi({
       format: 'binary',
       description: 'The CSV: a header line of <role>.name, <role>.email, prefill.<label>, title, message, expiresInDays, externalId; one row a line.',
@@ -40,18 +40,24 @@ const CsvUploadSchema = z
   })
   .openapi('BulkSendCsvUpload');
 
-/** The body as the JSON job takes it: a CSV upload's rows read into JSON rows, with the problems of reading them. */
-async function jobOf(ctx: Context): Promise<{ body: unknown; problems: string[] }> {
-  if (!ctx.is('multipart/form-data')) return { body: ctx.request.body ?? {}, problems: [] };
-  const fields = (ctx.request.body ?? {}) as Record<string, unknown>;
+/**
+ * The job the body asks for: JSON as it is, or a CSV upload's rows read into JSON rows, with the problems of reading
+ * them (reported once the template is found, with the rows' own).
+ */
+async function jobOf(ctx: Context): Promise<{ templateId: string; rows: unknown[]; dryRun: boolean; source: RowSource; problems: string[] }> {
+  if (!ctx.is('multipart/form-data')) return { ...parseInput(BulkSendCreateSchema, ctx.request.body ?? {}), source: 'json', problems: [] };
+  const fields = parseInput(CsvUploadSchema.omit({ file: true }), ctx.request.body ?? {});
   const part = ctx.request.files?.file;
   const file = (Array.isArray(part) ? part[0] : part) as File | undefined;
   if (!file) throw validationError(['file is required: the CSV as the file part of multipart/form-data']);
   const received = receivedFileOf(file);
   const bytes = received.bytes ?? (await fs.readFile(received.path!));
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
-  const { rows, problems } = rowsOfCsv(text);
-  return { body: { templateId: fields.templateId, rows, dryRun: fields.dryRun === 'true' }, problems };
+  const { rows, problems } = rowsOfCsv(new TextDecoder('utf-8', { fatal: false }).decode(bytes));
+  if (rows.length > MAX_BULK_ROWS) problems.push(`file must have at most ${MAX_BULK_ROWS} rows (it has ${rows.length})`);
+  else if (rows.length === 0 && problems.length === 0) problems.push('file must have at least one row after its header line');
+  // Text that cannot be stored is one more problem of the file, told once the template is found.
+  problems.push(...textProblems(rows).map((problem) => `file row ${problem}`));
+  return { templateId: fields.templateId, rows, dryRun: fields.dryRun === 'true', source: 'csv', problems };
 }
 
 export function bulkSendRoutes({ router, db, events, config, openapi, idempotency, temporal, uploadGate }: RouteDeps) {
@@ -94,10 +100,7 @@ export function bulkSendRoutes({ router, db, events, config, openapi, idempotenc
       errors: [400, 401, 403, 404, 413, 415],
     },
     async (_input, ctx) => {
-      const { body, problems } = await jobOf(ctx);
-      const input = parseInput(BulkSendCreateSchema, body);
-      const source = ctx.is('multipart/form-data') ? 'csv' : 'json';
-      const made = await createBulkSend(deps, account(ctx), { ...input, source, problems }, { id: idempotentId(ctx, 'bulkSend') });
+      const made = await createBulkSend(deps, account(ctx), await jobOf(ctx), { id: idempotentId(ctx, 'bulkSend') });
       if (made.job) return presentBulkSend(db, made.job);
       // A dry run made nothing: 200, not 201.
       ctx.status = 200;

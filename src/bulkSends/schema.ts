@@ -29,15 +29,12 @@ export type BulkSendRow = z.infer<typeof BulkSendRowSchema>;
 export const BulkSendCreateSchema = z
   .strictObject({
     templateId: idParam('template', 'Template'),
+    // Each row is checked on its own, so that a problem names its row: the array takes any items, and names their shape.
     rows: z
-      .array(z.unknown())
+      .array(z.unknown().openapi({ $ref: '#/components/schemas/BulkSendRow' } as never))
       .min(1, { error: 'must have at least one row' })
       .max(MAX_BULK_ROWS, { error: `must have at most ${MAX_BULK_ROWS} rows` })
-      .openapi({
-        type: 'array',
-        items: { $ref: '#/components/schemas/BulkSendRow' },
-        description: `1 to ${MAX_BULK_ROWS} rows; or a CSV as the file part of multipart/form-data.`,
-      }),
+      .openapi({ description: `1 to ${MAX_BULK_ROWS} rows; or a CSV as the file part of multipart/form-data.` }),
     dryRun: z.boolean().default(false).openapi({ description: 'Check every row and the quotas, and send nothing.' }),
   })
   .openapi('BulkSendCreate');
