@@ -52,8 +52,7 @@ export function rowsOfCsv(text: string): { rows: unknown[]; problems: string[] }
 }
 
 /** A CSV's prefill text as its field takes it: a checkbox's true or false, a list's options split on "|". */
-function prefillOf(template: Template, prefill: Record<string, unknown>, source: RowSource) {
-  if (source === 'json') return prefill;
+function prefillOfCsv(template: Template, prefill: NonNullable<BulkSendRow['prefill']>): NonNullable<BulkSendRow['prefill']> {
   return Object.fromEntries(
     Object.entries(prefill).map(([label, value]) => {
       const type = template.fields.find((field) => field.label === label)?.type;
@@ -66,18 +65,18 @@ function prefillOf(template: Template, prefill: Record<string, unknown>, source:
 }
 
 /** The request a row becomes: the template's roles in order, each with the row's recipient. */
-export function requestBodyOf(template: Template, row: BulkSendRow, source: RowSource): Record<string, unknown> {
+export function requestBodyOf(template: Template, row: BulkSendRow): Record<string, unknown> {
   return {
     template_id: template.id,
     title: row.title ?? template.name,
     ...(row.message === undefined ? {} : { message: row.message }),
     ...(row.expiresInDays === undefined ? {} : { expiresInDays: row.expiresInDays }),
-    ...(row.prefill === undefined ? {} : { prefill: prefillOf(template, row.prefill, source) }),
+    ...(row.prefill === undefined ? {} : { prefill: row.prefill }),
     signers: template.roles.map((role) => ({ role: role.name, ...row.recipients[role.name] })),
   };
 }
 
-/** A checked row: the request it becomes, or its problems as "<where> <problem>". */
+/** A checked row, as JSON takes it (a CSV's prefill converted: it is kept and sent as JSON), and the request it becomes; or its problems as "<where> <problem>". */
 export type CheckedRow = { row: BulkSendRow; request: SigningRequestCreateInput; problems?: undefined } | { problems: string[] };
 
 /** How a problem names its place: rows.3.recipients.tenant.email (JSON), or row 3, column tenant.email (CSV: row 1 is the line after the header). */
@@ -91,14 +90,14 @@ export function checkRow(template: Template, given: unknown, index: number, sour
   const at = (path: string, problem: string) => `${placeOf(source, index, path)} ${problem}`;
   const shaped = BulkSendRowSchema.safeParse(given);
   if (!shaped.success) return { problems: shaped.error.issues.map((issue) => at(issue.path.join('.'), issue.message)) };
-  const row = shaped.data;
+  const row = source === 'csv' && shaped.data.prefill ? { ...shaped.data, prefill: prefillOfCsv(template, shaped.data.prefill) } : shaped.data;
   const roles = template.roles.map((role) => role.name);
   const problems = Object.keys(row.recipients)
     .filter((role) => !roles.includes(role))
     .map((role) => at(`recipients.${role}`, `names no role of the template (its roles: ${roles.join(', ')})`));
   // The request's own words name its signers by position: here each is its role's recipient.
   const inRow = (path: string) => path.replace(/^signers\.(\d+)/, (_, position: string) => `recipients.${roles[Number(position)]}`);
-  const parsed = SigningRequestCreateSchema.safeParse(requestBodyOf(template, row, source));
+  const parsed = SigningRequestCreateSchema.safeParse(requestBodyOf(template, row));
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const path = inRow(issue.path.join('.'));
