@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import sanitizeHtml from 'sanitize-html';
-import { PngError, readPng } from '../pdf/pngImage';
+import { isPng, PngError, readPng } from '../pdf/pngImage';
 
 // An account's logo, as signers' browsers and mail clients will show it: a PNG whose header is read (and
 // its size bounded) before a byte of it is inflated, or an SVG rebuilt from an allowlist of drawing
@@ -19,7 +19,6 @@ export interface Logo {
   sha256: string;
 }
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const DATA_URL = /^data:(image\/png|image\/svg\+xml);base64,/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -35,7 +34,7 @@ export function decodeLogo(logo: string): Buffer | string {
 
 /** A logo ready to store: a PNG checked, an SVG sanitized; a problem as "logo must …" for anything else. */
 export function checkLogo(bytes: Buffer): Logo | string {
-  if (bytes.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE)) {
+  if (isPng(bytes)) {
     try {
       readPng(bytes, { maxSide: MAX_LOGO_SIDE, maxPixels: MAX_LOGO_SIDE * MAX_LOGO_SIDE });
     } catch (error) {

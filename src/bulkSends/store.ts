@@ -1,5 +1,6 @@
 import type { Db } from '../db';
-import type { BulkSendRow } from './schema';
+import { requestStatuses } from '../domain/signingRequests';
+import { bulkRowStatuses, type BulkSendRow } from './schema';
 
 // The bulk_sends and bulk_send_rows tables (migration 20261204021000_bulk_sends).
 
@@ -58,11 +59,11 @@ export async function insertBulkSend(trx: Db, job: { id: string; accountId: stri
   }
 }
 
-export async function findBulkSend(db: Db, accountId: string | undefined, id: string, { lock = false } = {}): Promise<BulkSendRecord | undefined> {
-  const query = db('bulk_sends')
+export async function findBulkSend(db: Db, accountId: string | undefined, id: string): Promise<BulkSendRecord | undefined> {
+  const row: BulkSendRow_ | undefined = await db('bulk_sends')
     .where({ id })
-    .modify((builder) => accountId !== undefined && builder.where({ account_id: accountId }));
-  const row: BulkSendRow_ | undefined = await (lock ? query.forUpdate() : query).first();
+    .modify((builder) => accountId !== undefined && builder.where({ account_id: accountId }))
+    .first();
   return row && recordOf(row);
 }
 
@@ -79,11 +80,8 @@ export async function countBulkSend(db: Db, id: string) {
   const byStatus = (list: { status: string; count: number }[], statuses: readonly string[]) =>
     Object.fromEntries(statuses.map((status) => [status, list.find((entry) => entry.status === status)?.count ?? 0]));
   return {
-    rows: byStatus(rows, ['queued', 'sent', 'failed', 'cancelled']) as Record<'queued' | 'sent' | 'failed' | 'cancelled', number>,
-    requests: byStatus(requests, ['pending', 'completed', 'declined', 'cancelled', 'expired']) as Record<
-      'pending' | 'completed' | 'declined' | 'cancelled' | 'expired',
-      number
-    >,
+    rows: byStatus(rows, bulkRowStatuses) as Record<(typeof bulkRowStatuses)[number], number>,
+    requests: byStatus(requests, requestStatuses) as Record<(typeof requestStatuses)[number], number>,
   };
 }
 

@@ -6,6 +6,9 @@ import zlib from 'node:zlib';
 // with a known filter), and pdf-lib only ever sees a PNG rebuilt from what was checked.
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** Whether the bytes begin as a PNG does (its eight-byte signature); readPng checks the rest. */
+export const isPng = (bytes: Buffer) => bytes.subarray(0, SIGNATURE.length).equals(SIGNATURE);
 /** Bit depths allowed for each colour type, and its channels per pixel. */
 const COLOUR_TYPES: Record<number, { depths: number[]; channels: number }> = {
   0: { depths: [1, 2, 4, 8, 16], channels: 1 },

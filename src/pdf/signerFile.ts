@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import type { PdfInspector } from './inspect';
 import { isJpeg, JpegError, readJpeg } from './jpegImage';
-import { PngError, readPng } from './pngImage';
+import { isPng, PngError, readPng } from './pngImage';
 
 // What a signer may upload for an image or attachment field, and the check of it. The type is read from the bytes,
 // never taken from the client; a PDF goes through the same inspector, limits and child processes as any upload,
@@ -17,8 +17,6 @@ export const MAX_SIGNER_FILE_BYTES = 10 * 1024 * 1024;
 export const PNG_LIMITS = { maxSide: 4000, maxPixels: 8_000_000 };
 export const JPEG_LIMITS = { maxSide: 10_000, maxPixels: 50_000_000 };
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
 /** A received file, in memory or in a temporary file. */
 export interface SignerFileInput {
   sha256: string;
@@ -29,7 +27,7 @@ export interface SignerFileInput {
 /** The file's type, or why it is refused (a predicate: "must be …", "is a truncated PDF …"). */
 export async function checkSignerFile(pdf: PdfInspector, file: SignerFileInput): Promise<{ type: SignerFileType } | { problem: string }> {
   const head = file.bytes ?? (await firstBytes(file.path!));
-  if (head.subarray(0, 8).equals(PNG_SIGNATURE) || isJpeg(head)) {
+  if (isPng(head) || isJpeg(head)) {
     const bytes = file.bytes ?? (await fs.readFile(file.path!));
     try {
       if (isJpeg(bytes)) {
