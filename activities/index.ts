@@ -58,6 +58,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     dispatchStaleEvents: heartbeating(sweeper.dispatchStaleEvents),
     wakeStalledWebhooks: heartbeating(sweeper.wakeStalledWebhooks),
     startOrphanedSigningRequests: heartbeating(sweeper.startOrphanedSigningRequests),
+    startOrphanedBulkSends: heartbeating(sweeper.startOrphanedBulkSends),
     tellSendersOfLocks: heartbeating(sweeper.tellSendersOfLocks),
     deleteExpiredIdempotencyKeys: heartbeating(sweeper.deleteExpiredIdempotencyKeys),
     // workflows/searchIndexer.ts

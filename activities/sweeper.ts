@@ -3,6 +3,7 @@ import type { Config } from '../src/config';
 import type { Db } from '../src/db';
 import { tellSendersOfLocks } from '../src/signingRequests/verification';
 import { startOrphanedSigningRequests } from '../src/signingRequests/workflow';
+import { startOrphanedBulkSends } from '../src/bulkSends/workflow';
 import type { MailTransport } from '../src/mail';
 import { findUndispatchedEvents } from '../src/events/store';
 import { adoptLegacyDeliveries } from '../src/webhooks/legacy';
@@ -54,6 +55,12 @@ export function createSweeperActivities({ db, config, mail }: SweeperActivityDep
     startOrphanedSigningRequests(input: { olderThanMs: number; limit: number }): Promise<number> {
       const { client, info } = Context.current();
       return startOrphanedSigningRequests(db, client, info.taskQueue, input);
+    },
+
+    /** Starts the workflows of bulk sends committed at least `olderThanMs` ago but never started. */
+    startOrphanedBulkSends(input: { olderThanMs: number; limit: number }): Promise<number> {
+      const { client, info } = Context.current();
+      return startOrphanedBulkSends(db, client, info.taskQueue, input);
     },
 
     /** Deletes up to `limit` Idempotency-Keys past their 24 hours (the api already treats them as free). */

@@ -44,6 +44,7 @@ export interface SweeperActivities {
   dispatchStaleEvents(input: Stale): Promise<number>;
   wakeStalledWebhooks(input: Stale): Promise<number>;
   startOrphanedSigningRequests(input: Stale): Promise<number>;
+  startOrphanedBulkSends(input: Stale): Promise<number>;
   tellSendersOfLocks(input: Stale): Promise<number>;
   deleteExpiredIdempotencyKeys(input: { limit: number }): Promise<number>;
 }

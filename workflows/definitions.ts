@@ -63,6 +63,8 @@ export interface SweepCounts {
   events: number;
   webhooks: number;
   signingRequests: number;
+  /** Absent from the sweeps of before 2026-12-04. */
+  bulkSends?: number;
   verificationLocks: number;
   idempotencyKeys: number;
 }

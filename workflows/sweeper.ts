@@ -20,9 +20,11 @@ async function sweep(): Promise<SweepCounts> {
   const events = await sweeper.dispatchStaleEvents({ olderThanMs: 60_000, limit: 500 });
   const webhooks = await sweeper.wakeStalledWebhooks({ olderThanMs: 60_000, limit: 500 });
   const signingRequests = await sweeper.startOrphanedSigningRequests({ olderThanMs: 60_000, limit: 100 });
+  // A step added 2026-12-04: the sweeps recorded before it replay without it.
+  const bulkSends = patched('sweep-bulk-sends') ? await sweeper.startOrphanedBulkSends({ olderThanMs: 60_000, limit: 100 }) : undefined;
   const verificationLocks = await sweeper.tellSendersOfLocks({ olderThanMs: 60_000, limit: 100 });
   const idempotencyKeys = await sweeper.deleteExpiredIdempotencyKeys({ limit: 1000 });
-  return { events, webhooks, legacy, signingRequests, verificationLocks, idempotencyKeys };
+  return { events, webhooks, legacy, signingRequests, bulkSends, verificationLocks, idempotencyKeys };
 }
 
 /**

@@ -22,7 +22,7 @@ import {
 } from './schema';
 import { cancelBulkSend, createBulkSend, getBulkSend, presentBulkSend } from './service';
 import { listBulkRows } from './store';
-import { startBulkSend } from './workflow';
+import { bulkSendDeps } from './workflow';
 
 const IdParams = z.object({ id: idParam('bulkSend', 'Bulk send') });
 const tag = 'Bulk sends';
@@ -63,12 +63,7 @@ async function jobOf(ctx: Context): Promise<{ templateId: string; rows: unknown[
 export function bulkSendRoutes({ router, db, events, config, openapi, idempotency, temporal, uploadGate }: RouteDeps) {
   const account = (ctx: Context): Account => ctx.state.account;
   const route = routesOn({ router, openapi, idempotency });
-  const deps = {
-    db,
-    events,
-    rateLimitMultiplier: config.RATE_LIMIT_MULTIPLIER,
-    start: (job: Parameters<typeof startBulkSend>[2]) => startBulkSend(temporal, config.TEMPORAL_TASK_QUEUE, job),
-  };
+  const deps = bulkSendDeps({ db, events, config, temporal });
   const multipart = jsonOrMultipartBody(MAX_CSV_BYTES, 'file', undefined);
   // The rows are checked one by one (problems by row, at most MAX_LISTED_PROBLEMS): the body's schema takes any, and names their shape.
   openapi.register('BulkSendRow', BulkSendRowSchema);

@@ -93,7 +93,11 @@ export async function createBulkSend(
   { id = newId('bulkSend') }: { id?: string } = {},
 ) {
   const made = await findBulkSend(deps.db, account.id, id);
-  if (made) return { job: made };
+  if (made) {
+    // A retry after an api that died before starting the job's workflow starts it (else the sweeper does).
+    if (!made.workflowStartedAt) await deps.start(made);
+    return { job: made };
+  }
   const template = await findTemplate(deps.db, account.id, input.templateId);
   if (!template) throw notFound('Template');
   const rows = checkedRows(template, input.rows, input.source, input.problems);

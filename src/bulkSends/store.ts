@@ -13,6 +13,7 @@ export interface BulkSendRecord {
   cancelSent: boolean;
   createdAt: Date;
   finishedAt: Date | null;
+  workflowStartedAt: Date | null;
 }
 
 type BulkSendRow_ = {
@@ -24,6 +25,7 @@ type BulkSendRow_ = {
   cancel_sent: boolean;
   created_at: Date;
   finished_at: Date | null;
+  workflow_started_at: Date | null;
 };
 const recordOf = (row: BulkSendRow_): BulkSendRecord => ({
   id: row.id,
@@ -34,6 +36,7 @@ const recordOf = (row: BulkSendRow_): BulkSendRecord => ({
   cancelSent: row.cancel_sent,
   createdAt: row.created_at,
   finishedAt: row.finished_at,
+  workflowStartedAt: row.workflow_started_at,
 });
 
 /** Rows inserted at once: PostgreSQL takes at most 65,535 parameters a statement. */
@@ -65,6 +68,16 @@ export async function findBulkSend(db: Db, accountId: string | undefined, id: st
     .modify((builder) => accountId !== undefined && builder.where({ account_id: accountId }))
     .first();
   return row && recordOf(row);
+}
+
+export async function markBulkSendStarted(db: Db, id: string) {
+  await db('bulk_sends').where({ id }).whereNull('workflow_started_at').update({ workflow_started_at: db.fn.now() });
+}
+
+/** Up to `limit` jobs committed before `before` whose workflow was never started, oldest first. */
+export async function findOrphanedBulkSends(db: Db, before: Date, limit: number): Promise<BulkSendRecord[]> {
+  const rows: BulkSendRow_[] = await db('bulk_sends').whereNull('workflow_started_at').where('created_at', '<', before).orderBy('created_at').limit(limit);
+  return rows.map(recordOf);
 }
 
 /** The rows by status, and the requests of the sent rows by theirs. */

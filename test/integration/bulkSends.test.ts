@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { client } from '../support/http';
 import { eventually } from '../support/signing';
-import { createTestAccount } from '../support/system';
+import { createBulkSend } from '../../src/bulkSends/service';
+import { bulkSendDeps } from '../../src/bulkSends/workflow';
+import { newId } from '../../src/ids';
+import { createTestAccount, runSweeper } from '../support/system';
 import { templateField, uploadLease } from '../support/templates';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
@@ -178,5 +181,38 @@ describe('bulk sends (POST /api/v1/bulk-sends)', function () {
     expect(new Set(requests.map((request) => request.status))).to.satisfy(
       (statuses: Set<string>) => statuses.size === 0 || (statuses.size === 1 && statuses.has('cancelled')),
     );
+  });
+
+  it('a job its api did not start (it died after the commit) is started by a retry of it, or else by the sweeper', async () => {
+    const account = await createTestAccount();
+    const templateId = await leaseTemplate(account);
+    const { system } = account;
+    const deps = bulkSendDeps({ db: account.db, events: system.events, config: system.config, temporal: system.client });
+    const died = { ...deps, start: () => Promise.reject(new Error('killed before the start')) };
+    const input = { templateId, rows: [rowFor(1), rowFor(2)], dryRun: false, source: 'json' as const };
+    const sent = async (id: string) =>
+      eventually(async () => {
+        const job = await account.request('GET', `/api/v1/bulk-sends/${id}`);
+        expect(job.body.status).to.equal('sent');
+        expect(job.body.rows.sent).to.equal(2);
+      }, 60_000);
+
+    const retried = newId('bulkSend');
+    await createBulkSend(died, account.account, input, { id: retried }).catch(() => undefined);
+    expect((await account.db('bulk_sends').where({ id: retried }).first()).workflow_started_at).to.equal(null);
+    const again = await createBulkSend(deps, account.account, input, { id: retried });
+    expect(again.job?.id).to.equal(retried);
+    await sent(retried);
+
+    const swept = newId('bulkSend');
+    await createBulkSend(died, account.account, input, { id: swept }).catch(() => undefined);
+    await account
+      .db('bulk_sends')
+      .where({ id: swept })
+      .update({ created_at: new Date(Date.now() - 120_000) });
+    await runSweeper(system);
+    await sent(swept);
+    expect((await account.db('bulk_sends').where({ id: swept }).first()).workflow_started_at).not.to.equal(null);
+    expect(await account.db('signing_requests').whereIn('bulk_send_id', [retried, swept]).count('* as n').first()).to.deep.equal({ n: 4 });
   });
 });

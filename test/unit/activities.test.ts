@@ -30,6 +30,7 @@ describe('the activities the worker registers', () => {
       'sendDueDeliveries',
       'sendInvitations',
       'sendReminders',
+      'startOrphanedBulkSends',
       'startOrphanedSigningRequests',
       'tellSendersOfLocks',
       'wakeStalledWebhooks',

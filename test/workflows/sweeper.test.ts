@@ -23,13 +23,14 @@ function countingActivities() {
     dispatchStaleEvents: one,
     wakeStalledWebhooks: one,
     startOrphanedSigningRequests: one,
+    startOrphanedBulkSends: one,
     tellSendersOfLocks: one,
     deleteExpiredIdempotencyKeys: one,
   };
   return { sweeps, activities, failNextSweep: () => (failNext = true) };
 }
 
-const everyKindOnce = { legacy: 1, events: 1, webhooks: 1, signingRequests: 1, verificationLocks: 1, idempotencyKeys: 1 };
+const everyKindOnce = { legacy: 1, events: 1, webhooks: 1, signingRequests: 1, bulkSends: 1, verificationLocks: 1, idempotencyKeys: 1 };
 
 describe('sweeperWorkflow, asked to sweep', function () {
   this.timeout(120_000);
