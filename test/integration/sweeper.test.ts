@@ -95,7 +95,7 @@ describe('the sweeper in Temporal', () => {
     const { runId, type } = await sweeper.describe();
     const since = new Date().toISOString();
     for (let sweep = 0; sweep < 3; sweep++)
-      expect(await runSweeper(system)).to.have.keys('legacy', 'events', 'webhooks', 'signingRequests', 'verificationLocks', 'idempotencyKeys');
+      expect(await runSweeper(system)).to.have.keys('legacy', 'events', 'webhooks', 'signingRequests', 'verificationLocks', 'idempotencyKeys', 'bulkSends');
     const after = await sweeper.describe();
     expect({ type, runId: after.runId, status: after.status.name }).to.deep.equal({ type: 'sweeperWorkflow', runId, status: 'RUNNING' });
     const sweepers = `WorkflowType = 'sweeperWorkflow' AND TaskQueue = '${taskQueue}'`;
