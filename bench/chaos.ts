@@ -36,6 +36,7 @@ import { hasDonePart, type RecipientType, recipientTypes, type SignerStatus, typ
 import { makePdf } from '../test/support/pdfs';
 import { startReceiver } from '../test/support/receiver';
 import { drawnSignature } from '../test/support/signing';
+import { servicesEnv } from './processes';
 import { NODE_FLAGS, START_ENV } from './startCommand';
 
 const REPO = path.resolve(__dirname, '..');
@@ -73,18 +74,6 @@ async function cleanUp() {
       .catch((error) => log(`cleanup step failed: ${error}`));
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
-
-function readServicesEnv() {
-  const file = path.join(REPO, '.cache/run/services.env');
-  const env: Record<string, string> = {};
-  if (fs.existsSync(file)) {
-    for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-      const match = /^export ([A-Z_]+)=(.*)$/.exec(line.trim());
-      if (match) env[match[1]] = match[2].replace(/^'(.*)'$/, '$1');
-    }
-  }
-  return { DATABASE_URL: process.env.DATABASE_URL ?? env.DATABASE_URL, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? env.TEMPORAL_ADDRESS };
-}
 
 /**
  * The service's code as it is now (CHAOS_SOURCE=HEAD: as last committed), copied once, so that every
@@ -960,7 +949,7 @@ function hasParallelStep(recipients: { recipient_type: string; routing_order: nu
 
 // ---------------------------------------------------------------- the run
 async function main() {
-  const { DATABASE_URL, TEMPORAL_ADDRESS } = readServicesEnv();
+  const { DATABASE_URL, TEMPORAL_ADDRESS } = servicesEnv();
   if (!DATABASE_URL || !TEMPORAL_ADDRESS)
     throw new Error('needs DATABASE_URL and TEMPORAL_ADDRESS (scripts/services.sh up writes them to .cache/run/services.env)');
   const runId = `${Date.now().toString(36)}${process.pid}`;

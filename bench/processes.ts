@@ -76,3 +76,20 @@ export async function startServer(options: {
     await sleep(250);
   }
 }
+
+/**
+ * The services of `scripts/services.sh up`: DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and ELASTICSEARCH_URL from
+ * the environment, else from .cache/run/services.env (`export NAME=value` lines, values bare or single-quoted).
+ */
+export function servicesEnv(): Record<string, string | undefined> {
+  const env: Record<string, string> = {};
+  const file = path.join(REPO, '.cache/run/services.env');
+  if (fs.existsSync(file)) {
+    for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+      const match = /^export (\w+)=(.*)$/.exec(line.trim());
+      if (match) env[match[1]] = match[2].startsWith("'") ? match[2].slice(1, -1).replaceAll("'\\''", "'") : match[2];
+    }
+  }
+  const names = ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'ELASTICSEARCH_URL'];
+  return Object.fromEntries(names.map((name) => [name, process.env[name] ?? env[name]]));
+}

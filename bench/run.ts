@@ -35,7 +35,7 @@ import { webhookBench, type Round, type WebhookBenchResult } from './webhooks';
 import { embeddedWebhookBench, type EmbeddedWebhookResult } from './embeddedWebhooks';
 import { searchBench } from './search';
 import { START_COMMAND } from './startCommand';
-import { cleanUp, cleanups, startServer } from './processes';
+import { cleanUp, cleanups, servicesEnv, startServer } from './processes';
 import {
   countTexts,
   createCost,
@@ -159,16 +159,6 @@ function bash(args: string[]): Promise<string> {
   });
 }
 
-/** The variables of .cache/run/services.env: `export NAME=value` lines, values bare or single-quoted. */
-function readServicesEnv(file: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const match = /^export (\w+)=(.*)$/.exec(line.trim());
-    if (match) env[match[1]] = match[2].startsWith("'") ? match[2].slice(1, -1).replaceAll("'\\''", "'") : match[2];
-  }
-  return env;
-}
-
 /** Uses DATABASE_URL and TEMPORAL_ADDRESS from the environment, or starts the test services (and stops them at the end). */
 async function services(): Promise<Record<string, string | undefined>> {
   const { DATABASE_URL, TEMPORAL_ADDRESS, ELASTICSEARCH_URL } = process.env;
@@ -178,7 +168,7 @@ async function services(): Promise<Record<string, string | undefined>> {
   await bash(['scripts/services.sh', 'up']);
   log('waiting 20 s: a freshly started Elasticsearch keeps a core busy for a while after it answers');
   await sleep(20_000);
-  return readServicesEnv(path.join(REPO, '.cache/run/services.env'));
+  return servicesEnv();
 }
 
 // BENCH_PROFILE_DIR=<dir>: each server writes a V8 CPU profile there when it stops (open it in Chrome's DevTools).

@@ -24,10 +24,9 @@ import { startTestPki } from '../test/support/testPki';
 import { cpuMeter, pidListeningOn } from './cpu';
 import { connectTemporal, endToEnd, makeSmallPdf, prepareEndToEnd, terminateWorkflows } from './signing';
 import { START_COMMAND } from './startCommand';
-import { cleanUp, cleanups, startServer } from './processes';
+import { cleanUp, cleanups, servicesEnv, startServer } from './processes';
 import { stats, type Stats } from './stats';
 
-const REPO = path.resolve(__dirname, '..');
 const LEVELS = ['B-B', 'B-LTA'] as const;
 type Level = (typeof LEVELS)[number];
 const ROUNDS = 3; // (a) and (b) alike; medians of the rounds
@@ -48,19 +47,6 @@ const pass = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
 // ---------------------------------------------------------------- cleanup (as bench/run.ts: reverse order, on error and Ctrl-C too)
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUp('bench:seal').finally(() => process.exit(130)));
-
-function servicesEnv(): Record<string, string | undefined> {
-  const env: Record<string, string> = {};
-  const file = path.join(REPO, '.cache/run/services.env');
-  if (fs.existsSync(file)) {
-    for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-      const match = /^export (\w+)=(.*)$/.exec(line.trim());
-      if (match) env[match[1]] = match[2].replace(/^'(.*)'$/, '$1');
-    }
-  }
-  const names = ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'ELASTICSEARCH_URL'];
-  return Object.fromEntries(names.map((name) => [name, process.env[name] ?? env[name]]));
-}
 
 // ---------------------------------------------------------------- round trips
 type Kind = 'TSA' | 'OCSP' | 'CRL' | 'other';

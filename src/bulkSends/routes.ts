@@ -1,14 +1,12 @@
-import fs from 'node:fs/promises';
-import type { File } from 'formidable';
 import type { Context } from 'koa';
 import type { Account } from '../accounts/service';
-import { jsonOrMultipartBody, receivedFileOf } from '../api/middleware/body';
+import { jsonOrMultipartBody } from '../api/middleware/body';
 import { idempotentId } from '../api/middleware/idempotency';
 import type { RouteDeps } from '../api/routeDeps';
 import { idParam, linksById, presentPage, routesOn } from '../api/route';
-import { parseInput, textProblems, z } from '../api/validation';
-import { validationError } from '../errors';
-import { rowsOfCsv, type RowSource } from './rows';
+import { parseInput, z } from '../api/validation';
+import { csvJobOf, CsvUploadSchema, MAX_CSV_BYTES } from './csv';
+import type { RowSource } from './rows';
 import {
   BulkSendCancelSchema,
   BulkSendCheckSchema,
@@ -26,38 +24,11 @@ import { bulkSendDeps } from './workflow';
 
 const IdParams = z.object({ id: idParam('bulkSend', 'Bulk send') });
 const tag = 'Bulk sends';
-/** A CSV of 10,000 rows of a few recipients each fits easily. */
-const MAX_CSV_BYTES = 10 * 1024 * 1024;
 
-const CsvUploadSchema = z
-  .object({
-    templateId: idParam('template', 'Template'),
-    dryRun: z.enum(['true', 'false']).default('false'),
-    file: z.string().openapi({
-      format: 'binary',
-      description: 'The CSV: a header line of <role>.name, <role>.email, prefill.<label>, title, message, expiresInDays, externalId; one row a line.',
-    }),
-  })
-  .openapi('BulkSendCsvUpload');
-
-/**
- * The job the body asks for: JSON as it is, or a CSV upload's rows read into JSON rows, with the problems of reading
- * them (reported once the template is found, with the rows' own).
- */
+/** The job the body asks for: JSON as it is, or a CSV upload's rows read into JSON rows (csvJobOf). */
 async function jobOf(ctx: Context): Promise<{ templateId: string; rows: unknown[]; dryRun: boolean; source: RowSource; problems: string[] }> {
   if (!ctx.is('multipart/form-data')) return { ...parseInput(BulkSendCreateSchema, ctx.request.body ?? {}), source: 'json', problems: [] };
-  const fields = parseInput(CsvUploadSchema.omit({ file: true }), ctx.request.body ?? {});
-  const part = ctx.request.files?.file;
-  const file = (Array.isArray(part) ? part[0] : part) as File | undefined;
-  if (!file) throw validationError(['file is required: the CSV as the file part of multipart/form-data']);
-  const received = receivedFileOf(file);
-  const bytes = received.bytes ?? (await fs.readFile(received.path!));
-  const { rows, problems } = rowsOfCsv(new TextDecoder('utf-8', { fatal: false }).decode(bytes));
-  if (rows.length > MAX_BULK_ROWS) problems.push(`file must have at most ${MAX_BULK_ROWS} rows (it has ${rows.length})`);
-  else if (rows.length === 0 && problems.length === 0) problems.push('file must have at least one row after its header line');
-  // Text that cannot be stored is one more problem of the file, told once the template is found.
-  problems.push(...textProblems(rows).map((problem) => `file row ${problem}`));
-  return { templateId: fields.templateId, rows, dryRun: fields.dryRun === 'true', source: 'csv', problems };
+  return csvJobOf(ctx);
 }
 
 export function bulkSendRoutes({ router, db, events, config, openapi, idempotency, temporal, uploadGate }: RouteDeps) {

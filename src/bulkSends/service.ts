@@ -167,10 +167,14 @@ export interface BulkBatch {
 /** Row n's request id: always the same for the same job and row, so that a retried batch makes no request twice. */
 export const rowRequestId = (job: BulkSendRecord, row: number) => idFromSeed('signingRequest', job.createdAt, `${job.id}\n${row}`);
 
+/** Rows one batch makes at once: as many as POST /signatures needs in flight to keep this machine busy. */
+export const ROWS_IN_FLIGHT = 8;
+
 /**
- * Sends up to `limit` queued rows, in order, each as one request from the template (its id derived from the job and
- * row, so that a retry finds it made). A row the service refuses for good records why; one that waits for the hour's
- * e-mails stops the batch with the time they fit.
+ * Sends up to `limit` queued rows, ROWS_IN_FLIGHT at a time, each as one request from the template (its id derived from
+ * the job and row, so that a retry finds it made). A row the service refuses for good records why; one that waits for
+ * the hour's e-mails stops the batch with the time they fit. A failure of the service fails the batch once every row in
+ * flight has ended, so that its retry does not race them.
  */
 export async function sendQueuedRows(deps: SigningDeps, id: string, limit: number): Promise<BulkBatch> {
   const job = await findBulkSend(deps.db, undefined, id);
@@ -178,7 +182,9 @@ export async function sendQueuedRows(deps: SigningDeps, id: string, limit: numbe
   const account = await getAccount(deps.db, job.accountId).catch(() => undefined);
   const batch: BulkBatch = { sent: 0, failed: 0, remaining: 0 };
   const template = await findTemplate(deps.db, job.accountId, job.templateId);
-  for (const { row, input } of await findQueuedRows(deps.db, id, limit)) {
+  const queued = await findQueuedRows(deps.db, id, limit);
+  let stopped = false;
+  const sendRow = async ({ row, input }: (typeof queued)[number]) => {
     try {
       if (!account || !template) throw notFound('Template');
       const request = checkRow(template, input, row, 'json');
@@ -187,15 +193,26 @@ export async function sendQueuedRows(deps: SigningDeps, id: string, limit: numbe
       await markRowSent(deps.db, id, row, made.request.id);
       batch.sent++;
     } catch (error) {
-      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      if (!(error instanceof AppError) || error.status >= 500) {
+        stopped = true;
+        throw error;
+      }
       if (error.status === 429) {
-        batch.waitUntil = error.headers?.['Retry-After'] ? new Date(Date.now() + Number(error.headers['Retry-After']) * 1000).toISOString() : undefined;
-        break;
+        stopped = true;
+        const retryAfter = Number(error.headers?.['Retry-After']) || 60;
+        batch.waitUntil = new Date(Date.now() + retryAfter * 1000).toISOString();
+        return;
       }
       await markRowFailed(deps.db, id, row, [error.message, ...(error.details ?? [])].join(' '));
       batch.failed++;
     }
-  }
+  };
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(ROWS_IN_FLIGHT, queued.length) }, async () => {
+    while (next < queued.length && !stopped) await sendRow(queued[next++]);
+  });
+  const failure = (await Promise.allSettled(lanes)).find((lane) => lane.status === 'rejected');
+  if (failure) throw failure.reason;
   batch.remaining = (await findQueuedRows(deps.db, id, 1)).length;
   return batch;
 }

@@ -21,6 +21,7 @@ const nav = [
   ['/app/documents', 'Documents'],
   ['/app/requests', 'Requests'],
   ['/app/templates', 'Templates'],
+  ['/app/bulk-sends', 'Bulk sends'],
   ['/app/webhooks', 'Webhooks'],
   ['/app/settings/api-keys', 'API keys'],
   ['/app/settings/plan', 'Plan'],

@@ -29,6 +29,7 @@ import { createSessions, type Session } from './sessions';
 import * as pages from './pages';
 import { inConsoleWords } from './problems';
 import { templatePages } from './templates';
+import { bulkSendPages } from './bulkSends';
 import { documentViewPages } from './documentView';
 import { requestPages } from './requests';
 import { webhookPages } from './webhooks';
@@ -69,6 +70,7 @@ const assets: Record<string, { file: () => string; type: string }> = {
   'requestFields.js': { file: () => path.join(__dirname, 'assets', 'requestFields.js'), type: 'text/javascript' },
   'fieldPlacement.js': { file: () => path.join(__dirname, 'assets', 'fieldPlacement.js'), type: 'text/javascript' }, // imported by the two above it
   'branding.js': { file: () => path.join(__dirname, 'assets', 'branding.js'), type: 'text/javascript' },
+  'bulkSends.js': { file: () => path.join(__dirname, 'assets', 'bulkSends.js'), type: 'text/javascript' },
   'favicon.svg': { file: () => signingAssets['favicon.svg'].file, type: 'image/svg+xml' }, // the signing pages' icon
 };
 
@@ -285,6 +287,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
   const kit: ConsoleKit = { router, deps, rateLimit, requireLogin, requireLoginOnly, frame, page, account, user, form, seeOther, sessions, logins };
   requestPages(kit);
   templatePages(kit);
+  bulkSendPages(kit);
   documentViewPages(kit);
   webhookPages(kit);
   brandingPages(kit);

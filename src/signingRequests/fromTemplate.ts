@@ -33,7 +33,8 @@ export interface RequestRecipient {
   verification?: VerificationInput;
 }
 
-const PREFILLABLE = ['text', 'date', 'checkbox', 'number', 'email', 'phone', 'radio', 'dropdown', 'multiSelect', 'checkboxGroup'];
+/** The field types a sender may prefill (by label). */
+export const PREFILLABLE = ['text', 'date', 'checkbox', 'number', 'email', 'phone', 'radio', 'dropdown', 'multiSelect', 'checkboxGroup'];
 // Prefilled values of these are checked by the field's rules and stored as the signer's would be (a number as a plain
 // decimal, a selection as its JSON list); a text is taken as the sender wrote it.
 const RULED: readonly string[] = ruledFieldTypes.filter((type) => type !== 'text');

@@ -76,6 +76,12 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
       },
     });
     expect(template.status, JSON.stringify(template.body)).to.equal(201);
+    // A bulk send of it: its list, form and job pages.
+    const rows = new FormData();
+    rows.append('templateId', template.body.id);
+    rows.append('file', new Blob(['client.name,client.email\nAda Lovelace,ada@example.com\n'], { type: 'text/csv' }), 'rows.csv');
+    const bulkSend = await api('POST', '/api/v1/bulk-sends', { body: rows });
+    expect(bulkSend.status, JSON.stringify(bulkSend.body)).to.equal(201);
     sessions.free = await free.context.storageState();
     urls.free = [
       '/app',
@@ -91,6 +97,9 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
       '/app/templates',
       '/app/templates/new',
       `/app/templates/${template.body.id}`,
+      '/app/bulk-sends',
+      `/app/bulk-sends/new?templateId=${template.body.id}`,
+      `/app/bulk-sends/${bulkSend.body.id}`,
     ];
 
     // A Business account with a webhook, its secret shown, and a delivery of a test ping.
@@ -146,7 +155,7 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
         const name =
           url
             .replace(/^\/app\/?/, '')
-            .replace(/(wh|whd|doc|sr|tpl)_[0-9a-z]{26}/g, '$1')
+            .replace(/(wh|whd|doc|sr|tpl|bulk)_[0-9a-z]{26}/g, '$1')
             .replace(/(reset|verify)\/[\w-]{43}/, '$1') || 'dashboard';
         await shot(page, consoleScreenshots, `a11y-${who}-${name.replace(/\//g, '-')}-${viewport.name}`);
         await page.close();
@@ -160,7 +169,7 @@ describe('accessibility of the owner console (axe-core: no serious or critical v
   for (const viewport of viewports) {
     describe(`at ${viewport.options.viewport!.width} px`, () => {
       it('logged out: sign-up, log-in, forgot-password, reset and address-confirmation pages', () => check('loggedOut', viewport));
-      it('a free account: dashboard, documents, a document, API keys, plan, webhooks (Business only), requests, a request, templates and a template', () =>
+      it('a free account: dashboard, documents, a document, API keys, plan, webhooks (Business only), requests, a request, templates, a template and bulk sends', () =>
         check('free', viewport));
       it('a Business account: the webhook list, form, a webhook with its delivery log, and a delivery', () => check('business', viewport));
       it('an account whose address is not confirmed: the dashboard and API keys with the banner', () => check('unconfirmed', viewport));
