@@ -13,6 +13,17 @@ export type RowSource = 'json' | 'csv';
 /** The columns of a CSV, its first line: <role>.name, <role>.email, prefill.<label>, title, message, expiresInDays, externalId. */
 const PLAIN_COLUMNS = ['title', 'message', 'expiresInDays', 'externalId'];
 
+/** What a CSV column holds, by its header: a plain key, a prefill's label, or a role's name or e-mail; nothing else is read. */
+type Column = { plain: string } | { prefill: string } | { role: string; key: string };
+
+function columnOf(header: string): Column | undefined {
+  if (PLAIN_COLUMNS.includes(header)) return { plain: header };
+  const prefill = /^prefill\.(.+)$/.exec(header);
+  if (prefill) return { prefill: prefill[1] };
+  const recipient = /^(.+)\.(name|email)$/.exec(header);
+  return recipient ? { role: recipient[1], key: recipient[2] } : undefined;
+}
+
 /**
  * The rows of a CSV (UTF-8, with or without BOM; `,` or `;` between fields; quoted fields; CRLF or LF), as the JSON
  * rows they stand for, or the problems that stop reading it. A prefill is text as written (a checkbox's "true" or
@@ -28,23 +39,18 @@ export function rowsOfCsv(text: string): { rows: unknown[]; problems: string[] }
   }
   const [header, ...body] = records;
   if (!header) return { rows: [], problems: ['file must have a header line and at least one row'] };
+  const columns = header.map(columnOf);
   const problems = header.flatMap((column, index) =>
-    PLAIN_COLUMNS.includes(column) || /^prefill\..+/.test(column) || /^.+\.(name|email)$/.test(column)
-      ? []
-      : [`file column ${index + 1} ("${column}") must be <role>.name, <role>.email, prefill.<label>, ${PLAIN_COLUMNS.join(', ')}`],
+    columns[index] ? [] : [`file column ${index + 1} ("${column}") must be <role>.name, <role>.email, prefill.<label>, ${PLAIN_COLUMNS.join(', ')}`],
   );
   const rows = body.map((cells) => {
     const row: Record<string, unknown> & { recipients: Record<string, Record<string, string>>; prefill?: Record<string, string> } = { recipients: {} };
-    header.forEach((column, index) => {
+    columns.forEach((column, index) => {
       const cell = cells[index] ?? '';
-      if (cell === '') return;
-      if (column === 'expiresInDays') row.expiresInDays = /^\d+$/.test(cell) ? Number(cell) : cell;
-      else if (PLAIN_COLUMNS.includes(column)) row[column] = cell;
-      else if (column.startsWith('prefill.')) (row.prefill ??= {})[column.slice('prefill.'.length)] = cell;
-      else {
-        const role = column.slice(0, column.lastIndexOf('.'));
-        (row.recipients[role] ??= {})[column.slice(role.length + 1)] = cell;
-      }
+      if (cell === '' || !column) return;
+      if ('plain' in column) row[column.plain] = column.plain === 'expiresInDays' && /^\d+$/.test(cell) ? Number(cell) : cell;
+      else if ('prefill' in column) (row.prefill ??= {})[column.prefill] = cell;
+      else (row.recipients[column.role] ??= {})[column.key] = cell;
     });
     return row;
   });

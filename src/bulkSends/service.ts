@@ -1,5 +1,6 @@
 import { getAccount, type Account } from '../accounts/service';
 import type { Db } from '../db';
+import { violatesUnique } from '../db/errors';
 import { unitOfWork } from '../db/unitOfWork';
 import { countDocumentsThisMonth } from '../documents/store';
 import { firstStepOf } from '../domain/signingRequests';
@@ -114,7 +115,21 @@ export async function createBulkSend(
       },
     };
   }
-  const job = await unitOfWork(deps.db, async (trx) => {
+  let job: BulkSendRecord;
+  try {
+    job = await recordBulkSend(deps, account, template, id, rows);
+  } catch (error) {
+    // The same job made at the same moment (two clicks, a retry beside a stalled first try): its insert waited and lost.
+    if (!violatesUnique(error, 'bulk_sends_pkey')) throw error;
+    return createBulkSend(deps, account, input, { id });
+  }
+  await deps.start(job);
+  return { job };
+}
+
+/** The job and its rows, with its bulk_send.created event, in one transaction. */
+function recordBulkSend(deps: BulkSendDeps, account: Account, template: Template, id: string, rows: BulkSendRow[]) {
+  return unitOfWork(deps.db, async (trx) => {
     await insertBulkSend(trx, { id, accountId: account.id, templateId: template.id, createdAt: new Date(), rows });
     await deps.events.record(
       trx,
@@ -125,8 +140,6 @@ export async function createBulkSend(
     );
     return (await findBulkSend(trx, account.id, id))!;
   });
-  await deps.start(job);
-  return { job };
 }
 
 /** A job as the API shows it. */

@@ -80,22 +80,47 @@ export async function findOrphanedBulkSends(db: Db, before: Date, limit: number)
   return rows.map(recordOf);
 }
 
+type Count = { status: string; count: number };
+const byStatus = <S extends string>(counts: Count[], statuses: readonly S[]) =>
+  Object.fromEntries(statuses.map((status) => [status, counts.find((entry) => entry.status === status)?.count ?? 0])) as Record<S, number>;
+
 /** The rows by status, and the requests of the sent rows by theirs. */
 export async function countBulkSend(db: Db, id: string) {
-  const rows: { status: string; count: number }[] = await db('bulk_send_rows')
-    .where({ bulk_send_id: id })
-    .groupBy('status')
-    .select('status', db.raw('count(*)::int as count'));
-  const requests: { status: string; count: number }[] = await db('signing_requests')
-    .where({ bulk_send_id: id })
-    .groupBy('status')
-    .select('status', db.raw('count(*)::int as count'));
-  const byStatus = (list: { status: string; count: number }[], statuses: readonly string[]) =>
-    Object.fromEntries(statuses.map((status) => [status, list.find((entry) => entry.status === status)?.count ?? 0]));
-  return {
-    rows: byStatus(rows, bulkRowStatuses) as Record<(typeof bulkRowStatuses)[number], number>,
-    requests: byStatus(requests, requestStatuses) as Record<(typeof requestStatuses)[number], number>,
-  };
+  const rows: Count[] = await db('bulk_send_rows').where({ bulk_send_id: id }).groupBy('status').select('status', db.raw('count(*)::int as count'));
+  const requests: Count[] = await db('signing_requests').where({ bulk_send_id: id }).groupBy('status').select('status', db.raw('count(*)::int as count'));
+  return { rows: byStatus(rows, bulkRowStatuses), requests: byStatus(requests, requestStatuses) };
+}
+
+/** A job in the console's list: with its template's name (null once the template is deleted) and its rows by outcome. */
+export type BulkSendSummary = BulkSendRecord & { templateName: string | null; rows: Record<(typeof bulkRowStatuses)[number], number> };
+
+/** An account's latest jobs, newest first. */
+export async function listBulkSends(db: Db, accountId: string, limit: number): Promise<BulkSendSummary[]> {
+  const jobs: (BulkSendRow_ & { template_name: string | null })[] = await db('bulk_sends as b')
+    .leftJoin('templates as t', function () {
+      this.on('t.id', 'b.template_id').andOnNull('t.deleted_at');
+    })
+    .where('b.account_id', accountId)
+    .orderBy('b.id', 'desc') // ids sort by the time they were made
+    .limit(limit)
+    .select('b.*', 't.name as template_name');
+  const counts: (Count & { bulk_send_id: string })[] = jobs.length
+    ? await db('bulk_send_rows')
+        .whereIn(
+          'bulk_send_id',
+          jobs.map((job) => job.id),
+        )
+        .groupBy('bulk_send_id', 'status')
+        .select('bulk_send_id', 'status', db.raw('count(*)::int as count'))
+    : [];
+  return jobs.map((job) => ({
+    ...recordOf(job),
+    templateName: job.template_name,
+    rows: byStatus(
+      counts.filter((count) => count.bulk_send_id === job.id),
+      bulkRowStatuses,
+    ),
+  }));
 }
 
 /** The next queued rows, in order. */

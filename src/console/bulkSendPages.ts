@@ -1,4 +1,4 @@
-import type { BulkSendSummary } from '../bulkSends/list';
+import type { BulkSendSummary } from '../bulkSends/store';
 import { csvColumnsOf, prefillableFieldsOf } from '../bulkSends/csv';
 import { bulkRowStatuses, MAX_BULK_ROWS } from '../bulkSends/schema';
 import type { presentBulkSend } from '../bulkSends/service';

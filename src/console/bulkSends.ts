@@ -4,12 +4,11 @@ import { jsonOrMultipartBody } from '../api/middleware/body';
 import { attachment, idParam, parsePathParams } from '../api/route';
 import { parseInput, z } from '../api/validation';
 import { csvJobOf, MAX_CSV_BYTES, sampleCsvOf } from '../bulkSends/csv';
-import { listBulkSends } from '../bulkSends/list';
+import { listBulkSends } from '../bulkSends/store';
 import { BulkSendRowQuerySchema } from '../bulkSends/schema';
 import { cancelBulkSend, createBulkSend, getBulkSend, presentBulkSend } from '../bulkSends/service';
 import { listBulkRows } from '../bulkSends/store';
 import { bulkSendDeps } from '../bulkSends/workflow';
-import { violatesUnique } from '../db/errors';
 import { idFromSeed, newId } from '../ids';
 import { findTemplate } from '../templates/store';
 import { getTemplate, listTemplates } from '../templates/service';
@@ -64,12 +63,7 @@ export function bulkSendPages({ router, deps, requireLogin, frame, page, account
   router.post('/bulk-sends', requireLogin, uploadGate, csvBody, async (ctx) => {
     const job = await csvJobOf(ctx);
     const id = job.dryRun ? undefined : sentJobId(account(ctx).id, parseInput(SendKeySchema, ctx.request.body ?? {}).sendKey, job.rows);
-    // Two clicks at once: the second's insert waits for the first's and is refused; made again, it finds that job.
-    const make = () => createBulkSend(bulk, account(ctx), job, { id });
-    const made = await make().catch((error: unknown) => {
-      if (violatesUnique(error, 'bulk_sends_pkey')) return make();
-      throw error;
-    });
+    const made = await createBulkSend(bulk, account(ctx), job, { id });
     ctx.status = made.job ? 201 : 200;
     ctx.body = made.job ? { id: made.job.id } : made.check;
   });

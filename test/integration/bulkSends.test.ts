@@ -215,4 +215,22 @@ describe('bulk sends (POST /api/v1/bulk-sends)', function () {
     expect((await account.db('bulk_sends').where({ id: swept }).first()).workflow_started_at).not.to.equal(null);
     expect(await account.db('signing_requests').whereIn('bulk_send_id', [retried, swept]).count('* as n').first()).to.deep.equal({ n: 4 });
   });
+
+  it('the same job made many times at once is one job, one event and one request per row', async () => {
+    const account = await createTestAccount();
+    const templateId = await leaseTemplate(account);
+    const { system } = account;
+    const deps = bulkSendDeps({ db: account.db, events: system.events, config: system.config, temporal: system.client });
+    const input = { templateId, rows: [rowFor(1), rowFor(2), rowFor(3)], dryRun: false, source: 'json' as const };
+    const id = newId('bulkSend');
+    const made = await Promise.all(Array.from({ length: 12 }, () => createBulkSend(deps, account.account, input, { id })));
+    expect(new Set(made.map((one) => one.job?.id))).to.deep.equal(new Set([id]));
+    await eventually(async () => {
+      const job = await account.request('GET', `/api/v1/bulk-sends/${id}`);
+      expect(job.body.rows.sent).to.equal(3);
+    }, 60_000);
+    const events = await account.db('events').where({ account_id: account.account.id, type: 'bulk_send.created' }).count('* as n').first();
+    expect(events).to.deep.equal({ n: 1 });
+    expect(await account.db('signing_requests').where({ bulk_send_id: id }).count('* as n').first()).to.deep.equal({ n: 3 });
+  });
 });

@@ -22,9 +22,12 @@ describe('rowsOfCsv', () => {
   });
 
   it('names a column it does not know, a row of the wrong length and an empty file', () => {
-    expect(rowsOfCsv('tenant.name,colour\nAda,blue\n').problems).to.deep.equal([
+    const unknown = rowsOfCsv('tenant.name,colour,prefill.\nAda,blue,x\n');
+    expect(unknown.problems).to.deep.equal([
       'file column 2 ("colour") must be <role>.name, <role>.email, prefill.<label>, title, message, expiresInDays, externalId',
+      'file column 3 ("prefill.") must be <role>.name, <role>.email, prefill.<label>, title, message, expiresInDays, externalId',
     ]);
+    expect(unknown.rows, 'a column it does not know is not read').to.deep.equal([{ recipients: { tenant: { name: 'Ada' } } }]);
     expect(rowsOfCsv('tenant.name,tenant.email\nAda\n').problems[0]).to.match(/^file is not a CSV that can be read: /);
     expect(rowsOfCsv('').problems).to.deep.equal(['file must have a header line and at least one row']);
   });
