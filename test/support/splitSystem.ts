@@ -6,8 +6,17 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { startSystem, type RunningSystem } from '../../src/system';
+import { startOnFreePorts } from './ports';
 
 const root = path.resolve(__dirname, '../..');
+
+/** SIGKILL, and resolves once the process has exited. */
+async function killed(child: ChildProcess | undefined) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
 
 /**
  * The api in this process and the worker as a child process of its own, so a test can kill the worker
@@ -32,19 +41,39 @@ export async function startSplitSystem(name: string, extraEnv: Record<string, st
     worker = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], { cwd: root, env: { ...env, SIGNET_PROCESSES: 'worker' }, stdio: 'ignore' });
   };
   startWorker();
+  const apis = new Set<ChildProcess>();
   return {
     api,
     startWorker,
-    /** SIGKILL, and resolves once the worker has exited. */
-    async killWorker() {
-      const killed = worker;
-      if (!killed || killed.exitCode !== null || killed.signalCode !== null) return;
-      const exited = new Promise((resolve) => killed.once('exit', resolve));
-      killed.kill('SIGKILL');
-      await exited;
+    /** Another api, as a process of its own that a test can kill mid-request; resolves once it is ready. */
+    async startApiProcess() {
+      return startOnFreePorts(1, async ([port]) => {
+        const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/main.ts'], {
+          cwd: root,
+          env: { ...env, SIGNET_PROCESSES: 'api', PORT: String(port) },
+          stdio: 'ignore',
+        });
+        apis.add(child);
+        const url = `http://127.0.0.1:${port}`;
+        const deadline = Date.now() + 60_000;
+        while (
+          (await fetch(`${url}/readyz`).then(
+            (response) => response.status,
+            () => 0,
+          )) !== 200
+        ) {
+          if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the api exited with ${child.exitCode ?? child.signalCode}`);
+          if (Date.now() > deadline) throw new Error('the api was not ready within 60 s');
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        return { url, kill: () => killed(child) };
+      });
     },
+    /** SIGKILL, and resolves once the worker has exited. */
+    killWorker: () => killed(worker),
     async stop() {
       worker?.kill('SIGKILL');
+      for (const child of apis) child.kill('SIGKILL');
       await api.client.workflow
         .getHandle(sweeperWorkflowId(env.TEMPORAL_TASK_QUEUE))
         .terminate('test over')
