@@ -1,12 +1,9 @@
 import { expect } from 'chai';
-import type { BrowserContext, BrowserContextOptions, ConsoleMessage, Page } from 'playwright-core';
-import { setAccountPlan } from '../../src/accounts/service';
-import { createApiKey } from '../../src/apiKeys/service';
+import type { Page } from 'playwright-core';
 import { expectAccessible } from '../support/axe';
-import { confirmEmail, consoleScreenshots, desktop, expectNoSideways, phone, shot, useChromium, watchPage } from '../support/browser';
-import { client, type Request } from '../support/http';
-import { sharedSystem } from '../support/system';
-import { templateField, uploadLease } from '../support/templates';
+import { consoleScreenshots, desktop, expectNoSideways, phone, shot } from '../support/browser';
+import { useConsolePages } from '../support/consolePages';
+import { renewalTemplate } from '../support/templates';
 
 // Bulk sends in real headless Chromium: a CSV checked against a template, its problem fixed, the rows sent, and the
 // job's page following the progress until every row has its request.
@@ -18,60 +15,13 @@ const csvFile = (lines: string[]) => ({ name: 'renewals.csv', mimeType: 'text/cs
 
 describe('the console’s bulk sends (headless Chromium)', function () {
   this.timeout(180_000);
-  const browser = useChromium();
-  let context: BrowserContext;
-  let baseUrl: string;
-  let problems: string[];
-
-  before(async () => {
-    baseUrl = (await sharedSystem()).url!;
-  });
-
-  afterEach(async () => {
-    await context?.close();
-    expect(problems, 'console errors and CSP violations').to.deep.equal([]);
-  });
-
-  async function openPage(options: BrowserContextOptions, url: string): Promise<Page> {
-    context = await browser().newContext(options);
-    problems = [];
-    // The refused check's 400 is part of the story; any other error is not.
-    const refusedCheck = (message: ConsoleMessage) => message.text().includes('status of 400') && message.location().url.endsWith('/app/bulk-sends');
-    const page = watchPage(await context.newPage(), baseUrl, problems, { expectedError: refusedCheck });
-    await page.goto(url);
-    return page;
-  }
-
-  /** Signs up in the page on the Business plan; answers a REST client with a key of the new account. */
-  async function signUp(page: Page, name: string): Promise<Request> {
-    const email = `bulk-${Math.random().toString(36).slice(2)}@example.com`;
-    await page.getByLabel('Account name').fill(name);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill('a long enough password');
-    await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.getByRole('heading', { name }).waitFor();
-    await confirmEmail(page, baseUrl, email);
-    const db = (await sharedSystem()).database.knex;
-    const { account_id: accountId } = await db('users').where({ email }).first('account_id');
-    await setAccountPlan(db, accountId, 'business');
-    return client(baseUrl, (await createApiKey(db, accountId, 'browser test')).secret);
-  }
-
-  async function renewalTemplate(api: Request) {
-    const created = await api('POST', '/api/v1/templates', {
-      json: {
-        name: 'Renewal',
-        documentId: await uploadLease(api),
-        roles: [{ name: 'tenant' }],
-        fields: [templateField('tenant', 'signature'), templateField('tenant', 'number', { label: 'Rent', y: 200 })],
-      },
-    });
-    expect(created.status, JSON.stringify(created.body)).to.equal(201);
-    return created.body.id as string;
-  }
+  // The refused check's 400 is part of the story; any other error is not.
+  const suite = useConsolePages((message) => message.text().includes('status of 400') && message.location().url.endsWith('/app/bulk-sends'));
+  const { openPage } = suite;
+  const signUp = (page: Page, name: string) => suite.signUp(page, name, 'business');
 
   it('on a desktop: checks a CSV, fixes its problem, sends it, and watches the progress reach the end with each row linked to its request', async () => {
-    const page = await openPage(desktop, `${baseUrl}/app/signup`);
+    const page = await openPage(desktop, `${suite.baseUrl}/app/signup`);
     const api = await signUp(page, 'Bulk lettings');
     const templateId = await renewalTemplate(api);
 
@@ -129,7 +79,7 @@ describe('the console’s bulk sends (headless Chromium)', function () {
   });
 
   it('on a phone: the list, the form and a job fit the screen', async () => {
-    const page = await openPage(phone, `${baseUrl}/app/signup`);
+    const page = await openPage(phone, `${suite.baseUrl}/app/signup`);
     const api = await signUp(page, 'Phone lettings');
     const templateId = await renewalTemplate(api);
     const form = new FormData();
@@ -138,7 +88,7 @@ describe('the console’s bulk sends (headless Chromium)', function () {
     const job = await api('POST', '/api/v1/bulk-sends', { body: form });
     expect(job.status, JSON.stringify(job.body)).to.equal(201);
     for (const path of ['/app/bulk-sends', `/app/bulk-sends/new?templateId=${templateId}`, `/app/bulk-sends/${job.body.id}`]) {
-      await page.goto(`${baseUrl}${path}`);
+      await page.goto(`${suite.baseUrl}${path}`);
       await expectNoSideways(page);
       await expectAccessible(page, path);
     }

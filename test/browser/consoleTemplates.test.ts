@@ -1,10 +1,8 @@
 import { expect } from 'chai';
-import type { BrowserContext, BrowserContextOptions, ConsoleMessage, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { createApiKey } from '../../src/apiKeys/service';
-import { confirmEmail, consoleScreenshots, desktop, expectNoSideways, phone, shot, useChromium, watchPage } from '../support/browser';
-import { client, type Request } from '../support/http';
-import { sharedSystem } from '../support/system';
+import { consoleScreenshots, desktop, expectNoSideways, phone, shot } from '../support/browser';
+import { useConsolePages } from '../support/consolePages';
 import { uploadDocument } from '../support/documents';
 
 // The template editor in real headless Chromium: fields drawn with the mouse (on a desktop) or added by
@@ -34,57 +32,23 @@ async function makeTaggedPdf() {
 
 describe('the console’s template editor and document view (headless Chromium)', function () {
   this.timeout(120_000);
-  const browser = useChromium();
-  let context: BrowserContext;
-  let baseUrl: string;
-  let problems: string[];
-
-  before(async () => {
-    baseUrl = (await sharedSystem()).url!;
-  });
-
-  afterEach(async () => {
-    await context?.close();
-    expect(problems, 'console errors and CSP violations').to.deep.equal([]);
-  });
-
-  async function openPage(options: BrowserContextOptions, url: string): Promise<Page> {
-    context = await browser().newContext(options);
-    problems = [];
-    // The refused save's 400 is part of the story; any other error is not.
-    const refusedSave = (message: ConsoleMessage) => message.text().includes('status of 400') && message.location().url.endsWith('/app/templates');
-    const page = watchPage(await context.newPage(), baseUrl, problems, { expectedError: refusedSave });
-    await page.goto(url);
-    return page;
-  }
-
+  // The refused save's 400 is part of the story; any other error is not.
+  const suite = useConsolePages((message) => message.text().includes('status of 400') && message.location().url.endsWith('/app/templates'));
+  const { openPage } = suite;
+  const signUp = (page: Page, name: string) => suite.signUp(page, name);
   const screenshot = (page: Page, name: string) => shot(page, consoleScreenshots, `templates-${name}`);
-
-  /** Signs up in the page; answers a REST client with a key of the new account. */
-  async function signUp(page: Page, name: string): Promise<Request> {
-    const email = `editor-${Math.random().toString(36).slice(2)}@example.com`;
-    await page.getByLabel('Account name').fill(name);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill('a long enough password');
-    await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.getByRole('heading', { name }).waitFor();
-    await confirmEmail(page, baseUrl, email);
-    const db = (await sharedSystem()).database.knex;
-    const { account_id: accountId } = await db('users').where({ email }).first('account_id');
-    return client(baseUrl, (await createApiKey(db, accountId, 'browser test')).secret);
-  }
 
   /** Waits until every page image in view has loaded. */
   const imagesLoaded = (page: Page, selector: string) =>
     page.waitForFunction((css) => [...document.querySelectorAll<HTMLImageElement>(css)].every((image) => image.complete && image.naturalWidth > 0), selector);
 
   it('on a desktop: draws a field with the mouse, fixes what the save refuses, and lands on the preview with the field where it was drawn', async () => {
-    const page = await openPage(desktop, `${baseUrl}/app/signup`);
+    const page = await openPage(desktop, `${suite.baseUrl}/app/signup`);
     const api = await signUp(page, 'Drawing desk');
     const documentId = (await uploadDocument(api, { fileName: 'lease.pdf', pages: ['Residential lease', 'Signatures'] })).id;
 
     // From the document view to the editor.
-    await page.goto(`${baseUrl}/app/documents/${documentId}`);
+    await page.goto(`${suite.baseUrl}/app/documents/${documentId}`);
     await page.getByRole('link', { name: 'Create template' }).click();
     const image = page.getByRole('img', { name: 'Page 1 of lease.pdf' });
     await imagesLoaded(page, '.page-frame img[alt="Page 1 of lease.pdf"]');
@@ -136,10 +100,10 @@ describe('the console’s template editor and document view (headless Chromium)'
   });
 
   it('on a desktop: a small initials box at the top right of a page shows its whole label in a tab below it, on the page', async () => {
-    const page = await openPage(desktop, `${baseUrl}/app/signup`);
+    const page = await openPage(desktop, `${suite.baseUrl}/app/signup`);
     const api = await signUp(page, 'Small boxes');
     const documentId = (await uploadDocument(api, { fileName: 'lease.pdf', pages: ['Residential lease'] })).id;
-    await page.goto(`${baseUrl}/app/templates/new?documentId=${documentId}`);
+    await page.goto(`${suite.baseUrl}/app/templates/new?documentId=${documentId}`);
     await imagesLoaded(page, '.page-frame img');
     const newField = page.locator('#new-field');
     await newField.getByLabel('Type').selectOption('initials');
@@ -165,10 +129,10 @@ describe('the console’s template editor and document view (headless Chromium)'
   });
 
   it('on a desktop: detects text tags and saves their fields, the tags taken off the template’s copy', async () => {
-    const page = await openPage(desktop, `${baseUrl}/app/signup`);
+    const page = await openPage(desktop, `${suite.baseUrl}/app/signup`);
     const api = await signUp(page, 'Tag desk');
     const documentId = (await uploadDocument(api, { fileName: 'tagged.pdf', pdf: await makeTaggedPdf() })).id;
-    await page.goto(`${baseUrl}/app/templates/new?documentId=${documentId}`);
+    await page.goto(`${suite.baseUrl}/app/templates/new?documentId=${documentId}`);
     await page.getByRole('button', { name: 'Detect text tags' }).click();
     await page.getByText('Found 2 fields in text tags for tenant.').waitFor();
     expect(await page.locator('.page-frame[data-page="2"] .field-box.detected').count()).to.equal(2);
@@ -188,11 +152,11 @@ describe('the console’s template editor and document view (headless Chromium)'
   });
 
   it('on a phone: adds a field by its position with the keyboard alone, saves, and reads the preview and the document view', async () => {
-    const page = await openPage(phone, `${baseUrl}/app/signup`);
+    const page = await openPage(phone, `${suite.baseUrl}/app/signup`);
     const api = await signUp(page, 'Phone owner');
     const documentId = (await uploadDocument(api, { fileName: 'a rather long contract name for a small screen.pdf', pages: ['Contract', 'Signatures'] })).id;
 
-    await page.goto(`${baseUrl}/app/documents`);
+    await page.goto(`${suite.baseUrl}/app/documents`);
     await page.getByRole('link', { name: 'a rather long contract name for a small screen.pdf' }).click();
     await page.getByRole('heading', { name: 'a rather long contract name for a small screen.pdf' }).waitFor();
     const firstPage = page.getByRole('img', { name: 'Page 1 of a rather long contract name for a small screen.pdf' });
@@ -203,7 +167,7 @@ describe('the console’s template editor and document view (headless Chromium)'
 
     await page.getByRole('link', { name: 'Create template' }).click();
     await page.locator('#new-field').getByLabel('Role').waitFor();
-    expect(page.url()).to.equal(`${baseUrl}/app/templates/new?documentId=${documentId}`);
+    expect(page.url()).to.equal(`${suite.baseUrl}/app/templates/new?documentId=${documentId}`);
     await expectNoSideways(page);
     await screenshot(page, 'editor-phone');
     // Keyboard only: tab into the new-field form and fill it.
@@ -246,10 +210,10 @@ describe('the console’s template editor and document view (headless Chromium)'
     await page.getByText('No templates yet.').waitFor();
   });
   it('on a phone: gives fields their options, formula, text and condition, fixes a formula the save refuses, and saves them', async () => {
-    const page = await openPage(phone, `${baseUrl}/app/signup`);
+    const page = await openPage(phone, `${suite.baseUrl}/app/signup`);
     const api = await signUp(page, 'Form builder');
     const documentId = (await uploadDocument(api, { fileName: 'lease.pdf', pages: ['Lease'] })).id;
-    await page.goto(`${baseUrl}/app/templates/new?documentId=${documentId}`);
+    await page.goto(`${suite.baseUrl}/app/templates/new?documentId=${documentId}`);
     const newField = page.locator('#new-field');
     const add = async (type: string, label: string, y: number) => {
       await newField.getByLabel('Role').fill('tenant');

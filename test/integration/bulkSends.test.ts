@@ -5,24 +5,9 @@ import { createBulkSend } from '../../src/bulkSends/service';
 import { bulkSendDeps } from '../../src/bulkSends/workflow';
 import { newId } from '../../src/ids';
 import { createTestAccount, runSweeper } from '../support/system';
-import { templateField, uploadLease } from '../support/templates';
+import { renewalTemplate } from '../support/templates';
 
 type Account = Awaited<ReturnType<typeof createTestAccount>>;
-
-/** A template of one tenant who signs and ticks, with a rent prefilled per row. */
-async function leaseTemplate(account: Account) {
-  const documentId = await uploadLease(account.request);
-  const created = await account.request('POST', '/api/v1/templates', {
-    json: {
-      name: 'Renewal',
-      documentId,
-      roles: [{ name: 'tenant' }],
-      fields: [templateField('tenant', 'signature'), templateField('tenant', 'number', { label: 'Rent', y: 200 })],
-    },
-  });
-  expect(created.status, JSON.stringify(created.body)).to.equal(201);
-  return created.body.id as string;
-}
 
 const rowFor = (index: number) => ({
   recipients: { tenant: { name: `Tenant ${index}`, email: `tenant${index}@example.com` } },
@@ -45,7 +30,7 @@ describe('bulk sends (POST /api/v1/bulk-sends)', function () {
 
   it('sends every row as one request, each carrying its bulk id and row, and the job and its rows show the outcome', async () => {
     const account = await createTestAccount();
-    const templateId = await leaseTemplate(account);
+    const templateId = await renewalTemplate(account.request);
     const rows = Array.from({ length: 30 }, (_, index) => rowFor(index));
     const created = await account.request('POST', '/api/v1/bulk-sends', { json: { templateId, rows }, headers: { 'Idempotency-Key': 'renewals-2026' } });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
@@ -96,7 +81,7 @@ describe('bulk sends (POST /api/v1/bulk-sends)', function () {
 
   it('checks every row before sending anything: a 400 names each problem by row and key; a dry run answers the check', async () => {
     const account = await createTestAccount();
-    const templateId = await leaseTemplate(account);
+    const templateId = await renewalTemplate(account.request);
     const bad = [
       rowFor(0),
       { recipients: { tenant: { name: 'No address', email: 'not-an-address' } } },
@@ -129,7 +114,7 @@ describe('bulk sends (POST /api/v1/bulk-sends)', function () {
 
   it('reads a CSV with a BOM, semicolons, quoted fields and CRLF, naming a problem by row and column', async () => {
     const account = await createTestAccount();
-    const templateId = await leaseTemplate(account);
+    const templateId = await renewalTemplate(account.request);
     const csv = csvOf(
       ['tenant.name;tenant.email;prefill.Rent;externalId', '"Lovelace; Ada";ada@example.com;1200;a-1', 'Grace Hopper;grace@example.com;1300;a-2'],
       true,
@@ -158,7 +143,7 @@ describe('bulk sends (POST /api/v1/bulk-sends)', function () {
 
   it('cancel stops the rows not yet sent and, when asked, cancels those sent; every row has one outcome', async () => {
     const account = await createTestAccount();
-    const templateId = await leaseTemplate(account);
+    const templateId = await renewalTemplate(account.request);
     const created = await account.request('POST', '/api/v1/bulk-sends', {
       json: { templateId, rows: Array.from({ length: 200 }, (_, index) => rowFor(index)) },
     });
@@ -185,7 +170,7 @@ describe('bulk sends (POST /api/v1/bulk-sends)', function () {
 
   it('a job its api did not start (it died after the commit) is started by a retry of it, or else by the sweeper', async () => {
     const account = await createTestAccount();
-    const templateId = await leaseTemplate(account);
+    const templateId = await renewalTemplate(account.request);
     const { system } = account;
     const deps = bulkSendDeps({ db: account.db, events: system.events, config: system.config, temporal: system.client });
     const died = { ...deps, start: () => Promise.reject(new Error('killed before the start')) };
@@ -218,7 +203,7 @@ describe('bulk sends (POST /api/v1/bulk-sends)', function () {
 
   it('the same job made many times at once is one job, one event and one request per row', async () => {
     const account = await createTestAccount();
-    const templateId = await leaseTemplate(account);
+    const templateId = await renewalTemplate(account.request);
     const { system } = account;
     const deps = bulkSendDeps({ db: account.db, events: system.events, config: system.config, temporal: system.client });
     const input = { templateId, rows: [rowFor(1), rowFor(2), rowFor(3)], dryRun: false, source: 'json' as const };

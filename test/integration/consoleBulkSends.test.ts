@@ -5,7 +5,7 @@ import { consoleClient, signedUp as signedUpInConsole, type ConsoleClient } from
 import { client, type Request } from '../support/http';
 import { eventually } from '../support/signing';
 import { sharedSystem } from '../support/system';
-import { templateField, uploadLease } from '../support/templates';
+import { renewalTemplate } from '../support/templates';
 
 const HEADER = 'tenant.name,tenant.email,prefill.Rent,title,message,expiresInDays,externalId';
 const csvOf = (...lines: string[]) => new Blob([`${lines.join('\r\n')}\r\n`], { type: 'text/csv' });
@@ -28,16 +28,7 @@ describe('the console’s bulk sends (/app/bulk-sends)', function () {
     const { account_id: accountId } = await db('users').where({ email }).first('account_id');
     await setAccountPlan(db, accountId, plan);
     const api: Request = client(baseUrl, (await createApiKey(db, accountId)).secret);
-    const created = await api('POST', '/api/v1/templates', {
-      json: {
-        name: 'Renewal',
-        documentId: await uploadLease(api),
-        roles: [{ name: 'tenant' }],
-        fields: [templateField('tenant', 'signature'), templateField('tenant', 'number', { label: 'Rent', y: 200 })],
-      },
-    });
-    expect(created.status, JSON.stringify(created.body)).to.equal(201);
-    return { browser, accountId, templateId: created.body.id as string };
+    return { browser, accountId, templateId: await renewalTemplate(api) };
   }
 
   /** The upload form's page: its CSRF token (kept by the client) and its send key. */

@@ -17,3 +17,17 @@ export const templateField = (role: string, type: string, place: Record<string, 
   height: 40,
   ...place,
 });
+
+/** A bulk send's template: "Renewal", one tenant who signs, and the Rent a row prefills. Answers its id. */
+export async function renewalTemplate(request: Request): Promise<string> {
+  const created = await request('POST', '/api/v1/templates', {
+    json: {
+      name: 'Renewal',
+      documentId: await uploadLease(request),
+      roles: [{ name: 'tenant' }],
+      fields: [templateField('tenant', 'signature'), templateField('tenant', 'number', { label: 'Rent', y: 200 })],
+    },
+  });
+  if (created.status !== 201) throw new Error(`the template was refused: ${JSON.stringify(created.body)}`);
+  return created.body.id as string;
+}
