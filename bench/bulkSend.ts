@@ -1,6 +1,6 @@
 // `npm run bench:bulk`: issue #56. One bulk send of BULK_ROWS (10,000) rows against the same number of requests made
 // through POST /api/v1/signatures from the same template at the best concurrency, in the same run, on one service
-// started as `npm start` runs it (api and worker in one process):
+// started as `npm start` runs it (api and worker in one process; BULK_SPLIT=1: two, as deployed):
 // (a) another account's single request (POST /signatures, one at a time), on the idle system: its p50/p99;
 // (b) POST /signatures at 4, 8, 16 and 32 in flight, PROBE_REQUESTS each: the best concurrency;
 // (c) BULK_ROWS requests through POST /signatures at that concurrency, and (d) one job of BULK_ROWS rows, from its POST
@@ -28,6 +28,7 @@ const ROWS = setting('BULK_ROWS', 10_000);
 const ROUNDS = setting('BULK_ROUNDS', 2);
 const PROBE_REQUESTS = setting('PROBE_REQUESTS', 300);
 const CONCURRENCIES = (process.env.BULK_CONCURRENCIES ?? '4,8,16,32').split(',').map(Number);
+const SPLIT = process.env.BULK_SPLIT === '1';
 const IDLE_SINGLES = 40;
 const SINGLE_EVERY_MS = 1000;
 const PHASE_DEADLINE_MS = 30 * 60_000;
@@ -164,7 +165,7 @@ function report(input: { idle: Stats; probes: { concurrency: number; rate: numbe
   const p50 = (phases: Phase[]) => median(phases.map((p) => p.single.p50));
   const ratio = rate(jobs) / rate(requests);
   const lines = [
-    `Run ${input.startedAt.toISOString()}, ${os.cpus().length} cores, ${ROWS} rows, ${ROUNDS} round(s) of each, the rounds alternating; the service as \`${START_COMMAND}\`.`,
+    `Run ${input.startedAt.toISOString()}, ${os.cpus().length} cores, ${ROWS} rows, ${ROUNDS} round(s) of each, the rounds alternating; the service as \`${START_COMMAND}\`${SPLIT ? ", api and worker as two processes (BULK_SPLIT=1), the memory the api's" : ''}.`,
     '',
     `POST /signatures (one template, one signer) at ${probes.map((probe) => `${probe.concurrency} in flight ${probe.rate.toFixed(1)}/s`).join(', ')} (${PROBE_REQUESTS} each): the best is ${best}.`,
     '',
@@ -196,22 +197,25 @@ async function main() {
   const temporal = await connectTemporal(serviceEnv.TEMPORAL_ADDRESS, serviceEnv.TEMPORAL_NAMESPACE ?? 'default');
   cleanups.push(() => temporal.connection.close());
 
+  const env = {
+    ...process.env,
+    ...serviceEnv,
+    HOST: '127.0.0.1',
+    DATA_DIR: tmp,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_MULTIPLIER: '1000000',
+    ELASTICSEARCH_INDEX_PREFIX: INDEX_PREFIX,
+    TEMPORAL_TASK_QUEUE: `signet-bench-bulk-${randomUUID().slice(0, 8)}`,
+  };
+  // SPLIT: the api and the worker as two processes (as deployed), the memory sampled being the api's.
   const service = await startServer({
     name: 'service',
     script: 'src/main.ts',
     readyPath: '/healthz',
     logDir: tmp,
-    env: {
-      ...process.env,
-      ...serviceEnv,
-      HOST: '127.0.0.1',
-      DATA_DIR: tmp,
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_MULTIPLIER: '1000000',
-      ELASTICSEARCH_INDEX_PREFIX: INDEX_PREFIX,
-      TEMPORAL_TASK_QUEUE: `signet-bench-bulk-${randomUUID().slice(0, 8)}`,
-    },
+    env: SPLIT ? { ...env, SIGNET_PROCESSES: 'api' } : env,
   });
+  if (SPLIT) await startServer({ name: 'worker', script: 'src/main.ts', readyPath: '/healthz', logDir: tmp, env: { ...env, SIGNET_PROCESSES: 'worker' } });
   const pdf = await makeSmallPdf();
   const bulk = await accountWithTemplate(db, service.url, 'bulk', pdf);
   const other = await accountWithTemplate(db, service.url, 'other', pdf);
