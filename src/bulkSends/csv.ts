@@ -65,10 +65,11 @@ const csvCell = (text: string) => (/[",;\r\n]/.test(text) ? `"${text.replace(/"/
 
 /** A CSV to start from: the header and one example row (empty cells are no value). */
 export function sampleCsvOf(template: Template): string {
-  const example = csvColumnsOf(template).map((column) => {
+  const columns = csvColumnsOf(template);
+  const example = columns.map((column) => {
     const role = template.roles.findIndex((candidate) => column === `${candidate.name}.name` || column === `${candidate.name}.email`);
     if (role >= 0) return column.endsWith('.email') ? `person${role + 1}@example.com` : `Example ${template.roles[role].name}`;
     return column === 'externalId' ? 'row-1' : '';
   });
-  return [csvColumnsOf(template), example].map((cells) => cells.map(csvCell).join(',')).join('\r\n') + '\r\n';
+  return [columns, example].map((cells) => cells.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }

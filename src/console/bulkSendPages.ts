@@ -3,10 +3,9 @@ import { csvColumnsOf, prefillableFieldsOf } from '../bulkSends/csv';
 import { bulkRowStatuses, MAX_BULK_ROWS } from '../bulkSends/schema';
 import type { presentBulkSend } from '../bulkSends/service';
 import type { listBulkRows } from '../bulkSends/store';
-import { requestStatuses } from '../domain/signingRequests';
 import type { Template } from '../templates/store';
 import { html } from './html';
-import { csrfField, dateTime, layout, listTable, type Frame } from './pages';
+import { csrfField, dateTime, layout, listTable, option, statusBadge, type Frame } from './pages';
 
 // The bulk send pages of the console: the list, the CSV upload against a template, one job's progress and rows.
 // /app/assets/bulkSends.js sends the upload (Check or Send) and, while a job runs, polls its progress.
@@ -14,7 +13,6 @@ import { csrfField, dateTime, layout, listTable, type Frame } from './pages';
 type JobProgress = Awaited<ReturnType<typeof presentBulkSend>>;
 type RowPage = Awaited<ReturnType<typeof listBulkRows>>;
 
-const statusBadge = (status: string) => html`<span class="badge badge-${status}">${status}</span>`;
 const templateLink = (id: string, name: string | null) =>
   name ? html`<a href="/app/templates/${id}">${name}</a>` : html`<span class="hint">deleted template</span>`;
 
@@ -24,7 +22,7 @@ function templatePicker(templates: Template[], chosen?: Template) {
     <label for="templateId">Template</label>
     <select id="templateId" name="templateId" required>
       ${chosen ? '' : html`<option value="">Choose a template…</option>`}
-      ${templates.map((template) => html`<option value="${template.id}"${template.id === chosen?.id ? html` selected` : ''}>${template.name}</option>`)}
+      ${templates.map((template) => option(template.id, template.name, template.id === chosen?.id))}
     </select>
     <button type="submit"${chosen ? '' : html` class="primary"`}>${chosen ? 'Choose another' : 'Choose'}</button>
   </form>`;
@@ -141,8 +139,8 @@ function progressSection(job: JobProgress) {
     <p id="bulk-progress-text">${done} of ${job.rowCount} rows done</p>
     <p id="bulk-live" role="status"></p>
     <div class="breakdown-tables">
-      ${countTable('Rows by outcome', 'rows', Object.fromEntries(bulkRowStatuses.map((status) => [status, job.rows[status]])))}
-      ${countTable('Their requests by status', 'requests', Object.fromEntries(requestStatuses.map((status) => [status, job.requests[status]])))}
+      ${countTable('Rows by outcome', 'rows', job.rows)}
+      ${countTable('Their requests by status', 'requests', job.requests)}
     </div>
   </section>`;
 }
@@ -183,7 +181,7 @@ function rowsSection(job: JobProgress, rows: RowPage, query: { status?: string; 
       <label for="row-status">Status</label>
       <select id="row-status" name="status">
         <option value="">all</option>
-        ${bulkRowStatuses.map((value) => html`<option value="${value}"${value === status ? html` selected` : ''}>${value}</option>`)}
+        ${bulkRowStatuses.map((value) => option(value, value, value === status))}
       </select>
       <button type="submit">Filter</button>
     </form>

@@ -78,6 +78,12 @@ const unverifiedBanner = (frame: Frame, email: string) =>
 export const problemList = (problems: string[]) =>
   problems.length ? html`<div class="alert" role="alert"><ul>${problems.map((problem) => html`<li>${problem}</li>`)}</ul></div>` : '';
 
+/** A status as a coloured badge (console.css styles each status's badge). */
+export const statusBadge = (status: string) => html`<span class="badge badge-${status}">${status}</span>`;
+
+/** One <option> of a <select>, selected when it is the value chosen. */
+export const option = (value: string, text: string, chosen: boolean) => html`<option value="${value}"${chosen ? html` selected` : ''}>${text}</option>`;
+
 export const dateTime = (value: Date | string | null) => {
   if (!value) return html`never`;
   const iso = typeof value === 'string' ? value : value.toISOString();

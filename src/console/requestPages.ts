@@ -6,7 +6,7 @@ import { auditActionLabel } from '../domain/auditActions';
 import { requestStatuses } from '../domain/signingRequests';
 import { fieldTypeOptions, positionInputs } from './fieldPlacement';
 import { html, type Html } from './html';
-import { csrfField, dateTime, layout, listTable, problemList, type Frame } from './pages';
+import { csrfField, dateTime, layout, listTable, option, problemList, statusBadge, type Frame } from './pages';
 
 // The signing-request pages of the console: the list, the send form and one request's detail.
 // /app/assets/requests.js makes the list's search live and lets the send form add and remove signers;
@@ -22,7 +22,6 @@ export const prefillableFields = (template: Template) =>
       field.label !== null && ['text', 'date', 'checkbox'].includes(field.type) && all.findIndex((other) => other.label === field.label) === index,
   );
 
-const statusBadge = (status: string) => html`<span class="badge badge-${status}">${status}</span>`;
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 export interface ListView {
@@ -54,7 +53,7 @@ export function requestsPage(frame: Frame, { requests, q, status, hasMore, probl
       <label for="status">Status</label>
       <select id="status" name="status">
         <option value="">all</option>
-        ${requestStatuses.map((value) => html`<option value="${value}"${value === status ? html` selected` : ''}>${value}</option>`)}
+        ${requestStatuses.map((value) => option(value, value, value === status))}
       </select>
       <button type="submit">Filter</button>
     </form>
@@ -122,8 +121,8 @@ function verificationOf(verification: RequestView['signers'][number]['verificati
 function verificationInputs(index: number, value: (field: string) => string) {
   // Labelled by id, not by wrapping: a wrapping label's text would take in the options' ("E-mail code").
   return html`<label for="signers-${index}-verification">Verification</label>
-    <select id="signers-${index}-verification" name="signers-${index}-verification">${verificationMethods.map(
-      ([method, text]) => html`<option value="${method}"${value('verification') === method ? html` selected` : ''}>${text}</option>`,
+    <select id="signers-${index}-verification" name="signers-${index}-verification">${verificationMethods.map(([method, text]) =>
+      option(method, text, value('verification') === method),
     )}</select>
     <label>Access code <input name="signers-${index}-accessCode" maxlength="12" autocomplete="off" spellcheck="false" value="${value('accessCode')}" placeholder="when asked for" aria-describedby="verification-hint"></label>`;
 }
@@ -138,8 +137,8 @@ function signerRow(values: Record<string, string>, index: number, role?: string,
     ${
       role
         ? ''
-        : html`<label>Part <select name="signers-${index}-recipientType">${recipientParts.map(
-            ([type, text]) => html`<option value="${type}"${value('recipientType') === type ? html` selected` : ''}>${text}</option>`,
+        : html`<label>Part <select name="signers-${index}-recipientType">${recipientParts.map(([type, text]) =>
+            option(type, text, value('recipientType') === type),
           )}</select></label>
     <label>Step <input name="signers-${index}-routingOrder" type="number" min="1" max="50" inputmode="numeric" value="${value('routingOrder')}" placeholder="from the order" aria-describedby="step-hint"></label>
     <label>Tag role <input name="signers-${index}-role" maxlength="100" autocomplete="off" value="${value('role')}" placeholder="optional" aria-describedby="tags-hint"></label>
@@ -197,8 +196,8 @@ function prefillInput(field: Template['fields'][number], index: number, values: 
   const value = values[name] ?? '';
   const label = html`<label for="${name}">${field.label} <span class="hint">(${field.type}, for ${field.role})</span></label>`;
   if (field.type === 'checkbox') {
-    const option = (optionValue: string, text: string) => html`<option value="${optionValue}"${optionValue === value ? html` selected` : ''}>${text}</option>`;
-    return html`${label}<select id="${name}" name="${name}">${option('', 'let the signer choose')}${option('true', 'ticked')}${option('false', 'not ticked')}</select>`;
+    const choice = (optionValue: string, text: string) => option(optionValue, text, optionValue === value);
+    return html`${label}<select id="${name}" name="${name}">${choice('', 'let the signer choose')}${choice('true', 'ticked')}${choice('false', 'not ticked')}</select>`;
   }
   return html`${label}<input id="${name}" name="${name}" type="${field.type === 'date' ? 'date' : 'text'}" maxlength="500" value="${value}">`;
 }

@@ -20,7 +20,7 @@ import {
 import { documentPageSizes, pageImage, PageParams } from './documentView';
 import { fieldTypeOptions, positionInputs } from './fieldPlacement';
 import { html, jsonData } from './html';
-import { csrfField, dateTime, layout, listTable, type Frame } from './pages';
+import { csrfField, dateTime, layout, listTable, option, type Frame } from './pages';
 import type { ConsoleKit } from './kit';
 
 type TemplateView = ReturnType<typeof presentTemplate>;
@@ -129,7 +129,7 @@ function templateEditorPage(frame: Frame, documents: DocumentChoice[], source?: 
       <label for="documentId">Document</label>
       <select id="documentId" name="documentId" required>
         ${source ? '' : html`<option value="">Choose a document…</option>`}
-        ${choices.map((document) => html`<option value="${document.id}"${document.id === source?.document.id ? html` selected` : ''}>${document.fileName}</option>`)}
+        ${choices.map((document) => option(document.id, document.fileName, document.id === source?.document.id))}
       </select>
       <button type="submit"${source ? '' : html` class="primary"`}>${source ? 'Open another' : 'Open'}</button>
     </form>`

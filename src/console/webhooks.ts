@@ -28,7 +28,7 @@ import {
   updateWebhook,
 } from '../webhooks/service';
 import { html, type Html } from './html';
-import { csrfField, dateTime, layout, listTable, problemList, type Frame } from './pages';
+import { csrfField, dateTime, layout, listTable, problemList, statusBadge, type Frame } from './pages';
 import type { ConsoleKit } from './kit';
 
 // The console's webhooks (/app/webhooks): the REST API's schemas, service and presenter, behind a session.
@@ -261,7 +261,7 @@ function deliveryRows(webhookId: string, deliveries: Delivery[]) {
   return deliveries.map(
     (delivery) => html`<tr>
       <td data-label="Event" class="mono"><a href="/app/webhooks/${webhookId}/deliveries/${delivery.id}">${delivery.eventType}</a></td>
-      <td data-label="Status"><span class="badge badge-${delivery.status}">${delivery.status}</span></td>
+      <td data-label="Status">${statusBadge(delivery.status)}</td>
       <td data-label="Response">${delivery.lastStatusCode ?? delivery.lastError ?? '—'}</td>
       <td data-label="Attempts">${delivery.attempts}</td>
       <td data-label="Queued">${dateTime(delivery.createdAt)}</td>
