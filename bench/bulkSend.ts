@@ -21,7 +21,7 @@ import { cleanUp, cleanups, servicesEnv, startServer } from './processes';
 import { connectTemporal, eachLimited, makeSmallPdf, terminateWorkflows } from './signing';
 import { settle } from './cpu';
 import { START_COMMAND } from './startCommand';
-import { stats, type Stats } from './stats';
+import { median, stats, type Stats } from './stats';
 
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const ROWS = setting('BULK_ROWS', 10_000);
@@ -37,7 +37,6 @@ const GOALS = { rateOfRequests: 0.8, memoryGrowthMb: 100, singleP99OfIdle: 2 };
 const INDEX_PREFIX = 'signet-test-postgres-'; // as bench/run.ts: the tests' database, one index prefix
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
 const log = (message: string) => console.error(`[bench:bulk] ${message}`);
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : 'n/a');
 const pass = (ok: boolean) => (ok ? 'PASS' : 'FAIL');

@@ -38,6 +38,7 @@ import { startReceiver } from '../test/support/receiver';
 import { drawnSignature } from '../test/support/signing';
 import { servicesEnv } from './processes';
 import { NODE_FLAGS, START_ENV } from './startCommand';
+import { median } from './stats';
 
 const REPO = path.resolve(__dirname, '..');
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -56,7 +57,6 @@ const WEBHOOK_FAILURE_RATE = 0.05; // the receiver answers 503 to some deliverie
 const TERMINAL = ['completed', 'declined', 'cancelled', 'expired'] as const;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? NaN;
 const between = (low: number, high: number) => low + Math.random() * (high - low);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)];
 const log = (message: string) => console.error(`[chaos ${new Date().toISOString().slice(11, 19)}] ${message}`);

@@ -18,7 +18,7 @@ import { cores, cpuMeter, pidListeningOn } from './cpu';
 import { hostileUploads, sampleFamilyMemory } from './hostilePdfs';
 import { PACKET_DOCUMENTS, PACKET_SIGNERS, packetsAlone } from './packets';
 import { makeBigPdf, makeUploadPdf, multipartBody } from './pdf';
-import { percentile, type Stats } from './stats';
+import { median, percentile, type Stats } from './stats';
 import {
   connectTemporal,
   ECHO_TASK_QUEUE,
@@ -145,7 +145,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 // ---------------------------------------------------------------- small helpers
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
 const log = (message: string) => console.error(`[bench] ${message}`);
 
 /** `bash <script> <args>`, stdout captured, stderr passed through so provisioning progress shows. */

@@ -25,7 +25,7 @@ import { cpuMeter, pidListeningOn } from './cpu';
 import { connectTemporal, endToEnd, makeSmallPdf, prepareEndToEnd, terminateWorkflows } from './signing';
 import { START_COMMAND } from './startCommand';
 import { cleanUp, cleanups, servicesEnv, startServer } from './processes';
-import { stats, type Stats } from './stats';
+import { median, stats, type Stats } from './stats';
 
 const LEVELS = ['B-B', 'B-LTA'] as const;
 type Level = (typeof LEVELS)[number];
@@ -39,7 +39,6 @@ const E2E_DEADLINE_MS = 120_000;
 const INDEX_PREFIX = 'signet-test-postgres-'; // as bench/run.ts: the tests' database, one index prefix
 const GOALS = { ofBaseline: 1, completedP99Ms: 500 };
 
-const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
 const log = (message: string) => console.error(`[bench:seal] ${message}`);
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : 'n/a');
 const kib = (bytes: number) => (bytes / 1024).toFixed(1);

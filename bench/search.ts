@@ -22,7 +22,7 @@ import { createElasticsearchSearch, rebuildIndex } from '../src/search/elasticse
 import { aliasOf, searchTypesOf } from '../src/search/esIndices';
 import { createPostgresSearch } from '../src/search/postgres';
 import { setUpWebhooks } from '../src/webhooks/setup';
-import { percentile } from './stats';
+import { median, percentile } from './stats';
 
 const DOCUMENTS = 100_000;
 const REQUESTS = 20_000;
@@ -41,8 +41,6 @@ const WORDS = Array.from(
   (_, i) =>
     `${['lex', 'cor', 'ven', 'tal', 'mir', 'dus', 'pra', 'sol', 'gen', 'kar'][i % 10]}${['a', 'o', 'i', 'u', 'e'][Math.floor(i / 10) % 5]}${['n', 'r', 's', 'x'][Math.floor(i / 50)]}`,
 );
-
-const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
 
 /** Seeds one account with server-side INSERT … SELECT generate_series: no row crosses the network. */
 async function seed(db: Db, accountId: string, run: string, log: (message: string) => void) {

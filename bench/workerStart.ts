@@ -7,6 +7,7 @@ import path from 'node:path';
 import knexFactory from 'knex';
 import { generateSelfSignedP12 } from '../src/pdf/sealCertificate';
 import { NODE_FLAGS, START_ENV } from './startCommand';
+import { median } from './stats';
 
 // A worker's start, from process start to its /readyz answering 200 (connected, workflows loaded, polling):
 // from the sources as `npm start` runs them (tsx; webpack bundles the workflows in a child) against the
@@ -50,8 +51,6 @@ async function timeStart([command, ...args]: string[], env: NodeJS.ProcessEnv): 
     await exited;
   }
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main() {
   const { DATABASE_URL, TEMPORAL_ADDRESS } = process.env;
