@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { startSystem, type RunningSystem } from '../../src/system';
 import { startOnFreePorts } from './ports';
+import { waitUntilReady } from './ready';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -54,19 +55,8 @@ export async function startSplitSystem(name: string, extraEnv: Record<string, st
           stdio: 'ignore',
         });
         apis.add(child);
-        const url = `http://127.0.0.1:${port}`;
-        const deadline = Date.now() + 60_000;
-        while (
-          (await fetch(`${url}/readyz`).then(
-            (response) => response.status,
-            () => 0,
-          )) !== 200
-        ) {
-          if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the api exited with ${child.exitCode ?? child.signalCode}`);
-          if (Date.now() > deadline) throw new Error('the api was not ready within 60 s');
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        }
-        return { url, kill: () => killed(child) };
+        await waitUntilReady(child, port, { ms: 60_000, name: 'the api' });
+        return { url: `http://127.0.0.1:${port}`, kill: () => killed(child) };
       });
     },
     /** SIGKILL, and resolves once the worker has exited. */

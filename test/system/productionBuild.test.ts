@@ -9,6 +9,7 @@ import knexFactory, { type Knex } from 'knex';
 import { createAccount } from '../../src/accounts/service';
 import { createApiKey } from '../../src/apiKeys/service';
 import { generateSelfSignedP12 } from '../../src/pdf/sealCertificate';
+import { waitUntilReady } from '../support/ready';
 import { client } from '../support/http';
 import { startOnFreePorts } from '../support/ports';
 import { createSigningRequest, eventually, signingLinkOf, tokenOf } from '../support/signing';
@@ -18,21 +19,6 @@ const FORM_MARK = '// marked by the production build test';
 const run = promisify(execFile);
 // The image's CMD, read from the Dockerfile: the build is started here exactly as there (scripts/start-production.sh).
 const [command, ...args] = JSON.parse(/^CMD (\[.*\])$/m.exec(fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8'))![1]) as string[];
-
-/** Polls /readyz until 200; a process that exits fails at once, with its output. */
-async function waitUntilReady(child: ChildProcess, output: () => string, port: number, ms = 120_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited with ${child.exitCode ?? child.signalCode}:\n${output().slice(-3000)}`);
-    const status = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-      (response) => response.status,
-      () => 0,
-    );
-    if (status === 200) return;
-    if (Date.now() > deadline) throw new Error(`not ready within ${ms / 1000} s:\n${output().slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 describe('the production build, started as the image starts it', function () {
   this.timeout(300_000);
@@ -82,7 +68,7 @@ describe('the production build, started as the image starts it', function () {
       started.stdout.on('data', (chunk) => (output += chunk));
       started.stderr.on('data', (chunk) => (output += chunk));
       try {
-        await waitUntilReady(started, () => output, port);
+        await waitUntilReady(started, port, { ms: 120_000, output: () => output });
         return started;
       } catch (error) {
         started.kill('SIGKILL');

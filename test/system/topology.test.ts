@@ -13,6 +13,7 @@ import { Client } from '@temporalio/client';
 import { generateSelfSignedP12 } from '../../src/pdf/sealCertificate';
 import { createElasticsearchClient } from '../../src/search/elasticsearch';
 import { searchAttributes } from '../../workflows/definitions';
+import { waitUntilReady } from '../support/ready';
 import { client } from '../support/http';
 import { startReceiver } from '../support/receiver';
 import { eventually } from '../support/signing';
@@ -22,22 +23,6 @@ import { uploadDocument } from '../support/documents';
 
 const root = path.resolve(__dirname, '../..');
 const run = promisify(execFile);
-
-/** Polls /readyz; a process that exits fails at once, with the end of its log. */
-async function waitUntilReady({ name, child, log }: { name: string; child: ChildProcess; log: string }, port: number) {
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`${name} exited with ${child.exitCode ?? child.signalCode}:\n${fs.readFileSync(log, 'utf8').slice(-3000)}`);
-    const status = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-      (response) => response.status,
-      () => 0,
-    );
-    if (status === 200) return;
-    if (Date.now() > deadline) throw new Error(`${name} not ready within 300 s:\n${fs.readFileSync(log, 'utf8').slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 // docker-compose.yml's topology without Docker: PostgreSQL, the Temporal server itself on it (set up as
 // auto-setup does, nothing pre-registered), Elasticsearch, and two api and two worker processes started
@@ -120,7 +105,9 @@ describe('the production topology: Temporal server on PostgreSQL, two api and tw
       });
       processes.push({ name: processName, child, log });
     }
-    const ready = processes.map((started, i) => waitUntilReady(started, portOf(i)));
+    const ready = processes.map(({ name, child, log }, i) =>
+      waitUntilReady(child, portOf(i), { ms: 300_000, name, output: () => fs.readFileSync(log, 'utf8') }),
+    );
     try {
       await Promise.all(ready);
     } catch (error) {
