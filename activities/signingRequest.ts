@@ -57,7 +57,7 @@ export function createSigningActivities(deps: SigningActivityDeps): SigningReque
     recordApproval: failingForGood('recordApproval', (requestId, approval) => recordApproval(deps, requestId, approval)),
     recordViewStep: failingForGood('recordViewStep', (requestId, view) => recordViewStep(deps, requestId, view)),
     recordDecline: failingForGood('recordDecline', (requestId, decline) => recordDecline(deps, requestId, decline)),
-    recordCancellation: failingForGood('recordCancellation', (requestId, reason) => recordCancellation(deps, requestId, reason)),
+    recordCancellation: failingForGood('recordCancellation', (requestId, reason, actor) => recordCancellation(deps, requestId, reason, actor ?? null)),
     expireRequest: failingForGood('expireRequest', (requestId) => expireRequest(deps, requestId)),
     completeRequest: failingForGood('completeRequest', (requestId) => waitingOnSealServices(() => completeRequest(completion, requestId))),
     sendInvitations: failingForGood('sendInvitations', (requestId, signerIds) => sendInvitations(notifier, requestId, signerIds)),

@@ -23,6 +23,7 @@ import { loadWebhookSecretKey } from './webhooks/secrets';
 import { healthRoutes, type ReadinessChecks } from './health/routes';
 import { type ApiKeyAuthenticator, uncachedAuthenticator } from './apiKeys/cache';
 import { authenticate } from './apiKeys/authenticate';
+import { memberRoutes } from './members/routes';
 import { apiKeyRoutes } from './apiKeys/routes';
 import { createRateLimiter } from './api/middleware/rateLimit';
 import { uploadGate, uploadLimits, type UploadGate } from './api/middleware/uploadGate';
@@ -135,6 +136,7 @@ export function createApp({
   };
   accountRoutes(deps);
   apiKeyRoutes(deps);
+  memberRoutes(deps);
   documentRoutes(deps);
   templateRoutes(deps);
   signingRequestRoutes(deps);

@@ -3,6 +3,7 @@
 // histories record them: never rename one. Types only, so that the workflows name nothing above them.
 import type { ActInput, ClientInfo, DeclineInput, RemindOutcome, SignInput } from '../src/domain/signingRequests';
 import type { WebhookQueueStatus } from '../src/domain/webhooks';
+import type { Actor } from '../src/domain/actors';
 
 /** workflows/signingRequest.ts: its transitions (true when recorded, false when the request had ended), its seal and its e-mails. */
 export interface SigningRequestActivities {
@@ -14,7 +15,8 @@ export interface SigningRequestActivities {
   recordApproval(requestId: string, approval: ActInput): Promise<boolean>;
   recordViewStep(requestId: string, view: ActInput): Promise<boolean>;
   recordDecline(requestId: string, decline: DeclineInput): Promise<boolean>;
-  recordCancellation(requestId: string, reason: string | null): Promise<boolean>;
+  /** actor: who cancelled (null: the account, as before members, or a bulk send's cancel). */
+  recordCancellation(requestId: string, reason: string | null, actor: Actor | null): Promise<boolean>;
   expireRequest(requestId: string): Promise<boolean>;
   completeRequest(requestId: string): Promise<void>;
   sendClosingMails(requestId: string): Promise<void>;

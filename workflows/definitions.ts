@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { Actor } from '../src/domain/actors';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 // What Temporal needs to talk to the workflows: updates, signals, queries, search attributes, workflow ids.
@@ -20,7 +21,7 @@ export const approveUpdate = defineUpdate<SigningRequestState, [ActInput]>('appr
 /** A viewer's page has shown the documents: the viewer's step is done. */
 export const viewDoneUpdate = defineUpdate<SigningRequestState, [ActInput]>('viewDone');
 export const declineUpdate = defineUpdate<SigningRequestState, [DeclineInput]>('decline');
-export const cancelUpdate = defineUpdate<SigningRequestState, [{ reason?: string }]>('cancel');
+export const cancelUpdate = defineUpdate<SigningRequestState, [{ reason?: string; actor?: Actor }]>('cancel');
 export const remindUpdate = defineUpdate<RemindOutcome, []>('remind');
 export const viewedSignal = defineSignal<[{ signerId: string } & ClientInfo]>('viewed');
 export const stateQuery = defineQuery<SigningRequestState>('state');

@@ -292,9 +292,9 @@ class SigningRequestRun {
     );
     setHandler(
       cancelUpdate,
-      async ({ reason }) => {
+      async ({ reason, actor }) => {
         this.refuseUnlessOpen();
-        if (!(await this.end('cancelled', () => transitions.recordCancellation(requestId, reason ?? null)))) throw refused();
+        if (!(await this.end('cancelled', () => transitions.recordCancellation(requestId, reason ?? null, actor ?? null)))) throw refused();
         return this.state();
       },
       { validator: (_cancel) => this.refuseUnlessOpen() },

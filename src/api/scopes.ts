@@ -20,6 +20,8 @@ const byTag: Record<string, { read: Scope[]; write: Scope[] }> = {
   Dashboard: { read: ['documents:read', 'signatures:read'], write: every },
   // Managing keys takes a key that holds every scope: a scoped key can never make, or unmake, a broader one.
   'API keys': { read: every, write: every },
+  // Who is in the account is the account's; changing it is an admin's: a key with every scope.
+  Members: { read: ['account:read'], write: every },
 };
 
 /** The scopes an operation needs (all of them), from its explicit `scope` or its tag and method. */

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { ApiKeyAuthenticator } from './cache';
 import { emailUnverified, unauthorized } from '../errors';
+import { actingAs } from '../events/actingAs';
 
 // An account whose address is not proven yet (a console sign-up before its link) only reads: whatever
 // writes may send mail or reach others under that address, and refusing every write keeps a new endpoint
@@ -22,7 +23,8 @@ export function authenticate(apiKeys: ApiKeyAuthenticator): Middleware {
     ctx.state.account = result.account;
     ctx.state.apiKeyId = result.keyId;
     ctx.state.apiKeyScopes = result.scopes; // checked per operation by the route kit (src/api/scopes.ts)
+    ctx.state.actor = result.actor;
     if (!result.account.emailVerified && !READS.has(ctx.method)) throw emailUnverified();
-    await next();
+    await actingAs(result.actor, next);
   };
 }

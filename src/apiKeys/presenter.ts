@@ -11,4 +11,5 @@ export const presentApiKey = (key: ApiKey) => ({
   expiresAt: key.expiresAt?.toISOString() ?? null,
   lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
   revokedAt: key.revokedAt?.toISOString() ?? null,
+  createdBy: key.createdBy && { memberId: key.createdBy.id, email: key.createdBy.email },
 });

@@ -39,6 +39,16 @@ export const ApiKeySchema = z
     expiresAt: at.nullable().openapi({ description: 'null: never.' }),
     lastUsedAt: at.nullable().openapi({ description: 'Updated at most once a minute.' }),
     revokedAt: at.nullable(),
+    createdBy: z
+      .object({
+        memberId: z.string().nullable().openapi({ description: 'null once the member has left (their keys were revoked then).' }),
+        email: z.string(),
+      })
+      .nullable()
+      .openapi({
+        description:
+          'The member who made the key (a key made by a key is its member’s); null: made by the CLI or before members. The key never does more than its member’s role allows.',
+      }),
   })
   .openapi('ApiKey');
 

@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db';
 import { notFound } from '../errors';
-import type { KeyScopes } from '../domain/scopes';
+import { scopes as allScopes, type KeyScopes } from '../domain/scopes';
+import { scopesOfRole, type Role } from '../domain/roles';
+import type { Actor } from '../domain/actors';
 import { newId } from '../ids';
 import type { Account } from '../accounts/service';
 import { authChanged } from '../accounts/authChanges';
@@ -24,6 +26,8 @@ export interface ApiKey {
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** The member who made it (their address as it was then), null when the CLI or an older version did. */
+  createdBy: { id: string | null; email: string } | null;
 }
 
 const toApiKey = (row: ApiKeyRow): ApiKey => ({
@@ -36,6 +40,7 @@ const toApiKey = (row: ApiKeyRow): ApiKey => ({
   expiresAt: row.expires_at,
   lastUsedAt: row.last_used_at,
   revokedAt: row.revoked_at,
+  createdBy: row.created_by_email ? { id: row.created_by, email: row.created_by_email } : null,
 });
 
 function randomBase62(length: number): string {
@@ -55,9 +60,11 @@ export interface ApiKeyLimits {
   /** Omitted or null: every scope. */
   scopes?: KeyScopes;
   expiresAt?: Date | null;
+  /** The member making it: the key then never does more than their role allows. */
+  createdBy?: { id: string; email: string } | null;
 }
 
-export async function createApiKey(db: Db, accountId: string, name = 'default', { scopes = null, expiresAt = null }: ApiKeyLimits = {}) {
+export async function createApiKey(db: Db, accountId: string, name = 'default', { scopes = null, expiresAt = null, createdBy = null }: ApiKeyLimits = {}) {
   const secret = `${KEY_START}${randomBase62(43)}`;
   const row = await insertApiKey(db, {
     id: newId('apiKey'),
@@ -67,6 +74,7 @@ export async function createApiKey(db: Db, accountId: string, name = 'default', 
     keyHash: hashKey(secret),
     scopes: scopes === null ? null : [...new Set(scopes)],
     expiresAt,
+    createdBy,
   });
   return { apiKey: toApiKey(row), secret };
 }
@@ -83,9 +91,12 @@ export async function revokeApiKey(db: Db, id: string, accountId?: string) {
   return toApiKey(row);
 }
 
-/** Revokes every live key of the account (e.g. keys made by whoever held it before its address was proven). */
-export async function revokeAllApiKeys(db: Db, accountId: string): Promise<number> {
-  const revoked = await revokeLiveKeys(db, accountId);
+/**
+ * Revokes every live key of the account (e.g. keys made by whoever held it before its address was proven),
+ * or those its member `createdBy` made (a member who leaves).
+ */
+export async function revokeAllApiKeys(db: Db, accountId: string, createdBy?: string): Promise<number> {
+  const revoked = await revokeLiveKeys(db, accountId, createdBy);
   if (revoked) authChanged();
   return revoked;
 }
@@ -93,12 +104,22 @@ export async function revokeAllApiKeys(db: Db, accountId: string): Promise<numbe
 export interface Authenticated {
   account: Account;
   keyId: string;
+  /** What the key may do: its own scopes, within its maker's role while they are a member. */
   scopes: KeyScopes;
+  actor: Actor;
   /** The key works until then: checked on every request (see authenticate.ts), cached or not. */
   expiresAt: Date | null;
 }
 
 const LAST_USED_EVERY_MS = 60_000;
+
+/** A key's scopes narrowed to its maker's role (all of a key's scopes when no member made it, or an admin did). */
+function withinRole(held: KeyScopes, role: Role | null): KeyScopes {
+  if (role === null) return held;
+  const allowed = scopesOfRole(role);
+  if (allowed.length === allScopes.length) return held;
+  return (held ?? allScopes).filter((scope) => allowed.includes(scope));
+}
 
 /** The account a presented key belongs to (expired or not), or null for a malformed, unknown or revoked key. */
 export async function authenticateApiKey(db: Db, presented: string): Promise<Authenticated | null> {
@@ -113,7 +134,8 @@ export async function authenticateApiKey(db: Db, presented: string): Promise<Aut
   }
   return {
     keyId: row.key_id,
-    scopes: row.scopes,
+    scopes: withinRole(row.scopes, row.creator_role),
+    actor: { type: 'api_key', id: row.key_id, name: row.key_name, memberId: row.created_by, memberEmail: row.created_by_email },
     expiresAt: row.expires_at,
     account: { id: row.id, email: row.email, name: row.name, plan: row.plan, emailVerified: row.email_verified_at !== null, createdAt: row.created_at },
   };

@@ -1,4 +1,5 @@
 import { getAccount, type Account } from '../accounts/service';
+import { currentActor } from '../events/actingAs';
 import type { Db } from '../db';
 import { violatesUnique } from '../db/errors';
 import { unitOfWork } from '../db/unitOfWork';
@@ -130,7 +131,7 @@ export async function createBulkSend(
 /** The job and its rows, with its bulk_send.created event, in one transaction. */
 function recordBulkSend(deps: BulkSendDeps, account: Account, template: Template, id: string, rows: BulkSendRow[]) {
   return unitOfWork(deps.db, async (trx) => {
-    await insertBulkSend(trx, { id, accountId: account.id, templateId: template.id, createdAt: new Date(), rows });
+    await insertBulkSend(trx, { id, accountId: account.id, templateId: template.id, createdAt: new Date(), rows, sentBy: currentActor() ?? null });
     await deps.events.record(
       trx,
       account.id,
@@ -202,7 +203,7 @@ export async function sendQueuedRows(deps: SigningDeps, id: string, limit: numbe
       if (!account || !template) throw notFound('Template');
       const request = checkRow(template, input, row, 'json');
       if (request.problems) throw validationError(request.problems);
-      const made = await createSigningRequest(deps, account, request.request, { requestId: rowRequestId(job, row), bulk: { id, row } });
+      const made = await createSigningRequest(deps, account, request.request, { requestId: rowRequestId(job, row), bulk: { id, row, sentBy: job.sentBy } });
       await markRowSent(deps.db, id, row, made.request.id);
       batch.sent++;
     } catch (error) {

@@ -1,4 +1,5 @@
 import type { Db } from '../db';
+import type { Actor } from '../domain/actors';
 import { requestStatuses } from '../domain/signingRequests';
 import { bulkRowStatuses, type BulkSendRow } from './schema';
 
@@ -14,6 +15,8 @@ export interface BulkSendRecord {
   createdAt: Date;
   finishedAt: Date | null;
   workflowStartedAt: Date | null;
+  /** Who made the job: each of its requests is sent by them. */
+  sentBy: Actor | null;
 }
 
 type BulkSendRow_ = {
@@ -26,6 +29,7 @@ type BulkSendRow_ = {
   created_at: Date;
   finished_at: Date | null;
   workflow_started_at: Date | null;
+  sent_by: Actor | null;
 };
 const recordOf = (row: BulkSendRow_): BulkSendRecord => ({
   id: row.id,
@@ -37,14 +41,19 @@ const recordOf = (row: BulkSendRow_): BulkSendRecord => ({
   createdAt: row.created_at,
   finishedAt: row.finished_at,
   workflowStartedAt: row.workflow_started_at,
+  sentBy: row.sent_by ?? null,
 });
 
 /** Rows inserted at once: PostgreSQL takes at most 65,535 parameters a statement. */
 const INSERT_CHUNK = 1000;
 
-export async function insertBulkSend(trx: Db, job: { id: string; accountId: string; templateId: string; createdAt: Date; rows: BulkSendRow[] }) {
+export async function insertBulkSend(
+  trx: Db,
+  job: { id: string; accountId: string; templateId: string; createdAt: Date; rows: BulkSendRow[]; sentBy: Actor | null },
+) {
   await trx('bulk_sends').insert({
     id: job.id,
+    sent_by: job.sentBy ? JSON.stringify(job.sentBy) : null,
     account_id: job.accountId,
     template_id: job.templateId,
     row_count: job.rows.length,

@@ -5,8 +5,8 @@ import type { Db } from '../db';
 import { createMailTransport, mailSender } from '../mail';
 import { html } from './html';
 import { csrfField, layout, problemList, type Frame } from './pages';
-import { MAX_PASSWORD_LENGTH } from './passwords';
-import { createEmailVerification, EMAIL_VERIFICATION_HOURS, findEmailVerification, verifyEmail, type User } from './people';
+import { MAX_PASSWORD_LENGTH } from '../members/passwords';
+import { createEmailVerification, EMAIL_VERIFICATION_HOURS, findEmailVerification, verifyEmail, type User } from '../members/people';
 import type { ConsoleKit } from './kit';
 import { countAttempt, windowLimiter } from './limits';
 

@@ -8,7 +8,7 @@ import type { SearchBackend } from '../search/backend';
 import type { Webhooks } from '../webhooks/setup';
 import type { LoginLimits } from './loginLimits';
 import type * as pages from './pages';
-import type { User } from './people';
+import type { User } from '../members/people';
 import type { Sessions } from './sessions';
 
 // The console's shared kit: what routes.ts gives each area of the console (requests, templates,

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../db';
 import { rateLimitExceeded } from '../errors';
-import { normalizeEmail } from './people';
+import { normalizeEmail } from '../members/people';
 
 // The REST API's limiter keys a client address the same way (public verification).
 export { clientKey } from '../api/middleware/clientAddress';

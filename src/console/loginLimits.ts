@@ -3,9 +3,9 @@ import type { Context } from 'koa';
 import { RateLimiterRes, type RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Db } from '../db';
 import { clientKey, emailKey, tooMany, windowLimiter } from './limits';
-import { findLogin, passwordMatches, type Login, type User } from './people';
+import { findLogin, passwordMatches, type Login, type User } from '../members/people';
 import type { Sessions } from './sessions';
-import { deleteRateLimits } from './store';
+import { deleteRateLimits } from '../members/peopleStore';
 
 // Console logins. Every attempt takes its points before the password is checked, each in one atomic
 // statement (INSERT … ON CONFLICT DO UPDATE … RETURNING), so parallel guesses cannot all pass a count

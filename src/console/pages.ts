@@ -1,10 +1,12 @@
 import type { Account } from '../accounts/service';
 import type { ApiKey } from '../apiKeys/service';
 import { scopes } from '../domain/scopes';
+import type { Role } from '../domain/roles';
+import { roleAllows } from './access';
 import type { SigningBreakdown } from '../dashboard/backend';
 import type { presentDocument } from '../documents/presenter';
 import { html, jsonData, type Html } from './html';
-import { MIN_PASSWORD_LENGTH } from './passwords';
+import { MIN_PASSWORD_LENGTH } from '../members/passwords';
 
 // The console's pages: server-rendered HTML; /app/assets/console.js adds copy buttons, confirmations,
 // drag-and-drop upload and the chart. No inline script or style anywhere (see the CSP in routes.ts).
@@ -12,6 +14,8 @@ import { MIN_PASSWORD_LENGTH } from './passwords';
 export interface Frame {
   csrf: string;
   account?: Account;
+  /** The logged-in member's role: the nav shows what it may open. */
+  role?: Role;
   /** The path of the nav entry to mark as current. */
   current?: string;
 }
@@ -26,6 +30,7 @@ const nav = [
   ['/app/settings/api-keys', 'API keys'],
   ['/app/settings/plan', 'Plan'],
   ['/app/settings/branding', 'Branding'],
+  ['/app/settings/members', 'Members'],
 ] as const;
 
 /** A list of records: a table with a caption for screen readers, one header per column. */
@@ -41,7 +46,7 @@ export function layout(frame: Frame, title: string, main: Html, scripts: string[
     ? html`<header class="top">
     <a class="brand" href="/app">Signet</a>
     <nav aria-label="Console">
-      <ul>${nav.map(([href, label]) => html`<li><a href="${href}"${frame.current === href ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul>
+      <ul>${nav.filter(([href]) => !frame.role || roleAllows(frame.role, 'GET', href)).map(([href, label]) => html`<li><a href="${href}"${frame.current === href ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul>
     </nav>
     <form method="post" action="/app/logout" class="logout">${csrfField(frame.csrf)}<button type="submit">Log out</button></form>
   </header>`

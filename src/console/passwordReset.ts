@@ -5,8 +5,8 @@ import { AppError } from '../errors';
 import { createMailTransport, mailSender } from '../mail';
 import { html } from './html';
 import { csrfField, layout, problemList, type Frame } from './pages';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
-import { createPasswordReset, findPasswordReset, PASSWORD_RESET_MINUTES, resetPassword } from './people';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../members/passwords';
+import { createPasswordReset, findPasswordReset, PASSWORD_RESET_MINUTES, resetPassword } from '../members/people';
 import type { ConsoleKit } from './kit';
 import { clientKey, countAttempt, emailKey, windowLimiter } from './limits';
 

@@ -23,8 +23,8 @@ import { SearchQuerySchema } from '../search/schema';
 import { searchAccount } from '../search/service';
 import { clientKey, countAttempt, windowLimiter } from './limits';
 import { createLoginLimits } from './loginLimits';
-import { getUserAndAccount, signUp, type User } from './people';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
+import { getUserAndAccount, signUp, type User } from '../members/people';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../members/passwords';
 import { createSessions, type Session } from './sessions';
 import * as pages from './pages';
 import { inConsoleWords } from './problems';
@@ -34,6 +34,9 @@ import { documentViewPages } from './documentView';
 import { requestPages } from './requests';
 import { webhookPages } from './webhooks';
 import { brandingPages } from './branding';
+import { memberPages } from './members';
+import { roleAllows } from './access';
+import { actingAs } from '../events/actingAs';
 import { passwordResetPages } from './passwordReset';
 import { emailVerificationPages, verificationMailer } from './emailVerification';
 import { seeOther, type ConsoleDeps, type ConsoleKit } from './kit';
@@ -96,7 +99,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
   const signupsByAddress = windowLimiter(db, 'console-signup-address', config.CONSOLE_SIGNUPS_PER_HOUR, 3600);
 
   const state = (ctx: Context): ConsoleState => ctx.state.console;
-  const frame = (ctx: Context, current?: string): pages.Frame => ({ csrf: state(ctx).csrf, account: state(ctx).account, current });
+  const frame = (ctx: Context, current?: string): pages.Frame => ({ csrf: state(ctx).csrf, account: state(ctx).account, role: state(ctx).user?.role, current });
   const page = (ctx: Context, body: string, status = 200) => {
     ctx.status = status;
     ctx.type = 'text/html';
@@ -117,9 +120,10 @@ export function consoleRoutes(deps: ConsoleDeps) {
     ctx.state.console = { session: people ? session : undefined, ...people, csrf: '' } satisfies ConsoleState;
     state(ctx).csrf = sessions.csrfToken(ctx, state(ctx).session);
     ctx.state.account = people?.account; // what the shared rate limiter reads, as on the REST API
+    // What the member does is theirs: every event it records names them (src/events/actingAs.ts).
+    const actor = people ? ({ type: 'member', id: people.user.id, email: people.user.email } as const) : undefined;
     try {
-      if (ctx.method === 'POST') await checkCsrf(ctx, next);
-      else await next();
+      await actingAs(actor, () => (ctx.method === 'POST' ? checkCsrf(ctx, next) : next()));
     } catch (caught) {
       if (!(caught instanceof AppError)) throw caught;
       const error = inConsoleWords(caught);
@@ -142,8 +146,17 @@ export function consoleRoutes(deps: ConsoleDeps) {
     await next();
   }
 
+  // A member's role is checked here for every page of the console (the rules are in access.ts).
   const requireLoginOnly: Middleware = async (ctx, next) => {
-    if (!state(ctx).account) return ctx.redirect('/app/login');
+    const { account, user } = state(ctx);
+    if (!account || !user) return ctx.redirect('/app/login');
+    if (!roleAllows(user.role, ctx.method, ctx.path)) {
+      throw new AppError(
+        403,
+        'forbidden',
+        `As ${user.role === 'admin' ? 'an' : 'a'} ${user.role} of this account you cannot do this; an admin can change your role.`,
+      );
+    }
     await next();
   };
   // Every write of an account whose address is not proven is refused here, as on the REST API: a new
@@ -234,7 +247,9 @@ export function consoleRoutes(deps: ConsoleDeps) {
     // Every box ticked (or a form without them) is a key with every scope, one that new scopes will include too.
     const keyScopes = listed.length && !allScopes.every((scope) => listed.includes(scope)) ? (listed as Scope[]) : null;
     const expiresAt = expiresInDays ? new Date(Date.now() + Number(expiresInDays) * 86_400_000) : null;
-    const { apiKey, secret } = await createApiKey(db, account(ctx).id, parsed.data.name, { scopes: keyScopes, expiresAt });
+    const { id: userId, email } = user(ctx)!;
+    const createdBy = { id: userId, email };
+    const { apiKey, secret } = await createApiKey(db, account(ctx).id, parsed.data.name, { scopes: keyScopes, expiresAt, createdBy });
     await keysPage(ctx, { name: apiKey.name, secret }, [], 201);
   });
   router.post('/settings/api-keys/:id/revoke', requireLoginOnly, async (ctx) => {
@@ -291,6 +306,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
   documentViewPages(kit);
   webhookPages(kit);
   brandingPages(kit);
+  memberPages(kit);
   passwordResetPages(kit);
   emailVerificationPages(kit);
 

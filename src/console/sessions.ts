@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { loadTokenSecret } from '../signingRequests/tokens';
-import { deleteSession, findLiveSession, insertSession } from './store';
+import { deleteSession, findLiveSession, insertSession } from '../members/peopleStore';
 
 // Console sessions. The cookie holds a random token and its HMAC (so a forged cookie costs no lookup);
 // the database holds only the token's SHA-256, so a leaked table opens no session.

@@ -11,6 +11,8 @@ export const idPrefixes = {
   event: 'evt',
   upload: 'upl',
   bulkSend: 'bulk',
+  user: 'user',
+  invitation: 'inv',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -2,6 +2,7 @@ import type { Db } from '../db';
 import { unitOfWork } from '../db/unitOfWork';
 import { newId } from '../ids';
 import type { EventType, SignetEvent } from '../domain/events';
+import { currentActor } from './actingAs';
 import { findEventByKey, insertEvent } from './store';
 
 /** An event as written, for what else it does in its transaction. */
@@ -28,7 +29,8 @@ export interface EventLog {
    * Records an event, and hands it to the consumers, in the transaction that makes the change it
    * reports (the transactional outbox): the change, its event and what its consumers write commit
    * together or not at all. An activity passes the key of its step: a retry finds the event already
-   * written, adds nothing, and gets that event back.
+   * written, adds nothing, and gets that event back. An event recorded while serving a member or an API key
+   * names them in `actor`, unless its data names one already.
    */
   record(trx: Db, accountId: string, type: EventType, data: Record<string, unknown>, idempotencyKey?: string): Promise<SignetEvent>;
 }
@@ -37,6 +39,8 @@ export interface EventLog {
 export function createEventLog(consumers: EventConsumer[]): EventLog {
   async function record(trx: Db, accountId: string, type: EventType, data: Record<string, unknown>, idempotencyKey?: string): Promise<SignetEvent> {
     if (!trx.isTransaction) return unitOfWork(trx, (inner) => record(inner, accountId, type, data, idempotencyKey));
+    const actor = currentActor();
+    if (actor && !('actor' in data)) data = { ...data, actor };
     const inserted = await insertEvent(trx, { id: newId('event'), accountId, type, data, createdAt: new Date(), idempotencyKey: idempotencyKey ?? null });
     if (!inserted) {
       const row = await findEventByKey(trx, idempotencyKey);

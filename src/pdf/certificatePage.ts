@@ -54,6 +54,8 @@ export interface SealSummary {
 export interface CertificateInfo {
   requestId: string;
   title: string;
+  /** Who sent the request, as the audit trail names them (a member, or an API key and its member). */
+  sentBy?: string;
   /** The document this certificate is appended to. */
   document: CertificateDocument;
   /** Every document of the request, in order (this one among them). */
@@ -81,6 +83,7 @@ export async function appendCertificatePage(pdf: PDFDocument, info: CertificateI
   const writer = await PageWriter.start(pdf, 'Certificate of completion');
   await writer.field('Request', info.requestId);
   await writer.field('Title', info.title);
+  if (info.sentBy) await writer.field('Sent by', info.sentBy);
   await writer.field('Document', info.document.name);
   await writer.field('Original SHA-256', info.document.sha256);
   if (info.documents.length > 1) {

@@ -1,4 +1,5 @@
 import type { Db } from '../db';
+import { actorLabel } from '../domain/actors';
 import { unitOfWork } from '../db/unitOfWork';
 import { findFileContent } from '../documents/store';
 import { formAnswers } from '../documents/form';
@@ -102,6 +103,7 @@ function sealInput(loaded: Loaded, document: RequestDocument, original: Buffer, 
     certificate: {
       requestId: request.id,
       title: request.title,
+      sentBy: request.sentBy ? actorLabel(request.sentBy) : undefined,
       document: certificateDocument(document),
       documents: documents.map(certificateDocument),
       events: steps,

@@ -1,5 +1,7 @@
 import type { Account } from '../accounts/service';
 import type { Db } from '../db';
+import { actorLabel, type Actor } from '../domain/actors';
+import { currentActor } from '../events/actingAs';
 import { unitOfWork } from '../db/unitOfWork';
 import type { EventLog } from '../events/service';
 import { createDocumentFromCopy, lockDocument, pageSizesOf, type Document } from '../documents/service';
@@ -32,7 +34,7 @@ export async function createSigningRequest(
   { db, events, temporal, textTags, taskQueue, rateLimitMultiplier, requestLimits, verificationKey: codeKey, loopbackHttp }: SigningDeps,
   account: Account,
   input: SigningRequestCreateInput,
-  { requestId = newId('signingRequest'), bulk }: { requestId?: string; bulk?: { id: string; row: number } } = {},
+  { requestId = newId('signingRequest'), bulk }: { requestId?: string; bulk?: { id: string; row: number; sentBy: Actor | null } } = {},
 ) {
   const insecure = plainHttpProblems(loopbackHttp, [['redirectUrl', input.redirectUrl]]);
   if (insecure.length > 0) throw validationError(insecure);
@@ -43,6 +45,8 @@ export async function createSigningRequest(
     if (!made.workflowStarted) await resumeSigningRequest(db, temporal, taskQueue, made.request);
     return findSigningRequest(db, account.id, requestId);
   }
+  // Who sends it: the member or API key of this request (a bulk send's rows, the job's maker: sentBy).
+  const sentBy = bulk?.sentBy ?? currentActor() ?? null;
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : new Date(Date.now() + (input.expiresInDays ?? 30) * DAY_MS);
   const signerIds = input.signers.map(() => newId('signer'));
   // Read before the transaction: pdf.js reads every page of each document.
@@ -69,6 +73,7 @@ export async function createSigningRequest(
         original_sha256: document.sha256,
         signer_text: signers.map((signer) => `${signer.name} ${signer.email}`).join(' '),
         redirect_url: input.redirectUrl ?? null,
+        sent_by: sentBy ? JSON.stringify(sentBy) : null,
         ...(bulk ? { bulk_send_id: bulk.id, bulk_row: bulk.row } : {}),
       },
       documents,
@@ -91,7 +96,7 @@ export async function createSigningRequest(
         ];
       }),
     });
-    await recordAuditStep(trx, requestId, { action: 'created', key: `created:${requestId}`, actor: account.email });
+    await recordAuditStep(trx, requestId, { action: 'created', key: `created:${requestId}`, actor: sentBy ? actorLabel(sentBy) : account.email });
     // Invited when it is made: the recipients of its first step.
     const invitedFirst = firstStepOf(recipients.filter((recipient) => recipient.type !== 'cc')).map((recipient) => recipient.id);
     await (await openMailHour(trx, account, rateLimitMultiplier)).takeAll(invitedFirst.map(invitationMailKey), 'This request');

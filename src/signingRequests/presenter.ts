@@ -54,6 +54,7 @@ export function presentSigningRequest(found: SigningRequestWithSigners & { progr
     completedAt: iso(request.completedAt),
     redirectUrl: request.redirectUrl,
     bulkSend: request.bulkSend,
+    sentBy: request.sentBy,
   };
 }
 

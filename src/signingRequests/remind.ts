@@ -1,4 +1,6 @@
 import type { Account } from '../accounts/service';
+import { actorLabel } from '../domain/actors';
+import { currentActor } from '../events/actingAs';
 import { mailHourSpent, openMailHour } from '../mail/allowance';
 import type { SigningDeps } from './deps';
 import { progressFromDatabase } from '../domain/signingRequests';
@@ -36,6 +38,7 @@ export async function remindSigners({ db, temporal, rateLimitMultiplier }: Signi
   const { remindedSignerIds, limitedBy } = await signingRequestHandle(temporal, id).remind();
   if (remindedSignerIds.length === 0 && limitedBy?.limit === 'signer') throw remindedWithinTheHour(new Date(limitedBy.retryAt));
   if (remindedSignerIds.length === 0 && limitedBy?.limit === 'account') throw mailHourSpent(account.plan, limitedBy.perHour, new Date(limitedBy.retryAt));
-  await releaseSignersOutOfTries(db, { requestId: id, signerIds: remindedSignerIds, actor: account.email });
+  const actor = currentActor();
+  await releaseSignersOutOfTries(db, { requestId: id, signerIds: remindedSignerIds, actor: actor ? actorLabel(actor) : account.email });
   return { remindedSignerIds };
 }

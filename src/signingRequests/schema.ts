@@ -21,6 +21,20 @@ const ORIGIN = new RegExp(`^${ORIGIN_SHAPE}$`);
 const RETURN_URL = new RegExp(`^${ORIGIN_SHAPE}([/?#][!-~]*)?$`);
 
 /** An origin as browsers write it: lower-case, without the scheme's default port. */
+/** Who did something for an account (src/domain/actors.ts), as requests and events name them. */
+export const ActorSchema = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('member'), id: z.string(), email: z.string() }),
+    z.object({
+      type: z.literal('api_key'),
+      id: z.string(),
+      name: z.string(),
+      memberId: z.string().nullable().openapi({ description: 'The member who made the key; null when none did (the CLI, or before members).' }),
+      memberEmail: z.string().nullable(),
+    }),
+  ])
+  .openapi('Actor', { description: 'A member in the console, or an API key and the member who made it; kept as it was when they acted.' });
+
 const OriginSchema = z
   .string()
   .max(300)
@@ -508,6 +522,7 @@ export const SigningRequestSchema = z
       .object({ id: z.string(), row: z.number().int() })
       .nullable()
       .openapi({ description: 'The bulk send that made it and its row there (0-based); null for a request made on its own.' }),
+    sentBy: ActorSchema.nullable().openapi({ description: 'Who sent it; null for requests sent before accounts had members.' }),
   })
   .openapi('SigningRequest');
 

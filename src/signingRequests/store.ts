@@ -1,4 +1,5 @@
 import type { Plan } from '../domain/plans';
+import type { Actor } from '../domain/actors';
 import type { Db } from '../db';
 import { toPage } from '../db/pagination';
 import { conflict, notFound } from '../errors';
@@ -63,6 +64,8 @@ export interface SigningRequest {
   redirectUrl: string | null;
   /** The bulk send that made it, and its row there; null for a request made on its own. */
   bulkSend: { id: string; row: number } | null;
+  /** Who sent it (a member, or an API key and its member), null for requests sent before members. */
+  sentBy: Actor | null;
   createdAt: Date;
   updatedAt: Date;
   completedAt: Date | null;
@@ -132,6 +135,7 @@ export const requestColumns = [
   'redirect_url',
   'bulk_send_id',
   'bulk_row',
+  'sent_by',
   'created_at',
   'updated_at',
   'completed_at',
@@ -155,6 +159,7 @@ export const toSigningRequest = (row: Record<string, any>): SigningRequest => ({
   cancelReason: row.cancel_reason,
   redirectUrl: row.redirect_url ?? null,
   bulkSend: row.bulk_send_id ? { id: row.bulk_send_id, row: row.bulk_row } : null,
+  sentBy: row.sent_by ?? null,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   completedAt: row.completed_at,

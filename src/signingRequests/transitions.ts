@@ -1,4 +1,5 @@
 import type { Db } from '../db';
+import { actorLabel, type Actor } from '../domain/actors';
 import { unitOfWork } from '../db/unitOfWork';
 import type { EventLog } from '../events/service';
 import type { EventType } from '../domain/events';
@@ -44,6 +45,7 @@ export async function announceRequest({ db, events }: TransitionDeps, requestId:
       signingOrder: request.signingOrder,
       signers: signers.map((signer) => ({ id: signer.id, name: signer.name, email: signer.email, order: signer.order })),
       createdAt: request.createdAt.toISOString(),
+      ...(request.sentBy ? { actor: request.sentBy } : {}),
     }),
   );
 }
@@ -145,16 +147,27 @@ export async function recordDecline({ db, events }: TransitionDeps, requestId: s
   }).then(countSigningRequestEnd('declined'));
 }
 
-export async function recordCancellation({ db, events }: TransitionDeps, requestId: string, reason: string | null): Promise<boolean> {
+export async function recordCancellation(
+  { db, events }: TransitionDeps,
+  requestId: string,
+  reason: string | null,
+  actor: Actor | null = null,
+): Promise<boolean> {
   const loaded = await loadForLifecycle(db, requestId);
   const { request, owner } = loaded;
   if (request.status === 'cancelled') return true; // a retry
   return unitOfWork(db, async (trx) => {
     if (!(await endSigningRequest(trx, requestId, 'cancelled', { cancel_reason: reason }))) return false;
-    await recordAuditStep(trx, requestId, { action: 'cancelled', key: `cancelled:${requestId}`, actor: owner.email, data: { reason } });
+    await recordAuditStep(trx, requestId, {
+      action: 'cancelled',
+      key: `cancelled:${requestId}`,
+      actor: actor ? actorLabel(actor) : owner.email,
+      data: { reason },
+    });
     await recordRequestEvent(events, trx, loaded, 'signing_request.cancelled', `${requestId}:cancelled`, {
       documentId: request.documentId,
       reason,
+      ...(actor ? { actor } : {}),
       cancelledAt: new Date().toISOString(),
     });
     return true;

@@ -1,4 +1,5 @@
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { Actor } from '../domain/actors';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 // Up into the worker side on purpose, as in the Temporal samples: the workflow by type only (so a start's
 // arguments are checked against it), and the updates, signal and query client and worker share.
@@ -111,7 +112,7 @@ export function signingRequestHandle(client: Client, requestId: string) {
     approve: (input: ActInput) => refusalsAsErrors(handle.executeUpdate(approveUpdate, { args: [input] })),
     viewDone: (input: ActInput) => refusalsAsErrors(handle.executeUpdate(viewDoneUpdate, { args: [input] })),
     decline: (input: DeclineInput) => refusalsAsErrors(handle.executeUpdate(declineUpdate, { args: [input] })),
-    cancel: (reason?: string) => refusalsAsErrors(handle.executeUpdate(cancelUpdate, { args: [{ reason }] })),
+    cancel: (reason?: string, actor?: Actor) => refusalsAsErrors(handle.executeUpdate(cancelUpdate, { args: [{ reason, actor }] })),
     remind: () => refusalsAsErrors(handle.executeUpdate(remindUpdate)),
     viewed: (view: { signerId: string } & ClientInfo) => handle.signal(viewedSignal, view),
     /** Within `ms`: a request whose worker is down must not hold up the api. */

@@ -335,7 +335,7 @@ describe('a change the database refuses for good (past validation)', function ()
     const system = await sharedSystem();
     const mail: MailTransport = { send: async () => undefined } as unknown as MailTransport;
     const activities = createSigningActivities({ db: system.database.knex, events: system.events, config: system.config, mail });
-    const failure = await activities.recordCancellation(signingRequest.id, 'a\ud800b').then(
+    const failure = await activities.recordCancellation(signingRequest.id, 'a\ud800b', null).then(
       () => expect.fail('recorded'),
       (error: unknown) => error,
     );

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import { type Client, formDataBodySerializer, type Options as Options2, type TDataShape } from './client/index.js';
-import type { ApproveData, ApproveErrors, ApproveResponses, CancelBulkSendData, CancelBulkSendErrors, CancelBulkSendResponses, CancelSigningRequestData, CancelSigningRequestErrors, CancelSigningRequestResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateBulkSendData, CreateBulkSendErrors, CreateBulkSendResponses, CreateDocumentData, CreateDocumentErrors, CreateDocumentResponses, CreateEmbeddedSigningSessionData, CreateEmbeddedSigningSessionErrors, CreateEmbeddedSigningSessionResponses, CreateSigningLinkData, CreateSigningLinkErrors, CreateSigningLinkResponses, CreateSigningRequestData, CreateSigningRequestErrors, CreateSigningRequestResponses, CreateTemplateData, CreateTemplateErrors, CreateTemplateResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeclineToSignData, DeclineToSignErrors, DeclineToSignResponses, DeleteDocumentData, DeleteDocumentErrors, DeleteDocumentResponses, DeleteTemplateData, DeleteTemplateErrors, DeleteTemplateResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DetectDocumentFieldsData, DetectDocumentFieldsErrors, DetectDocumentFieldsResponses, DownloadDocumentFileData, DownloadDocumentFileErrors, DownloadDocumentFileResponses, DownloadDocumentToSignData, DownloadDocumentToSignErrors, DownloadDocumentToSignResponses, DownloadOneDocumentToSignData, DownloadOneDocumentToSignErrors, DownloadOneDocumentToSignResponses, DownloadOneSealedDocumentData, DownloadOneSealedDocumentErrors, DownloadOneSealedDocumentResponses, DownloadSealedDocumentData, DownloadSealedDocumentErrors, DownloadSealedDocumentResponses, DownloadSignerUploadData, DownloadSignerUploadErrors, DownloadSignerUploadResponses, GetAccountBrandingData, GetAccountBrandingErrors, GetAccountBrandingResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAuditTrailData, GetAuditTrailErrors, GetAuditTrailResponses, GetBulkSendData, GetBulkSendErrors, GetBulkSendResponses, GetDashboardStatsData, GetDashboardStatsErrors, GetDashboardStatsResponses, GetDashboardTrendsData, GetDashboardTrendsErrors, GetDashboardTrendsResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetSignerVerificationData, GetSignerVerificationErrors, GetSignerVerificationResponses, GetSigningBreakdownData, GetSigningBreakdownErrors, GetSigningBreakdownResponses, GetSigningPageData, GetSigningPageErrors, GetSigningPageResponses, GetSigningRequestData, GetSigningRequestErrors, GetSigningRequestResponses, GetTemplateData, GetTemplateErrors, GetTemplateResponses, GetWebhookData, GetWebhookDeliveryData, GetWebhookDeliveryErrors, GetWebhookDeliveryResponses, GetWebhookErrors, GetWebhookResponses, ListActivityData, ListActivityErrors, ListActivityResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBulkSendRowsData, ListBulkSendRowsErrors, ListBulkSendRowsResponses, ListDocumentsData, ListDocumentsErrors, ListDocumentsResponses, ListSigningRequestsData, ListSigningRequestsErrors, ListSigningRequestsResponses, ListTemplatesData, ListTemplatesErrors, ListTemplatesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, MarkViewedData, MarkViewedErrors, MarkViewedResponses, PreviewTemplatePageData, PreviewTemplatePageErrors, PreviewTemplatePageResponses, RedeliverWebhookDeliveryData, RedeliverWebhookDeliveryErrors, RedeliverWebhookDeliveryResponses, RemindSignersData, RemindSignersErrors, RemindSignersResponses, RenameDocumentData, RenameDocumentErrors, RenameDocumentResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SearchData, SearchErrors, SearchResponses, SendVerificationCodeData, SendVerificationCodeErrors, SendVerificationCodeResponses, SignData, SignErrors, SignResponses, TestWebhookData, TestWebhookErrors, TestWebhookResponses, UpdateAccountBrandingData, UpdateAccountBrandingErrors, UpdateAccountBrandingResponses, UpdateTemplateData, UpdateTemplateErrors, UpdateTemplateResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses, UploadDocumentFileData, UploadDocumentFileErrors, UploadDocumentFileResponses, UploadSignerFileData, UploadSignerFileErrors, UploadSignerFileResponses, VerifyPdfData, VerifyPdfErrors, VerifyPdfResponses, VerifySignerData, VerifySignerErrors, VerifySignerResponses } from './types.gen.js';
+import type { ApproveData, ApproveErrors, ApproveResponses, CancelBulkSendData, CancelBulkSendErrors, CancelBulkSendResponses, CancelSigningRequestData, CancelSigningRequestErrors, CancelSigningRequestResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateBulkSendData, CreateBulkSendErrors, CreateBulkSendResponses, CreateDocumentData, CreateDocumentErrors, CreateDocumentResponses, CreateEmbeddedSigningSessionData, CreateEmbeddedSigningSessionErrors, CreateEmbeddedSigningSessionResponses, CreateInvitationData, CreateInvitationErrors, CreateInvitationResponses, CreateSigningLinkData, CreateSigningLinkErrors, CreateSigningLinkResponses, CreateSigningRequestData, CreateSigningRequestErrors, CreateSigningRequestResponses, CreateTemplateData, CreateTemplateErrors, CreateTemplateResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeclineToSignData, DeclineToSignErrors, DeclineToSignResponses, DeleteDocumentData, DeleteDocumentErrors, DeleteDocumentResponses, DeleteTemplateData, DeleteTemplateErrors, DeleteTemplateResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DetectDocumentFieldsData, DetectDocumentFieldsErrors, DetectDocumentFieldsResponses, DownloadDocumentFileData, DownloadDocumentFileErrors, DownloadDocumentFileResponses, DownloadDocumentToSignData, DownloadDocumentToSignErrors, DownloadDocumentToSignResponses, DownloadOneDocumentToSignData, DownloadOneDocumentToSignErrors, DownloadOneDocumentToSignResponses, DownloadOneSealedDocumentData, DownloadOneSealedDocumentErrors, DownloadOneSealedDocumentResponses, DownloadSealedDocumentData, DownloadSealedDocumentErrors, DownloadSealedDocumentResponses, DownloadSignerUploadData, DownloadSignerUploadErrors, DownloadSignerUploadResponses, GetAccountBrandingData, GetAccountBrandingErrors, GetAccountBrandingResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAuditTrailData, GetAuditTrailErrors, GetAuditTrailResponses, GetBulkSendData, GetBulkSendErrors, GetBulkSendResponses, GetDashboardStatsData, GetDashboardStatsErrors, GetDashboardStatsResponses, GetDashboardTrendsData, GetDashboardTrendsErrors, GetDashboardTrendsResponses, GetDocumentData, GetDocumentErrors, GetDocumentResponses, GetSignerVerificationData, GetSignerVerificationErrors, GetSignerVerificationResponses, GetSigningBreakdownData, GetSigningBreakdownErrors, GetSigningBreakdownResponses, GetSigningPageData, GetSigningPageErrors, GetSigningPageResponses, GetSigningRequestData, GetSigningRequestErrors, GetSigningRequestResponses, GetTemplateData, GetTemplateErrors, GetTemplateResponses, GetWebhookData, GetWebhookDeliveryData, GetWebhookDeliveryErrors, GetWebhookDeliveryResponses, GetWebhookErrors, GetWebhookResponses, ListActivityData, ListActivityErrors, ListActivityResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBulkSendRowsData, ListBulkSendRowsErrors, ListBulkSendRowsResponses, ListDocumentsData, ListDocumentsErrors, ListDocumentsResponses, ListInvitationsData, ListInvitationsErrors, ListInvitationsResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListSigningRequestsData, ListSigningRequestsErrors, ListSigningRequestsResponses, ListTemplatesData, ListTemplatesErrors, ListTemplatesResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, MarkViewedData, MarkViewedErrors, MarkViewedResponses, PreviewTemplatePageData, PreviewTemplatePageErrors, PreviewTemplatePageResponses, RedeliverWebhookDeliveryData, RedeliverWebhookDeliveryErrors, RedeliverWebhookDeliveryResponses, RemindSignersData, RemindSignersErrors, RemindSignersResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, RenameDocumentData, RenameDocumentErrors, RenameDocumentResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeInvitationData, RevokeInvitationErrors, RevokeInvitationResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SearchData, SearchErrors, SearchResponses, SendVerificationCodeData, SendVerificationCodeErrors, SendVerificationCodeResponses, SignData, SignErrors, SignResponses, TestWebhookData, TestWebhookErrors, TestWebhookResponses, UpdateAccountBrandingData, UpdateAccountBrandingErrors, UpdateAccountBrandingResponses, UpdateMemberData, UpdateMemberErrors, UpdateMemberResponses, UpdateTemplateData, UpdateTemplateErrors, UpdateTemplateResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses, UploadDocumentFileData, UploadDocumentFileErrors, UploadDocumentFileResponses, UploadSignerFileData, UploadSignerFileErrors, UploadSignerFileResponses, VerifyPdfData, VerifyPdfErrors, VerifyPdfResponses, VerifySignerData, VerifySignerErrors, VerifySignerResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -98,6 +98,76 @@ export const createApiKey = <ThrowOnError extends boolean = false>(options: Opti
 export const revokeApiKey = <ThrowOnError extends boolean = false>(options: Options<RevokeApiKeyData, ThrowOnError>) => (options.client ?? client).delete<RevokeApiKeyResponses, RevokeApiKeyErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/api-keys/{id}',
+    ...options
+});
+
+/**
+ * List the account’s members and their roles, the owner first
+ */
+export const listMembers = <ThrowOnError extends boolean = false>(options?: Options<ListMembersData, ThrowOnError>) => (options?.client ?? client).get<ListMembersResponses, ListMembersErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/members',
+    ...options
+});
+
+/**
+ * Remove a member: their sessions end at once and the API keys they made are revoked
+ *
+ * What they did stays attributed to them. The owner cannot be removed (409).
+ */
+export const removeMember = <ThrowOnError extends boolean = false>(options: Options<RemoveMemberData, ThrowOnError>) => (options.client ?? client).delete<RemoveMemberResponses, RemoveMemberErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/members/{id}',
+    ...options
+});
+
+/**
+ * Change a member’s role
+ *
+ * The owner’s role changes only when they hand the account on (409). The keys the member made follow their new role at once.
+ */
+export const updateMember = <ThrowOnError extends boolean = false>(options: Options<UpdateMemberData, ThrowOnError>) => (options.client ?? client).patch<UpdateMemberResponses, UpdateMemberErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/members/{id}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List the invitations not yet accepted or revoked, newest first
+ */
+export const listInvitations = <ThrowOnError extends boolean = false>(options?: Options<ListInvitationsData, ThrowOnError>) => (options?.client ?? client).get<ListInvitationsResponses, ListInvitationsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/invitations',
+    ...options
+});
+
+/**
+ * Invite someone by e-mail to join the account with a role
+ *
+ * The link e-mailed works once, for seven days; following it proves the address. A new invitation to the same address replaces the pending one. 409 when the address is a member already or signs in to another account.
+ */
+export const createInvitation = <ThrowOnError extends boolean = false>(options: Options<CreateInvitationData, ThrowOnError>) => (options.client ?? client).post<CreateInvitationResponses, CreateInvitationErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/invitations',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Revoke an invitation: its link stops working
+ *
+ * An invitation accepted or revoked already is a 409; an acceptance and a revocation at the same moment have one outcome.
+ */
+export const revokeInvitation = <ThrowOnError extends boolean = false>(options: Options<RevokeInvitationData, ThrowOnError>) => (options.client ?? client).delete<RevokeInvitationResponses, RevokeInvitationErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/invitations/{id}',
     ...options
 });
 

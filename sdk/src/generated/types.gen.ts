@@ -252,6 +252,16 @@ export type ApiKey = {
      */
     lastUsedAt: string | null;
     revokedAt: string | null;
+    /**
+     * The member who made the key (a key made by a key is its member’s); null: made by the CLI or before members. The key never does more than its member’s role allows.
+     */
+    createdBy: {
+        /**
+         * null once the member has left (their keys were revoked then).
+         */
+        memberId: string | null;
+        email: string;
+    } | null;
 };
 
 export type ApiKeyCreate = {
@@ -268,6 +278,55 @@ export type ApiKeyCreate = {
 
 export type ApiKeyList = {
     data: Array<ApiKey>;
+};
+
+export type MemberList = {
+    data: Array<Member>;
+};
+
+export type Member = {
+    id: string;
+    email: string;
+    role: Role;
+    joinedAt: string;
+};
+
+/**
+ * owner: everything, and hands the account on; admin: members, API keys, webhooks, branding and all a sender does; sender: documents, requests, templates, bulk sends; viewer: reads only.
+ */
+export type Role = 'owner' | 'admin' | 'sender' | 'viewer';
+
+export type MemberUpdate = {
+    role: MemberRole;
+};
+
+/**
+ * A role an invitation or a change may give: the owner only ever hands the account on.
+ */
+export type MemberRole = 'admin' | 'sender' | 'viewer';
+
+export type InvitationList = {
+    data: Array<Invitation>;
+};
+
+export type Invitation = {
+    id: string;
+    email: string;
+    role: MemberRole;
+    /**
+     * Who invited: a member’s address, or the account’s for a key no member made.
+     */
+    invitedBy: string | null;
+    createdAt: string;
+    /**
+     * The link works once, until then (seven days).
+     */
+    expiresAt: string;
+};
+
+export type InvitationCreate = {
+    email: string;
+    role: MemberRole;
 };
 
 export type Document = {
@@ -939,6 +998,7 @@ export type SigningRequest = {
         id: string;
         row: number;
     } | null;
+    sentBy: Actor;
 };
 
 export type SigningRequestDocument = {
@@ -1252,6 +1312,24 @@ export type SigningRequestProgress = {
         } | null;
     } | null;
 };
+
+/**
+ * Who sent it; null for requests sent before accounts had members.
+ */
+export type Actor = {
+    type: 'member';
+    id: string;
+    email: string;
+} | {
+    type: 'api_key';
+    id: string;
+    name: string;
+    /**
+     * The member who made the key; null when none did (the CLI, or before members).
+     */
+    memberId: string | null;
+    memberEmail: string | null;
+} | null;
 
 export type SigningRequestCreate = unknown & {
     signers: unknown;
@@ -2458,6 +2536,256 @@ export type RevokeApiKeyResponses = {
 };
 
 export type RevokeApiKeyResponse = RevokeApiKeyResponses[keyof RevokeApiKeyResponses];
+
+export type ListMembersData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/members';
+};
+
+export type ListMembersErrors = {
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
+     */
+    401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
+};
+
+export type ListMembersError = ListMembersErrors[keyof ListMembersErrors];
+
+export type ListMembersResponses = {
+    /**
+     * Every member of the account
+     */
+    200: MemberList;
+};
+
+export type ListMembersResponse = ListMembersResponses[keyof ListMembersResponses];
+
+export type RemoveMemberData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/members/{id}';
+};
+
+export type RemoveMemberErrors = {
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
+     */
+    401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
+    /**
+     * Not Found (also for other accounts’ resources).
+     */
+    404: Error;
+    /**
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
+     */
+    409: Error;
+};
+
+export type RemoveMemberError = RemoveMemberErrors[keyof RemoveMemberErrors];
+
+export type RemoveMemberResponses = {
+    /**
+     * The member removed
+     */
+    200: Member;
+};
+
+export type RemoveMemberResponse = RemoveMemberResponses[keyof RemoveMemberResponses];
+
+export type UpdateMemberData = {
+    body: MemberUpdate;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/members/{id}';
+};
+
+export type UpdateMemberErrors = {
+    /**
+     * Bad Request: validation_error, one details string per violated rule.
+     */
+    400: Error;
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
+     */
+    401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
+    /**
+     * Not Found (also for other accounts’ resources).
+     */
+    404: Error;
+    /**
+     * Request Timeout: request_timeout, the body stopped arriving, or arrived slower than the minimum rate; the connection is closed.
+     */
+    408: Error;
+    /**
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
+     */
+    409: Error;
+    /**
+     * Payload Too Large: payload_too_large.
+     */
+    413: Error;
+    /**
+     * Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.
+     */
+    415: Error;
+};
+
+export type UpdateMemberError = UpdateMemberErrors[keyof UpdateMemberErrors];
+
+export type UpdateMemberResponses = {
+    /**
+     * The member with their new role
+     */
+    200: Member;
+};
+
+export type UpdateMemberResponse = UpdateMemberResponses[keyof UpdateMemberResponses];
+
+export type ListInvitationsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/invitations';
+};
+
+export type ListInvitationsErrors = {
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
+     */
+    401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
+};
+
+export type ListInvitationsError = ListInvitationsErrors[keyof ListInvitationsErrors];
+
+export type ListInvitationsResponses = {
+    /**
+     * The pending invitations (an expired one stays until revoked or replaced)
+     */
+    200: InvitationList;
+};
+
+export type ListInvitationsResponse = ListInvitationsResponses[keyof ListInvitationsResponses];
+
+export type CreateInvitationData = {
+    body: InvitationCreate;
+    headers?: {
+        /**
+         * Makes a retry safe: the first request with a key runs; the same request again within 24 hours gets its answer (2xx or 4xx) again, with Idempotent-Replayed: true, and nothing is done twice. Another method, path or body under the key is 422 idempotency_key_reused; while the first still runs, 409 idempotency_in_progress (see Retry-After). A 5xx or 429 is not kept: retry under the same key. Keys are the account’s own: 1 to 255 printable ASCII characters, e.g. a UUID.
+         */
+        'Idempotency-Key'?: IdempotencyKey;
+    };
+    path?: never;
+    query?: never;
+    url: '/invitations';
+};
+
+export type CreateInvitationErrors = {
+    /**
+     * Bad Request: validation_error, one details string per violated rule.
+     */
+    400: Error;
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
+     */
+    401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
+    /**
+     * Request Timeout: request_timeout, the body stopped arriving, or arrived slower than the minimum rate; the connection is closed.
+     */
+    408: Error;
+    /**
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
+     */
+    409: Error;
+    /**
+     * Payload Too Large: payload_too_large.
+     */
+    413: Error;
+    /**
+     * Unsupported Media Type: unsupported_media_type, a body of a type this operation does not take.
+     */
+    415: Error;
+    /**
+     * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
+     */
+    422: Error;
+};
+
+export type CreateInvitationError = CreateInvitationErrors[keyof CreateInvitationErrors];
+
+export type CreateInvitationResponses = {
+    /**
+     * Created, and its e-mail sent
+     */
+    201: Invitation;
+};
+
+export type CreateInvitationResponse = CreateInvitationResponses[keyof CreateInvitationResponses];
+
+export type RevokeInvitationData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/invitations/{id}';
+};
+
+export type RevokeInvitationErrors = {
+    /**
+     * Unauthorized: missing, malformed, unknown, revoked or expired API key (the message says it expired); on a signer’s page, verification_required (the signer has not given their code in this browser).
+     */
+    401: Error;
+    /**
+     * Forbidden: insufficient_scope (the API key lacks the scope this operation needs; the message names it), quota_exceeded, plan_upgrade_required, email_unverified (every write of an account whose e-mail address is not confirmed yet), or verification_failed (a signer’s wrong code, with triesLeft).
+     */
+    403: Error;
+    /**
+     * Not Found (also for other accounts’ resources).
+     */
+    404: Error;
+    /**
+     * Conflict with the resource’s current state; or idempotency_in_progress: a request with the same Idempotency-Key is still running (see Retry-After).
+     */
+    409: Error;
+};
+
+export type RevokeInvitationError = RevokeInvitationErrors[keyof RevokeInvitationErrors];
+
+export type RevokeInvitationResponses = {
+    /**
+     * The revoked invitation
+     */
+    200: Invitation;
+};
+
+export type RevokeInvitationResponse = RevokeInvitationResponses[keyof RevokeInvitationResponses];
 
 export type ListDocumentsData = {
     body?: never;

@@ -40,6 +40,7 @@ import * as signerUploads from './20261204014000_signer_uploads';
 import * as textTagReaderVersion from './20261204015000_text_tag_reader_version';
 import * as bulkSends from './20261204021000_bulk_sends';
 import * as bulkSendStarted from './20261204050000_bulk_send_started';
+import * as members from './20261206000000_members';
 
 // Listed explicitly (not read from disk) so that migrations run the same under tsx, compiled or bundled.
 // Each is named after the time it was written, and knex runs them in this order: a new one is appended
@@ -86,6 +87,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261204015000_text_tag_reader_version': textTagReaderVersion,
   '20261204021000_bulk_sends': bulkSends,
   '20261204050000_bulk_send_started': bulkSendStarted,
+  '20261206000000_members': members,
 };
 
 /**

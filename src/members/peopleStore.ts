@@ -1,4 +1,5 @@
 import type { Db } from '../db';
+import type { Role } from '../domain/roles';
 
 // The SQL of the console's own tables: users, console_sessions, email_verifications, password_resets,
 // and the console's rows of rate_limits. people.ts, sessions.ts and loginLimits.ts map the rows.
@@ -8,14 +9,15 @@ export interface UserRow {
   account_id: string;
   email: string;
   password_hash: string | null;
+  role: Role;
   created_at: Date;
   updated_at: Date;
 }
 
 /** Throws the unique violation users_email_lower_unique when the address is taken in any letter case. */
-export async function insertUser(db: Db, user: { id: string; accountId: string; email: string; passwordHash: string | null }): Promise<UserRow> {
+export async function insertUser(db: Db, user: { id: string; accountId: string; email: string; passwordHash: string | null; role: Role }): Promise<UserRow> {
   const [row] = await db<UserRow>('users')
-    .insert({ id: user.id, account_id: user.accountId, email: user.email, password_hash: user.passwordHash })
+    .insert({ id: user.id, account_id: user.accountId, email: user.email, password_hash: user.passwordHash, role: user.role })
     .returning('*');
   return row;
 }

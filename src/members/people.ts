@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
-import { typeid } from 'typeid-js';
 import type { Db } from '../db';
+import type { Role } from '../domain/roles';
+import { newId } from '../ids';
 import { accountEmailTaken, createAccount, findAccountByEmail, getAccount, markEmailVerified, type Account } from '../accounts/service';
 import { violatesUnique } from '../db/errors';
 import { revokeAllApiKeys } from '../apiKeys/service';
@@ -20,18 +21,20 @@ import {
   useVerification,
   voidResetsOf,
   type UserRow,
-} from './store';
+} from './peopleStore';
 
-// A person who signs in to the console. Each owns one account and signs in with its address: sign-up
-// creates both. Addresses are compared in any letter case (unique indexes on lower(email)).
+// A person who signs in to the console: a member of one account, with a role there (src/domain/roles.ts).
+// Sign-up creates an account and its owner; an invitation brings in the others (src/members). Addresses are
+// compared in any letter case (unique indexes on lower(email)): one address, one person, one account.
 export interface User {
   id: string;
   accountId: string;
   email: string;
+  role: Role;
   createdAt: Date;
 }
 
-const toUser = (row: UserRow): User => ({ id: row.id, accountId: row.account_id, email: row.email, createdAt: row.created_at });
+export const toUser = (row: UserRow): User => ({ id: row.id, accountId: row.account_id, email: row.email, role: row.role, createdAt: row.created_at });
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -51,7 +54,7 @@ export async function signUp(
   return db.transaction(async (trx) => {
     const account = await createAccount(trx, { email, plan: 'free', name: input.accountName, emailVerified: false });
     try {
-      const row = await insertUser(trx, { id: typeid('user').toString(), accountId: account.id, email, passwordHash });
+      const row = await insertUser(trx, { id: newId('user'), accountId: account.id, email, passwordHash, role: 'owner' });
       return { user: toUser(row), account, verificationToken: await createEmailVerification(trx, toUser(row)) };
     } catch (error) {
       if (violatesUnique(error, 'users_email_lower_unique')) throw accountEmailTaken();
@@ -137,16 +140,16 @@ async function findOrClaimOwner(db: Db, email: string): Promise<UserRow | undefi
   const existing = await owner();
   if (existing || !account.emailVerified) return existing;
   try {
-    await insertUser(db, { id: typeid('user').toString(), accountId: account.id, email: normalizeEmail(account.email), passwordHash: null });
+    await insertUser(db, { id: newId('user'), accountId: account.id, email: normalizeEmail(account.email), passwordHash: null, role: 'owner' });
   } catch (error) {
     if (!violatesUnique(error, 'users_email_lower_unique')) throw error; // a request at the same moment made it
   }
   return owner();
 }
 
-/** A reset token for the owner of the account with this e-mail (only its SHA-256 is stored), or null when there is none. */
+/** A reset token for the person with this e-mail (only its SHA-256 is stored), or null when there is none. */
 export async function createPasswordReset(db: Db, email: string): Promise<{ user: User; token: string } | null> {
-  const row = await findOrClaimOwner(db, email);
+  const row = (await findUserRowByEmail(db, normalizeEmail(email))) ?? (await findOrClaimOwner(db, email));
   if (!row) return null;
   const token = newToken();
   await insertPasswordReset(db, { tokenHash: sha256(token), userId: row.id, expiresAt: new Date(Date.now() + PASSWORD_RESET_MINUTES * 60_000) });
@@ -174,7 +177,8 @@ export async function resetPassword(db: Db, token: string, password: string): Pr
     const userId = await useReset(trx, sha256(token));
     if (!userId) return null;
     const row = await setPasswordHash(trx, userId, passwordHash);
-    if (await markEmailVerified(trx, row.account_id)) await revokeAllApiKeys(trx, row.account_id);
+    // Only the owner's inbox proves the account's address; a member's proves their own (their invitation did).
+    if (row.role === 'owner' && (await markEmailVerified(trx, row.account_id))) await revokeAllApiKeys(trx, row.account_id);
     await deleteSessionsOf(trx, userId);
     await voidResetsOf(trx, userId);
     return toUser(row);

@@ -1,0 +1,11 @@
+// Who did something on behalf of an account: a member in the console, or an API key (with the member who
+// made it, when a member did). Written with each action (audit trail, events, a request's sent_by) as it
+// was then, so that it stays attributed after the member leaves or the key is revoked.
+export type Actor =
+  { type: 'member'; id: string; email: string } | { type: 'api_key'; id: string; name: string; memberId: string | null; memberEmail: string | null };
+
+/** As the audit trail and the certificate of completion show it. */
+export function actorLabel(actor: Actor): string {
+  if (actor.type === 'member') return actor.email;
+  return actor.memberEmail ? `API key “${actor.name}” of ${actor.memberEmail}` : `API key “${actor.name}”`;
+}
