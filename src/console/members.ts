@@ -168,11 +168,17 @@ export function memberPages({ router, deps, requireLogin, frame, page, account, 
     const parsed = InviteSchema.safeParse({ email: values.email?.trim(), role: values.role });
     if (!parsed.success) return show(ctx, { problems: ['Give an e-mail address and one of the roles offered.'], values }, 400);
     try {
-      const { invitation, token } = await inviteMember(db, account(ctx), { memberId: me(ctx).id, email: me(ctx).email }, parsed.data);
+      const { invitation, token } = await inviteMember(
+        db,
+        account(ctx),
+        { memberId: me(ctx).id, email: me(ctx).email },
+        parsed.data,
+        config.RATE_LIMIT_MULTIPLIER,
+      );
       await sendInvitation(account(ctx), invitation, token).catch((error) => ctx.state.log?.warn({ err: error }, 'invitation e-mail not sent'));
       done(ctx, 'invited');
     } catch (error) {
-      if (!(error instanceof AppError) || error.status !== 409) throw error;
+      if (!(error instanceof AppError) || (error.status !== 409 && error.status !== 429)) throw error;
       await show(ctx, { problems: [error.message], values }, 409);
     }
   });

@@ -33,6 +33,9 @@ const nav = [
   ['/app/settings/members', 'Members'],
 ] as const;
 
+/** Whether the logged-in member's role lets them make this request: pages offer only what it does. */
+export const can = (frame: Frame, method: 'GET' | 'POST', path: string) => !frame.role || roleAllows(frame.role, method, path);
+
 /** A list of records: a table with a caption for screen readers, one header per column. */
 export const listTable = (caption: string, columns: string[], rows: Html[] | Html, id?: string) =>
   html`<table class="list"${id ? html` id="${id}"` : ''}><caption class="visually-hidden">${caption}</caption>
@@ -46,7 +49,7 @@ export function layout(frame: Frame, title: string, main: Html, scripts: string[
     ? html`<header class="top">
     <a class="brand" href="/app">Signet</a>
     <nav aria-label="Console">
-      <ul>${nav.filter(([href]) => !frame.role || roleAllows(frame.role, 'GET', href)).map(([href, label]) => html`<li><a href="${href}"${frame.current === href ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul>
+      <ul>${nav.filter(([href]) => can(frame, 'GET', href)).map(([href, label]) => html`<li><a href="${href}"${frame.current === href ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul>
     </nav>
     <form method="post" action="/app/logout" class="logout">${csrfField(frame.csrf)}<button type="submit">Log out</button></form>
   </header>`
@@ -368,7 +371,9 @@ export function documentsPage(
     'Documents',
     html`<h1>Documents</h1>
     ${problemList(problems)}
-    <section class="card" aria-labelledby="upload-heading">
+    ${
+      can(frame, 'POST', '/app/documents')
+        ? html`<section class="card" aria-labelledby="upload-heading">
       <h2 id="upload-heading">Upload a PDF</h2>
       <div class="dropzone" id="dropzone" data-csrf="${frame.csrf}" data-max-bytes="${maxBytes}">
         <p>Drop a PDF here, or</p>
@@ -377,7 +382,9 @@ export function documentsPage(
         <progress id="upload-progress" max="100" value="0" hidden aria-label="Upload progress"></progress>
         <p id="upload-status" aria-live="polite"></p>
       </div>
-    </section>
+    </section>`
+        : ''
+    }
     <form method="get" action="/app/documents" class="inline-form" role="search">
       <label for="q">Search</label>
       <input id="q" name="q" type="search" maxlength="200" value="${q ?? ''}">

@@ -6,7 +6,7 @@ import { auditActionLabel } from '../domain/auditActions';
 import { requestStatuses } from '../domain/signingRequests';
 import { fieldTypeOptions, positionInputs } from './fieldPlacement';
 import { html, type Html } from './html';
-import { csrfField, dateTime, layout, listTable, option, problemList, statusBadge, type Frame } from './pages';
+import { can, csrfField, dateTime, layout, listTable, option, problemList, statusBadge, type Frame } from './pages';
 
 // The signing-request pages of the console: the list, the send form and one request's detail.
 // /app/assets/requests.js makes the list's search live and lets the send form add and remove signers;
@@ -46,7 +46,7 @@ export function requestsPage(frame: Frame, { requests, q, status, hasMore, probl
     frame,
     'Signing requests',
     html`<h1>Signing requests</h1>
-    <p><a class="button primary" href="/app/requests/new">Send a document</a></p>
+    ${can(frame, 'GET', '/app/requests/new') ? html`<p><a class="button primary" href="/app/requests/new">Send a document</a></p>` : ''}
     <form method="get" action="/app/requests" class="card inline-form" role="search" id="request-filters">
       <label for="q">Search</label>
       <input id="q" name="q" type="search" maxlength="500" value="${q}" aria-describedby="request-count" autocomplete="off">
@@ -333,13 +333,13 @@ function actions(frame: Frame, request: RequestView) {
       }
       <a class="button" href="/app/requests/${request.id}/audit-trail.json" download>Download audit trail (JSON)</a>
       ${
-        pending
+        pending && can(frame, 'POST', '/app/requests')
           ? html`<form method="post" action="/app/requests/${request.id}/remind">${csrfField(frame.csrf)}<button type="submit">Remind signers</button></form>`
           : ''
       }
     </div>
     ${
-      pending
+      pending && can(frame, 'POST', '/app/requests')
         ? html`<form method="post" action="/app/requests/${request.id}/cancel" class="stack cancel-form" data-confirm="Cancel “${request.title}”? The signers can no longer sign.">
         ${csrfField(frame.csrf)}
         <label for="reason">Reason for cancelling (optional)</label>

@@ -20,7 +20,7 @@ import {
 import { documentPageSizes, pageImage, PageParams } from './documentView';
 import { fieldTypeOptions, positionInputs } from './fieldPlacement';
 import { html, jsonData } from './html';
-import { csrfField, dateTime, layout, listTable, option, type Frame } from './pages';
+import { can, csrfField, dateTime, layout, listTable, option, type Frame } from './pages';
 import type { ConsoleKit } from './kit';
 
 type TemplateView = ReturnType<typeof presentTemplate>;
@@ -110,7 +110,7 @@ function templateListPage(frame: Frame, templates: TemplateView[], documents: Ma
     frame,
     'Templates',
     html`<h1>Templates</h1>
-    <p><a class="button primary" href="/app/templates/new">New template</a></p>
+    ${can(frame, 'GET', '/app/templates/new') ? html`<p><a class="button primary" href="/app/templates/new">New template</a></p>` : ''}
     ${
       templates.length
         ? listTable('Templates', ['Name', 'Document', 'Roles', 'Fields', 'Created', 'Actions'], rows, 'templates')

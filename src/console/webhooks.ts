@@ -28,7 +28,7 @@ import {
   updateWebhook,
 } from '../webhooks/service';
 import { html, type Html } from './html';
-import { csrfField, dateTime, layout, listTable, problemList, statusBadge, type Frame } from './pages';
+import { can, csrfField, dateTime, layout, listTable, problemList, statusBadge, type Frame } from './pages';
 import type { ConsoleKit } from './kit';
 
 // The console's webhooks (/app/webhooks): the REST API's schemas, service and presenter, behind a session.
@@ -198,7 +198,7 @@ function webhooksPage(frame: Frame, webhooks: WebhookDetail[], nextCursor: strin
     frame,
     'Webhooks',
     html`<h1>Webhooks</h1>
-    <p><a class="button primary" href="/app/webhooks/new">New webhook</a></p>
+    ${can(frame, 'GET', '/app/webhooks/new') ? html`<p><a class="button primary" href="/app/webhooks/new">New webhook</a></p>` : ''}
     ${
       webhooks.length
         ? html`${listTable('Your webhooks', ['URL', 'Events', 'Status', 'Waiting'], rows)}

@@ -101,12 +101,12 @@ export function memberRoutes({ router, db, config, openapi, idempotency }: Route
       status: 201,
       response: InvitationSchema,
       responseDescription: 'Created, and its e-mail sent',
-      errors: [400, 401, 403, 409],
+      errors: [400, 401, 403, 409, 429],
     },
     async ({ body }, ctx) => {
       const actor: Actor = ctx.state.actor;
       const inviter = (actor.type === 'api_key' && actor.memberEmail) || null;
-      const { invitation, token } = await inviteMember(db, account(ctx), { ...byKey, email: inviter }, body);
+      const { invitation, token } = await inviteMember(db, account(ctx), { ...byKey, email: inviter }, body, config.RATE_LIMIT_MULTIPLIER);
       // The invitation exists either way: a mail that failed goes again with a new invitation to the address.
       await sendInvitation(account(ctx), invitation, token).catch((error) => ctx.state.log?.warn({ err: error }, 'invitation e-mail not sent'));
       return presentInvitation(invitation);

@@ -6,6 +6,7 @@ import { violatesUnique } from '../db/errors';
 import { managesAccount, type MemberRole, type Role } from '../domain/roles';
 import { AppError, conflict, notFound } from '../errors';
 import { newId } from '../ids';
+import { openMailHour } from '../mail/allowance';
 import { hashPassword } from './passwords';
 import { normalizeEmail, toUser, type User } from './people';
 import { findUserRowByEmail, insertUser } from './peopleStore';
@@ -130,13 +131,15 @@ export async function transferOwnership(db: Db, accountId: string, ownerId: stri
 /**
  * Invites an address to join the account with a role; the link (its token, only its SHA-256 stored) works
  * once, for seven days. A new invitation to the same address replaces the pending one. 409 when the
- * address is a member already, or signs in to another account (a person belongs to one account).
+ * address is a member already, or signs in to another account (a person belongs to one account); 429 when
+ * the plan's e-mails of the hour are spent.
  */
 export async function inviteMember(
   db: Db,
   account: Account,
   by: Manager & { email: string | null },
   input: { email: string; role: MemberRole },
+  mailMultiplier: number,
 ): Promise<{ invitation: Invitation; token: string }> {
   const email = normalizeEmail(input.email);
   const token = crypto.randomBytes(32).toString('base64url');
@@ -144,6 +147,9 @@ export async function inviteMember(
     const members = await lockedFor(trx, account.id, by);
     if (members.some((member) => normalizeEmail(member.email) === email)) throw conflict(`${email} is a member of this account already.`);
     if (await findUserRowByEmail(trx, email)) throw elsewhere(email);
+    // Its e-mail counts in the plan's e-mails of the hour, as a signing request's do: a free account
+    // cannot make Signet mail strangers by the thousand.
+    await (await openMailHour(trx, account, mailMultiplier)).takeAll([`invitation:${sha256(token)}`], 'This invitation');
     await revokePendingInvitations(trx, account.id, email);
     const row = await insertInvitation(trx, {
       id: newId('invitation'),

@@ -68,6 +68,18 @@ describe('every role, every API operation and console page: allowed or 403, neve
     expect(checked).to.be.greaterThan(40 * roles.length);
   });
 
+  it('the console offers each role only what it may do: the nav, and the buttons that write', async () => {
+    const offered = async (role: Role, path: string, needle: string) => (await people.get(role)!.browser.request('GET', path)).text.includes(needle);
+    for (const role of roles) {
+      const writes = role !== 'viewer';
+      expect(await offered(role, '/app/requests', 'href="/app/requests/new"'), role).to.equal(writes);
+      expect(await offered(role, '/app/templates', 'href="/app/templates/new"'), role).to.equal(writes);
+      expect(await offered(role, '/app/documents', 'id="dropzone"'), role).to.equal(writes);
+      expect(await offered(role, '/app/webhooks', 'href="/app/webhooks/new"'), role).to.equal(role === 'owner' || role === 'admin');
+      expect(await offered(role, '/app', 'href="/app/settings/api-keys"'), role).to.equal(role === 'owner' || role === 'admin');
+    }
+  });
+
   it('the console: each page and form of its router with each role’s session', async () => {
     const { app } = await testApp();
     const router = app.middleware.map((middleware) => (middleware as { router?: Router }).router).find((found) => found?.opts.prefix === '/app')!;
