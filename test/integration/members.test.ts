@@ -37,6 +37,7 @@ describe('members of an account: invitations, roles, removal, hand-over, and who
     expect(JSON.stringify(stored)).not.to.include(token);
     expect(stored.accepted_at).to.be.an.instanceOf(Date);
     const again = consoleClient(baseUrl);
+    await again.request('GET', '/app/login'); // a page with a form, for its token
     expect((await again.request('GET', member.link)).status).to.equal(404);
     expect((await again.post(member.link, { password: PASSWORD })).status).to.equal(404);
     expect(await db('users').where({ account_id: owner.accountId }).count({ n: '*' }).first()).to.deep.equal({ n: 2 });
@@ -150,7 +151,7 @@ describe('members of an account: invitations, roles, removal, hand-over, and who
     const owner = await ownerOfNewAccount(baseUrl);
     const member = await invitedMember(baseUrl, owner.browser, 'sender');
     const document = await uploadPdf(member.browser, await makePdf(['Agreement']));
-    const documentEvent = await db('events').where({ type: 'document.created' }).whereRaw(`data->>'id' = ?`, [document.id]).first();
+    const documentEvent = await db('events').where({ type: 'document.created' }).whereRaw(`data->>'documentId' = ?`, [document.id]).first();
     expect(documentEvent.data.actor).to.deep.equal({ type: 'member', id: member.id, email: member.email });
 
     const { signingRequest } = await createSigningRequest(owner.api);
@@ -248,7 +249,7 @@ describe('members of an account: invitations, roles, removal, hand-over, and who
       for (const answer of uploads as { status: number }[]) expect(answer.status).to.be.oneOf([201, 302, 403]);
       const made = (uploads as { status: number; json?: { id: string } }[]).filter((answer) => answer.status === 201).map((answer) => answer.json!.id);
       const events = await db('events').where({ type: 'document.created', account_id: owner.accountId }).select('data');
-      expect(events.map((event) => event.data.id).sort()).to.deep.equal([...made].sort());
+      expect(events.map((event) => event.data.documentId).sort()).to.deep.equal([...made].sort());
       for (const event of events) expect(event.data.actor).to.deep.equal({ type: 'member', id: member.id, email: member.email });
       expect(await roleOf(member.id)).to.equal(undefined);
     });

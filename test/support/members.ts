@@ -1,15 +1,18 @@
 import { expect } from 'chai';
+import { setAccountPlan } from '../../src/accounts/service';
 import { createApiKey } from '../../src/apiKeys/service';
+import type { Plan } from '../../src/domain/plans';
 import type { MemberRole } from '../../src/domain/roles';
 import { client } from './http';
 import { consoleClient, mailedLink, newEmail, PASSWORD, signedUp, type ConsoleClient } from './consoleClient';
 import { sharedSystem } from './system';
 
-/** An account's owner, signed up and confirmed in the console, with their id, account and an API key they made. */
-export async function ownerOfNewAccount(baseUrl: string, accountName = 'Acme Ltd') {
+/** An account's owner (on this plan), signed up and confirmed in the console, with their id, account and an API key they made. */
+export async function ownerOfNewAccount(baseUrl: string, accountName = 'Acme Ltd', plan: Plan = 'free') {
   const { browser, email } = await signedUp(baseUrl, {}, accountName);
   const db = (await sharedSystem()).database.knex;
   const user = await db('users').whereRaw('lower(email) = ?', [email]).first();
+  if (plan !== 'free') await setAccountPlan(db, user.account_id, plan);
   const { secret } = await createApiKey(db, user.account_id, 'owner', { createdBy: { id: user.id, email } });
   return { browser, email, id: user.id as string, accountId: user.account_id as string, api: client(baseUrl, secret) };
 }

@@ -8,11 +8,12 @@ const at = new Date('2026-12-01T23:04:05Z');
 
 type Info = Parameters<typeof appendCertificatePage>[1];
 
-async function certificateText(signers: Info['signers'], seal?: Info['seal']) {
+async function certificateText(signers: Info['signers'], seal?: Info['seal'], sentBy?: string) {
   const pdf = await PDFDocument.create();
   await appendCertificatePage(pdf, {
     requestId: 'req_01jabcdefghjkmnpqrstvwxyz0',
     title: 'Engine contract',
+    sentBy,
     document: { name: 'contract.pdf', sha256: '0'.repeat(64) },
     documents: [{ name: 'contract.pdf', sha256: '0'.repeat(64) }],
     events: Object.keys(auditActionLabels).map((type) => ({ at, type, actor: 'ada@example.com' })),
@@ -27,6 +28,12 @@ describe('the certificate of completion', () => {
     const text = await certificateText([{ name: 'Ada Lovelace', email: 'ada@example.com', viewedAt: at, signedAt: at }]);
     for (const label of Object.values(auditActionLabels)) expect(text).to.match(new RegExp(`2026-12-01 23:04:05 UTC\\s+${label}\\s+ada@example.com`));
     expect(text).to.not.match(/invitation_sent|verification_/);
+  });
+
+  it('names who sent the request, when it is known (requests sent before members are not)', async () => {
+    const signers = [{ name: 'Ada Lovelace', email: 'ada@example.com' }];
+    expect(await certificateText(signers, undefined, 'API key “erp” of dana@example.com')).to.match(/Sent by\s+API key “erp” of dana@example.com/);
+    expect(await certificateText(signers)).to.not.contain('Sent by');
   });
 
   it('says a signer who never opened the documents did not, instead of a dash', async () => {
