@@ -4,8 +4,11 @@
 export type Actor =
   { type: 'member'; id: string; email: string } | { type: 'api_key'; id: string; name: string; memberId: string | null; memberEmail: string | null };
 
-/** As the audit trail and the certificate of completion show it. */
-export function actorLabel(actor: Actor): string {
-  if (actor.type === 'member') return actor.email;
-  return actor.memberEmail ? `API key “${actor.name}” of ${actor.memberEmail}` : `API key “${actor.name}”`;
+/**
+ * As the audit trail and the certificate of completion show it. No actor, or a key no member made (the
+ * CLI's, those made before members), is the account, by its address: as every action was before members.
+ */
+export function actorLabel(actor: Actor | null | undefined, accountEmail: string): string {
+  if (actor?.type === 'member') return actor.email;
+  return actor?.memberEmail ? `API key “${actor.name}” of ${actor.memberEmail}` : accountEmail;
 }

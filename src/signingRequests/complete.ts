@@ -103,7 +103,7 @@ function sealInput(loaded: Loaded, document: RequestDocument, original: Buffer, 
     certificate: {
       requestId: request.id,
       title: request.title,
-      sentBy: request.sentBy ? actorLabel(request.sentBy) : undefined,
+      sentBy: request.sentBy ? actorLabel(request.sentBy, loaded.owner.email) : undefined,
       document: certificateDocument(document),
       documents: documents.map(certificateDocument),
       events: steps,

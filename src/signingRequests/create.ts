@@ -96,7 +96,7 @@ export async function createSigningRequest(
         ];
       }),
     });
-    await recordAuditStep(trx, requestId, { action: 'created', key: `created:${requestId}`, actor: sentBy ? actorLabel(sentBy) : account.email });
+    await recordAuditStep(trx, requestId, { action: 'created', key: `created:${requestId}`, actor: actorLabel(sentBy, account.email) });
     // Invited when it is made: the recipients of its first step.
     const invitedFirst = firstStepOf(recipients.filter((recipient) => recipient.type !== 'cc')).map((recipient) => recipient.id);
     await (await openMailHour(trx, account, rateLimitMultiplier)).takeAll(invitedFirst.map(invitationMailKey), 'This request');

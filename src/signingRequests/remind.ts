@@ -38,7 +38,6 @@ export async function remindSigners({ db, temporal, rateLimitMultiplier }: Signi
   const { remindedSignerIds, limitedBy } = await signingRequestHandle(temporal, id).remind();
   if (remindedSignerIds.length === 0 && limitedBy?.limit === 'signer') throw remindedWithinTheHour(new Date(limitedBy.retryAt));
   if (remindedSignerIds.length === 0 && limitedBy?.limit === 'account') throw mailHourSpent(account.plan, limitedBy.perHour, new Date(limitedBy.retryAt));
-  const actor = currentActor();
-  await releaseSignersOutOfTries(db, { requestId: id, signerIds: remindedSignerIds, actor: actor ? actorLabel(actor) : account.email });
+  await releaseSignersOutOfTries(db, { requestId: id, signerIds: remindedSignerIds, actor: actorLabel(currentActor(), account.email) });
   return { remindedSignerIds };
 }

@@ -161,7 +161,7 @@ export async function recordCancellation(
     await recordAuditStep(trx, requestId, {
       action: 'cancelled',
       key: `cancelled:${requestId}`,
-      actor: actor ? actorLabel(actor) : owner.email,
+      actor: actorLabel(actor, owner.email),
       data: { reason },
     });
     await recordRequestEvent(events, trx, loaded, 'signing_request.cancelled', `${requestId}:cancelled`, {
