@@ -2735,6 +2735,10 @@ export type CreateInvitationErrors = {
      * Unprocessable Content: idempotency_key_reused, the Idempotency-Key was given to a request of another method, path or body in the last 24 hours.
      */
     422: Error;
+    /**
+     * Too Many Requests: rate_limit_exceeded, an hourly limit reached (or a signer’s new code asked for within the minute); the message says which. On a signer’s page, verification_locked: every fifth wrong code locks it, for 15 minutes, 1 hour, 4 hours, then until the sender reminds the signer (lockedUntil).
+     */
+    429: Error;
 };
 
 export type CreateInvitationError = CreateInvitationErrors[keyof CreateInvitationErrors];
