@@ -5,7 +5,7 @@ import { jsonBody } from '../api/middleware/body';
 import { parseInput } from '../api/validation';
 import { AppError } from '../errors';
 import { html } from './html';
-import { csrfField, layout, problemList, type Frame } from './pages';
+import { can, csrfField, layout, problemList, type Frame } from './pages';
 import type { ConsoleKit } from './kit';
 
 // The console's brand settings (/app/settings/branding): the REST API's schema and service behind a
@@ -22,6 +22,17 @@ const formOf = (brand: Branding): BrandingForm => ({
   supportEmail: brand.supportEmail ?? '',
 });
 
+/** The brand as it is, for a member whose role does not change it. */
+const brandFacts = (brand: Branding) =>
+  html`<p class="notice">Only the owner and admins change the brand.</p>
+    <dl class="card facts">
+      <dt>Name</dt><dd>${brand.name ?? 'Signet'}</dd>
+      <dt>Accent colour</dt><dd>${brand.accentColor ?? 'Signet’s'}</dd>
+      <dt>E-mail footer</dt><dd>${brand.emailFooter ?? '—'}</dd>
+      <dt>Support e-mail</dt><dd>${brand.supportEmail ?? '—'}</dd>
+      <dt>Logo</dt><dd>${brand.logo ? html`<img class="brand-logo" src="${new URL(brand.logo.url).pathname}" alt="Your logo" height="40">` : 'None'}</dd>
+    </dl>`;
+
 export function brandingPage(
   frame: Frame,
   brand: Branding,
@@ -35,7 +46,9 @@ export function brandingPage(
     <p>Signers see your brand in place of Signet’s: on the signing page and in every e-mail to them.</p>
     ${problemList(problems)}
     ${saved ? html`<p class="notice" role="status">Saved.</p>` : ''}
-    <form method="post" action="/app/settings/branding" class="card stack">
+    ${
+      can(frame, 'POST', '/app/settings/branding')
+        ? html`<form method="post" action="/app/settings/branding" class="card stack">
       ${csrfField(frame.csrf)}
       <label for="brand-name">Name</label>
       <input id="brand-name" name="name" maxlength="100" value="${value('name')}" aria-describedby="brand-name-hint">
@@ -60,7 +73,9 @@ export function brandingPage(
           ? html`<form method="post" action="/app/settings/branding/logo/remove">${csrfField(frame.csrf)}<button type="submit" class="danger">Remove the logo</button></form>`
           : ''
       }
-    </section>
+    </section>`
+        : brandFacts(brand)
+    }
     <p class="hint">The same settings through the API: <code>PATCH /api/v1/account/branding</code>.</p>`,
     ['branding.js'],
   );

@@ -5,7 +5,7 @@ import type { presentBulkSend } from '../bulkSends/service';
 import type { listBulkRows } from '../bulkSends/store';
 import type { Template } from '../templates/store';
 import { html } from './html';
-import { csrfField, dateTime, layout, listTable, option, statusBadge, type Frame } from './pages';
+import { can, csrfField, dateTime, layout, listTable, option, statusBadge, type Frame } from './pages';
 
 // The bulk send pages of the console: the list, the CSV upload against a template, one job's progress and rows.
 // /app/assets/bulkSends.js sends the upload (Check or Send) and, while a job runs, polls its progress.
@@ -148,7 +148,7 @@ function progressSection(job: JobProgress) {
 /** The Cancel form while rows are still to be sent; an empty box otherwise, which bulkSends.js swaps once the job ends. */
 function cancelSection(frame: Frame, job: JobProgress) {
   const form =
-    job.status === 'sending'
+    job.status === 'sending' && can(frame, 'POST', '/app/bulk-sends')
       ? html`<form method="post" action="/app/bulk-sends/${job.id}/cancel" class="card stack" data-confirm="Stop sending the rows not yet sent?">
       ${csrfField(frame.csrf)}
       <h2>Cancel</h2>

@@ -7,7 +7,7 @@ import { getDocument, getDocumentFile, pageSizesOf } from '../documents/service'
 import { validationError } from '../errors';
 import { TemplatePreviewQuerySchema } from '../templates/schema';
 import { html, type Html } from './html';
-import { csrfField, dateTime, layout, type Frame } from './pages';
+import { can, csrfField, dateTime, layout, type Frame } from './pages';
 import type { ConsoleKit } from './kit';
 
 /** A page number in a path (/pages/3.png): the same bounds as the template preview's. */
@@ -82,8 +82,12 @@ function documentPage(frame: Frame, document: ReturnType<typeof presentDocument>
       <a class="button" href="/app/documents/${document.id}/file" download>Download original</a>`
           : ''
       }
-      <form method="post" action="/app/documents/${document.id}/delete" data-confirm="Delete “${document.fileName}”?">
-        ${csrfField(frame.csrf)}<button type="submit" class="danger">Delete</button></form>
+      ${
+        can(frame, 'POST', '/app/documents')
+          ? html`<form method="post" action="/app/documents/${document.id}/delete" data-confirm="Delete “${document.fileName}”?">
+        ${csrfField(frame.csrf)}<button type="submit" class="danger">Delete</button></form>`
+          : ''
+      }
     </div>
     ${
       ready

@@ -362,8 +362,12 @@ export function documentsPage(
       <td data-label="Pages">${document.pageCount ?? '—'}</td>
       <td data-label="Size">${Math.ceil(document.fileSize / 1024)} KB</td>
       <td data-label="Created">${dateTime(document.createdAt)}</td>
-      <td data-label="Actions"><form method="post" action="/app/documents/${document.id}/delete" data-confirm="Delete “${document.fileName}”?">
-        ${csrfField(frame.csrf)}<button type="submit" class="danger" aria-label="Delete ${document.fileName}">Delete</button></form></td>
+      <td data-label="Actions">${
+        can(frame, 'POST', '/app/documents')
+          ? html`<form method="post" action="/app/documents/${document.id}/delete" data-confirm="Delete “${document.fileName}”?">
+        ${csrfField(frame.csrf)}<button type="submit" class="danger" aria-label="Delete ${document.fileName}">Delete</button></form>`
+          : ''
+      }</td>
     </tr>`,
   );
   return layout(

@@ -102,8 +102,12 @@ function templateListPage(frame: Frame, templates: TemplateView[], documents: Ma
       <td data-label="Fields">${template.fields.length}</td>
       <td data-label="Created">${dateTime(template.createdAt)}</td>
       <td data-label="Actions"><div class="row-actions"><a href="/app/templates/${template.id}" aria-label="Preview ${template.name}">Preview</a>
-        <form method="post" action="/app/templates/${template.id}/delete" data-confirm="Delete the template “${template.name}”? Requests already sent from it are kept.">
-        ${csrfField(frame.csrf)}<button type="submit" class="danger" aria-label="Delete ${template.name}">Delete</button></form></div></td>
+        ${
+          can(frame, 'POST', '/app/templates')
+            ? html`<form method="post" action="/app/templates/${template.id}/delete" data-confirm="Delete the template “${template.name}”? Requests already sent from it are kept.">
+        ${csrfField(frame.csrf)}<button type="submit" class="danger" aria-label="Delete ${template.name}">Delete</button></form>`
+            : ''
+        }</div></td>
     </tr>`,
   );
   return layout(
@@ -229,9 +233,13 @@ function templatePreviewPage(frame: Frame, template: TemplateView) {
     <h1>${template.name}</h1>
     ${template.description ? html`<p>${template.description}</p>` : ''}
     <div class="actions">
-      <a class="button primary" href="/app/requests/new?templateId=${template.id}">Send for signature</a>
+      ${
+        can(frame, 'POST', '/app/templates')
+          ? html`<a class="button primary" href="/app/requests/new?templateId=${template.id}">Send for signature</a>
       <form method="post" action="/app/templates/${template.id}/delete" data-confirm="Delete the template “${template.name}”? Requests already sent from it are kept.">
-        ${csrfField(frame.csrf)}<button type="submit" class="danger">Delete</button></form>
+        ${csrfField(frame.csrf)}<button type="submit" class="danger">Delete</button></form>`
+          : ''
+      }
     </div>
     <section class="card" aria-labelledby="roles-heading">
       <h2 id="roles-heading">Roles, in signing order</h2>

@@ -252,8 +252,11 @@ function secretShown(secret: string) {
     </section>`;
 }
 
+/** A form of one button; none for a member whose role may not post it. */
 const postButton = (frame: Frame, action: string, label: string, options: { confirm?: string; danger?: boolean; fields?: Record<string, string> } = {}) =>
-  html`<form method="post" action="${action}"${options.confirm ? html` data-confirm="${options.confirm}"` : ''}>
+  !can(frame, 'POST', action)
+    ? ''
+    : html`<form method="post" action="${action}"${options.confirm ? html` data-confirm="${options.confirm}"` : ''}>
         ${csrfField(frame.csrf)}${Object.entries(options.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
         <button type="submit"${options.danger ? html` class="danger"` : ''}>${label}</button></form>`;
 
@@ -296,7 +299,9 @@ function webhookPage(
       ${postButton(frame, `${base}/rotate-secret`, 'Rotate the secret', { confirm: 'Replace the signing secret? The old one keeps signing alongside the new one for 24 hours.' })}
       ${postButton(frame, `${base}/delete`, 'Delete', { danger: true, confirm: 'Delete this webhook and its delivery log?' })}
     </div>
-    <section class="card" aria-labelledby="edit-heading">
+    ${
+      can(frame, 'POST', base)
+        ? html`<section class="card" aria-labelledby="edit-heading">
       <h2 id="edit-heading">Edit</h2>
       ${problemList(problems)}
       <form method="post" action="${base}" class="stack webhook-form">
@@ -304,7 +309,9 @@ function webhookPage(
         ${webhookFields(values ?? webhook)}
         <button type="submit" class="primary">Save changes</button>
       </form>
-    </section>
+    </section>`
+        : ''
+    }
     <section aria-labelledby="log-heading">
       <h2 id="log-heading">Delivery log</h2>
       ${

@@ -77,6 +77,10 @@ describe('every role, every API operation and console page: allowed or 403, neve
       expect(await offered(role, '/app/documents', 'id="dropzone"'), role).to.equal(writes);
       expect(await offered(role, '/app/webhooks', 'href="/app/webhooks/new"'), role).to.equal(role === 'owner' || role === 'admin');
       expect(await offered(role, '/app', 'href="/app/settings/api-keys"'), role).to.equal(role === 'owner' || role === 'admin');
+      expect(await offered(role, '/app/settings/branding', 'action="/app/settings/branding"'), role).to.equal(role === 'owner' || role === 'admin');
+      expect(await offered(role, '/app/settings/branding', 'Only the owner and admins change the brand.'), role).to.equal(
+        role === 'sender' || role === 'viewer',
+      );
     }
   });
 
