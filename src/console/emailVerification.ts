@@ -1,10 +1,10 @@
-import crypto from 'node:crypto';
 import type { Context } from 'koa';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { createMailTransport, mailSender } from '../mail';
 import { html } from './html';
 import { csrfField, layout, problemList, type Frame } from './pages';
+import { hashLinkToken, LinkTokenParams } from '../members/linkTokens';
 import { MAX_PASSWORD_LENGTH } from '../members/passwords';
 import { createEmailVerification, EMAIL_VERIFICATION_HOURS, findEmailVerification, verifyEmail, type User } from '../members/people';
 import type { ConsoleKit } from './kit';
@@ -15,16 +15,14 @@ import { countAttempt, windowLimiter } from './limits';
 // link's page), so a stranger's inbox cannot confirm an account that someone else made with its address.
 // Until then the account only reads (see requireLogin in routes.ts and the REST API's authenticate).
 
-const TOKEN = /^[\w-]{43}$/;
 const RESENDS_PER_HOUR = 5;
-const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 
 /** Sends a verification link for this person's address through the configured mail transport. */
 export function verificationMailer(db: Db, config: Config) {
   const mail = createMailTransport(config, db);
   return async (user: User, token: string) => {
     const link = `${config.publicUrl}/app/email/verify/${token}`;
-    await mail.send({ idempotencyKey: `email-verification:${sha256(token)}`, to: user.email, ...mailSender(config), ...verificationMail(link) });
+    await mail.send({ idempotencyKey: `email-verification:${hashLinkToken(token)}`, to: user.email, ...mailSender(config), ...verificationMail(link) });
   };
 }
 
@@ -32,7 +30,7 @@ export function emailVerificationPages({ router, deps, frame, page, form, sessio
   const { db, config } = deps;
   const send = verificationMailer(db, config);
   const resendsByUser = windowLimiter(db, 'console-verification-user', RESENDS_PER_HOUR, 3600);
-  const tokenOf = (ctx: Context) => (TOKEN.test(ctx.params.token) ? ctx.params.token : undefined);
+  const tokenOf = (ctx: Context) => LinkTokenParams.safeParse(ctx.params).data?.token;
   const linkFor = async (ctx: Context) => {
     const token = tokenOf(ctx);
     const owner = token ? await findEmailVerification(db, token) : null;

@@ -4,7 +4,8 @@ import { parseInput, z } from '../api/validation';
 import { isMemberRole, managesAccount, memberRoles, roleDescriptions, type Role } from '../domain/roles';
 import { AppError, validationError } from '../errors';
 import { invitationMailer } from '../members/mail';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../members/passwords';
+import { LinkTokenParams } from '../members/linkTokens';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, NewPasswordSchema } from '../members/passwords';
 import {
   acceptInvitation,
   changeRole,
@@ -31,8 +32,6 @@ import type { ConsoleKit } from './kit';
 const InviteSchema = z.object({ email: z.email().max(320), role: z.enum(memberRoles) });
 const MemberParams = z.object({ id: idParam('user', 'is not a member id') });
 const InvitationParams = z.object({ id: idParam('invitation', 'is not an invitation id') });
-const TokenParams = z.object({ token: z.string().regex(/^[\w-]{43}$/) });
-const PasswordSchema = z.object({ password: z.string().min(MIN_PASSWORD_LENGTH).max(MAX_PASSWORD_LENGTH) });
 
 const article = (role: Role) => (role === 'admin' ? 'an' : 'a');
 
@@ -218,7 +217,7 @@ export function memberPages({ router, deps, requireLogin, frame, page, account, 
 
   // --- Accepting an invitation: no login; the link proves the address ---
   const invitationOf = async (ctx: Context) => {
-    const parsed = TokenParams.safeParse(ctx.params);
+    const parsed = LinkTokenParams.safeParse(ctx.params);
     const invitation = parsed.success ? await findInvitation(db, parsed.data.token) : null;
     if (!parsed.success || !invitation) return undefined;
     const { name, email } = await getAccount(db, invitation.accountId);
@@ -233,7 +232,7 @@ export function memberPages({ router, deps, requireLogin, frame, page, account, 
   router.post('/invitations/:token', async (ctx) => {
     const found = await invitationOf(ctx);
     if (!found) return page(ctx, invalidInvitation(frame(ctx)), 404);
-    const parsed = PasswordSchema.safeParse({ password: form(ctx).password });
+    const parsed = NewPasswordSchema.safeParse({ password: form(ctx).password });
     if (!parsed.success)
       return page(
         ctx,

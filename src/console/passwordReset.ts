@@ -1,11 +1,11 @@
-import crypto from 'node:crypto';
 import type { Context } from 'koa';
 import { parseInput, z } from '../api/validation';
 import { AppError } from '../errors';
 import { createMailTransport, mailSender } from '../mail';
 import { html } from './html';
 import { csrfField, layout, problemList, type Frame } from './pages';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../members/passwords';
+import { hashLinkToken, LinkTokenParams } from '../members/linkTokens';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, NewPasswordSchema } from '../members/passwords';
 import { createPasswordReset, findPasswordReset, PASSWORD_RESET_MINUTES, resetPassword } from '../members/people';
 import type { ConsoleKit } from './kit';
 import { clientKey, countAttempt, emailKey, windowLimiter } from './limits';
@@ -16,14 +16,10 @@ import { clientKey, countAttempt, emailKey, windowLimiter } from './limits';
 // (see createPasswordReset and resetPassword).
 
 const ForgotSchema = z.object({ email: z.email().max(320) });
-// The sign-up form's rule for a new password.
-const NewPasswordSchema = z.object({ password: z.string().min(MIN_PASSWORD_LENGTH).max(MAX_PASSWORD_LENGTH) });
-const TokenParams = z.object({ token: z.string().regex(/^[\w-]{43}$/) });
 
 const HOUR_SECONDS = 3600;
 const RESETS_PER_EMAIL = 5;
 const RESETS_PER_ADDRESS = 30;
-const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 const SENT = 'If an account exists for this e-mail, we sent it a link to set a new password. It works once, within an hour.';
 
 export function passwordResetPages({ router, deps, frame, page, form, seeOther, sessions, logins }: ConsoleKit) {
@@ -52,7 +48,12 @@ export function passwordResetPages({ router, deps, frame, page, form, seeOther, 
     const reset = await createPasswordReset(db, email);
     if (reset) {
       const link = `${config.publicUrl}/app/password/reset/${reset.token}`;
-      await mail.send({ idempotencyKey: `password-reset:${sha256(reset.token)}`, to: reset.user.email, ...mailSender(config), ...passwordResetMail(link) });
+      await mail.send({
+        idempotencyKey: `password-reset:${hashLinkToken(reset.token)}`,
+        to: reset.user.email,
+        ...mailSender(config),
+        ...passwordResetMail(link),
+      });
     }
     page(ctx, forgotPage(frame(ctx), {}, [], SENT));
   });
@@ -71,13 +72,13 @@ export function passwordResetPages({ router, deps, frame, page, form, seeOther, 
     );
 
   router.get('/password/reset/:token', async (ctx) => {
-    const params = TokenParams.safeParse(ctx.params);
+    const params = LinkTokenParams.safeParse(ctx.params);
     const user = params.success ? await findPasswordReset(db, params.data.token) : null;
     if (!user) return invalidLink(ctx);
     page(ctx, resetPage(frame(ctx), ctx.path, user.email));
   });
   router.post('/password/reset/:token', async (ctx) => {
-    const params = TokenParams.safeParse(ctx.params);
+    const params = LinkTokenParams.safeParse(ctx.params);
     const user = params.success ? await findPasswordReset(db, params.data.token) : null;
     if (!params.success || !user) return invalidLink(ctx);
     let password: string;

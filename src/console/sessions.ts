@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { loadTokenSecret } from '../signingRequests/tokens';
+import { hashLinkToken, newLinkToken } from '../members/linkTokens';
 import { deleteSession, findLiveSession, insertSession } from '../members/peopleStore';
 
 // Console sessions. The cookie holds a random token and its HMAC (so a forged cookie costs no lookup);
@@ -22,8 +23,6 @@ export interface Session {
   tokenHash: string;
   userId: string;
 }
-
-const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 
 /** CONSOLE_SESSION_SECRET, else a key derived from the signing-token secret (generated into DATA_DIR outside production). */
 export function consoleSecret(config: Pick<Config, 'CONSOLE_SESSION_SECRET' | 'SIGNING_TOKEN_SECRET' | 'dataDir'>): Buffer {
@@ -55,8 +54,8 @@ export function createSessions(db: Db, config: Config) {
 
   return {
     async start(ctx: Context, userId: string): Promise<Session> {
-      const token = crypto.randomBytes(32).toString('base64url');
-      const tokenHash = sha256(token);
+      const token = newLinkToken();
+      const tokenHash = hashLinkToken(token);
       await insertSession(db, { tokenHash, userId, expiresAt: new Date(Date.now() + SESSION_DAYS * 86_400_000) });
       setSigned(ctx, SESSION_COOKIE, token, SESSION_DAYS * 86_400);
       return { tokenHash, userId };
@@ -65,7 +64,7 @@ export function createSessions(db: Db, config: Config) {
     async current(ctx: Context): Promise<Session | undefined> {
       const token = readSigned(ctx, SESSION_COOKIE);
       if (!token) return undefined;
-      const row = await findLiveSession(db, sha256(token));
+      const row = await findLiveSession(db, hashLinkToken(token));
       return row ? { tokenHash: row.token_hash, userId: row.user_id } : undefined;
     },
 

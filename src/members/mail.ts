@@ -1,9 +1,9 @@
-import crypto from 'node:crypto';
 import type { Account } from '../accounts/service';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { createMailTransport, mailSender } from '../mail';
 import { escapeHtml as e } from '../mail/templates';
+import { hashLinkToken } from './linkTokens';
 import { INVITATION_DAYS, type Invitation } from './service';
 
 /** Sends an invitation's link to its address through the configured mail transport. */
@@ -11,7 +11,7 @@ export function invitationMailer(db: Db, config: Config) {
   const mail = createMailTransport(config, db);
   return async (account: Account, invitation: Invitation, token: string) => {
     const link = `${config.publicUrl}/app/invitations/${token}`;
-    const idempotencyKey = `invitation:${crypto.createHash('sha256').update(token).digest('hex')}`;
+    const idempotencyKey = `invitation:${hashLinkToken(token)}`;
     await mail.send({ idempotencyKey, to: invitation.email, ...mailSender(config), ...invitationMail(account, invitation, link) });
   };
 }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
+import { z } from '../api/validation';
 
 // scrypt (memory-hard) from node:crypto: 2^15 × 8 × 128 bytes = 32 MiB per hash, a fresh 16-byte salt each time.
 const scrypt = promisify(crypto.scrypt) as (password: string, salt: Buffer, keylen: number, options: crypto.ScryptOptions) => Promise<Buffer>;
@@ -11,6 +12,9 @@ const MAX_MEMORY = 64 * 1024 * 1024;
 
 export const MIN_PASSWORD_LENGTH = 10;
 export const MAX_PASSWORD_LENGTH = 200;
+
+/** A new password, as the sign-up form's rule has it: a reset's, an invitee's. */
+export const NewPasswordSchema = z.object({ password: z.string().min(MIN_PASSWORD_LENGTH).max(MAX_PASSWORD_LENGTH) });
 
 /** `scrypt$N$r$p$salt$hash`, salt and hash in base64url: the parameters travel with the hash, so they can grow later. */
 export async function hashPassword(password: string): Promise<string> {

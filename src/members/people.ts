@@ -1,10 +1,10 @@
-import crypto from 'node:crypto';
 import type { Db } from '../db';
 import type { Role } from '../domain/roles';
 import { newId } from '../ids';
 import { accountEmailTaken, createAccount, findAccountByEmail, getAccount, markEmailVerified, type Account } from '../accounts/service';
 import { violatesUnique } from '../db/errors';
 import { revokeAllApiKeys } from '../apiKeys/service';
+import { hashLinkToken, newLinkToken } from './linkTokens';
 import { decoyHash, hashPassword, verifyPassword } from './passwords';
 import {
   deleteSessionsOf,
@@ -37,9 +37,6 @@ export interface User {
 export const toUser = (row: UserRow): User => ({ id: row.id, accountId: row.account_id, email: row.email, role: row.role, createdAt: row.created_at });
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
-
-const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
-const newToken = () => crypto.randomBytes(32).toString('base64url');
 
 /**
  * A new free account, owned by a new person with this password, its address not proven yet: the
@@ -92,9 +89,9 @@ export const EMAIL_VERIFICATION_HOURS = 24;
 
 /** A verification token for the person's address (only its SHA-256 is stored). */
 export async function createEmailVerification(db: Db, user: User): Promise<string> {
-  const token = newToken();
+  const token = newLinkToken();
   await insertEmailVerification(db, {
-    tokenHash: sha256(token),
+    tokenHash: hashLinkToken(token),
     userId: user.id,
     email: user.email,
     expiresAt: new Date(Date.now() + EMAIL_VERIFICATION_HOURS * 3_600_000),
@@ -104,7 +101,7 @@ export async function createEmailVerification(db: Db, user: User): Promise<strin
 
 /** The person a verification token is for, while it is unused and unexpired. */
 export async function findEmailVerification(db: Db, token: string): Promise<User | null> {
-  const userId = await findUsableVerification(db, sha256(token));
+  const userId = await findUsableVerification(db, hashLinkToken(token));
   const row = userId && (await findUserRow(db, userId));
   return row ? toUser(row) : null;
 }
@@ -115,7 +112,7 @@ export async function findEmailVerification(db: Db, token: string): Promise<User
  */
 export async function verifyEmail(db: Db, token: string, userId: string): Promise<User | null> {
   return db.transaction(async (trx) => {
-    const link = await useVerification(trx, sha256(token), userId);
+    const link = await useVerification(trx, hashLinkToken(token), userId);
     if (!link) return null;
     const row = await findUserRow(trx, link.user_id);
     if (!row || normalizeEmail(row.email) !== normalizeEmail(link.email)) return null;
@@ -151,14 +148,14 @@ async function findOrClaimOwner(db: Db, email: string): Promise<UserRow | undefi
 export async function createPasswordReset(db: Db, email: string): Promise<{ user: User; token: string } | null> {
   const row = (await findUserRowByEmail(db, normalizeEmail(email))) ?? (await findOrClaimOwner(db, email));
   if (!row) return null;
-  const token = newToken();
-  await insertPasswordReset(db, { tokenHash: sha256(token), userId: row.id, expiresAt: new Date(Date.now() + PASSWORD_RESET_MINUTES * 60_000) });
+  const token = newLinkToken();
+  await insertPasswordReset(db, { tokenHash: hashLinkToken(token), userId: row.id, expiresAt: new Date(Date.now() + PASSWORD_RESET_MINUTES * 60_000) });
   return { user: toUser(row), token };
 }
 
 /** The person a reset token is for, while it is unused and unexpired. */
 export async function findPasswordReset(db: Db, token: string): Promise<User | null> {
-  const userId = await findUsableReset(db, sha256(token));
+  const userId = await findUsableReset(db, hashLinkToken(token));
   if (!userId) return null;
   const row = await findUserRow(db, userId);
   return row ? toUser(row) : null;
@@ -174,7 +171,7 @@ export async function findPasswordReset(db: Db, token: string): Promise<User | n
 export async function resetPassword(db: Db, token: string, password: string): Promise<User | null> {
   const passwordHash = await hashPassword(password);
   return db.transaction(async (trx) => {
-    const userId = await useReset(trx, sha256(token));
+    const userId = await useReset(trx, hashLinkToken(token));
     if (!userId) return null;
     const row = await setPasswordHash(trx, userId, passwordHash);
     // Only the owner's inbox proves the account's address; a member's proves their own (their invitation did).

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import type { Account } from '../accounts/service';
 import { revokeAllApiKeys } from '../apiKeys/service';
 import type { Db } from '../db';
@@ -7,6 +6,7 @@ import { managesAccount, type MemberRole, type Role } from '../domain/roles';
 import { AppError, conflict, notFound } from '../errors';
 import { newId } from '../ids';
 import { openMailHour } from '../mail/allowance';
+import { hashLinkToken, newLinkToken } from './linkTokens';
 import { hashPassword } from './passwords';
 import { normalizeEmail, toUser, type User } from './people';
 import { findUserRowByEmail, insertUser } from './peopleStore';
@@ -61,7 +61,6 @@ const toInvitation = (row: InvitationRow): Invitation => ({
   createdAt: row.created_at,
   expiresAt: row.expires_at,
 });
-const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 
 const notAllowed = () => new AppError(403, 'forbidden', 'Only the account’s owner and admins manage its members.');
 const ownerStays = () =>
@@ -142,21 +141,21 @@ export async function inviteMember(
   mailMultiplier: number,
 ): Promise<{ invitation: Invitation; token: string }> {
   const email = normalizeEmail(input.email);
-  const token = crypto.randomBytes(32).toString('base64url');
+  const token = newLinkToken();
   return db.transaction(async (trx) => {
     const members = await lockedFor(trx, account.id, by);
     if (members.some((member) => normalizeEmail(member.email) === email)) throw conflict(`${email} is a member of this account already.`);
     if (await findUserRowByEmail(trx, email)) throw elsewhere(email);
     // Its e-mail counts in the plan's e-mails of the hour, as a signing request's do: a free account
     // cannot make Signet mail strangers by the thousand.
-    await (await openMailHour(trx, account, mailMultiplier)).takeAll([`invitation:${sha256(token)}`], 'This invitation');
+    await (await openMailHour(trx, account, mailMultiplier)).takeAll([`invitation:${hashLinkToken(token)}`], 'This invitation');
     await revokePendingInvitations(trx, account.id, email);
     const row = await insertInvitation(trx, {
       id: newId('invitation'),
       account_id: account.id,
       email,
       role: input.role,
-      token_hash: sha256(token),
+      token_hash: hashLinkToken(token),
       invited_by: by.memberId ?? null,
       invited_by_email: by.email,
       expires_at: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
@@ -177,7 +176,7 @@ export async function revokeInvitation(db: Db, accountId: string, id: string): P
 
 /** What the invitation's page shows: the account and role it is for, while it is usable. */
 export async function findInvitation(db: Db, token: string): Promise<(Invitation & { accountId: string }) | null> {
-  const row = await findUsableInvitation(db, sha256(token));
+  const row = await findUsableInvitation(db, hashLinkToken(token));
   return row ? { ...toInvitation(row), accountId: row.account_id } : null;
 }
 
@@ -188,7 +187,7 @@ export async function findInvitation(db: Db, token: string): Promise<(Invitation
 export async function acceptInvitation(db: Db, token: string, password: string): Promise<User | null> {
   const passwordHash = await hashPassword(password);
   return db.transaction(async (trx) => {
-    const invitation = await acceptInvitationRow(trx, sha256(token));
+    const invitation = await acceptInvitationRow(trx, hashLinkToken(token));
     if (!invitation) return null;
     try {
       const row = await insertUser(trx, { id: newId('user'), accountId: invitation.account_id, email: invitation.email, passwordHash, role: invitation.role });
