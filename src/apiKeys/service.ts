@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../db';
 import { notFound } from '../errors';
 import { scopes as allScopes, type KeyScopes } from '../domain/scopes';
-import { scopesOfRole, type Role } from '../domain/roles';
+import { managesAccount, scopesOfRole, type Role } from '../domain/roles';
 import type { Actor } from '../domain/actors';
 import { newId } from '../ids';
 import type { Account } from '../accounts/service';
@@ -115,9 +115,8 @@ const LAST_USED_EVERY_MS = 60_000;
 
 /** A key's scopes narrowed to its maker's role (all of a key's scopes when no member made it, or an admin did). */
 function withinRole(held: KeyScopes, role: Role | null): KeyScopes {
-  if (role === null) return held;
+  if (role === null || managesAccount(role)) return held;
   const allowed = scopesOfRole(role);
-  if (allowed.length === allScopes.length) return held;
   return (held ?? allScopes).filter((scope) => allowed.includes(scope));
 }
 

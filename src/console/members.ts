@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
+import { withArticle } from '../domain/words';
 import { idParam } from '../api/route';
 import { parseInput, z } from '../api/validation';
-import { isMemberRole, managesAccount, memberRoles, roleDescriptions, type Role } from '../domain/roles';
+import { isMemberRole, managesAccount, memberRoles, roleDescriptions, roles, type Role } from '../domain/roles';
 import { AppError, validationError } from '../errors';
 import { invitationMailer } from '../members/mail';
 import { LinkTokenParams } from '../members/linkTokens';
@@ -32,8 +33,6 @@ import type { ConsoleKit } from './kit';
 const InviteSchema = z.object({ email: z.email().max(320), role: z.enum(memberRoles) });
 const MemberParams = z.object({ id: idParam('user', 'is not a member id') });
 const InvitationParams = z.object({ id: idParam('invitation', 'is not an invitation id') });
-
-const article = (role: Role) => (role === 'admin' ? 'an' : 'a');
 
 interface MembersView {
   me: { id: string; role: Role };
@@ -80,7 +79,7 @@ export function membersPage(frame: Frame, view: MembersView) {
     ${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ''}
     ${problemList(view.problems ?? [])}
     ${listTable('Members of the account', ['E-mail', 'Role', 'Joined', ''], rows)}
-    <dl class="roles">${(['owner', 'admin', 'sender', 'viewer'] as const).map((role) => html`<dt>${role}</dt><dd>${roleDescriptions[role]}</dd>`)}</dl>
+    <dl class="roles">${roles.map((role) => html`<dt>${role}</dt><dd>${roleDescriptions[role]}</dd>`)}</dl>
     ${
       manages
         ? html`<section class="card stack" aria-labelledby="invite-heading">
@@ -122,7 +121,7 @@ function invitationPage(frame: Frame, view: { accountName: string; invitation: I
     frame,
     'Join an account',
     html`<h1>Join ${view.accountName}</h1>
-    <p>${invitation.invitedBy ?? view.accountName} invited <strong>${invitation.email}</strong> to join as ${article(invitation.role)} ${invitation.role}: ${roleDescriptions[invitation.role]}</p>
+    <p>${invitation.invitedBy ?? view.accountName} invited <strong>${invitation.email}</strong> to join as ${withArticle(invitation.role)}: ${roleDescriptions[invitation.role]}</p>
     ${problemList(view.problems ?? [])}
     <form method="post" class="card stack">
       ${csrfField(frame.csrf)}

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { withArticle } from '../domain/words';
 import { createReadStream } from 'node:fs';
 import type { Context, Middleware, Next } from 'koa';
 import { koaBody } from 'koa-body';
@@ -151,11 +152,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
     const { account, user } = state(ctx);
     if (!account || !user) return ctx.redirect('/app/login');
     if (!roleAllows(user.role, ctx.method, ctx.path)) {
-      throw new AppError(
-        403,
-        'forbidden',
-        `As ${user.role === 'admin' ? 'an' : 'a'} ${user.role} of this account you cannot do this; an admin can change your role.`,
-      );
+      throw new AppError(403, 'forbidden', `As ${withArticle(user.role)} of this account you cannot do this; an admin can change your role.`);
     }
     await next();
   };

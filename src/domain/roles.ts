@@ -23,11 +23,10 @@ const roleScopes: Record<Role, readonly Scope[]> = {
 
 export const scopesOfRole = (role: Role): readonly Scope[] => roleScopes[role];
 
-export const isRole = (value: string): value is Role => (roles as readonly string[]).includes(value);
 export const isMemberRole = (value: string): value is MemberRole => (memberRoles as readonly string[]).includes(value);
 
-/** Whether the role manages the account's people, keys, webhooks and branding. */
-export const managesAccount = (role: Role) => role === 'owner' || role === 'admin';
+/** Whether the role manages the account's people, keys, webhooks and branding: it holds every scope, as a key must to manage them. */
+export const managesAccount = (role: Role) => roleScopes[role].length === scopes.length;
 
 export const roleDescriptions: Record<Role, string> = {
   owner: 'Everything an admin does, and hands the account on to another member.',

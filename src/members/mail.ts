@@ -1,4 +1,5 @@
 import type { Account } from '../accounts/service';
+import { withArticle } from '../domain/words';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { createMailTransport, mailSender } from '../mail';
@@ -19,7 +20,7 @@ export function invitationMailer(db: Db, config: Config) {
 export function invitationMail(account: Account, invitation: Invitation, link: string) {
   const accountName = account.name ?? account.email;
   const who = invitation.invitedBy ?? accountName;
-  const lead = `${who} invited you to join ${accountName} on Signet as ${invitation.role === 'admin' ? 'an' : 'a'} ${invitation.role}.`;
+  const lead = `${who} invited you to join ${accountName} on Signet as ${withArticle(invitation.role)}.`;
   const expiry = `The link works once, within ${INVITATION_DAYS} days. If you did not expect it, ignore this e-mail.`;
   const subject = `Join ${accountName} on Signet`;
   return {

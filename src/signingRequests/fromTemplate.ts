@@ -1,4 +1,5 @@
 import type { SignerField } from '../documents/fields';
+import { withArticle } from '../domain/words';
 import { formOf, type PlacedField } from '../documents/form';
 import { checkValue, type RuledFieldType } from '../fields/rules';
 import { ruledFieldTypes, selectionFieldTypes } from '../fields/types';
@@ -81,8 +82,6 @@ export function templateRequestProblems(template: Template, { signers, prefill =
   return problems;
 }
 
-const article = (type: string) => (type === 'approver' ? 'an' : 'a');
-
 /**
  * A role decides its recipient's kind and step: a signer's recipientType must be its role's or left out
  * (signer, the default), its routingOrder its role's when the role has one; and roles with steps are
@@ -94,9 +93,7 @@ function recipientKindProblems(template: Template, { signers, signingOrder }: Pi
     const role = template.roles.find((candidate) => candidate.name === signer.role);
     if (!role) return;
     if (signer.recipientType !== undefined && signer.recipientType !== 'signer' && signer.recipientType !== role.recipientType)
-      problems.push(
-        `signers.${index}.recipientType must be left out or be the role's: "${role.name}" is ${article(role.recipientType)} ${role.recipientType}'s role`,
-      );
+      problems.push(`signers.${index}.recipientType must be left out or be the role's: "${role.name}" is ${withArticle(role.recipientType)}'s role`);
     if (role.recipientType === 'cc' && signer.verification !== undefined)
       problems.push(`signers.${index}.verification cannot be given to a cc: "${role.name}" is a cc's role, and a cc never opens a signing page`);
     problems.push(...roleVerificationProblems(role, signer.verification, index));

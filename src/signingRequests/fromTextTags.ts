@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { withArticle } from '../domain/words';
 import type { Account } from '../accounts/service';
 import type { Db } from '../db';
 import { MAX_FIELDS_PER_SIGNER, type RequestField, type SignerField, tagTextProblems } from '../documents/fields';
@@ -61,7 +62,6 @@ export async function readRequestTextTags(db: Db, finder: TextTagFinder, account
 
 const where = (field: TaggedField) => `${field.tag} on page ${field.page}`;
 const listed = (fields: TaggedField[]) => `${fields.slice(0, 3).map(where).join(', ')}${fields.length > 3 ? `, and ${fields.length - 3} more` : ''}`;
-const article = (type: string) => (type === 'approver' ? 'an' : 'a');
 
 /** The signer a tag's role names: the one with that role, or else (a number) the signer of that place, 1 the first. */
 function signerNamed(role: string, signers: TaggedRequestInput['signers']): number {
@@ -145,7 +145,7 @@ export function textTagProblems(input: TaggedRequestInput, tags: Map<string, Doc
       );
     else if (signers[index].recipientType !== 'signer')
       problems.push(
-        `${at} has text tags of the role "${role}" (${list}), which names signers.${index}, ${article(signers[index].recipientType)} ${signers[index].recipientType}: only a signer has fields`,
+        `${at} has text tags of the role "${role}" (${list}), which names signers.${index}, ${withArticle(signers[index].recipientType)}: only a signer has fields`,
       );
   }
   signers.forEach((signer, index) => {

@@ -1,4 +1,5 @@
 import { problemsOf } from '../api/validation';
+import { withArticle } from '../domain/words';
 import type { RecipientType, VerificationMethod } from '../domain/signingRequests';
 import type { FieldType } from '../fields/types';
 import { placedFieldOf, type TaggedField } from '../pdf/textTags';
@@ -125,8 +126,6 @@ function pageProblem({ document, page, x, y, width, height }: Partial<TemplateFi
   return undefined;
 }
 
-const article = (type: string) => (type === 'approver' ? 'an' : 'a');
-
 /** The rules of the roles' recipient types and steps, as a request's recipients follow them. */
 function recipientProblems({ roles, roleNames }: LayoutDraft): string[] {
   const problems: string[] = [];
@@ -197,9 +196,7 @@ export function layoutProblems(layout: LayoutDraft, documents?: PageSizesByDocum
     }
     const placesNothing = roles.find((role) => role.name === field.role && role.recipientType !== 'signer');
     if (placesNothing)
-      problems.push(
-        `${at}.role cannot be "${placesNothing.name}", ${article(placesNothing.recipientType)} ${placesNothing.recipientType}: only a signer's role has fields`,
-      );
+      problems.push(`${at}.role cannot be "${placesNothing.name}", ${withArticle(placesNothing.recipientType)}: only a signer's role has fields`);
     const outside = documents && pageProblem(field, at, documents);
     if (outside) problems.push(outside);
     if (field.label !== undefined && field.label !== null) {
