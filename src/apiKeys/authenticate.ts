@@ -23,7 +23,6 @@ export function authenticate(apiKeys: ApiKeyAuthenticator): Middleware {
     ctx.state.account = result.account;
     ctx.state.apiKeyId = result.keyId;
     ctx.state.apiKeyScopes = result.scopes; // checked per operation by the route kit (src/api/scopes.ts)
-    ctx.state.actor = result.actor;
     if (!result.account.emailVerified && !READS.has(ctx.method)) throw emailUnverified();
     await actingAs(result.actor, next);
   };

@@ -4,7 +4,8 @@ import { linksById, routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
 import { insufficientScope } from '../errors';
 import { missingScopes, type KeyScopes } from '../domain/scopes';
-import type { Actor } from '../domain/actors';
+import { memberOf } from '../domain/actors';
+import { currentActor } from '../events/actingAs';
 import { presentApiKey } from './presenter';
 import { ApiKeyCreateSchema, ApiKeyIdParams, ApiKeyListSchema, ApiKeySchema, ApiKeyWithSecretSchema } from './schema';
 import { createApiKey, listApiKeys, revokeApiKey } from './service';
@@ -39,8 +40,7 @@ export function apiKeyRoutes({ router, db, openapi, idempotency }: RouteDeps) {
       if (beyond.length) throw insufficientScope(`A key can only make keys with scopes it holds; this one lacks ${beyond.join(', ')}.`);
       const expiresAt = body.expiresAt ? new Date(body.expiresAt) : null;
       // A key made by a key is its member's, as the first one: never beyond their role.
-      const maker: Actor = ctx.state.actor;
-      const createdBy = maker.type === 'api_key' && maker.memberId && maker.memberEmail ? { id: maker.memberId, email: maker.memberEmail } : null;
+      const createdBy = memberOf(currentActor());
       const { apiKey, secret } = await createApiKey(db, account(ctx).id, body.name, { scopes: requested, expiresAt, createdBy });
       return { ...presentApiKey(apiKey), secret };
     },

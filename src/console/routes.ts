@@ -244,9 +244,8 @@ export function consoleRoutes(deps: ConsoleDeps) {
     // Every box ticked (or a form without them) is a key with every scope, one that new scopes will include too.
     const keyScopes = listed.length && !allScopes.every((scope) => listed.includes(scope)) ? (listed as Scope[]) : null;
     const expiresAt = expiresInDays ? new Date(Date.now() + Number(expiresInDays) * 86_400_000) : null;
-    const { id: userId, email } = user(ctx)!;
-    const createdBy = { id: userId, email };
-    const { apiKey, secret } = await createApiKey(db, account(ctx).id, parsed.data.name, { scopes: keyScopes, expiresAt, createdBy });
+    const { id, email } = user(ctx)!;
+    const { apiKey, secret } = await createApiKey(db, account(ctx).id, parsed.data.name, { scopes: keyScopes, expiresAt, createdBy: { id, email } });
     await keysPage(ctx, { name: apiKey.name, secret }, [], 201);
   });
   router.post('/settings/api-keys/:id/revoke', requireLoginOnly, async (ctx) => {

@@ -4,6 +4,12 @@
 export type Actor =
   { type: 'member'; id: string; email: string } | { type: 'api_key'; id: string; name: string; memberId: string | null; memberEmail: string | null };
 
+/** The member who acted: themselves, or the member who made the key; null for no actor or a key no member made. */
+export function memberOf(actor: Actor | null | undefined): { id: string; email: string } | null {
+  if (actor?.type === 'member') return { id: actor.id, email: actor.email };
+  return actor?.memberId && actor.memberEmail ? { id: actor.memberId, email: actor.memberEmail } : null;
+}
+
 /**
  * As the audit trail and the certificate of completion show it. No actor, or a key no member made (the
  * CLI's, those made before members), is the account, by its address: as every action was before members.

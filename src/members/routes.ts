@@ -2,7 +2,8 @@ import type { Context } from 'koa';
 import type { Account } from '../accounts/service';
 import { routesOn } from '../api/route';
 import type { RouteDeps } from '../api/routeDeps';
-import type { Actor } from '../domain/actors';
+import { memberOf } from '../domain/actors';
+import { currentActor } from '../events/actingAs';
 import { invitationMailer } from './mail';
 import { presentInvitation, presentMember } from './presenter';
 import {
@@ -104,8 +105,7 @@ export function memberRoutes({ router, db, config, openapi, idempotency }: Route
       errors: [400, 401, 403, 409, 429],
     },
     async ({ body }, ctx) => {
-      const actor: Actor = ctx.state.actor;
-      const inviter = (actor.type === 'api_key' && actor.memberEmail) || null;
+      const inviter = memberOf(currentActor())?.email ?? null;
       const { invitation, token } = await inviteMember(db, account(ctx), { ...byKey, email: inviter }, body, config.RATE_LIMIT_MULTIPLIER);
       // The invitation exists either way: a mail that failed goes again with a new invitation to the address.
       await sendInvitation(account(ctx), invitation, token).catch((error) => ctx.state.log?.warn({ err: error }, 'invitation e-mail not sent'));
