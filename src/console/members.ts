@@ -2,9 +2,10 @@ import type { Context } from 'koa';
 import { withArticle } from '../domain/words';
 import { idParam } from '../api/route';
 import { parseInput, z } from '../api/validation';
-import { isMemberRole, managesAccount, memberRoles, roleDescriptions, roles, type Role } from '../domain/roles';
-import { AppError, validationError } from '../errors';
+import { managesAccount, memberRoles, roleDescriptions, roles, type Role } from '../domain/roles';
+import { AppError } from '../errors';
 import { invitationMailer } from '../members/mail';
+import { InvitationCreateSchema, MemberUpdateSchema } from '../members/schema';
 import { LinkTokenParams } from '../members/linkTokens';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, NewPasswordSchema } from '../members/passwords';
 import {
@@ -30,7 +31,6 @@ import type { ConsoleKit } from './kit';
 // admins invite, change roles and remove; the owner hands the account on. An invitation's link
 // (/app/invitations/:token) needs no login: following it proves the address, and the invitee sets a password.
 
-const InviteSchema = z.object({ email: z.email().max(320), role: z.enum(memberRoles) });
 const MemberParams = z.object({ id: idParam('user', 'is not a member id') });
 const InvitationParams = z.object({ id: idParam('invitation', 'is not an invitation id') });
 
@@ -163,7 +163,7 @@ export function memberPages({ router, deps, requireLogin, frame, page, account, 
 
   router.post('/settings/members/invitations', requireLogin, async (ctx) => {
     const values = form(ctx);
-    const parsed = InviteSchema.safeParse({ email: values.email?.trim(), role: values.role });
+    const parsed = InvitationCreateSchema.safeParse({ email: values.email?.trim(), role: values.role });
     if (!parsed.success) return show(ctx, { problems: ['Give an e-mail address and one of the roles offered.'], values }, 400);
     try {
       const { invitation, token } = await inviteMember(
@@ -189,8 +189,7 @@ export function memberPages({ router, deps, requireLogin, frame, page, account, 
 
   router.post('/settings/members/:id/role', requireLogin, async (ctx) => {
     const { id } = parseInput(MemberParams, ctx.params);
-    const role = form(ctx).role ?? '';
-    if (!isMemberRole(role)) throw validationError(['role must be one of admin, sender, viewer']);
+    const { role } = parseInput(MemberUpdateSchema, { role: form(ctx).role });
     await changeRole(db, account(ctx).id, { memberId: me(ctx).id }, id, role);
     done(ctx, 'changed');
   });

@@ -23,8 +23,6 @@ const roleScopes: Record<Role, readonly Scope[]> = {
 
 export const scopesOfRole = (role: Role): readonly Scope[] => roleScopes[role];
 
-export const isMemberRole = (value: string): value is MemberRole => (memberRoles as readonly string[]).includes(value);
-
 /** Whether the role manages the account's people, keys, webhooks and branding: it holds every scope, as a key must to manage them. */
 export const managesAccount = (role: Role) => roleScopes[role].length === scopes.length;
 
