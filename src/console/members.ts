@@ -177,7 +177,8 @@ export function memberPages({ router, deps, requireLogin, frame, page, account, 
       done(ctx, 'invited');
     } catch (error) {
       if (!(error instanceof AppError) || (error.status !== 409 && error.status !== 429)) throw error;
-      await show(ctx, { problems: [error.message], values }, 409);
+      ctx.set(error.headers); // a 429's Retry-After
+      await show(ctx, { problems: [error.message], values }, error.status);
     }
   });
 

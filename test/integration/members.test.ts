@@ -74,6 +74,21 @@ describe('members of an account: invitations, roles, removal, hand-over, and who
     expect((await owner.api('POST', '/api/v1/invitations', { json: { email: newEmail(), role: 'owner' } })).status).to.equal(400);
   });
 
+  it('an invitation takes one of the plan’s e-mails of the hour: past them, a 429 in the API and on the page, and no invitation', async () => {
+    const owner = await ownerOfNewAccount(baseUrl);
+    await db('account_mail_log').insert(
+      Array.from({ length: 100 }, (_, index) => ({ idempotency_key: `earlier:${owner.accountId}:${index}`, account_id: owner.accountId })),
+    );
+    const refused = await owner.api('POST', '/api/v1/invitations', { json: { email: newEmail(), role: 'viewer' } });
+    expect(refused.status, JSON.stringify(refused.body)).to.equal(429);
+    expect(refused.headers.get('retry-after')).to.match(/^\d+$/);
+    const page = await owner.browser.submit('/app/settings/members', '/app/settings/members/invitations', { email: newEmail(), role: 'viewer' });
+    expect(page.status).to.equal(429);
+    expect(page.headers.get('retry-after')).to.match(/^\d+$/);
+    expect(page.text).to.include('role="alert"');
+    expect(await db('invitations').where({ account_id: owner.accountId }).first()).to.equal(undefined);
+  });
+
   it('roles change through the API but the owner’s never does; the owner cannot be removed nor leave', async () => {
     const owner = await ownerOfNewAccount(baseUrl);
     const member = await invitedMember(baseUrl, owner.browser, 'viewer');
